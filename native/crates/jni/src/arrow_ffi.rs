@@ -1,0 +1,208 @@
+//! Arrow C Data Interface crossings between Java and Rust.
+//!
+//! # Ownership rules
+//!
+//! Java allocates every `ArrowSchema` / `ArrowArray` struct that crosses (Arrow Java's
+//! `ArrowSchema.allocateNew` / `ArrowArray.allocateNew`) and frees the struct memory itself with
+//! `close()`. What the structs *point to* moves:
+//!
+//! * **Java -> Rust** (a sink's batch): Java exports into the struct and passes its address.
+//!   [`import_batch`] moves the content out, leaving the struct marked released, so Rust owns
+//!   the buffers and calls Java's release callback when the last Rust reference is dropped. Java
+//!   must not release or reuse the exported vectors' buffers until then; in practice Java exports
+//!   a batch, Rust consumes it within the call, and buffers Rust keeps stay alive through the
+//!   reference count that Arrow Java's export holds.
+//! * **Rust -> Java** (a source's batch): Java passes the address of an empty struct and Rust
+//!   writes a released-by-Rust export into it ([`export_batch`]). Java imports it
+//!   (`Data.importIntoVectorSchemaRoot`), which moves the content into Java's vectors; closing or
+//!   reloading those vectors calls Rust's release callback, which frees the Rust buffers.
+//! * **Schemas** cross once per handle: the handle's input schema is imported at creation and its
+//!   output schema exported at creation; per-batch crossings carry only the array.
+//!
+//! Arrow Java ignores the C Data `offset` field on import, so every array exported to Java is
+//! first rewritten to offset zero at every level ([`compact_offsets`]).
+
+use arrow::array::{Array, ArrayData, MutableArrayData, RecordBatch, StructArray};
+use arrow::datatypes::{DataType, Schema, SchemaRef};
+use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};
+use jni::sys::jlong;
+use std::sync::Arc;
+
+use crate::errors::{NativeError, NativeResult};
+
+/// Takes the schema Java exported at `addr` and releases Java's export.
+///
+/// # Safety
+/// `addr` must be the address of a valid, exported `ArrowSchema` struct.
+pub unsafe fn import_schema(addr: jlong) -> NativeResult<SchemaRef> {
+    let ptr = non_null::<FFI_ArrowSchema>(addr, "ArrowSchema")?;
+    // SAFETY: guaranteed by the caller; `from_raw` leaves the struct marked released.
+    let ffi = unsafe { FFI_ArrowSchema::from_raw(ptr) };
+    Ok(Arc::new(Schema::try_from(&ffi)?))
+}
+
+/// Writes `schema` into the empty `ArrowSchema` struct at `addr`.
+///
+/// # Safety
+/// `addr` must be the address of an allocated, released (empty) `ArrowSchema` struct.
+pub unsafe fn export_schema(schema: &Schema, addr: jlong) -> NativeResult<()> {
+    let ptr = non_null::<FFI_ArrowSchema>(addr, "ArrowSchema")?;
+    let ffi = FFI_ArrowSchema::try_from(schema)?;
+    // SAFETY: the struct is allocated and empty, so overwriting it leaks nothing.
+    unsafe { std::ptr::write(ptr, ffi) };
+    Ok(())
+}
+
+/// Takes the record batch Java exported at `addr`, typed by the handle's `schema`, and checks it
+/// fully (offsets, UTF-8, child lengths) before anything reads it.
+///
+/// # Safety
+/// `addr` must be the address of a valid, exported `ArrowArray` struct of struct type whose
+/// children match `schema`.
+pub unsafe fn import_batch(addr: jlong, schema: &SchemaRef) -> NativeResult<RecordBatch> {
+    let ptr = non_null::<FFI_ArrowArray>(addr, "ArrowArray")?;
+    // SAFETY: guaranteed by the caller; `from_raw` moves the content out.
+    let ffi = unsafe { FFI_ArrowArray::from_raw(ptr) };
+    let data_type = DataType::Struct(schema.fields().clone());
+    // SAFETY: the array was exported with this type (guaranteed by the caller).
+    let data = unsafe { from_ffi_and_data_type(ffi, data_type) }?;
+    data.validate_full()?;
+    let columns = StructArray::from(data);
+    Ok(RecordBatch::try_new(
+        schema.clone(),
+        columns.columns().to_vec(),
+    )?)
+}
+
+/// Writes `batch` into the empty `ArrowArray` struct at `addr` as a struct array.
+///
+/// # Safety
+/// `addr` must be the address of an allocated, released (empty) `ArrowArray` struct.
+pub unsafe fn export_batch(batch: RecordBatch, addr: jlong) -> NativeResult<i32> {
+    let ptr = non_null::<FFI_ArrowArray>(addr, "ArrowArray")?;
+    let rows = i32::try_from(batch.num_rows()).map_err(|_| {
+        NativeError::Config(format!(
+            "batch of {} rows is too large for Java",
+            batch.num_rows()
+        ))
+    })?;
+    let data = compact_offsets(StructArray::from(batch).into_data());
+    let ffi = FFI_ArrowArray::new(&data);
+    // SAFETY: the struct is allocated and empty, so overwriting it leaks nothing.
+    unsafe { std::ptr::write(ptr, ffi) };
+    Ok(rows)
+}
+
+fn non_null<T>(addr: jlong, what: &'static str) -> NativeResult<*mut T> {
+    if addr == 0 {
+        return Err(NativeError::Config(format!("null {what} address")));
+    }
+    Ok(addr as *mut T)
+}
+
+/// Returns `data` with offset zero at every level, copying only when some level is offset.
+pub fn compact_offsets(data: ArrayData) -> ArrayData {
+    if !has_offset(&data) {
+        return data;
+    }
+    let mut copy = MutableArrayData::new(vec![&data], false, data.len());
+    copy.extend(0, 0, data.len());
+    copy.freeze()
+}
+
+fn has_offset(data: &ArrayData) -> bool {
+    data.offset() != 0 || data.child_data().iter().any(has_offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{
+        BooleanArray, Int32Array, ListArray, StringArray, StructArray as Struct, new_empty_array,
+    };
+    use arrow::datatypes::{Field, Int32Type};
+
+    fn nested_batch() -> RecordBatch {
+        let list = ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
+            Some(vec![Some(1), None]),
+            None,
+            Some(vec![]),
+            Some(vec![Some(4), Some(5), Some(6)]),
+        ]);
+        let strings = StringArray::from(vec![Some("a"), None, Some("\u{1F680}"), Some("")]);
+        // Booleans keep a bit offset when sliced, so a sliced batch has ArrayData offsets.
+        let inner = Struct::from(vec![
+            (
+                Arc::new(Field::new("n", DataType::Int32, true)),
+                Arc::new(Int32Array::from(vec![Some(7), Some(8), None, Some(10)])) as _,
+            ),
+            (
+                Arc::new(Field::new("flag", DataType::Boolean, true)),
+                Arc::new(BooleanArray::from(vec![
+                    Some(true),
+                    None,
+                    Some(false),
+                    Some(true),
+                ])) as _,
+            ),
+        ]);
+        RecordBatch::try_from_iter(vec![
+            ("l", Arc::new(list) as _),
+            ("s", Arc::new(strings) as _),
+            ("r", Arc::new(inner) as _),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn compact_offsets_removes_offsets_at_every_level() {
+        let batch = nested_batch().slice(1, 3);
+        let data = StructArray::from(batch.clone()).into_data();
+        assert!(has_offset(&data));
+
+        let compacted = compact_offsets(data);
+        assert!(!has_offset(&compacted));
+        assert_eq!(StructArray::from(compacted), StructArray::from(batch));
+    }
+
+    #[test]
+    fn compact_offsets_keeps_unsliced_data_as_is() {
+        let data = StructArray::from(nested_batch()).into_data();
+        let before = data.buffers()[0..].to_vec();
+        let after = compact_offsets(data);
+        assert_eq!(after.buffers(), before.as_slice());
+    }
+
+    #[test]
+    fn batches_and_schemas_cross_the_c_interface() {
+        let batch = nested_batch().slice(2, 2);
+        let mut schema_struct = FFI_ArrowSchema::empty();
+        let mut array_struct = FFI_ArrowArray::empty();
+        let schema_addr = &mut schema_struct as *mut FFI_ArrowSchema as jlong;
+        let array_addr = &mut array_struct as *mut FFI_ArrowArray as jlong;
+
+        // SAFETY: both structs are live, empty and outlive the calls.
+        let imported = unsafe {
+            export_schema(batch.schema_ref(), schema_addr).unwrap();
+            let schema = import_schema(schema_addr).unwrap();
+            assert_eq!(export_batch(batch.clone(), array_addr).unwrap(), 2);
+            import_batch(array_addr, &schema).unwrap()
+        };
+        assert_eq!(imported, batch);
+        assert!(array_struct.is_released());
+    }
+
+    #[test]
+    fn null_addresses_are_errors_not_crashes() {
+        let schema = Arc::new(Schema::empty());
+        // SAFETY: a zero address is rejected before any dereference.
+        unsafe {
+            assert!(matches!(import_schema(0), Err(NativeError::Config(_))));
+            assert!(matches!(
+                import_batch(0, &schema),
+                Err(NativeError::Config(_))
+            ));
+        }
+        assert_eq!(new_empty_array(&DataType::Int32).len(), 0);
+    }
+}

@@ -1,0 +1,21 @@
+//! The JNI face of StreamFusion.
+//!
+//! This is the only crate with JNI symbols. It converts arguments, calls the pure Rust crates,
+//! and maps results and errors back to Java; there is one file per Java class with native
+//! methods (`native_library.rs` for `NativeLibrary`, and so on).
+//!
+//! * [`errors`]: the single error-mapping function every entry point runs through.
+//! * [`handle`]: native objects owned by Java `NativeHandle`s.
+//! * [`arrow_ffi`]: Arrow C Data crossings and their ownership rules.
+//! * [`memory`]: the counting global allocator behind `NativeLibrary.allocatedBytes()`.
+
+pub mod arrow_ffi;
+pub mod errors;
+pub mod handle;
+pub mod memory;
+pub mod native_diagnostics;
+pub mod native_library;
+pub mod native_projection;
+
+#[global_allocator]
+static ALLOCATOR: memory::CountingAllocator = memory::CountingAllocator::new();

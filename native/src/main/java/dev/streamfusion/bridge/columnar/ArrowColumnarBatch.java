@@ -1,0 +1,58 @@
+package dev.streamfusion.bridge.columnar;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.columnar.ColumnarRowData;
+import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * An Arrow batch read by Flink as rows: one {@link ColumnarRowData} view moved from row to row,
+ * with no per-row copy (the pattern of Flink's vectorized Parquet reader).
+ */
+@Internal
+public final class ArrowColumnarBatch {
+
+    private final VectorizedColumnBatch batch;
+    private final ColumnarRowData row;
+
+    private ArrowColumnarBatch(VectorizedColumnBatch batch) {
+        this.batch = batch;
+        this.row = new ColumnarRowData(batch);
+    }
+
+    /** Views the current contents of {@code root} as rows of {@code rowType}. */
+    public static ArrowColumnarBatch of(VectorSchemaRoot root, RowType rowType) {
+        if (root.getFieldVectors().size() != rowType.getFieldCount()) {
+            throw new IllegalArgumentException(
+                    "the Arrow batch has "
+                            + root.getFieldVectors().size()
+                            + " columns but the row type "
+                            + rowType.asSummaryString()
+                            + " has "
+                            + rowType.getFieldCount());
+        }
+        return new ArrowColumnarBatch(
+                ArrowColumnVectors.createBatch(root.getFieldVectors(), rowType, root.getRowCount()));
+    }
+
+    public int rowCount() {
+        return batch.getNumRows();
+    }
+
+    public VectorizedColumnBatch columns() {
+        return batch;
+    }
+
+    /** The shared row view positioned at {@code rowId}; it moves on the next call. */
+    public ColumnarRowData row(int rowId) {
+        row.setRowId(rowId);
+        return row;
+    }
+
+    /** A row view of its own, positioned at {@code rowId}. */
+    public ColumnarRowData newRow(int rowId) {
+        return new ColumnarRowData(batch, rowId);
+    }
+}

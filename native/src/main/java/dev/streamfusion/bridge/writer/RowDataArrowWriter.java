@@ -1,0 +1,97 @@
+package dev.streamfusion.bridge.writer;
+
+import dev.streamfusion.bridge.types.ArrowTypes;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.List;
+
+/**
+ * Transposes Flink rows into one Arrow batch, column by column, for sinks.
+ *
+ * <p>Each call to {@link #write} clears the reused {@link VectorSchemaRoot}, sizes every top-level
+ * column for the batch up front (fixed-width columns for the row count, strings for their total
+ * byte length), then fills one column at a time over all rows, which keeps each column's buffers
+ * hot in cache. The root belongs to this writer; export it before the next {@code write}.
+ */
+@Internal
+public final class RowDataArrowWriter implements AutoCloseable {
+
+    private final RowType rowType;
+    private final VectorSchemaRoot root;
+    private final FieldWriter[] writers;
+
+    private RowDataArrowWriter(RowType rowType, VectorSchemaRoot root) {
+        this.rowType = rowType;
+        this.root = root;
+        List<FieldVector> vectors = root.getFieldVectors();
+        this.writers = new FieldWriter[vectors.size()];
+        for (int c = 0; c < writers.length; c++) {
+            writers[c] =
+                    FieldWriter.create(
+                            rowType.getFieldNames().get(c),
+                            rowType.getTypeAt(c),
+                            vectors.get(c),
+                            ValueAccess.ROW_FIELD);
+        }
+    }
+
+    /** A writer of rows of {@code rowType} into Arrow vectors from {@code allocator}. */
+    public static RowDataArrowWriter create(RowType rowType, BufferAllocator allocator) {
+        return new RowDataArrowWriter(
+                rowType, VectorSchemaRoot.create(ArrowTypes.toArrowSchema(rowType), allocator));
+    }
+
+    public RowType rowType() {
+        return rowType;
+    }
+
+    /** Writes {@code rows} as one batch; the returned root is reused by the next call. */
+    public VectorSchemaRoot write(List<? extends RowData> rows) {
+        int count = rows.size();
+        root.clear();
+        for (int c = 0; c < writers.length; c++) {
+            allocate(writers[c], rows, c, count);
+            FieldWriter writer = writers[c];
+            for (int r = 0; r < count; r++) {
+                writer.write(r, rows.get(r), c);
+            }
+        }
+        root.setRowCount(count);
+        return root;
+    }
+
+    private static void allocate(FieldWriter writer, List<? extends RowData> rows, int column, int count) {
+        FieldVector vector = (FieldVector) writer.vector();
+        if (vector instanceof BaseVariableWidthVector) {
+            long bytes = 0;
+            for (int r = 0; r < count; r++) {
+                bytes += writer.variableBytes(rows.get(r), column);
+            }
+            BaseVariableWidthVector varWidth = (BaseVariableWidthVector) vector;
+            if (bytes > 0) {
+                varWidth.allocateNew(bytes, count);
+            } else {
+                varWidth.allocateNew(Math.max(count, 1));
+            }
+        } else if (vector instanceof BaseFixedWidthVector) {
+            ((BaseFixedWidthVector) vector).allocateNew(Math.max(count, 1));
+        } else {
+            vector.setInitialCapacity(Math.max(count, 1));
+            vector.allocateNew();
+        }
+    }
+
+    @Override
+    public void close() {
+        root.close();
+    }
+}

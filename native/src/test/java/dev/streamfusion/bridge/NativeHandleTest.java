@@ -1,0 +1,58 @@
+package dev.streamfusion.bridge;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class NativeHandleTest {
+
+    private static final Schema SCHEMA =
+            new Schema(List.of(Field.nullable("a", new ArrowType.Int(32, true))));
+
+    @Test
+    void useAfterCloseIsAnExceptionAndCloseIsIdempotent() {
+        try (BufferAllocator allocator = new RootAllocator();
+                VectorSchemaRoot batch = VectorSchemaRoot.create(SCHEMA, allocator)) {
+            ((IntVector) batch.getVector(0)).setSafe(0, 5);
+            batch.setRowCount(1);
+
+            NativeProjection projection = NativeProjection.create(allocator, SCHEMA, new int[] {0});
+            assertThat(((IntVector) projection.project(batch).getVector(0)).get(0)).isEqualTo(5);
+
+            projection.close();
+            projection.close();
+            assertThat(projection.isClosed()).isTrue();
+            assertThatThrownBy(() -> projection.project(batch))
+                    .isExactlyInstanceOf(IllegalStateException.class)
+                    .hasMessage("the native projection is closed");
+        }
+    }
+
+    @Test
+    void closingFreesAllNativeMemory() {
+        long nativeBefore = NativeLibrary.nativeAllocatedBytes();
+        try (BufferAllocator allocator = new RootAllocator();
+                VectorSchemaRoot batch = VectorSchemaRoot.create(SCHEMA, allocator)) {
+            IntVector a = (IntVector) batch.getVector(0);
+            for (int i = 0; i < 10_000; i++) {
+                a.setSafe(i, i);
+            }
+            batch.setRowCount(10_000);
+            try (NativeProjection projection = NativeProjection.create(allocator, SCHEMA, new int[] {0})) {
+                projection.project(batch);
+                assertThat(NativeLibrary.nativeAllocatedBytes()).isGreaterThan(nativeBefore);
+            }
+        }
+        assertThat(NativeLibrary.nativeAllocatedBytes()).isEqualTo(nativeBefore);
+    }
+}
