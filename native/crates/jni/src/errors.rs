@@ -8,7 +8,10 @@
 //! `T::default()`, which Java never observes because the exception is pending.
 
 use std::any::Any;
+use std::backtrace::{Backtrace, BacktraceStatus};
+use std::cell::RefCell;
 use std::fmt;
+use std::sync::Once;
 
 use arrow::error::ArrowError;
 use jni::errors::ErrorPolicy;
@@ -85,7 +88,32 @@ where
     T: Default,
     F: FnOnce(&mut Env<'local>) -> NativeResult<T>,
 {
+    install_panic_hook();
     env.with_env(body).resolve::<ThrowJava>()
+}
+
+thread_local! {
+    /// Where the last panic on this thread happened (and its backtrace, when enabled).
+    static PANIC_SITE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Replaces the default hook, which prints to the JVM's stderr, with one that keeps the panic's
+/// location (and backtrace, with `RUST_BACKTRACE=1`) for the Java exception instead.
+fn install_panic_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let mut site = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            let backtrace = Backtrace::capture();
+            if backtrace.status() == BacktraceStatus::Captured {
+                site.push_str(&format!("\n{backtrace}"));
+            }
+            PANIC_SITE.with(|s| *s.borrow_mut() = Some(site));
+        }));
+    });
 }
 
 /// The error policy of [`run`].
@@ -109,7 +137,10 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
         _cap: &mut Self::Captures<'unowned_env_local, 'native_method>,
         payload: Box<dyn Any + Send + 'static>,
     ) -> jni::errors::Result<T> {
-        let message = panic_message(payload.as_ref());
+        let site = PANIC_SITE
+            .with(|s| s.borrow_mut().take())
+            .unwrap_or_default();
+        let message = format!("{}{site}", panic_message(payload.as_ref()));
         // An exception may already be pending if the panic happened after a failed upcall.
         if !env.exception_check() {
             let msg = env.new_string(format!("native panic: {message}"))?;

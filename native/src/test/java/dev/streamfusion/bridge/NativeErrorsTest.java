@@ -21,7 +21,8 @@ class NativeErrorsTest {
     void panicBecomesJavaExceptionWithItsMessage() {
         assertThatThrownBy(() -> NativeDiagnostics.panic("index 7 out of range \u00fc"))
                 .isExactlyInstanceOf(NativePanicException.class)
-                .hasMessageContaining("index 7 out of range \u00fc");
+                .hasMessageContaining("index 7 out of range \u00fc")
+                .hasMessageContaining("native_diagnostics.rs:");
 
         // The JVM survived and the next call works, repeatedly.
         for (int i = 0; i < 3; i++) {

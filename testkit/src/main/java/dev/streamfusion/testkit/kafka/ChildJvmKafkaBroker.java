@@ -1,0 +1,528 @@
+package dev.streamfusion.testkit.kafka;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+
+/**
+ * A real Kafka broker (KRaft, combined broker and controller, one node) running in a child JVM on
+ * free ports of {@code 127.0.0.1}.
+ *
+ * <p>The child JVM runs the broker from the jars of {@code kafka_2.13}, so Scala 2.13 never meets
+ * the test JVM's classpath. Each broker gets a fresh temporary directory holding its configuration,
+ * data and log ({@code broker.log}); {@link #close()} deletes it. A JVM shutdown hook stops brokers
+ * a test forgot, and the child stops by itself if the test JVM dies without running hooks.
+ *
+ * <pre>{@code
+ * try (ChildJvmKafkaBroker kafka = ChildJvmKafkaBroker.start()) {
+ *     kafka.createTopic("orders", 4);
+ *     // point clients at kafka.bootstrapServers()
+ * }
+ * }</pre>
+ *
+ * <p>Defaults suit one node and fast tests: internal topics (offsets, transaction state, share
+ * coordinator state) have one replica and one partition, topics are not created on first use, and
+ * consumer groups rebalance without initial delay. {@link Builder#brokerProperty} overrides any of
+ * them or adds other broker properties.
+ */
+@PublicEvolving
+public final class ChildJvmKafkaBroker implements KafkaCluster {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChildJvmKafkaBroker.class);
+
+    private static final String HOST = "127.0.0.1";
+    private static final String LOG_FILE = "broker.log";
+    private static final int START_ATTEMPTS = 3;
+    private static final int LOG_TAIL_LINES = 60;
+    private static final int FIRST_ERROR_LINES = 30;
+    private static final Duration GRACEFUL_STOP = Duration.ofSeconds(10);
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+    private static final long POLL_MILLIS = 100;
+
+    /** Properties that tie the node to its ports and directory; the launcher owns them. */
+    private static final Set<String> RESERVED_PROPERTIES =
+            Set.of(
+                    "process.roles",
+                    "node.id",
+                    "listeners",
+                    "advertised.listeners",
+                    "controller.listener.names",
+                    "inter.broker.listener.name",
+                    "controller.quorum.voters",
+                    "controller.quorum.bootstrap.servers",
+                    "log.dir",
+                    "log.dirs",
+                    "metadata.log.dir");
+
+    private final Path directory;
+    private final Process process;
+    private final int port;
+    private final Thread shutdownHook;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Created once the broker's port is open: a client starts connecting as soon as it exists. */
+    private Admin admin;
+
+    private ChildJvmKafkaBroker(Path directory, Process process, int port) {
+        this.directory = directory;
+        this.process = process;
+        this.port = port;
+        this.shutdownHook = new Thread(this::close, "kafka-broker-stop-" + port);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** Starts a broker with the default configuration; see {@link Builder#start()}. */
+    public static ChildJvmKafkaBroker start() {
+        return builder().start();
+    }
+
+    /** Returns a builder for a broker with extra or overridden broker properties. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return HOST + ":" + port;
+    }
+
+    /** The broker's temporary directory (configuration, data, log); deleted by {@link #close()}. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** The broker JVM's standard output and error. */
+    public Path logFile() {
+        return directory.resolve(LOG_FILE);
+    }
+
+    private synchronized Admin admin() {
+        if (admin == null) {
+            Properties config = new Properties();
+            config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+            config.put(AdminClientConfig.CLIENT_ID_CONFIG, "streamfusion-testkit-" + port);
+            admin = Admin.create(config);
+        }
+        return admin;
+    }
+
+    @Override
+    public void createTopic(String topic, int partitions, Map<String, String> topicConfigs) {
+        if (closed.get()) {
+            throw new IllegalStateException(
+                    "Cannot create topic '" + topic + "': the Kafka broker at " + bootstrapServers() + " is closed.");
+        }
+        NewTopic newTopic = new NewTopic(topic, partitions, (short) 1).configs(topicConfigs);
+        try {
+            admin().createTopics(List.of(newTopic)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            awaitLeaders(topic);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(
+                    "Could not create topic '"
+                            + topic
+                            + "' with "
+                            + partitions
+                            + " partitions and configuration "
+                            + topicConfigs
+                            + " on the Kafka broker at "
+                            + bootstrapServers()
+                            + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(
+                    "The Kafka broker at " + bootstrapServers() + " did not create topic '" + topic + "' within "
+                            + ADMIN_TIMEOUT.toSeconds() + " s; see " + logFile(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while creating topic '" + topic + "'", e);
+        }
+    }
+
+    /**
+     * Waits until the broker's own metadata shows a leader for every partition: creation returns
+     * once the controller has recorded the topic, a little before the broker serves it.
+     */
+    private void awaitLeaders(String topic) throws InterruptedException, TimeoutException, ExecutionException {
+        long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                TopicDescription description =
+                        admin().describeTopics(List.of(topic))
+                                .allTopicNames()
+                                .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                                .get(topic);
+                if (description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("partitions of '" + topic + "' have no leader");
+            }
+            Thread.sleep(POLL_MILLIS);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // The JVM is shutting down: this may be the hook itself, which is fine.
+        }
+        stop(true);
+        LOG.info("Stopped the Kafka broker at {}", bootstrapServers());
+    }
+
+    private void stop(boolean graceful) {
+        synchronized (this) {
+            if (admin != null) {
+                admin.close(Duration.ZERO);
+            }
+        }
+        try {
+            if (graceful) {
+                // SIGTERM: the broker's own shutdown hook stops it cleanly.
+                process.destroy();
+                if (!process.waitFor(GRACEFUL_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
+                    LOG.warn("The Kafka broker at {} did not stop within {} s; killing it", bootstrapServers(),
+                            GRACEFUL_STOP.toSeconds());
+                }
+            }
+            process.destroyForcibly();
+            process.waitFor();
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        closeQuietly(process.getOutputStream());
+        deleteDirectory(directory);
+    }
+
+    /**
+     * Waits until the broker answers a metadata request, or fails with the tail of its log when it
+     * exits or the timeout passes first.
+     */
+    private void awaitReady(Duration timeout) {
+        long started = System.nanoTime();
+        long deadline = started + timeout.toNanos();
+        try {
+            while (true) {
+                if (!process.isAlive()) {
+                    throw failedStart("its JVM exited with code " + process.exitValue() + " before it answered");
+                }
+                // A plain connect first: a client polling a closed port fills the test log with
+                // connection warnings while the broker starts.
+                if (portOpen()) {
+                    try {
+                        long remaining = Math.max(1, Math.min(5_000, (deadline - System.nanoTime()) / 1_000_000));
+                        if (!admin().describeCluster(new DescribeClusterOptions().timeoutMs((int) remaining))
+                                .nodes()
+                                .get()
+                                .isEmpty()) {
+                            LOG.info("Started a Kafka broker at {} in {} ms (directory {})", bootstrapServers(),
+                                    (System.nanoTime() - started) / 1_000_000, directory);
+                            return;
+                        }
+                    } catch (ExecutionException e) {
+                        // Not serving yet; keep polling until the deadline.
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw failedStart("it did not answer on " + bootstrapServers() + " within " + timeout.toSeconds()
+                            + " s");
+                }
+                Thread.sleep(POLL_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw failedStart("the test thread was interrupted while waiting for it");
+        }
+    }
+
+    /** Kills the broker, deletes its directory and describes why it did not start, with its log. */
+    private IllegalStateException failedStart(String reason) {
+        closed.set(true);
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // The JVM is shutting down; the hook will find the broker closed.
+        }
+        process.destroyForcibly();
+        try {
+            process.waitFor(GRACEFUL_STOP.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        // Read before stop() deletes the directory; the process is dead, so the log is complete.
+        String log = readLog();
+        stop(false);
+        String message =
+                "The Kafka broker did not start: "
+                        + reason
+                        + ". From its log ("
+                        + logFile()
+                        + ", now deleted):\n"
+                        + excerpt(log);
+        return log.contains("Address already in use")
+                ? new PortTakenException(message)
+                : new IllegalStateException(message);
+    }
+
+    private String readLog() {
+        try {
+            return new String(Files.readAllBytes(logFile()), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(could not read the log: " + e + ")";
+        }
+    }
+
+    /**
+     * The last lines of the log, preceded by the first error when that came earlier: a broker that
+     * fails during start-up logs its whole shutdown afterwards, which can push the cause out of the
+     * tail.
+     */
+    private static String excerpt(String log) {
+        List<String> lines = Arrays.asList(log.split("\\R"));
+        int tailStart = Math.max(0, lines.size() - LOG_TAIL_LINES);
+        StringBuilder excerpt = new StringBuilder();
+        for (int i = 0; i < tailStart; i++) {
+            if (lines.get(i).contains(" ERROR ")) {
+                excerpt.append("First error:\n")
+                        .append(String.join("\n", lines.subList(i, Math.min(i + FIRST_ERROR_LINES, tailStart))))
+                        .append("\n...\nLast lines:\n");
+                break;
+            }
+        }
+        return excerpt.append(String.join("\n", lines.subList(tailStart, lines.size()))).toString();
+    }
+
+    private boolean portOpen() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(HOST, port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void closeQuietly(OutputStream stream) {
+        try {
+            stream.close();
+        } catch (IOException e) {
+            // The pipe to a dead process: nothing to release.
+        }
+    }
+
+    private static void deleteDirectory(Path directory) {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("Could not delete the Kafka broker's directory {}", directory, e);
+        }
+    }
+
+    /** A start that failed because another process took one of the ports picked for the broker. */
+    private static final class PortTakenException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Configures and starts a {@link ChildJvmKafkaBroker}. A builder can start several brokers;
+     * each gets its own ports and directory.
+     */
+    @PublicEvolving
+    public static final class Builder {
+
+        private final Map<String, String> brokerProperties = new LinkedHashMap<>();
+        private Duration startTimeout = Duration.ofSeconds(60);
+
+        private Builder() {}
+
+        /**
+         * Adds or overrides a broker property, such as {@code log.retention.ms}. The properties that
+         * bind the node to its ports and directory (listeners, node id, quorum, log directories) are
+         * the launcher's.
+         *
+         * @throws IllegalArgumentException for those reserved properties
+         */
+        public Builder brokerProperty(String key, String value) {
+            if (RESERVED_PROPERTIES.contains(key)) {
+                throw new IllegalArgumentException(
+                        "The broker property '" + key + "' is set by the launcher (it ties the node to its ports"
+                                + " and directory) and cannot be overridden; reserved: " + RESERVED_PROPERTIES);
+            }
+            brokerProperties.put(key, value);
+            return this;
+        }
+
+        /** Adds or overrides several broker properties; see {@link #brokerProperty}. */
+        public Builder brokerProperties(Map<String, String> properties) {
+            properties.forEach(this::brokerProperty);
+            return this;
+        }
+
+        /** How long to wait for the broker to answer before giving up; 60 s by default. */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Starts the broker and waits until it answers. Takes a few seconds.
+         *
+         * @throws IllegalStateException if the broker does not start; the message holds the tail of
+         *     its log
+         */
+        public ChildJvmKafkaBroker start() {
+            String classpath = KafkaServerClasspath.resolve();
+            PortTakenException portTaken = null;
+            // The free ports are picked before the broker binds them, so another process can take
+            // one in between; a fresh pick usually succeeds.
+            for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+                try {
+                    return launch(classpath);
+                } catch (PortTakenException e) {
+                    LOG.info("A port picked for the Kafka broker was taken (attempt {} of {}); retrying",
+                            attempt, START_ATTEMPTS);
+                    portTaken = e;
+                }
+            }
+            throw portTaken;
+        }
+
+        private ChildJvmKafkaBroker launch(String classpath) {
+            Path directory;
+            try {
+                directory = Files.createTempDirectory("streamfusion-kafka-");
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not create a directory for the Kafka broker", e);
+            }
+            Process process;
+            int port;
+            try {
+                int[] ports = freePorts();
+                port = ports[0];
+                Path config = directory.resolve("server.properties");
+                try (Writer out = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
+                    configuration(directory, ports[0], ports[1]).store(out, "Kafka broker for StreamFusion tests");
+                }
+                List<String> command =
+                        List.of(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-Xmx512m",
+                                "-XX:+ExitOnOutOfMemoryError",
+                                "-Dlog4j2.configurationFile=" + KafkaServerClasspath.LOG4J_CONFIGURATION,
+                                "-cp",
+                                classpath,
+                                KafkaServerClasspath.MAIN_CLASS,
+                                config.toString());
+                // Standard input stays a pipe held by this JVM: the child stops when it closes.
+                process =
+                        new ProcessBuilder(command)
+                                .directory(directory.toFile())
+                                .redirectErrorStream(true)
+                                .redirectOutput(directory.resolve(LOG_FILE).toFile())
+                                .start();
+            } catch (IOException e) {
+                deleteDirectory(directory);
+                throw new UncheckedIOException("Could not launch the Kafka broker's JVM in " + directory, e);
+            }
+            ChildJvmKafkaBroker broker = new ChildJvmKafkaBroker(directory, process, port);
+            try {
+                broker.awaitReady(startTimeout);
+            } catch (RuntimeException e) {
+                // Already stopped after a failed start; this covers anything unexpected.
+                broker.close();
+                throw e;
+            }
+            return broker;
+        }
+
+        private Properties configuration(Path directory, int brokerPort, int controllerPort) {
+            Properties config = new Properties();
+            config.setProperty("process.roles", "broker,controller");
+            config.setProperty("node.id", "1");
+            config.setProperty("listeners",
+                    "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
+            config.setProperty("advertised.listeners", "PLAINTEXT://" + HOST + ":" + brokerPort);
+            config.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            config.setProperty("controller.listener.names", "CONTROLLER");
+            config.setProperty("inter.broker.listener.name", "PLAINTEXT");
+            // Static voters: the storage format needs no initial-controller arguments.
+            config.setProperty("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
+            config.setProperty("log.dirs", directory.resolve("data").toString());
+
+            config.setProperty("auto.create.topics.enable", "false");
+            config.setProperty("group.initial.rebalance.delay.ms", "0");
+            config.setProperty("offsets.topic.replication.factor", "1");
+            // One partition instead of 50: the first consumer group or transaction on a fresh broker
+            // otherwise waits for 50 partitions to be created.
+            config.setProperty("offsets.topic.num.partitions", "1");
+            config.setProperty("transaction.state.log.replication.factor", "1");
+            config.setProperty("transaction.state.log.min.isr", "1");
+            config.setProperty("transaction.state.log.num.partitions", "1");
+            config.setProperty("share.coordinator.state.topic.replication.factor", "1");
+            config.setProperty("share.coordinator.state.topic.min.isr", "1");
+            config.setProperty("share.coordinator.state.topic.num.partitions", "1");
+            brokerProperties.forEach(config::setProperty);
+            return config;
+        }
+
+        /** Two distinct free ports: both sockets are held open together so they cannot coincide. */
+        private static int[] freePorts() throws IOException {
+            InetAddress host = InetAddress.getByName(HOST);
+            try (ServerSocket broker = new ServerSocket(0, 1, host);
+                    ServerSocket controller = new ServerSocket(0, 1, host)) {
+                return new int[] {broker.getLocalPort(), controller.getLocalPort()};
+            }
+        }
+    }
+}

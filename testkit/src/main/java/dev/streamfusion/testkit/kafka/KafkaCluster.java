@@ -1,0 +1,42 @@
+package dev.streamfusion.testkit.kafka;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.util.Map;
+
+/**
+ * A running Kafka cluster for tests: where to connect, and the one administrative step tests need
+ * before they produce, creating topics.
+ *
+ * <p>Closing it stops the servers and deletes their data. Implementations decide where the servers
+ * run; {@link ChildJvmKafkaBroker} starts a real single-node broker in a child JVM.
+ */
+@PublicEvolving
+public interface KafkaCluster extends AutoCloseable {
+
+    /** The {@code bootstrap.servers} value for clients, such as {@code 127.0.0.1:41234}. */
+    String bootstrapServers();
+
+    /**
+     * Creates a topic with the given number of partitions and the broker's default topic
+     * configuration, and returns once every partition has a leader.
+     *
+     * @throws IllegalStateException if the broker refuses (for example, the topic already exists)
+     */
+    default void createTopic(String topic, int partitions) {
+        createTopic(topic, partitions, Map.of());
+    }
+
+    /**
+     * Creates a topic with the given number of partitions and topic-level configuration (such as
+     * {@code cleanup.policy}), and returns once every partition has a leader.
+     *
+     * @throws IllegalStateException if the broker refuses (for example, the topic already exists or
+     *     a configuration value is invalid)
+     */
+    void createTopic(String topic, int partitions, Map<String, String> topicConfigs);
+
+    /** Stops the cluster and deletes its data. Calling it again does nothing. */
+    @Override
+    void close();
+}
