@@ -146,9 +146,32 @@ public final class RandomRows {
         int size = size();
         LogicalType key = keyType.copy(false);
         for (int i = 0; i < size; i++) {
-            entries.put(value(key), multiset ? 1 + random.nextInt(5) : value(valueType));
+            entries.put(mapKey(key), multiset ? 1 + random.nextInt(5) : value(valueType));
         }
         return new GenericMapData(entries);
+    }
+
+    /** Map keys: any value, but strings stay short (JSON readers cap field names at 50,000 chars). */
+    private Object mapKey(LogicalType key) {
+        switch (key.getTypeRoot()) {
+            case CHAR:
+            case VARCHAR:
+                return StringData.fromString(
+                        random.nextInt(4) == 0
+                                ? SPECIAL_STRINGS[random.nextInt(SPECIAL_STRINGS.length)]
+                                : shortString());
+            default:
+                return value(key);
+        }
+    }
+
+    private String shortString() {
+        StringBuilder s = new StringBuilder();
+        int length = random.nextInt(24);
+        for (int i = 0; i < length; i++) {
+            s.append((char) ('a' + random.nextInt(26)));
+        }
+        return s.toString();
     }
 
     private String string() {
@@ -162,12 +185,7 @@ public final class RandomRows {
                 }
                 return longString.toString();
             default:
-                StringBuilder s = new StringBuilder();
-                int length = random.nextInt(24);
-                for (int i = 0; i < length; i++) {
-                    s.append((char) ('a' + random.nextInt(26)));
-                }
-                return s.toString();
+                return shortString();
         }
     }
 

@@ -1,0 +1,151 @@
+package dev.streamfusion.formats;
+
+import dev.streamfusion.bridge.ArrowBatchExporter;
+import dev.streamfusion.bridge.ArrowBatchImporter;
+import dev.streamfusion.bridge.NativeHandle;
+import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.types.ArrowTypes;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A native decoder of one Flink format ({@code json}, ...) producing rows of a fixed row type:
+ * the columns the query reads, so unread fields are skipped while parsing and never built.
+ *
+ * <p>Messages cross to Rust many at a time, as one Arrow binary column, and the rows come back as
+ * one Arrow batch: one JNI call per batch, none per message. A message that cannot be decoded
+ * fails the call with a {@link dev.streamfusion.bridge.NativeDecodeException} whose position is
+ * the message's index in the batch, unless the format's ignore-parse-errors option is set, in
+ * which case it is skipped and counted ({@link #skipped()}).
+ */
+@Internal
+public final class NativeFormatDecoder extends NativeHandle {
+
+    private static final Schema MESSAGES =
+            new Schema(List.of(Field.nullable("message", ArrowType.Binary.INSTANCE)));
+
+    private final BufferAllocator allocator;
+    private final RowType rowType;
+    private final VectorSchemaRoot messages;
+    private final ArrowBatchImporter rows;
+
+    private NativeFormatDecoder(
+            BufferAllocator allocator, RowType rowType, long address, ArrowBatchImporter rows) {
+        super("format decoder", address);
+        this.allocator = allocator;
+        this.rowType = rowType;
+        this.rows = rows;
+        this.messages = VectorSchemaRoot.create(MESSAGES, allocator);
+    }
+
+    /**
+     * A decoder of {@code format} with its options (keys without the format prefix, e.g. {@code
+     * ignore-parse-errors}) producing rows of {@code rowType}.
+     *
+     * @throws dev.streamfusion.bridge.NativeConfigException if an option, or a type of {@code
+     *     rowType}, is not supported by the format
+     */
+    public static NativeFormatDecoder create(
+            BufferAllocator allocator, String format, Map<String, String> options, RowType rowType) {
+        NativeLibrary.load();
+        String[] keys = options.keySet().toArray(new String[0]);
+        String[] values = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            values[i] = options.get(keys[i]);
+        }
+        Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
+        long[] address = {0};
+        try {
+            ArrowBatchImporter rows =
+                    ArrowBatchImporter.importSchema(
+                            allocator,
+                            out ->
+                                    address[0] =
+                                            ArrowBatchExporter.exportSchema(
+                                                    allocator,
+                                                    MESSAGES,
+                                                    messageSchema ->
+                                                            ArrowBatchExporter.exportSchema(
+                                                                    allocator,
+                                                                    rowSchema,
+                                                                    row -> create(format, keys, values, messageSchema, row, out))));
+            return new NativeFormatDecoder(allocator, rowType, address[0], rows);
+        } catch (RuntimeException e) {
+            if (address[0] != 0) {
+                free0(address[0]);
+            }
+            throw e;
+        }
+    }
+
+    public RowType rowType() {
+        return rowType;
+    }
+
+    /**
+     * Decodes {@code batch} (a {@code null} element is a null message) into rows; the returned
+     * root is reused by the next call.
+     */
+    public synchronized VectorSchemaRoot decode(List<byte[]> batch) {
+        long handle = address();
+        messages.clear();
+        VarBinaryVector column = (VarBinaryVector) messages.getVector(0);
+        long bytes = 0;
+        for (byte[] message : batch) {
+            bytes += message == null ? 0 : message.length;
+        }
+        column.allocateNew(Math.max(bytes, 1), Math.max(batch.size(), 1));
+        for (int i = 0; i < batch.size(); i++) {
+            byte[] message = batch.get(i);
+            if (message == null) {
+                column.setNull(i);
+            } else {
+                column.setSafe(i, message);
+            }
+        }
+        messages.setRowCount(batch.size());
+        return rows.importBatch(
+                out -> ArrowBatchExporter.exportBatch(allocator, messages, in -> decode(handle, in, out)));
+    }
+
+    /** Messages skipped under the format's ignore-parse-errors option since creation. */
+    public synchronized long skipped() {
+        return skipped(address());
+    }
+
+    @Override
+    protected void free(long address) {
+        free0(address);
+    }
+
+    @Override
+    protected void closeJavaResources() {
+        messages.close();
+        rows.close();
+    }
+
+    private static native long create(
+            String format,
+            String[] keys,
+            String[] values,
+            long messagesSchemaAddress,
+            long rowsSchemaAddress,
+            long outSchemaAddress);
+
+    private static native int decode(long handle, long messagesAddress, long outArrayAddress);
+
+    private static native long skipped(long handle);
+
+    private static native void free0(long handle);
+}

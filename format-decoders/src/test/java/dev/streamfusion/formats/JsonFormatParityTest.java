@@ -1,0 +1,209 @@
+package dev.streamfusion.formats;
+
+import dev.streamfusion.bridge.NativeConfigException;
+import dev.streamfusion.bridge.NativeDecodeException;
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.testing.RandomRows;
+import dev.streamfusion.bridge.testing.RowDataValues;
+import dev.streamfusion.bridge.testing.TestSchemas;
+
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
+import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.apache.flink.table.api.DataTypes.FIELD;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The native JSON decoder against Flink's own JSON format on the same bytes: Flink serializes
+ * random rows of every type JSON supports, both Flink's default deserializer and the native
+ * decoder read the bytes back, and the rows must be equal value by value.
+ */
+class JsonFormatParityTest {
+
+    private BufferAllocator allocator;
+
+    @BeforeEach
+    void openAllocator() {
+        allocator = new RootAllocator();
+    }
+
+    @AfterEach
+    void closeAllocator() {
+        allocator.close();
+    }
+
+    /** Every type of the bridge's test schema that Flink's JSON format supports. */
+    static RowType jsonTypes() {
+        RowType all = TestSchemas.allTypes();
+        List<DataTypes.Field> fields = new ArrayList<>();
+        Set<String> unsupported = Set.of("m_dec", "deep");
+        for (RowType.RowField field : all.getFields()) {
+            if (!unsupported.contains(field.getName())) {
+                fields.add(FIELD(field.getName(), DataTypes.of(field.getType())));
+            }
+        }
+        fields.add(FIELD("m_str", DataTypes.MAP(DataTypes.STRING(), DataTypes.DECIMAL(10, 2))));
+        fields.add(
+                FIELD(
+                        "deep",
+                        DataTypes.ARRAY(
+                                DataTypes.MAP(
+                                        DataTypes.STRING(),
+                                        DataTypes.ROW(
+                                                FIELD("q", DataTypes.ARRAY(DataTypes.INT())),
+                                                FIELD("bin", DataTypes.BYTES()),
+                                                FIELD("ms", DataTypes.MULTISET(DataTypes.STRING())))))));
+        return (RowType) DataTypes.ROW(fields.toArray(new DataTypes.Field[0])).notNull().getLogicalType();
+    }
+
+    @Test
+    void decodesWhatFlinkDecodesSqlTimestamps() throws Exception {
+        assertParity(jsonTypes(), TimestampFormat.SQL, Map.of(), 1);
+    }
+
+    @Test
+    void decodesWhatFlinkDecodesIsoTimestamps() throws Exception {
+        assertParity(jsonTypes(), TimestampFormat.ISO_8601, Map.of("timestamp-format.standard", "ISO-8601"), 2);
+    }
+
+    @Test
+    void projectionReadsOnlyTheRequestedColumnsOfTheSameBytes() throws Exception {
+        RowType full = jsonTypes();
+        List<byte[]> messages = serialize(full, new RandomRows(3, 0.2).rows(full, 200), TimestampFormat.SQL);
+        RowType projected = project(full, "deep", "s", "dec_38_18", "ts9", "r");
+
+        assertSameDecoding(projected, TimestampFormat.SQL, Map.of(), messages);
+    }
+
+    @Test
+    void malformedMessageIsAnErrorNamingItsPosition() {
+        RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
+        List<byte[]> batch = List.of(utf8("{\"a\": 1}"), utf8("{\"a\": 2}"), utf8("{\"a\": oops}"));
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "json", Map.of(), type)) {
+            assertThatThrownBy(() -> decoder.decode(batch))
+                    .isInstanceOf(NativeDecodeException.class)
+                    .hasMessageContaining("record 2 of the batch")
+                    .hasMessageContaining("{\"a\": oops}")
+                    .satisfies(e -> assertThat(((NativeDecodeException) e).position()).isEqualTo(2));
+            // The decoder is still usable and kept nothing of the failed batch.
+            assertThat(decoder.decode(List.of(utf8("{\"a\": 3}"))).getRowCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void ignoreParseErrorsSkipsAndCountsBadMessages() {
+        RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
+        List<byte[]> batch = new ArrayList<>();
+        batch.add(utf8("{\"a\": 1}"));
+        batch.add(utf8("{\"a\": \"x\"}"));
+        batch.add(null);
+        batch.add(new byte[] {(byte) 0xff, '{'});
+        batch.add(utf8("{\"a\": 4}"));
+        try (NativeFormatDecoder decoder =
+                NativeFormatDecoder.create(allocator, "json", Map.of("ignore-parse-errors", "true"), type)) {
+            VectorSchemaRoot rows = decoder.decode(batch);
+            assertThat(rows.getRowCount()).isEqualTo(2);
+            assertThat(decoder.skipped()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void invalidOptionsAreRejectedWhenTheDecoderIsCreated() {
+        RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
+        assertThatThrownBy(
+                        () ->
+                                NativeFormatDecoder.create(
+                                        allocator,
+                                        "json",
+                                        Map.of("fail-on-missing-field", "true", "ignore-parse-errors", "true"),
+                                        type))
+                .isInstanceOf(NativeConfigException.class)
+                .hasMessage("fail-on-missing-field and ignore-parse-errors shouldn't both be true.");
+        RowType intKeys =
+                (RowType)
+                        DataTypes.ROW(FIELD("m", DataTypes.MAP(DataTypes.INT(), DataTypes.INT())))
+                                .notNull()
+                                .getLogicalType();
+        assertThatThrownBy(() -> NativeFormatDecoder.create(allocator, "json", Map.of(), intKeys))
+                .isInstanceOf(NativeConfigException.class)
+                .hasMessageContaining("non-string as key type of map");
+    }
+
+    private void assertParity(RowType type, TimestampFormat timestamps, Map<String, String> options, long seed)
+            throws Exception {
+        List<RowData> rows = new RandomRows(seed, 0.2).rows(type, 300);
+        assertSameDecoding(type, timestamps, options, serialize(type, rows, timestamps));
+    }
+
+    private void assertSameDecoding(
+            RowType type, TimestampFormat timestamps, Map<String, String> options, List<byte[]> messages)
+            throws Exception {
+        JsonParserRowDataDeserializationSchema flink =
+                new JsonParserRowDataDeserializationSchema(
+                        type, InternalTypeInfo.of(type), false, false, timestamps);
+        flink.open(null);
+        List<RowData> decoded = new ArrayList<>();
+        ListCollector<RowData> collector = new ListCollector<>(decoded);
+        for (byte[] message : messages) {
+            flink.deserialize(message, collector);
+        }
+        assertThat(decoded).hasSize(messages.size());
+        List<List<Object>> expected = RowDataValues.ofRows(decoded, type);
+
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "json", options, type)) {
+            VectorSchemaRoot root = decoder.decode(messages);
+            ArrowColumnarBatch batch = ArrowColumnarBatch.of(root, type);
+            List<List<Object>> actual = new ArrayList<>();
+            for (int r = 0; r < batch.rowCount(); r++) {
+                actual.add(RowDataValues.ofRow(batch.row(r), type));
+            }
+            RowDataValues.assertSameRows(actual, expected);
+        }
+    }
+
+    private static List<byte[]> serialize(RowType type, List<RowData> rows, TimestampFormat timestamps)
+            throws Exception {
+        JsonRowDataSerializationSchema serializer =
+                new JsonRowDataSerializationSchema(
+                        type, timestamps, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+        serializer.open(null);
+        List<byte[]> messages = new ArrayList<>();
+        for (RowData row : rows) {
+            messages.add(serializer.serialize(row));
+        }
+        return messages;
+    }
+
+    private static RowType project(RowType type, String... names) {
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (String name : names) {
+            fields.add(type.getFields().get(type.getFieldIndex(name)));
+        }
+        return new RowType(false, fields);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

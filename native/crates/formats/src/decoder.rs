@@ -1,0 +1,57 @@
+//! The face every format's decoder shows: fed one message at a time, flushed to a batch.
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+
+use crate::error::{FormatError, Result};
+use crate::json::JsonDecoder;
+use crate::options::FormatOptions;
+
+/// A push decoder from messages to rows of a fixed schema.
+pub trait Decoder: Send + std::fmt::Debug {
+    /// Decodes one message (`None` for a null message, such as a Kafka tombstone) into zero or
+    /// more rows. On error no part of the message is kept; the error's position is the
+    /// message's index since the last flush.
+    fn decode(&mut self, message: Option<&[u8]>) -> Result<()>;
+
+    /// The rows decoded since the last flush, as one batch.
+    fn flush(&mut self) -> Result<RecordBatch>;
+
+    /// Messages skipped under the format's ignore-parse-errors option, since creation.
+    fn skipped(&self) -> usize;
+
+    fn schema(&self) -> &SchemaRef;
+}
+
+impl Decoder for JsonDecoder {
+    fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
+        // Flink's JSON format produces no row for a null message.
+        JsonDecoder::decode(self, message.unwrap_or_default())
+    }
+
+    fn flush(&mut self) -> Result<RecordBatch> {
+        JsonDecoder::flush(self)
+    }
+
+    fn skipped(&self) -> usize {
+        JsonDecoder::skipped(self)
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        JsonDecoder::schema(self)
+    }
+}
+
+/// The decoder of the format Flink calls `format` (`json`, ...), producing `schema`.
+pub fn create_decoder(
+    format: &str,
+    schema: SchemaRef,
+    options: &FormatOptions,
+) -> Result<Box<dyn Decoder>> {
+    match format {
+        "json" => Ok(Box::new(JsonDecoder::try_new(schema, options)?)),
+        other => Err(FormatError::config(format!(
+            "StreamFusion has no native decoder for format '{other}'"
+        ))),
+    }
+}

@@ -1,0 +1,151 @@
+//! Number text as Java prints it (`Double.toString`, `Float.toString`), which Flink's JSON and CSV
+//! formats write.
+//!
+//! Digits are the shortest that read back to the same value (what Java 19 and later print; Java
+//! 17 occasionally prints one more digit, e.g. `9.999999999999999E22` for 1e23). The layout is
+//! Java's: plain for magnitudes in [1e-3, 1e7) with at least one fraction digit, otherwise
+//! `d.dddE[-]n`.
+
+/// Appends `Double.toString(value)`; non-finite values as `NaN`/`Infinity`/`-Infinity`, quoted
+/// when `quote_non_finite` (as Jackson writes them).
+pub fn push_java_double(value: f64, out: &mut String, quote_non_finite: bool) {
+    if !value.is_finite() {
+        push_non_finite(value.is_nan(), value > 0.0, out, quote_non_finite);
+        return;
+    }
+    push_layout(
+        &two_digits(format!("{value:e}"), || format!("{value:.1e}")),
+        value == 0.0,
+        value.abs(),
+        out,
+    );
+}
+
+/// Java prints at least two significant digits, choosing the two-digit decimal closest to the
+/// value when one digit would do (`4.9E-324`, not `5.0E-324`).
+fn two_digits(shortest: String, closest_two: impl FnOnce() -> String) -> String {
+    let mantissa = shortest.split('e').next().unwrap_or("");
+    if mantissa.chars().filter(char::is_ascii_digit).count() == 1 {
+        closest_two()
+    } else {
+        shortest
+    }
+}
+
+/// Appends `Float.toString(value)` (shortest f32 digits).
+pub fn push_java_float(value: f32, out: &mut String, quote_non_finite: bool) {
+    if !value.is_finite() {
+        push_non_finite(value.is_nan(), value > 0.0, out, quote_non_finite);
+        return;
+    }
+    push_layout(
+        &two_digits(format!("{value:e}"), || format!("{value:.1e}")),
+        value == 0.0,
+        f64::from(value.abs()),
+        out,
+    );
+}
+
+fn push_non_finite(nan: bool, positive: bool, out: &mut String, quote: bool) {
+    let text = if nan {
+        "NaN"
+    } else if positive {
+        "Infinity"
+    } else {
+        "-Infinity"
+    };
+    if quote {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        out.push_str(text);
+    }
+}
+
+/// Lays out Rust's shortest scientific text (`-1.5e-7`) the way Java does.
+fn push_layout(scientific: &str, zero: bool, magnitude: f64, out: &mut String) {
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let mut digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    while digits.len() > 1 && digits.ends_with('0') {
+        digits.pop();
+    }
+    if negative {
+        out.push('-');
+    }
+    if zero {
+        out.push_str("0.0");
+        return;
+    }
+    if (1e-3..1e7).contains(&magnitude) {
+        if exponent >= 0 {
+            let point = exponent as usize + 1;
+            if digits.len() <= point {
+                out.push_str(&digits);
+                out.push_str(&"0".repeat(point - digits.len()));
+                out.push_str(".0");
+            } else {
+                out.push_str(&digits[..point]);
+                out.push('.');
+                out.push_str(&digits[point..]);
+            }
+        } else {
+            out.push_str("0.");
+            out.push_str(&"0".repeat((-exponent - 1) as usize));
+            out.push_str(&digits);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        out.push('.');
+        if digits.len() > 1 {
+            out.push_str(&digits[1..]);
+        } else {
+            out.push('0');
+        }
+        out.push('E');
+        out.push_str(&exponent.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn double(v: f64) -> String {
+        let mut s = String::new();
+        push_java_double(v, &mut s, false);
+        s
+    }
+
+    fn float(v: f32) -> String {
+        let mut s = String::new();
+        push_java_float(v, &mut s, false);
+        s
+    }
+
+    #[test]
+    fn java_layouts() {
+        assert_eq!(double(100.0), "100.0");
+        assert_eq!(double(9_999_999.0), "9999999.0");
+        assert_eq!(double(1e7), "1.0E7");
+        assert_eq!(double(0.001), "0.001");
+        assert_eq!(double(9.99e-4), "9.99E-4");
+        assert_eq!(double(1e21), "1.0E21");
+        assert_eq!(double(-0.0), "-0.0");
+        assert_eq!(double(4.9e-324), "4.9E-324");
+        assert_eq!(double(1.5), "1.5");
+        assert_eq!(double(f64::NAN), "NaN");
+        assert_eq!(float(1.0e10), "1.0E10");
+        assert_eq!(float(1.4e-45), "1.4E-45");
+        assert_eq!(float(3.402_823_5e38), "3.4028235E38");
+        assert_eq!(float(0.1), "0.1");
+        let mut quoted = String::new();
+        push_java_double(f64::NEG_INFINITY, &mut quoted, true);
+        assert_eq!(quoted, "\"-Infinity\"");
+    }
+}

@@ -1,0 +1,12 @@
+//! Flink's `json` format: [`JsonDecoder`] (simd-json's tape walked straight into Arrow columns)
+//! and its options.
+//!
+//! Decoding follows Flink 2.2's default JSON deserializer (the JsonParser-based one) value by
+//! value; the differences are deliberate and listed on [`JsonDecoder`].
+
+mod decoder;
+mod options;
+mod text;
+
+pub use decoder::JsonDecoder;
+pub use options::JsonDecodeOptions;

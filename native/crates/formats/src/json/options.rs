@@ -1,0 +1,51 @@
+use crate::error::{FormatError, Result};
+use crate::options::FormatOptions;
+use crate::temporal::TimestampStandard;
+
+/// Every option key of Flink's `json` format (without the `json.` prefix).
+pub const JSON_OPTION_KEYS: &[&str] = &[
+    "fail-on-missing-field",
+    "ignore-parse-errors",
+    "timestamp-format.standard",
+    "map-null-key.mode",
+    "map-null-key.literal",
+    "encode.decimal-as-plain-number",
+    "encode.ignore-null-fields",
+    "decode.json-parser.enabled",
+];
+
+/// What the decoder reads of the `json` options.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonDecodeOptions {
+    pub fail_on_missing_field: bool,
+    pub ignore_parse_errors: bool,
+    pub timestamp_standard: TimestampStandard,
+}
+
+impl JsonDecodeOptions {
+    pub fn parse(options: &FormatOptions) -> Result<Self> {
+        options.check_keys(JSON_OPTION_KEYS)?;
+        let fail_on_missing_field = options.boolean("fail-on-missing-field", false)?;
+        let ignore_parse_errors = options.boolean("ignore-parse-errors", false)?;
+        if fail_on_missing_field && ignore_parse_errors {
+            return Err(FormatError::config(
+                "fail-on-missing-field and ignore-parse-errors shouldn't both be true.",
+            ));
+        }
+        Ok(Self {
+            fail_on_missing_field,
+            ignore_parse_errors,
+            timestamp_standard: timestamp_standard(options)?,
+        })
+    }
+}
+
+pub(crate) fn timestamp_standard(options: &FormatOptions) -> Result<TimestampStandard> {
+    match options.string("timestamp-format.standard") {
+        None | Some("SQL") => Ok(TimestampStandard::Sql),
+        Some("ISO-8601") => Ok(TimestampStandard::Iso8601),
+        Some(other) => Err(FormatError::config(format!(
+            "Unsupported value '{other}' for timestamp-format.standard. Supported values are [SQL, ISO-8601]."
+        ))),
+    }
+}

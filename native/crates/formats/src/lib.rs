@@ -1,0 +1,35 @@
+//! Decoders and encoders between message bytes and Arrow record batches, with the options and
+//! semantics of Flink's formats of the same names.
+//!
+//! Everything here is I/O-free and knows nothing of JNI or Flink's Java classes: a decoder is fed
+//! one message at a time and flushed to a `RecordBatch`, so the same decoder serves Kafka, Fluss
+//! and files, and tests need no broker.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow::datatypes::{DataType, Field, Schema};
+//! use streamfusion_formats::json::JsonDecoder;
+//! use streamfusion_formats::options::FormatOptions;
+//!
+//! let schema = Arc::new(Schema::new(vec![
+//!     Field::new("id", DataType::Int64, true),
+//!     Field::new("name", DataType::Utf8, true),
+//! ]));
+//! let mut decoder = JsonDecoder::try_new(schema, &FormatOptions::default()).unwrap();
+//! decoder.decode(br#"{"id": 1, "name": "a", "unread": [1, 2]}"#).unwrap();
+//! decoder.decode(br#"{"id": "2"}"#).unwrap();
+//! let batch = decoder.flush().unwrap();
+//! assert_eq!(batch.num_rows(), 2);
+//! ```
+
+pub mod builder;
+pub mod decimal;
+pub mod decoder;
+pub mod error;
+pub mod javatext;
+pub mod json;
+pub mod options;
+pub mod temporal;
+
+pub use decoder::{Decoder, create_decoder};
+pub use error::{FormatError, Result};

@@ -1,0 +1,421 @@
+//! Date, time and timestamp text in the forms of Flink's `TimeFormats`, parsed and printed with
+//! `java.time`'s rules: ISO dates with a sign outside years 0000-9999, SQL (`yyyy-MM-dd HH:mm:ss`)
+//! and ISO-8601 (`yyyy-MM-ddTHH:mm[:ss]`) timestamps with 0-9 fraction digits, `24:00:00` and
+//! past-the-end days of month resolved the SMART way where Flink's formatter does.
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The proleptic Gregorian date of a day number.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn is_leap(year: i64) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// How a formatter resolves fields: SMART clamps a day 29-31 past the month's end and reads
+/// `24:00:00` as the next day's midnight; STRICT rejects both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolver {
+    Smart,
+    Strict,
+}
+
+struct Cursor<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Cursor<'_> {
+    fn digits(&mut self, n: usize) -> Option<u32> {
+        let end = self.i.checked_add(n)?;
+        let chunk = self.s.get(self.i..end)?;
+        let mut v = 0u32;
+        for b in chunk {
+            if !b.is_ascii_digit() {
+                return None;
+            }
+            v = v * 10 + u32::from(b - b'0');
+        }
+        self.i = end;
+        Some(v)
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        if self.s.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.i == self.s.len()
+    }
+
+    /// `uuuu-MM-dd` (ISO_LOCAL_DATE): 4-digit year, or a sign and 4-10 digits.
+    fn date(&mut self) -> Option<(i64, u32, u32)> {
+        let year = match self.s.get(self.i) {
+            Some(b'+') | Some(b'-') => {
+                let negative = self.s[self.i] == b'-';
+                self.i += 1;
+                let start = self.i;
+                while self.s.get(self.i).is_some_and(u8::is_ascii_digit) && self.i - start < 10 {
+                    self.i += 1;
+                }
+                let len = self.i - start;
+                if !(4..=10).contains(&len) {
+                    return None;
+                }
+                let v: i64 = std::str::from_utf8(&self.s[start..self.i])
+                    .ok()?
+                    .parse()
+                    .ok()?;
+                // A '+' is only allowed (and then required) past 4 digits.
+                if !negative && len == 4 {
+                    return None;
+                }
+                if negative { -v } else { v }
+            }
+            _ => i64::from(self.digits(4)?),
+        };
+        if !self.eat(b'-') {
+            return None;
+        }
+        let month = self.digits(2)?;
+        if !self.eat(b'-') {
+            return None;
+        }
+        let day = self.digits(2)?;
+        Some((year, month, day))
+    }
+
+    /// `HH:mm` then `:ss` (optional when `seconds_optional`) and `.` with 0-9 digits.
+    fn time(&mut self, seconds_optional: bool) -> Option<(u32, u32, u32, u32)> {
+        let hour = self.digits(2)?;
+        if !self.eat(b':') {
+            return None;
+        }
+        let minute = self.digits(2)?;
+        let mut second = 0;
+        let mut nanos = 0;
+        if self.eat(b':') {
+            second = self.digits(2)?;
+            if self.eat(b'.') {
+                let start = self.i;
+                while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
+                    self.i += 1;
+                }
+                let len = self.i - start;
+                if len > 9 {
+                    return None;
+                }
+                for k in 0..9 {
+                    nanos = nanos * 10
+                        + if k < len {
+                            u32::from(self.s[start + k] - b'0')
+                        } else {
+                            0
+                        };
+                }
+            }
+        } else if !seconds_optional {
+            return None;
+        }
+        Some((hour, minute, second, nanos))
+    }
+}
+
+/// A local date-time as epoch milliseconds and nanoseconds within the millisecond.
+pub type LocalTimestamp = (i64, u32);
+
+fn resolve(
+    (year, month, day): (i64, u32, u32),
+    (hour, minute, second, nanos): (u32, u32, u32, u32),
+    resolver: Resolver,
+) -> Option<LocalTimestamp> {
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let day = if day > days_in_month(year, month) {
+        if resolver == Resolver::Strict {
+            return None;
+        }
+        days_in_month(year, month)
+    } else {
+        day
+    };
+    let mut days = days_from_civil(year, month, day);
+    let second_of_day = if hour == 24 && minute == 0 && second == 0 && nanos == 0 {
+        if resolver == Resolver::Strict {
+            return None;
+        }
+        days += 1;
+        0
+    } else {
+        if hour > 23 || minute > 59 || second > 59 {
+            return None;
+        }
+        i64::from(hour * 3600 + minute * 60 + second)
+    };
+    let millis = (days * 86_400 + second_of_day) * 1000 + i64::from(nanos / 1_000_000);
+    Some((millis, nanos % 1_000_000))
+}
+
+/// `yyyy-MM-dd`, strictly (no clamping), as days since the epoch.
+pub fn parse_date(text: &str) -> Option<i32> {
+    let mut c = Cursor {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let (year, month, day) = c.date()?;
+    if !c.done() || !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    i32::try_from(days_from_civil(year, month, day)).ok()
+}
+
+/// `HH:mm:ss[.fffffffff]` (seconds required), SMART; the fraction is read and dropped, as
+/// Flink's JSON format does. Milliseconds of the day.
+pub fn parse_sql_time_whole_seconds(text: &str) -> Option<i32> {
+    let mut c = Cursor {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let (hour, minute, second, nanos) = c.time(false)?;
+    if !c.done() {
+        return None;
+    }
+    if hour == 24 && minute == 0 && second == 0 && nanos == 0 {
+        return Some(0);
+    }
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    Some(((hour * 3600 + minute * 60 + second) * 1000) as i32)
+}
+
+/// Which text form timestamps take (`json.timestamp-format.standard`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimestampStandard {
+    Sql,
+    Iso8601,
+}
+
+/// A TIMESTAMP (no zone) in the given standard.
+pub fn parse_timestamp(text: &str, standard: TimestampStandard) -> Option<LocalTimestamp> {
+    parse_timestamp_impl(text, standard, false)
+}
+
+/// A TIMESTAMP_LTZ: the same text with a trailing `Z`, read as UTC.
+pub fn parse_timestamp_ltz(text: &str, standard: TimestampStandard) -> Option<LocalTimestamp> {
+    parse_timestamp_impl(text, standard, true)
+}
+
+fn parse_timestamp_impl(
+    text: &str,
+    standard: TimestampStandard,
+    zoned: bool,
+) -> Option<LocalTimestamp> {
+    let mut c = Cursor {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let date = c.date()?;
+    let (time, resolver) = match standard {
+        TimestampStandard::Sql => {
+            if !c.eat(b' ') {
+                return None;
+            }
+            (c.time(false)?, Resolver::Smart)
+        }
+        TimestampStandard::Iso8601 => {
+            // ISO_LOCAL_DATE_TIME parses case-insensitively; the LTZ builder form does not.
+            if !(c.eat(b'T') || (!zoned && c.eat(b't'))) {
+                return None;
+            }
+            let resolver = if zoned {
+                Resolver::Smart
+            } else {
+                Resolver::Strict
+            };
+            (c.time(true)?, resolver)
+        }
+    };
+    if zoned && !c.eat(b'Z') {
+        return None;
+    }
+    if !c.done() {
+        return None;
+    }
+    resolve(date, time, resolver)
+}
+
+/// `yyyy-MM-dd` as `java.time` prints it (sign and more digits outside 0000-9999).
+pub fn format_date(days: i64, out: &mut String) {
+    let (year, month, day) = civil_from_days(days);
+    push_year(year, out);
+    out.push_str(&format!("-{month:02}-{day:02}"));
+}
+
+fn push_year(year: i64, out: &mut String) {
+    if year > 9999 {
+        out.push_str(&format!("+{year}"));
+    } else if year < 0 {
+        out.push_str(&format!("-{:04}", -year));
+    } else {
+        out.push_str(&format!("{year:04}"));
+    }
+}
+
+/// `HH:mm:ss` then the fraction with trailing zeros trimmed (none when zero).
+pub fn format_time_of_day(nanos_of_day: i64, out: &mut String) {
+    let seconds = nanos_of_day / 1_000_000_000;
+    let nanos = nanos_of_day % 1_000_000_000;
+    out.push_str(&format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    ));
+    if nanos != 0 {
+        let mut fraction = format!("{nanos:09}");
+        while fraction.ends_with('0') {
+            fraction.pop();
+        }
+        out.push('.');
+        out.push_str(&fraction);
+    }
+}
+
+/// A timestamp as Flink's formatters print it: date, separator, time with trimmed fraction,
+/// and `Z` for LTZ.
+pub fn format_timestamp(
+    millis: i64,
+    nanos_of_milli: u32,
+    standard: TimestampStandard,
+    zoned: bool,
+    out: &mut String,
+) {
+    let days = millis.div_euclid(86_400_000);
+    let millis_of_day = millis.rem_euclid(86_400_000);
+    format_date(days, out);
+    out.push(match standard {
+        TimestampStandard::Sql => ' ',
+        TimestampStandard::Iso8601 => 'T',
+    });
+    format_time_of_day(millis_of_day * 1_000_000 + i64::from(nanos_of_milli), out);
+    if zoned {
+        out.push('Z');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trip() {
+        for days in [-719_528, -1, 0, 1, 18_262, 2_932_896, -100_000_000] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+    }
+
+    #[test]
+    fn dates_are_strict() {
+        assert_eq!(parse_date("1970-01-02"), Some(1));
+        assert_eq!(parse_date("2020-02-29"), Some(18_321));
+        assert_eq!(parse_date("2021-02-29"), None);
+        assert_eq!(parse_date("2020-1-02"), None);
+        assert_eq!(parse_date("12020-01-01"), None);
+        assert!(parse_date("+12020-01-01").is_some());
+        assert!(parse_date("-0001-01-01").is_some());
+        assert_eq!(parse_date(" 2020-01-01"), None);
+    }
+
+    #[test]
+    fn sql_timestamps_resolve_smartly() {
+        let sql = TimestampStandard::Sql;
+        assert_eq!(parse_timestamp("1970-01-01 00:00:00", sql), Some((0, 0)));
+        assert_eq!(
+            parse_timestamp("1970-01-01 00:00:01.123456789", sql),
+            Some((1123, 456_789))
+        );
+        assert_eq!(
+            parse_timestamp("2020-02-30 00:00:00", sql),
+            parse_timestamp("2020-02-29 00:00:00", sql)
+        );
+        assert_eq!(
+            parse_timestamp("2020-01-02 24:00:00", sql),
+            parse_timestamp("2020-01-03 00:00:00", sql)
+        );
+        assert_eq!(parse_timestamp("2020-01-02 03:04", sql), None);
+        assert_eq!(parse_timestamp("2020-01-02T03:04:05", sql), None);
+        assert_eq!(
+            parse_timestamp("1969-12-31 23:59:59.999", sql),
+            Some((-1, 0))
+        );
+        assert_eq!(
+            parse_timestamp_ltz("1970-01-01 00:00:00Z", sql),
+            Some((0, 0))
+        );
+        assert_eq!(parse_timestamp_ltz("1970-01-01 00:00:00", sql), None);
+    }
+
+    #[test]
+    fn iso_timestamps() {
+        let iso = TimestampStandard::Iso8601;
+        assert_eq!(parse_timestamp("1970-01-01T00:01", iso), Some((60_000, 0)));
+        assert_eq!(parse_timestamp("2020-02-30T00:00:00", iso), None);
+        assert_eq!(parse_timestamp("2020-01-02T24:00", iso), None);
+        assert_eq!(
+            parse_timestamp_ltz("1970-01-01T00:00:00.5Z", iso),
+            Some((500, 0))
+        );
+    }
+
+    #[test]
+    fn printing_trims_fractions() {
+        let mut s = String::new();
+        format_timestamp(1_577_934_245_120, 0, TimestampStandard::Sql, false, &mut s);
+        assert_eq!(s, "2020-01-02 03:04:05.12");
+        s.clear();
+        format_timestamp(-1, 999_999, TimestampStandard::Iso8601, true, &mut s);
+        assert_eq!(s, "1969-12-31T23:59:59.999999999Z");
+        s.clear();
+        format_date(days_from_civil(-1, 1, 1), &mut s);
+        assert_eq!(s, "-0001-01-01");
+    }
+}

@@ -1,0 +1,400 @@
+//! JSON decoder behaviour on hand-written messages: types, projection, bad input.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, AsArray, BooleanArray, Decimal128Array, Float32Array, Float64Array, Int8Array,
+    Int32Array, Int64Array, ListArray, MapArray, StringArray, StructArray,
+    TimestampMillisecondArray, TimestampNanosecondArray,
+};
+use arrow::datatypes::{DataType, Field, Fields, Schema, TimeUnit};
+use streamfusion_formats::FormatError;
+use streamfusion_formats::json::JsonDecoder;
+use streamfusion_formats::options::FormatOptions;
+
+fn decoder(fields: Vec<Field>, options: &[(&str, &str)]) -> JsonDecoder {
+    let options = FormatOptions::new(
+        "json",
+        options.iter().map(|(k, v)| (k.to_string(), v.to_string())),
+    );
+    JsonDecoder::try_new(Arc::new(Schema::new(fields)), &options).unwrap()
+}
+
+fn f(name: &str, data_type: DataType) -> Field {
+    Field::new(name, data_type, true)
+}
+
+#[test]
+fn numbers_follow_flink_conversions() {
+    let mut d = decoder(
+        vec![
+            f("i", DataType::Int32),
+            f("b", DataType::Int64),
+            f("t", DataType::Int8),
+            f("x", DataType::Float64),
+            f("y", DataType::Float32),
+            f("flag", DataType::Boolean),
+        ],
+        &[],
+    );
+    d.decode(br#"{"i": 1.9, "b": "12", "t": -128, "x": "NaN", "y": 16777217, "flag": "TRUE"}"#)
+        .unwrap();
+    d.decode(br#"{"i": "-7", "b": 1e18, "t": "12", "x": "-Infinity", "y": "2.5f", "flag": 1}"#)
+        .unwrap();
+    let batch = d.flush().unwrap();
+    let i = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .unwrap();
+    assert_eq!(i.values().as_ref(), &[1, -7]);
+    let b = batch
+        .column(1)
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .unwrap();
+    assert_eq!(b.values().as_ref(), &[12, 1_000_000_000_000_000_000]);
+    let t = batch
+        .column(2)
+        .as_any()
+        .downcast_ref::<Int8Array>()
+        .unwrap();
+    assert_eq!(t.values().as_ref(), &[-128, 12]);
+    let x = batch
+        .column(3)
+        .as_any()
+        .downcast_ref::<Float64Array>()
+        .unwrap();
+    assert!(x.value(0).is_nan());
+    assert_eq!(x.value(1), f64::NEG_INFINITY);
+    let y = batch
+        .column(4)
+        .as_any()
+        .downcast_ref::<Float32Array>()
+        .unwrap();
+    assert_eq!(y.values().as_ref(), &[16_777_216.0, 2.5]);
+    let flag = batch
+        .column(5)
+        .as_any()
+        .downcast_ref::<BooleanArray>()
+        .unwrap();
+    assert!(flag.value(0));
+    assert!(!flag.value(1));
+}
+
+#[test]
+fn small_ints_reject_fractions_and_out_of_range() {
+    let mut d = decoder(vec![f("t", DataType::Int8)], &[]);
+    for bad in [&br#"{"t": 1.5}"#[..], br#"{"t": 128}"#, br#"{"t": "x"}"#] {
+        let err = d.decode(bad).unwrap_err();
+        assert!(
+            err.to_string().contains("Fail to deserialize at field: t"),
+            "{err}"
+        );
+    }
+    assert_eq!(d.flush().unwrap().num_rows(), 0);
+}
+
+#[test]
+fn decimals_are_exact_round_half_up_and_null_on_overflow() {
+    let mut d = decoder(
+        vec![
+            f("d", DataType::Decimal128(38, 18)),
+            f("s", DataType::Decimal128(5, 2)),
+        ],
+        &[],
+    );
+    d.decode(br#"{"d": 99999999999999999999.999999999999999999, "s": 1.235}"#)
+        .unwrap();
+    d.decode(br#"{"d": "-0.000000000000000001", "s": 1234.5}"#)
+        .unwrap();
+    let batch = d.flush().unwrap();
+    let dec = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<Decimal128Array>()
+        .unwrap();
+    assert_eq!(
+        dec.value(0),
+        99_999_999_999_999_999_999_999_999_999_999_999_999
+    );
+    assert_eq!(dec.value(1), -1);
+    let small = batch
+        .column(1)
+        .as_any()
+        .downcast_ref::<Decimal128Array>()
+        .unwrap();
+    assert_eq!(small.value(0), 124);
+    assert!(
+        small.is_null(1),
+        "a value wider than DECIMAL(5,2) is NULL, as in Flink"
+    );
+}
+
+#[test]
+fn strings_keep_number_text_and_serialize_containers() {
+    let mut d = decoder(vec![f("s", DataType::Utf8)], &[]);
+    d.decode(br#"{"s": 12.50}"#).unwrap();
+    d.decode(br#"{"s": {"a": [1, 1.0e1, "x\n"], "b": null}}"#)
+        .unwrap();
+    d.decode(br#"{"s": "caf\u00e9 \ud83d\ude80"}"#).unwrap();
+    d.decode(br#"{"s": true}"#).unwrap();
+    let batch = d.flush().unwrap();
+    let s = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
+    assert_eq!(s.value(0), "12.50");
+    assert_eq!(s.value(1), r#"{"a":[1,10.0,"x\n"],"b":null}"#);
+    assert_eq!(s.value(2), "caf\u{e9} \u{1F680}");
+    assert_eq!(s.value(3), "true");
+}
+
+#[test]
+fn projection_skips_unread_fields_of_any_shape() {
+    let mut d = decoder(vec![f("b", DataType::Int64)], &[]);
+    d.decode(br#"{"a": {"x": [1, {"y": "z"}]}, "b": 2, "c": [[], {}], "d": "x"}"#)
+        .unwrap();
+    let batch = d.flush().unwrap();
+    assert_eq!(batch.num_columns(), 1);
+    let b = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .unwrap();
+    assert_eq!(b.value(0), 2);
+}
+
+#[test]
+fn nested_rows_arrays_and_maps() {
+    let inner = Fields::from(vec![f("x", DataType::Int32), f("y", DataType::Utf8)]);
+    let entries = Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("key", DataType::Utf8, false),
+            f("value", DataType::Int32),
+        ])),
+        false,
+    );
+    let mut d = decoder(
+        vec![
+            f("r", DataType::Struct(inner)),
+            f("a", DataType::List(Arc::new(f("element", DataType::Int32)))),
+            f("m", DataType::Map(Arc::new(entries), false)),
+        ],
+        &[],
+    );
+    d.decode(br#"{"r": {"y": "s", "x": 1}, "a": [1, null, 3], "m": {"k": 1, "j": null, "k": 2}}"#)
+        .unwrap();
+    d.decode(br#"{"r": null, "a": [], "m": {}}"#).unwrap();
+    d.decode(br#"{}"#).unwrap();
+    let batch = d.flush().unwrap();
+    assert_eq!(batch.num_rows(), 3);
+
+    let r = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<StructArray>()
+        .unwrap();
+    assert_eq!(
+        r.column(0)
+            .as_primitive::<arrow::datatypes::Int32Type>()
+            .value(0),
+        1
+    );
+    assert_eq!(r.column(1).as_string::<i32>().value(0), "s");
+    assert!(r.is_null(1));
+    assert!(r.is_null(2));
+
+    let a = batch
+        .column(1)
+        .as_any()
+        .downcast_ref::<ListArray>()
+        .unwrap();
+    assert_eq!(a.value_length(0), 3);
+    assert!(a.value(0).is_null(1));
+    assert_eq!(a.value_length(1), 0);
+    assert!(a.is_null(2));
+
+    let m = batch.column(2).as_any().downcast_ref::<MapArray>().unwrap();
+    assert_eq!(m.value_length(0), 2, "a repeated key keeps one entry");
+    let keys = m.keys().as_string::<i32>();
+    let values = m.values().as_primitive::<arrow::datatypes::Int32Type>();
+    assert_eq!((keys.value(0), values.value(0)), ("k", 2));
+    assert_eq!(keys.value(1), "j");
+    assert!(values.is_null(1));
+}
+
+#[test]
+fn timestamps_in_both_standards() {
+    let fields = vec![
+        f("ts", DataType::Timestamp(TimeUnit::Millisecond, None)),
+        f(
+            "ns",
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+        ),
+    ];
+    let mut sql = decoder(fields.clone(), &[]);
+    sql.decode(br#"{"ts": "1969-12-31 23:59:59.999", "ns": "2020-01-02 03:04:05.123456789Z"}"#)
+        .unwrap();
+    let batch = sql.flush().unwrap();
+    let ts = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<TimestampMillisecondArray>()
+        .unwrap();
+    assert_eq!(ts.value(0), -1);
+    let ns = batch
+        .column(1)
+        .as_any()
+        .downcast_ref::<TimestampNanosecondArray>()
+        .unwrap();
+    assert_eq!(ns.value(0), 1_577_934_245_123_456_789);
+
+    let mut iso = decoder(fields, &[("timestamp-format.standard", "ISO-8601")]);
+    iso.decode(br#"{"ts": "1970-01-01T00:00:01", "ns": "1970-01-01T00:00:00.5Z"}"#)
+        .unwrap();
+    assert!(iso.decode(br#"{"ts": "1970-01-01 00:00:01"}"#).is_err());
+    let batch = iso.flush().unwrap();
+    assert_eq!(batch.num_rows(), 1);
+}
+
+#[test]
+fn a_failed_message_leaves_no_partial_row() {
+    let mut d = decoder(
+        vec![
+            f("a", DataType::Int64),
+            f("b", DataType::List(Arc::new(f("e", DataType::Int32)))),
+        ],
+        &[],
+    );
+    d.decode(br#"{"a": 1, "b": [1]}"#).unwrap();
+    let err = d.decode(br#"{"a": 2, "b": [2, "x"]}"#).unwrap_err();
+    match err {
+        FormatError::Decode { position, reason } => {
+            assert_eq!(position, 1);
+            assert!(
+                reason.contains("Fail to deserialize at field: b"),
+                "{reason}"
+            );
+            assert!(reason.contains(r#"{"a": 2"#), "{reason}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    d.decode(br#"{"a": 3, "b": [3]}"#).unwrap();
+    let batch = d.flush().unwrap();
+    assert_eq!(batch.num_rows(), 2);
+    let b = batch
+        .column(1)
+        .as_any()
+        .downcast_ref::<ListArray>()
+        .unwrap();
+    assert_eq!(
+        b.value(1)
+            .as_primitive::<arrow::datatypes::Int32Type>()
+            .value(0),
+        3
+    );
+    assert_eq!(b.values().len(), 2);
+}
+
+#[test]
+fn ignore_parse_errors_skips_and_counts() {
+    let mut d = decoder(
+        vec![f("a", DataType::Int64)],
+        &[("ignore-parse-errors", "true")],
+    );
+    for message in [
+        &br#"{"a": 1}"#[..],
+        br#"{"a": "x"}"#,
+        br#"{"a":"#,
+        br#"[1]"#,
+        b"\xff\xfe",
+        br#"{"a": 2}"#,
+    ] {
+        d.decode(message).unwrap();
+    }
+    assert_eq!(d.skipped(), 4);
+    assert_eq!(d.flush().unwrap().num_rows(), 2);
+}
+
+#[test]
+fn malformed_input_is_an_error_never_a_panic() {
+    let mut d = decoder(vec![f("a", DataType::Utf8)], &[]);
+    let deep = "[".repeat(5000) + &"]".repeat(5000);
+    let cases: Vec<&[u8]> = vec![
+        b"{",
+        b"{\"a\": }",
+        b"nul",
+        b"123",
+        b"\"str\"",
+        b"{\"a\": \"\xff\"}",
+        b"   ",
+        deep.as_bytes(),
+    ];
+    for case in cases {
+        assert!(
+            d.decode(case).is_err(),
+            "{:?}",
+            String::from_utf8_lossy(case)
+        );
+    }
+    d.decode(b"").unwrap();
+    assert_eq!(d.flush().unwrap().num_rows(), 0);
+}
+
+#[test]
+fn missing_fields_are_null_or_an_error_when_asked() {
+    let mut lenient = decoder(vec![f("a", DataType::Int64), f("b", DataType::Int64)], &[]);
+    lenient.decode(br#"{"a": 1}"#).unwrap();
+    assert!(lenient.flush().unwrap().column(1).is_null(0));
+
+    let mut strict = decoder(
+        vec![f("a", DataType::Int64), f("b", DataType::Int64)],
+        &[("fail-on-missing-field", "true")],
+    );
+    let err = strict.decode(br#"{"a": 1}"#).unwrap_err();
+    assert!(err.to_string().contains("Some field is missing"), "{err}");
+}
+
+#[test]
+fn top_level_arrays_give_one_row_per_object() {
+    let mut d = decoder(vec![f("a", DataType::Int64)], &[]);
+    d.decode(br#"[{"a": 1}, null, {"a": 2}]"#).unwrap();
+    d.decode(br#"[]"#).unwrap();
+    assert_eq!(d.flush().unwrap().num_rows(), 2);
+}
+
+#[test]
+fn options_are_checked_with_flink_messages() {
+    let bad = |pairs: &[(&str, &str)]| {
+        let options = FormatOptions::new(
+            "json",
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        JsonDecoder::try_new(
+            Arc::new(Schema::new(vec![f("a", DataType::Int64)])),
+            &options,
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert_eq!(
+        bad(&[
+            ("fail-on-missing-field", "true"),
+            ("ignore-parse-errors", "true")
+        ]),
+        "fail-on-missing-field and ignore-parse-errors shouldn't both be true."
+    );
+    assert!(
+        bad(&[("timestamp-format.standard", "iso-8601")])
+            .contains("Supported values are [SQL, ISO-8601]")
+    );
+    assert!(
+        bad(&[("ignore-parse-errors", "1")])
+            .contains("Invalid value for option 'ignore-parse-errors'")
+    );
+    assert!(bad(&[("no-such-option", "1")]).contains("Unsupported option 'json.no-such-option'"));
+}

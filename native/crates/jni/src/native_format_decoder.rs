@@ -1,0 +1,140 @@
+//! Natives of `dev.streamfusion.formats.NativeFormatDecoder`: a format decoder fed batches of
+//! messages as an Arrow binary column, returning one Arrow batch of rows per call.
+
+use arrow::array::{Array, BinaryArray};
+use arrow::datatypes::SchemaRef;
+use jni::objects::{JClass, JObjectArray, JString};
+use jni::sys::{jint, jlong};
+use jni::{Env, EnvUnowned};
+use streamfusion_formats::options::FormatOptions;
+use streamfusion_formats::{Decoder, FormatError, create_decoder};
+
+use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
+use crate::errors::{NativeError, NativeResult, run};
+use crate::handle::{borrow_handle, free_handle, into_handle};
+
+const KIND: &str = "format decoder";
+
+/// A decoder and the schema of the message batches Java sends it.
+#[derive(Debug)]
+pub struct FormatDecoder {
+    decoder: Box<dyn Decoder>,
+    messages: SchemaRef,
+}
+
+impl From<FormatError> for NativeError {
+    fn from(e: FormatError) -> Self {
+        match e {
+            FormatError::Config(message) => NativeError::Config(message),
+            FormatError::Decode { position, reason } => NativeError::Decode {
+                position: position as i64,
+                reason,
+            },
+            FormatError::Encode { row, reason } => NativeError::Decode {
+                position: row as i64,
+                reason,
+            },
+            FormatError::Arrow(e) => NativeError::Arrow(e),
+        }
+    }
+}
+
+fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResult<Vec<String>> {
+    let len = array.len(env)?;
+    let mut out = Vec::with_capacity(len);
+    for i in 0..len {
+        let element = array.get_element(env, i)?;
+        let s = env.cast_local::<JString>(element)?;
+        out.push(s.try_to_string(env)?);
+    }
+    Ok(out)
+}
+
+/// # Safety
+/// `messages_schema_addr` and `rows_schema_addr` are exported `ArrowSchema`s;
+/// `out_schema_addr` an empty one.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    format: JString<'local>,
+    keys: JObjectArray<'local>,
+    values: JObjectArray<'local>,
+    messages_schema_addr: jlong,
+    rows_schema_addr: jlong,
+    out_schema_addr: jlong,
+) -> jlong {
+    run(env, |env| {
+        let format = format.try_to_string(env)?;
+        let keys = strings(env, &keys)?;
+        let values = strings(env, &values)?;
+        // SAFETY: Java passes exported schemas (see `NativeFormatDecoder.create`).
+        let messages = unsafe { import_schema(messages_schema_addr) }?;
+        // SAFETY: as above.
+        let rows = unsafe { import_schema(rows_schema_addr) }?;
+        let options = FormatOptions::new(&format, keys.into_iter().zip(values));
+        let decoder = create_decoder(&format, rows, &options)?;
+        // SAFETY: Java passes a freshly allocated, empty schema struct.
+        unsafe { export_schema(decoder.schema(), out_schema_addr) }?;
+        Ok(into_handle(FormatDecoder { decoder, messages }))
+    })
+}
+
+/// # Safety
+/// `messages_addr` is an exported `ArrowArray` of the handle's message schema (one binary
+/// column); `out_array_addr` an empty one.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_decode<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    messages_addr: jlong,
+    out_array_addr: jlong,
+) -> jint {
+    run(env, |_| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
+        // SAFETY: Java exported a batch of the handle's message schema.
+        let batch = unsafe { import_batch(messages_addr, &this.messages) }?;
+        let messages = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<BinaryArray>()
+            .ok_or_else(|| NativeError::Config("messages must be a binary column".into()))?;
+        let result = (0..messages.len()).try_for_each(|i| {
+            let message = messages.is_valid(i).then(|| messages.value(i));
+            this.decoder.decode(message)
+        });
+        // Always flush: a failed batch must not leave rows behind for the next one.
+        let rows = this.decoder.flush()?;
+        result?;
+        // SAFETY: Java passes a freshly allocated, empty array struct.
+        unsafe { export_batch(rows, out_array_addr) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_skipped<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jlong {
+    run(env, |_| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
+        Ok(this.decoder.skipped() as jlong)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_free0<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    run(env, |_| {
+        // SAFETY: `NativeHandle.close()` calls this once per handle.
+        unsafe { free_handle::<FormatDecoder>(handle) };
+        Ok(())
+    })
+}
