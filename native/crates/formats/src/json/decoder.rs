@@ -45,6 +45,8 @@ pub struct JsonDecoder {
     messages: usize,
     skipped: usize,
     buffers: simd_json::Buffers,
+    /// The tape's node vector, kept between messages (empty, borrowing nothing).
+    tape: Option<simd_json::Tape<'static>>,
     scratch: Vec<u8>,
     number_offsets: Vec<u32>,
     has_decimal: bool,
@@ -193,6 +195,7 @@ impl JsonDecoder {
             messages: 0,
             skipped: 0,
             buffers: simd_json::Buffers::default(),
+            tape: None,
             scratch: Vec::new(),
             number_offsets: Vec::new(),
             has_decimal,
@@ -247,7 +250,12 @@ impl JsonDecoder {
     fn decode_message(&mut self, message: &[u8]) -> Walk<()> {
         self.scratch.clear();
         self.scratch.extend_from_slice(message);
-        let tape = simd_json::to_tape_with_buffers(&mut self.scratch, &mut self.buffers)
+        let mut tape = self
+            .tape
+            .take()
+            .unwrap_or_else(simd_json::Tape::null)
+            .reset();
+        simd_json::fill_tape(&mut self.scratch, &mut self.buffers, &mut tape)
             .map_err(|e| format!("malformed JSON: {e}"))?;
         // Tape nodes are the structurals that open a value (containers, strings, scalars), in
         // order; closers, colons and commas have none.
@@ -362,7 +370,7 @@ fn walk_row(
         return Err(format!("the message nests deeper than {MAX_DEPTH} levels"));
     }
     let start = columns.first().map_or(0, ColumnBuilder::len);
-    let mut seen = vec![false; plan.convs.len()];
+    let mut seen = Seen::new(plan.convs.len());
     let mut j = i + 1;
     for _ in 0..len {
         let Node::String(key) = msg.nodes[j] else {
@@ -371,29 +379,62 @@ fn walk_row(
         j += 1;
         match plan.lookup(key) {
             Some(f) => {
-                if seen[f] {
+                if seen.get(f) {
                     // A repeated key: the last value wins.
                     columns[f].truncate(start);
                 }
-                seen[f] = true;
+                seen.set(f);
                 j = convert(msg, &plan.convs[f], &mut columns[f], j, depth + 1)
                     .map_err(|e| format!("Fail to deserialize at field: {key}: {e}"))?;
             }
             None => j = skip(msg.nodes, j),
         }
     }
-    for (f, was_seen) in seen.iter().enumerate() {
-        if !was_seen {
+    for (f, column) in columns.iter_mut().enumerate() {
+        if !seen.get(f) {
             if msg.options.fail_on_missing_field {
                 return Err(format!(
                     "Some field is missing in the JSON data: '{}'",
                     plan.names[f]
                 ));
             }
-            columns[f].push_null();
+            column.push_null();
         }
     }
     Ok(j)
+}
+
+/// Which fields of one object were present: a bit mask, spilling to a vector past 64 fields
+/// (no allocation for the common case).
+enum Seen {
+    Mask(u64),
+    Vec(Vec<bool>),
+}
+
+impl Seen {
+    fn new(fields: usize) -> Self {
+        if fields <= 64 {
+            Seen::Mask(0)
+        } else {
+            Seen::Vec(vec![false; fields])
+        }
+    }
+
+    #[inline]
+    fn get(&self, f: usize) -> bool {
+        match self {
+            Seen::Mask(m) => m & (1 << f) != 0,
+            Seen::Vec(v) => v[f],
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, f: usize) {
+        match self {
+            Seen::Mask(m) => *m |= 1 << f,
+            Seen::Vec(v) => v[f] = true,
+        }
+    }
 }
 
 /// Number text of the scalar node at `i`, straight from the message.
