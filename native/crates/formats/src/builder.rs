@@ -124,20 +124,6 @@ impl BytesColumn {
         Ok(())
     }
 
-    /// Appends a value written by `write` into the column's byte buffer.
-    #[inline]
-    pub fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
-        write(&mut self.bytes);
-        let end = i32::try_from(self.bytes.len()).map_err(|_| {
-            FormatError::config(
-                "a string/binary column of one batch exceeds 2 GiB; lower the batch size",
-            )
-        })?;
-        self.offsets.push(end);
-        self.validity.push(true);
-        Ok(())
-    }
-
     fn push_null(&mut self) {
         self.offsets.push(self.offsets[self.offsets.len() - 1]);
         self.validity.push(false);
