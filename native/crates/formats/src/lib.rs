@@ -25,6 +25,7 @@
 pub mod builder;
 pub mod decimal;
 pub mod decoder;
+pub mod encoder;
 pub mod error;
 pub mod javatext;
 pub mod json;
@@ -32,4 +33,5 @@ pub mod options;
 pub mod temporal;
 
 pub use decoder::{Decoder, create_decoder};
+pub use encoder::{Encoder, create_encoder};
 pub use error::{FormatError, Result};

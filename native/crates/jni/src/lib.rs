@@ -15,6 +15,7 @@ pub mod handle;
 pub mod memory;
 pub mod native_diagnostics;
 pub mod native_format_decoder;
+pub mod native_format_encoder;
 pub mod native_library;
 pub mod native_projection;
 

@@ -39,7 +39,7 @@ impl From<FormatError> for NativeError {
     }
 }
 
-fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResult<Vec<String>> {
+pub(crate) fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResult<Vec<String>> {
     let len = array.len(env)?;
     let mut out = Vec::with_capacity(len);
     for i in 0..len {

@@ -1,12 +1,14 @@
-//! Flink's `json` format: [`JsonDecoder`] (simd-json's tape walked straight into Arrow columns)
-//! and its options.
+//! Flink's `json` format: [`JsonDecoder`] (simd-json's tape walked straight into Arrow columns),
+//! [`JsonEncoder`] (rows to the bytes Flink writes) and their options.
 //!
 //! Decoding follows Flink 2.2's default JSON deserializer (the JsonParser-based one) value by
 //! value; the differences are deliberate and listed on [`JsonDecoder`].
 
 mod decoder;
+mod encoder;
 mod options;
 mod text;
 
 pub use decoder::JsonDecoder;
-pub use options::JsonDecodeOptions;
+pub use encoder::JsonEncoder;
+pub use options::{JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode};

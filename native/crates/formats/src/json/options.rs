@@ -49,3 +49,49 @@ pub(crate) fn timestamp_standard(options: &FormatOptions) -> Result<TimestampSta
         ))),
     }
 }
+
+/// How a NULL map key is written (`json.map-null-key.mode`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MapNullKeyMode {
+    Fail,
+    Drop,
+    Literal(String),
+}
+
+/// What the encoder reads of the `json` options.
+#[derive(Debug, Clone)]
+pub struct JsonEncodeOptions {
+    pub timestamp_standard: TimestampStandard,
+    pub map_null_key: MapNullKeyMode,
+    pub decimal_as_plain_number: bool,
+    pub ignore_null_fields: bool,
+}
+
+impl JsonEncodeOptions {
+    pub fn parse(options: &FormatOptions) -> Result<Self> {
+        options.check_keys(JSON_OPTION_KEYS)?;
+        let literal = options.string("map-null-key.literal").unwrap_or("null");
+        let map_null_key = match options
+            .string("map-null-key.mode")
+            .unwrap_or("FAIL")
+            .to_uppercase()
+            .as_str()
+        {
+            "FAIL" => MapNullKeyMode::Fail,
+            "DROP" => MapNullKeyMode::Drop,
+            "LITERAL" => MapNullKeyMode::Literal(literal.to_string()),
+            _ => {
+                return Err(FormatError::config(format!(
+                    "Unsupported value '{}' for option map-null-key.mode. Supported values are [LITERAL, FAIL, DROP].",
+                    options.string("map-null-key.mode").unwrap_or_default()
+                )));
+            }
+        };
+        Ok(Self {
+            timestamp_standard: timestamp_standard(options)?,
+            map_null_key,
+            decimal_as_plain_number: options.boolean("encode.decimal-as-plain-number", false)?,
+            ignore_null_fields: options.boolean("encode.ignore-null-fields", false)?,
+        })
+    }
+}

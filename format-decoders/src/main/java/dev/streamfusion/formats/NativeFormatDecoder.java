@@ -59,11 +59,7 @@ public final class NativeFormatDecoder extends NativeHandle {
     public static NativeFormatDecoder create(
             BufferAllocator allocator, String format, Map<String, String> options, RowType rowType) {
         NativeLibrary.load();
-        String[] keys = options.keySet().toArray(new String[0]);
-        String[] values = new String[keys.length];
-        for (int i = 0; i < keys.length; i++) {
-            values[i] = options.get(keys[i]);
-        }
+        FormatOptionArrays arrays = new FormatOptionArrays(options);
         Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
         long[] address = {0};
         try {
@@ -79,7 +75,7 @@ public final class NativeFormatDecoder extends NativeHandle {
                                                             ArrowBatchExporter.exportSchema(
                                                                     allocator,
                                                                     rowSchema,
-                                                                    row -> create(format, keys, values, messageSchema, row, out))));
+                                                                    row -> create(format, arrays.keys, arrays.values, messageSchema, row, out))));
             return new NativeFormatDecoder(allocator, rowType, address[0], rows);
         } catch (RuntimeException e) {
             if (address[0] != 0) {

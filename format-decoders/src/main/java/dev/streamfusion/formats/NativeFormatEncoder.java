@@ -1,0 +1,115 @@
+package dev.streamfusion.formats;
+
+import dev.streamfusion.bridge.ArrowBatchExporter;
+import dev.streamfusion.bridge.ArrowBatchImporter;
+import dev.streamfusion.bridge.NativeHandle;
+import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.types.ArrowTypes;
+import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A native encoder of one Flink format ({@code json}, ...) for rows of a fixed row type, as sinks
+ * use it: rows are transposed to Arrow once per batch, cross to Rust in one call, and come back
+ * as one message per row.
+ *
+ * <p>An encoding failure is a {@link dev.streamfusion.bridge.NativeDecodeException} whose
+ * position is the row's index in the batch.
+ */
+@Internal
+public final class NativeFormatEncoder extends NativeHandle {
+
+    private final BufferAllocator allocator;
+    private final RowDataArrowWriter writer;
+    private final ArrowBatchImporter messages;
+
+    private NativeFormatEncoder(
+            BufferAllocator allocator, RowDataArrowWriter writer, long address, ArrowBatchImporter messages) {
+        super("format encoder", address);
+        this.allocator = allocator;
+        this.writer = writer;
+        this.messages = messages;
+    }
+
+    /**
+     * An encoder of {@code format} with its options (keys without the format prefix) for rows of
+     * {@code rowType}.
+     *
+     * @throws dev.streamfusion.bridge.NativeConfigException if an option, or a type of {@code
+     *     rowType}, is not supported by the format
+     */
+    public static NativeFormatEncoder create(
+            BufferAllocator allocator, String format, Map<String, String> options, RowType rowType) {
+        NativeLibrary.load();
+        FormatOptionArrays arrays = new FormatOptionArrays(options);
+        long[] address = {0};
+        RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, allocator);
+        try {
+            ArrowBatchImporter messages =
+                    ArrowBatchImporter.importSchema(
+                            allocator,
+                            out ->
+                                    address[0] =
+                                            ArrowBatchExporter.exportSchema(
+                                                    allocator,
+                                                    ArrowTypes.toArrowSchema(rowType),
+                                                    rows -> create(format, arrays.keys, arrays.values, rows, out)));
+            return new NativeFormatEncoder(allocator, writer, address[0], messages);
+        } catch (RuntimeException e) {
+            if (address[0] != 0) {
+                free0(address[0]);
+            }
+            writer.close();
+            throw e;
+        }
+    }
+
+    /** One message per row of {@code rows}, in order ({@code null} where the format writes none). */
+    public List<byte[]> encode(List<? extends RowData> rows) {
+        VarBinaryVector encoded = (VarBinaryVector) encode(writer.write(rows)).getVector(0);
+        List<byte[]> out = new ArrayList<>(encoded.getValueCount());
+        for (int i = 0; i < encoded.getValueCount(); i++) {
+            out.add(encoded.isNull(i) ? null : encoded.get(i));
+        }
+        return out;
+    }
+
+    /**
+     * Encodes a batch already in Arrow (of this encoder's row type); the returned root (one binary
+     * column) is reused by the next call.
+     */
+    public synchronized VectorSchemaRoot encode(VectorSchemaRoot rows) {
+        long handle = address();
+        return messages.importBatch(
+                out -> ArrowBatchExporter.exportBatch(allocator, rows, in -> encode(handle, in, out)));
+    }
+
+    @Override
+    protected void free(long address) {
+        free0(address);
+    }
+
+    @Override
+    protected void closeJavaResources() {
+        messages.close();
+        writer.close();
+    }
+
+    private static native long create(
+            String format, String[] keys, String[] values, long rowsSchemaAddress, long outSchemaAddress);
+
+    private static native int encode(long handle, long rowsAddress, long outArrayAddress);
+
+    private static native void free0(long handle);
+}

@@ -1,0 +1,179 @@
+package dev.streamfusion.formats;
+
+import dev.streamfusion.bridge.NativeConfigException;
+import dev.streamfusion.bridge.testing.RandomRows;
+import dev.streamfusion.bridge.testing.RowDataValues;
+
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
+import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.apache.flink.table.api.DataTypes.FIELD;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The native JSON encoder against Flink's own: what it writes is read back by Flink's JSON
+ * deserializer exactly as Flink's own output is, and (for every type but FLOAT and DOUBLE, whose
+ * digits Java 17 prints differently) it is byte-identical to Flink's serializer.
+ */
+class JsonEncoderParityTest {
+
+    private BufferAllocator allocator;
+
+    @BeforeEach
+    void openAllocator() {
+        allocator = new RootAllocator();
+    }
+
+    @AfterEach
+    void closeAllocator() {
+        allocator.close();
+    }
+
+    @Test
+    void flinkReadsNativeOutputAsItReadsItsOwn() throws Exception {
+        RowType type = JsonFormatParityTest.jsonTypes();
+        List<RowData> rows = new RandomRows(21, 0.2).rows(type, 300);
+        for (TimestampFormat timestamps : TimestampFormat.values()) {
+            Map<String, String> options =
+                    Map.of("timestamp-format.standard", timestamps == TimestampFormat.SQL ? "SQL" : "ISO-8601");
+            List<byte[]> flinkBytes = flinkSerialize(type, rows, timestamps, false, false);
+            List<byte[]> nativeBytes = nativeEncode(type, rows, options);
+            RowDataValues.assertSameRows(
+                    flinkDeserialize(type, nativeBytes, timestamps),
+                    flinkDeserialize(type, flinkBytes, timestamps));
+        }
+    }
+
+    @Test
+    void bytesAreIdenticalToFlinksForEveryOptionCombination() throws Exception {
+        RowType type = withoutFloatingPoint(JsonFormatParityTest.jsonTypes());
+        List<RowData> rows = new RandomRows(22, 0.25).rows(type, 300);
+        for (boolean plainDecimals : new boolean[] {false, true}) {
+            for (boolean ignoreNulls : new boolean[] {false, true}) {
+                Map<String, String> options =
+                        Map.of(
+                                "encode.decimal-as-plain-number", Boolean.toString(plainDecimals),
+                                "encode.ignore-null-fields", Boolean.toString(ignoreNulls),
+                                "timestamp-format.standard", "ISO-8601");
+                List<byte[]> expected =
+                        flinkSerialize(type, rows, TimestampFormat.ISO_8601, plainDecimals, ignoreNulls);
+                List<byte[]> actual = nativeEncode(type, rows, options);
+                for (int r = 0; r < rows.size(); r++) {
+                    assertThat(new String(actual.get(r), StandardCharsets.UTF_8))
+                            .as("row %d, plain decimals %s, ignore nulls %s", r, plainDecimals, ignoreNulls)
+                            .isEqualTo(new String(expected.get(r), StandardCharsets.UTF_8));
+                }
+            }
+        }
+    }
+
+    @Test
+    void escapesAndNumberFormsMatchFlink() throws Exception {
+        RowType type =
+                (RowType)
+                        DataTypes.ROW(
+                                        FIELD("s", DataTypes.STRING()),
+                                        FIELD("d", DataTypes.DECIMAL(10, 2)),
+                                        FIELD("x", DataTypes.DOUBLE()),
+                                        FIELD("f", DataTypes.FLOAT()))
+                                .notNull()
+                                .getLogicalType();
+        List<RowData> rows =
+                List.of(
+                        GenericRowData.of(
+                                StringData.fromString("\"q\" \\ \u0001 \n \u00e9 \ud83d\ude00 / \u007f"),
+                                org.apache.flink.table.data.DecimalData.fromBigDecimal(new java.math.BigDecimal("100.00"), 10, 2),
+                                Double.NaN,
+                                Float.NEGATIVE_INFINITY),
+                        GenericRowData.of(
+                                StringData.fromString(""),
+                                org.apache.flink.table.data.DecimalData.fromBigDecimal(new java.math.BigDecimal("-0.10"), 10, 2),
+                                1.0E7,
+                                0.001f));
+        List<byte[]> expected = flinkSerialize(type, rows, TimestampFormat.SQL, false, false);
+        List<byte[]> actual = nativeEncode(type, rows, Map.of());
+        for (int r = 0; r < rows.size(); r++) {
+            assertThat(new String(actual.get(r), StandardCharsets.UTF_8))
+                    .isEqualTo(new String(expected.get(r), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void invalidEncodeOptionsAreRejected() {
+        RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
+        assertThatThrownBy(() -> NativeFormatEncoder.create(allocator, "json", Map.of("map-null-key.mode", "keep"), type))
+                .isInstanceOf(NativeConfigException.class)
+                .hasMessageContaining("Unsupported value 'keep' for option map-null-key.mode");
+    }
+
+    private List<byte[]> nativeEncode(RowType type, List<RowData> rows, Map<String, String> options) {
+        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(allocator, "json", options, type)) {
+            return encoder.encode(rows);
+        }
+    }
+
+    private static List<byte[]> flinkSerialize(
+            RowType type, List<RowData> rows, TimestampFormat timestamps, boolean plainDecimals, boolean ignoreNulls)
+            throws Exception {
+        JsonRowDataSerializationSchema serializer =
+                new JsonRowDataSerializationSchema(
+                        type, timestamps, JsonFormatOptions.MapNullKeyMode.FAIL, "null", plainDecimals, ignoreNulls);
+        serializer.open(null);
+        List<byte[]> out = new ArrayList<>();
+        for (RowData row : rows) {
+            out.add(serializer.serialize(row));
+        }
+        return out;
+    }
+
+    private static List<List<Object>> flinkDeserialize(RowType type, List<byte[]> messages, TimestampFormat timestamps)
+            throws Exception {
+        JsonParserRowDataDeserializationSchema deserializer =
+                new JsonParserRowDataDeserializationSchema(type, InternalTypeInfo.of(type), false, false, timestamps);
+        deserializer.open(null);
+        List<RowData> rows = new ArrayList<>();
+        ListCollector<RowData> collector = new ListCollector<>(rows);
+        for (byte[] message : messages) {
+            deserializer.deserialize(message, collector);
+        }
+        assertThat(rows).hasSize(messages.size());
+        return RowDataValues.ofRows(rows, type);
+    }
+
+    private static RowType withoutFloatingPoint(RowType type) {
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (RowType.RowField field : type.getFields()) {
+            boolean floating =
+                    LogicalTypeChecks.hasNested(
+                            field.getType(),
+                            t -> t.is(LogicalTypeRoot.FLOAT) || t.is(LogicalTypeRoot.DOUBLE));
+            if (!floating) {
+                fields.add(field);
+            }
+        }
+        return new RowType(false, fields);
+    }
+}

@@ -1,0 +1,94 @@
+//! Natives of `dev.streamfusion.formats.NativeFormatEncoder`: a format encoder fed batches of
+//! rows, returning one message per row as an Arrow binary column.
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, RecordBatch};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use jni::EnvUnowned;
+use jni::objects::{JClass, JObjectArray, JString};
+use jni::sys::{jint, jlong};
+use streamfusion_formats::options::FormatOptions;
+use streamfusion_formats::{Encoder, create_encoder};
+
+use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
+use crate::errors::run;
+use crate::handle::{borrow_handle, free_handle, into_handle};
+use crate::native_format_decoder::strings;
+
+const KIND: &str = "format encoder";
+
+/// An encoder and the schema of the message batches it returns.
+#[derive(Debug)]
+pub struct FormatEncoder {
+    encoder: Box<dyn Encoder>,
+    messages: SchemaRef,
+}
+
+/// # Safety
+/// `rows_schema_addr` is an exported `ArrowSchema`; `out_schema_addr` an empty one.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_create<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    format: JString<'local>,
+    keys: JObjectArray<'local>,
+    values: JObjectArray<'local>,
+    rows_schema_addr: jlong,
+    out_schema_addr: jlong,
+) -> jlong {
+    run(env, |env| {
+        let format = format.try_to_string(env)?;
+        let keys = strings(env, &keys)?;
+        let values = strings(env, &values)?;
+        // SAFETY: Java passes an exported schema (see `NativeFormatEncoder.create`).
+        let rows = unsafe { import_schema(rows_schema_addr) }?;
+        let options = FormatOptions::new(&format, keys.into_iter().zip(values));
+        let encoder = create_encoder(&format, rows, &options)?;
+        let messages = Arc::new(Schema::new(vec![Field::new(
+            "message",
+            DataType::Binary,
+            true,
+        )]));
+        // SAFETY: Java passes a freshly allocated, empty schema struct.
+        unsafe { export_schema(&messages, out_schema_addr) }?;
+        Ok(into_handle(FormatEncoder { encoder, messages }))
+    })
+}
+
+/// # Safety
+/// `rows_addr` is an exported `ArrowArray` of the handle's row schema; `out_array_addr` an
+/// empty one.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_encode<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    rows_addr: jlong,
+    out_array_addr: jlong,
+) -> jint {
+    run(env, |_| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let this = unsafe { borrow_handle::<FormatEncoder>(handle, KIND) }?;
+        let schema = this.encoder.schema().clone();
+        // SAFETY: Java exported a batch of the handle's row schema.
+        let rows = unsafe { import_batch(rows_addr, &schema) }?;
+        let messages: ArrayRef = Arc::new(this.encoder.encode(&rows)?);
+        let batch = RecordBatch::try_new(this.messages.clone(), vec![messages])?;
+        // SAFETY: Java passes a freshly allocated, empty array struct.
+        unsafe { export_batch(batch, out_array_addr) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_free0<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    run(env, |_| {
+        // SAFETY: `NativeHandle.close()` calls this once per handle.
+        unsafe { free_handle::<FormatEncoder>(handle) };
+        Ok(())
+    })
+}
