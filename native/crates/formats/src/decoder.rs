@@ -50,6 +50,7 @@ pub fn create_decoder(
 ) -> Result<Box<dyn Decoder>> {
     match format {
         "json" => Ok(Box::new(JsonDecoder::try_new(schema, options)?)),
+        "raw" => Ok(Box::new(crate::raw::RawDecoder::try_new(schema, options)?)),
         other => Err(FormatError::config(format!(
             "StreamFusion has no native decoder for format '{other}'"
         ))),

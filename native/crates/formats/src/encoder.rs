@@ -33,6 +33,7 @@ pub fn create_encoder(
 ) -> Result<Box<dyn Encoder>> {
     match format {
         "json" => Ok(Box::new(JsonEncoder::try_new(schema, options)?)),
+        "raw" => Ok(Box::new(crate::raw::RawEncoder::try_new(schema, options)?)),
         other => Err(FormatError::config(format!(
             "StreamFusion has no native encoder for format '{other}'"
         ))),

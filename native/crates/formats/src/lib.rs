@@ -30,6 +30,7 @@ pub mod error;
 pub mod javatext;
 pub mod json;
 pub mod options;
+pub mod raw;
 pub mod temporal;
 
 pub use decoder::{Decoder, create_decoder};
