@@ -42,15 +42,22 @@ impl Decoder for JsonDecoder {
     }
 }
 
-/// The decoder of the format Flink calls `format` (`json`, ...), producing `schema`.
+/// The decoder of the format Flink calls `format` (`json`, ...) for messages of the table's
+/// `physical` columns, producing the `produced` ones (the columns the query reads).
 pub fn create_decoder(
     format: &str,
-    schema: SchemaRef,
+    physical: SchemaRef,
+    produced: SchemaRef,
     options: &FormatOptions,
 ) -> Result<Box<dyn Decoder>> {
     match format {
-        "json" => Ok(Box::new(JsonDecoder::try_new(schema, options)?)),
-        "raw" => Ok(Box::new(crate::raw::RawDecoder::try_new(schema, options)?)),
+        "json" => Ok(Box::new(JsonDecoder::try_new(produced, options)?)),
+        "raw" => Ok(Box::new(crate::raw::RawDecoder::try_new(
+            produced, options,
+        )?)),
+        "csv" => Ok(Box::new(crate::csv::CsvDecoder::try_new(
+            physical, produced, options,
+        )?)),
         other => Err(FormatError::config(format!(
             "StreamFusion has no native decoder for format '{other}'"
         ))),

@@ -23,6 +23,7 @@
 //! ```
 
 pub mod builder;
+pub mod csv;
 pub mod decimal;
 pub mod decoder;
 pub mod encoder;

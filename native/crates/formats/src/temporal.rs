@@ -224,6 +224,19 @@ pub fn parse_sql_time_whole_seconds(text: &str) -> Option<i32> {
     Some(((hour * 3600 + minute * 60 + second) * 1000) as i32)
 }
 
+/// `HH:mm[:ss[.fffffffff]]` (`ISO_LOCAL_TIME`, strict): nanoseconds of the day.
+pub fn parse_iso_local_time(text: &str) -> Option<i64> {
+    let mut c = Cursor {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let (hour, minute, second, nanos) = c.time(true)?;
+    if !c.done() || hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    Some(i64::from(hour * 3600 + minute * 60 + second) * 1_000_000_000 + i64::from(nanos))
+}
+
 /// Which text form timestamps take (`json.timestamp-format.standard`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimestampStandard {

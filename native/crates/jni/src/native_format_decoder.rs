@@ -51,8 +51,8 @@ pub(crate) fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResu
 }
 
 /// # Safety
-/// `messages_schema_addr` and `rows_schema_addr` are exported `ArrowSchema`s;
-/// `out_schema_addr` an empty one.
+/// `messages_schema_addr`, `physical_schema_addr` and `rows_schema_addr` are exported
+/// `ArrowSchema`s; `out_schema_addr` an empty one.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<'local>(
     env: EnvUnowned<'local>,
@@ -61,6 +61,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<
     keys: JObjectArray<'local>,
     values: JObjectArray<'local>,
     messages_schema_addr: jlong,
+    physical_schema_addr: jlong,
     rows_schema_addr: jlong,
     out_schema_addr: jlong,
 ) -> jlong {
@@ -71,9 +72,11 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<
         // SAFETY: Java passes exported schemas (see `NativeFormatDecoder.create`).
         let messages = unsafe { import_schema(messages_schema_addr) }?;
         // SAFETY: as above.
+        let physical = unsafe { import_schema(physical_schema_addr) }?;
+        // SAFETY: as above.
         let rows = unsafe { import_schema(rows_schema_addr) }?;
         let options = FormatOptions::new(&format, keys.into_iter().zip(values));
-        let decoder = create_decoder(&format, rows, &options)?;
+        let decoder = create_decoder(&format, physical, rows, &options)?;
         // SAFETY: Java passes a freshly allocated, empty schema struct.
         unsafe { export_schema(decoder.schema(), out_schema_addr) }?;
         Ok(into_handle(FormatDecoder { decoder, messages }))

@@ -7,10 +7,10 @@ use base64::Engine;
 use simd_json::{Node, StaticNode};
 
 use super::options::JsonDecodeOptions;
-use super::text::{java_trim, parse_java_double, parse_java_float, parse_java_long};
 use crate::builder::{ColumnBuilder, builders_for};
 use crate::decimal::parse_decimal;
 use crate::error::{FormatError, Result};
+use crate::javatext::{java_trim, parse_java_double, parse_java_float, parse_java_long};
 use crate::options::FormatOptions;
 use crate::temporal::{
     TimestampStandard, parse_date, parse_sql_time_whole_seconds, parse_timestamp,

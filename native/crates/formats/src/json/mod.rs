@@ -7,7 +7,6 @@
 mod decoder;
 mod encoder;
 mod options;
-mod text;
 
 pub use decoder::JsonDecoder;
 pub use encoder::JsonEncoder;

@@ -58,9 +58,24 @@ public final class NativeFormatDecoder extends NativeHandle {
      */
     public static NativeFormatDecoder create(
             BufferAllocator allocator, String format, Map<String, String> options, RowType rowType) {
+        return create(allocator, format, options, rowType, rowType);
+    }
+
+    /**
+     * A decoder of messages holding the table's {@code physical} columns, producing the {@code
+     * produced} ones (a subset by name, in any order: the columns the query reads). Formats that
+     * address values by position (CSV) need the physical columns; the others use names.
+     */
+    public static NativeFormatDecoder create(
+            BufferAllocator allocator,
+            String format,
+            Map<String, String> options,
+            RowType physical,
+            RowType rowType) {
         NativeLibrary.load();
         FormatOptionArrays arrays = new FormatOptionArrays(options);
         Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
+        Schema physicalSchema = ArrowTypes.toArrowSchema(physical);
         long[] address = {0};
         try {
             ArrowBatchImporter rows =
@@ -74,8 +89,20 @@ public final class NativeFormatDecoder extends NativeHandle {
                                                     messageSchema ->
                                                             ArrowBatchExporter.exportSchema(
                                                                     allocator,
-                                                                    rowSchema,
-                                                                    row -> create(format, arrays.keys, arrays.values, messageSchema, row, out))));
+                                                                    physicalSchema,
+                                                                    physicalAddress ->
+                                                                            ArrowBatchExporter.exportSchema(
+                                                                                    allocator,
+                                                                                    rowSchema,
+                                                                                    row ->
+                                                                                            create(
+                                                                                                    format,
+                                                                                                    arrays.keys,
+                                                                                                    arrays.values,
+                                                                                                    messageSchema,
+                                                                                                    physicalAddress,
+                                                                                                    row,
+                                                                                                    out)))));
             return new NativeFormatDecoder(allocator, rowType, address[0], rows);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
@@ -136,6 +163,7 @@ public final class NativeFormatDecoder extends NativeHandle {
             String[] keys,
             String[] values,
             long messagesSchemaAddress,
+            long physicalSchemaAddress,
             long rowsSchemaAddress,
             long outSchemaAddress);
 

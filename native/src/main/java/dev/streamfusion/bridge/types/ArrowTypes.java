@@ -52,7 +52,7 @@ import java.util.Map;
  *   <tr><td>BINARY / VARBINARY / BYTES</td><td>Binary</td></tr>
  *   <tr><td>DATE</td><td>Date(DAY)</td></tr>
  *   <tr><td>TIME(p)</td><td>Time(MILLISECOND, 32) for p &le; 3, Time(MICROSECOND, 64) for p &le; 6,
- *       Time(NANOSECOND, 64) above</td></tr>
+ *       Time(NANOSECOND, 64) above; field metadata {@value #FLINK_TYPE_KEY} = TIME(p)</td></tr>
  *   <tr><td>TIMESTAMP(p)</td><td>Timestamp(unit, no zone): MILLISECOND for p &le; 3, MICROSECOND for
  *       p &le; 6, NANOSECOND above</td></tr>
  *   <tr><td>TIMESTAMP_LTZ(p)</td><td>Timestamp(unit as above, "UTC")</td></tr>
@@ -125,6 +125,17 @@ public final class ArrowTypes {
                     children.add(toArrowField(field.getName(), field.getType()));
                 }
                 return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
+            case TIME_WITHOUT_TIME_ZONE:
+                // Arrow's units do not carry TIME's precision, which text formats round to.
+                return new Field(
+                        name,
+                        new FieldType(
+                                nullable,
+                                toArrowType(type),
+                                null,
+                                Collections.singletonMap(
+                                        FLINK_TYPE_KEY, "TIME(" + ((TimeType) type).getPrecision() + ")")),
+                        null);
             default:
                 return new Field(name, new FieldType(nullable, toArrowType(type), null), null);
         }
