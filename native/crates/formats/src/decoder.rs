@@ -58,6 +58,9 @@ pub fn create_decoder(
         "csv" => Ok(Box::new(crate::csv::CsvDecoder::try_new(
             physical, produced, options,
         )?)),
+        "avro" => Ok(Box::new(crate::avro::AvroDecoder::try_new(
+            physical, produced, options,
+        )?)),
         other => Err(FormatError::config(format!(
             "StreamFusion has no native decoder for format '{other}'"
         ))),

@@ -34,6 +34,9 @@ pub fn create_encoder(
     match format {
         "json" => Ok(Box::new(JsonEncoder::try_new(schema, options)?)),
         "raw" => Ok(Box::new(crate::raw::RawEncoder::try_new(schema, options)?)),
+        "avro" => Ok(Box::new(crate::avro::AvroEncoder::try_new(
+            schema, options,
+        )?)),
         "csv" => Ok(Box::new(crate::csv::CsvEncoder::try_new(schema, options)?)),
         other => Err(FormatError::config(format!(
             "StreamFusion has no native encoder for format '{other}'"

@@ -22,6 +22,7 @@
 //! assert_eq!(batch.num_rows(), 2);
 //! ```
 
+pub mod avro;
 pub mod builder;
 pub mod csv;
 pub mod decimal;

@@ -1,0 +1,740 @@
+//! Flink's `avro` format: Avro binary datums (no container, no header) of the schema Flink
+//! derives from the table (`AvroSchemaConverter`): nullable types are `["null", T]` unions,
+//! TINYINT and SMALLINT are `int`, DECIMAL is `bytes` (big-endian two's complement, minimal
+//! length), DATE `int` days, TIME(p <= 3) `int` milliseconds, MAP and MULTISET (string keys) Avro
+//! maps, ROW a record. With the default `avro.timestamp_mapping.legacy = true`, TIMESTAMP(p <= 3)
+//! is `timestamp-millis` and TIMESTAMP_LTZ is not supported; with `false`, TIMESTAMP is
+//! `local-timestamp-millis`/`-micros` and TIMESTAMP_LTZ `timestamp-millis`/`-micros`.
+//!
+//! The datum is walked straight into Arrow columns; encoding writes the bytes Flink writes
+//! (one block per array or map, as Avro's Java encoder does). Like Flink, timestamps are epoch
+//! milliseconds whatever the declared unit (Flink writes `toEpochMilli()` into `-micros` types and
+//! reads the long back as milliseconds). Map entries keep their order (Flink's writer goes through
+//! a `HashMap`, so its byte order of map entries differs; the values read back equal).
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Decimal128Array, GenericByteArray,
+    ListArray, MapArray, RecordBatch, RecordBatchOptions, StructArray,
+};
+use arrow::buffer::{OffsetBuffer, ScalarBuffer};
+use arrow::datatypes::{
+    BinaryType, DataType, Date32Type, Field, Float32Type, Float64Type, Int8Type, Int16Type,
+    Int32Type, Int64Type, SchemaRef, Time32MillisecondType, TimeUnit, TimestampMicrosecondType,
+    TimestampMillisecondType, Utf8Type,
+};
+
+use crate::builder::{ColumnBuilder, builders_for, map_fields};
+use crate::decoder::Decoder;
+use crate::encoder::Encoder;
+use crate::error::{FormatError, Result};
+use crate::options::FormatOptions;
+
+/// Every option key of Flink's `avro` format (without the `avro.` prefix).
+pub const AVRO_OPTION_KEYS: &[&str] = &["codec", "encoding", "timestamp_mapping.legacy"];
+
+const FLINK_TYPE_KEY: &str = "flink.type";
+
+/// One value of the derived Avro schema.
+#[derive(Debug, Clone)]
+enum Node {
+    Boolean,
+    /// `int` read into TINYINT, SMALLINT, INT or DATE/TIME columns.
+    Int,
+    Long,
+    Float,
+    Double,
+    Bytes,
+    String,
+    Decimal,
+    /// A timestamp in milliseconds or microseconds (the column's unit says which).
+    Timestamp,
+    Array(Box<Node>),
+    Map(Box<Node>),
+    Record(Vec<Node>),
+    /// `["null", T]`.
+    Nullable(Box<Node>),
+}
+
+fn derive(field: &Field, legacy: bool) -> Result<Node> {
+    let node = match field.data_type() {
+        DataType::Boolean => Node::Boolean,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Date32 => Node::Int,
+        DataType::Time32(TimeUnit::Millisecond) => Node::Int,
+        DataType::Time32(_) | DataType::Time64(_) => {
+            return Err(FormatError::config(format!(
+                "Avro does not support TIME type with precision: {} (column '{}'), it only supports precision less than 3.",
+                field
+                    .metadata()
+                    .get(FLINK_TYPE_KEY)
+                    .map_or("> 3", String::as_str),
+                field.name()
+            )));
+        }
+        DataType::Int64 => Node::Long,
+        DataType::Float32 => Node::Float,
+        DataType::Float64 => Node::Double,
+        DataType::Utf8 => Node::String,
+        DataType::Binary => Node::Bytes,
+        DataType::Decimal128(_, _) => Node::Decimal,
+        DataType::Timestamp(unit, zone) => {
+            if legacy && zone.is_some() {
+                return Err(FormatError::config(format!(
+                    "Unsupported type TIMESTAMP_LTZ of column '{}' with 'avro.timestamp_mapping.legacy' = 'true'.",
+                    field.name()
+                )));
+            }
+            match unit {
+                TimeUnit::Millisecond => Node::Timestamp,
+                TimeUnit::Microsecond if !legacy => Node::Timestamp,
+                _ => {
+                    return Err(FormatError::config(format!(
+                        "Avro does not support the precision of TIMESTAMP column '{}': it supports precision up to {}.",
+                        field.name(),
+                        if legacy { 3 } else { 6 }
+                    )));
+                }
+            }
+        }
+        DataType::List(element) => Node::Array(Box::new(derive(element, legacy)?)),
+        DataType::Map(entries, _) => {
+            let (key, value) = map_fields(entries)?;
+            if key.data_type() != &DataType::Utf8 {
+                return Err(FormatError::config(format!(
+                    "Avro format doesn't support non-string as key type of map. The key type of column '{}' is: {}",
+                    field.name(),
+                    key.data_type()
+                )));
+            }
+            let value =
+                if field.metadata().get(FLINK_TYPE_KEY).map(String::as_str) == Some("MULTISET") {
+                    // Flink counts multiset elements with a nullable INT.
+                    Node::Nullable(Box::new(Node::Int))
+                } else {
+                    derive(value, legacy)?
+                };
+            Node::Map(Box::new(value))
+        }
+        DataType::Struct(fields) => Node::Record(
+            fields
+                .iter()
+                .map(|f| derive(f, legacy))
+                .collect::<Result<_>>()?,
+        ),
+        other => {
+            return Err(FormatError::config(format!(
+                "Unsupported to derive Schema for type: {other} (column '{}')",
+                field.name()
+            )));
+        }
+    };
+    Ok(if field.is_nullable() {
+        Node::Nullable(Box::new(node))
+    } else {
+        node
+    })
+}
+
+fn legacy_mapping(options: &FormatOptions) -> Result<bool> {
+    options.check_keys(AVRO_OPTION_KEYS)?;
+    if let Some(encoding) = options.string("encoding") {
+        if !encoding.eq_ignore_ascii_case("binary") {
+            return Err(FormatError::config(format!(
+                "StreamFusion's avro format reads and writes 'avro.encoding' = 'binary' only, not '{encoding}'."
+            )));
+        }
+    }
+    options.boolean("timestamp_mapping.legacy", true)
+}
+
+/// Reads one Avro binary datum.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+type Read<T> = std::result::Result<T, String>;
+
+impl Reader<'_> {
+    fn long(&mut self) -> Read<i64> {
+        let mut value: u64 = 0;
+        let mut shift = 0;
+        loop {
+            let b = *self
+                .bytes
+                .get(self.pos)
+                .ok_or("unexpected end of the datum")?;
+            self.pos += 1;
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+            if shift > 63 {
+                return Err("malformed variable-length integer".into());
+            }
+        }
+        Ok((value >> 1) as i64 ^ -((value & 1) as i64))
+    }
+
+    fn int(&mut self) -> Read<i32> {
+        i32::try_from(self.long()?).map_err(|_| "int value out of range".to_string())
+    }
+
+    fn take(&mut self, n: usize) -> Read<&[u8]> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|e| *e <= self.bytes.len())
+            .ok_or("unexpected end of the datum")?;
+        let slice = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(slice)
+    }
+
+    fn length(&mut self) -> Read<usize> {
+        usize::try_from(self.long()?).map_err(|_| "negative length".to_string())
+    }
+
+    /// Item count of the next array or map block (0 ends the value).
+    fn block(&mut self) -> Read<usize> {
+        let count = self.long()?;
+        if count < 0 {
+            self.long()?; // the block's size in bytes
+        }
+        usize::try_from(count.unsigned_abs()).map_err(|_| "block too large".to_string())
+    }
+}
+
+fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> Read<()> {
+    match node {
+        Node::Nullable(inner) => match r.long()? {
+            0 => builder.push_null(),
+            1 => read_value(inner, builder, r)?,
+            other => {
+                return Err(format!(
+                    "union index {other} is out of range for [\"null\", ...]"
+                ));
+            }
+        },
+        Node::Boolean => match r.take(1)?[0] {
+            0 => builder.push_bool(false),
+            1 => builder.push_bool(true),
+            other => return Err(format!("invalid boolean byte {other}")),
+        },
+        Node::Int => {
+            let v = r.int()?;
+            match builder {
+                // Flink narrows with Integer.byteValue()/shortValue().
+                ColumnBuilder::Int8(c) => c.push(v as i8),
+                ColumnBuilder::Int16(c) => c.push(v as i16),
+                ColumnBuilder::Int32(c) => c.push(v),
+                ColumnBuilder::Date32(c) => c.push(v),
+                ColumnBuilder::Time32Millisecond(c) => c.push(v),
+                _ => return Err("an Avro int for a column that is not an integer".into()),
+            }
+        }
+        Node::Long => {
+            let v = r.long()?;
+            let ColumnBuilder::Int64(c) = builder else {
+                return Err("an Avro long for a column that is not BIGINT".into());
+            };
+            c.push(v);
+        }
+        Node::Float => {
+            let raw = r.take(4)?;
+            let ColumnBuilder::Float32(c) = builder else {
+                return Err("not a FLOAT column".into());
+            };
+            c.push(f32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]));
+        }
+        Node::Double => {
+            let raw = r.take(8)?;
+            let mut b = [0u8; 8];
+            b.copy_from_slice(raw);
+            let ColumnBuilder::Float64(c) = builder else {
+                return Err("not a DOUBLE column".into());
+            };
+            c.push(f64::from_le_bytes(b));
+        }
+        Node::Bytes | Node::String => {
+            let n = r.length()?;
+            let data = r.take(n)?;
+            if matches!(node, Node::String) && std::str::from_utf8(data).is_err() {
+                return Err("an Avro string that is not valid UTF-8".into());
+            }
+            let ColumnBuilder::Bytes(c) = builder else {
+                return Err("not a string/bytes column".into());
+            };
+            c.push(data).map_err(|e| e.to_string())?;
+        }
+        Node::Decimal => {
+            let n = r.length()?;
+            let data = r.take(n)?;
+            if data.len() > 16 {
+                return Err(format!(
+                    "a decimal of {} bytes does not fit DECIMAL(38)",
+                    data.len()
+                ));
+            }
+            let mut v: i128 = if data.first().is_some_and(|b| b & 0x80 != 0) {
+                -1
+            } else {
+                0
+            };
+            for b in data {
+                v = (v << 8) | i128::from(*b);
+            }
+            let ColumnBuilder::Decimal128(c) = builder else {
+                return Err("not a DECIMAL column".into());
+            };
+            c.push(v);
+        }
+        Node::Timestamp => {
+            // Flink writes and reads epoch milliseconds whatever the declared Avro unit.
+            let millis = r.long()?;
+            match builder {
+                ColumnBuilder::TimestampMillisecond(c) => c.push(millis),
+                ColumnBuilder::TimestampMicrosecond(c) => {
+                    c.push(millis.checked_mul(1000).ok_or("timestamp out of range")?)
+                }
+                _ => return Err("not a TIMESTAMP column".into()),
+            }
+        }
+        Node::Array(element) => {
+            let ColumnBuilder::List { element: child, .. } = builder else {
+                return Err("not an ARRAY column".into());
+            };
+            loop {
+                let n = r.block()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    read_value(element, child, r)?;
+                }
+            }
+            builder.end_nested_value();
+        }
+        Node::Map(value) => {
+            let ColumnBuilder::Map { keys, values, .. } = builder else {
+                return Err("not a MAP column".into());
+            };
+            loop {
+                let n = r.block()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    read_value(&Node::String, keys, r)?;
+                    read_value(value, values, r)?;
+                }
+            }
+            builder.end_nested_value();
+        }
+        Node::Record(fields) => {
+            let ColumnBuilder::Struct {
+                fields: children, ..
+            } = builder
+            else {
+                return Err("not a ROW column".into());
+            };
+            for (node, child) in fields.iter().zip(children.iter_mut()) {
+                read_value(node, child, r)?;
+            }
+            builder.end_nested_value();
+        }
+    }
+    Ok(())
+}
+
+/// Steps over a value of a column the query does not read.
+fn skip_value(node: &Node, r: &mut Reader<'_>) -> Read<()> {
+    match node {
+        Node::Nullable(inner) => match r.long()? {
+            0 => {}
+            1 => skip_value(inner, r)?,
+            other => {
+                return Err(format!(
+                    "union index {other} is out of range for [\"null\", ...]"
+                ));
+            }
+        },
+        Node::Boolean => {
+            r.take(1)?;
+        }
+        Node::Int | Node::Long | Node::Timestamp => {
+            r.long()?;
+        }
+        Node::Float => {
+            r.take(4)?;
+        }
+        Node::Double => {
+            r.take(8)?;
+        }
+        Node::Bytes | Node::String | Node::Decimal => {
+            let n = r.length()?;
+            r.take(n)?;
+        }
+        Node::Array(element) => loop {
+            let n = r.block()?;
+            if n == 0 {
+                break;
+            }
+            for _ in 0..n {
+                skip_value(element, r)?;
+            }
+        },
+        Node::Map(value) => loop {
+            let n = r.block()?;
+            if n == 0 {
+                break;
+            }
+            for _ in 0..n {
+                skip_value(&Node::String, r)?;
+                skip_value(value, r)?;
+            }
+        },
+        Node::Record(fields) => {
+            for field in fields {
+                skip_value(field, r)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decodes one Avro datum per message.
+#[derive(Debug)]
+pub struct AvroDecoder {
+    schema: SchemaRef,
+    /// The datum's fields (the table's physical columns), each with the produced column it
+    /// fills, if the query reads it.
+    nodes: Vec<(Node, Option<usize>)>,
+    columns: Vec<ColumnBuilder>,
+    rows: usize,
+    messages: usize,
+}
+
+impl AvroDecoder {
+    /// A decoder of datums of the table's `physical` columns producing the `produced` ones (a
+    /// subset by name); unread columns are stepped over, never built.
+    pub fn try_new(
+        physical: SchemaRef,
+        produced: SchemaRef,
+        options: &FormatOptions,
+    ) -> Result<Self> {
+        let legacy = legacy_mapping(options)?;
+        let nodes = physical
+            .fields()
+            .iter()
+            .map(|f| {
+                let target = produced.fields().iter().position(|p| p.name() == f.name());
+                let field = target.map_or(f.as_ref(), |t| produced.field(t));
+                Ok((derive(field, legacy)?, target))
+            })
+            .collect::<Result<_>>()?;
+        for field in produced.fields() {
+            if physical.field_with_name(field.name()).is_err() {
+                return Err(FormatError::config(format!(
+                    "produced column '{}' is not a physical column",
+                    field.name()
+                )));
+            }
+        }
+        Ok(Self {
+            columns: builders_for(produced.fields())?,
+            schema: produced,
+            nodes,
+            rows: 0,
+            messages: 0,
+        })
+    }
+}
+
+impl Decoder for AvroDecoder {
+    fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
+        let position = self.messages;
+        self.messages += 1;
+        // Flink's Avro format produces no row for a null message.
+        let Some(bytes) = message else { return Ok(()) };
+        let mut reader = Reader { bytes, pos: 0 };
+        let columns = &mut self.columns;
+        let schema = &self.schema;
+        let result = self
+            .nodes
+            .iter()
+            .try_for_each(|(node, target)| match target {
+                Some(c) => read_value(node, &mut columns[*c], &mut reader)
+                    .map_err(|e| format!("field '{}': {e}", schema.field(*c).name())),
+                None => skip_value(node, &mut reader),
+            });
+        match result {
+            Ok(()) => {
+                self.rows += 1;
+                Ok(())
+            }
+            Err(reason) => {
+                for column in &mut self.columns {
+                    column.truncate(self.rows);
+                }
+                Err(FormatError::Decode {
+                    position,
+                    reason: format!(
+                        "Failed to deserialize Avro record of {} bytes: {reason}",
+                        bytes.len()
+                    ),
+                })
+            }
+        }
+    }
+
+    fn flush(&mut self) -> Result<RecordBatch> {
+        let columns = self
+            .columns
+            .iter_mut()
+            .zip(self.schema.fields().iter())
+            .map(|(b, f)| b.finish(f.data_type()))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        let rows = std::mem::take(&mut self.rows);
+        self.messages = 0;
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?)
+    }
+
+    fn skipped(&self) -> usize {
+        0
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
+fn write_long(v: i64, out: &mut Vec<u8>) {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    while z >= 0x80 {
+        out.push((z as u8) | 0x80);
+        z >>= 7;
+    }
+    out.push(z as u8);
+}
+
+fn write_bytes(data: &[u8], out: &mut Vec<u8>) {
+    write_long(data.len() as i64, out);
+    out.extend_from_slice(data);
+}
+
+/// Minimal big-endian two's complement, as Java's `BigInteger.toByteArray()`.
+fn decimal_bytes(v: i128) -> Vec<u8> {
+    let bytes = v.to_be_bytes();
+    let mut start = 0;
+    while start < 15 {
+        let (b, next) = (bytes[start], bytes[start + 1]);
+        if (b == 0x00 && next & 0x80 == 0) || (b == 0xFF && next & 0x80 != 0) {
+            start += 1;
+        } else {
+            break;
+        }
+    }
+    bytes[start..].to_vec()
+}
+
+fn write_value(
+    node: &Node,
+    array: &ArrayRef,
+    i: usize,
+    out: &mut Vec<u8>,
+) -> std::result::Result<(), String> {
+    if let Node::Nullable(inner) = node {
+        if array.is_null(i) {
+            write_long(0, out);
+            return Ok(());
+        }
+        write_long(1, out);
+        return write_value(inner, array, i, out);
+    }
+    if array.is_null(i) {
+        return Err("a NULL value for a NOT NULL Avro type".into());
+    }
+    match node {
+        Node::Boolean => {
+            let b = array
+                .as_any()
+                .downcast_ref::<BooleanArray>()
+                .ok_or("not boolean")?;
+            out.push(u8::from(b.value(i)));
+        }
+        Node::Int => {
+            let v = match array.data_type() {
+                DataType::Int8 => i64::from(array.as_primitive::<Int8Type>().value(i)),
+                DataType::Int16 => i64::from(array.as_primitive::<Int16Type>().value(i)),
+                DataType::Date32 => i64::from(array.as_primitive::<Date32Type>().value(i)),
+                DataType::Time32(_) => {
+                    i64::from(array.as_primitive::<Time32MillisecondType>().value(i))
+                }
+                _ => i64::from(array.as_primitive::<Int32Type>().value(i)),
+            };
+            write_long(v, out);
+        }
+        Node::Long => write_long(array.as_primitive::<Int64Type>().value(i), out),
+        Node::Float => {
+            out.extend_from_slice(&array.as_primitive::<Float32Type>().value(i).to_le_bytes())
+        }
+        Node::Double => {
+            out.extend_from_slice(&array.as_primitive::<Float64Type>().value(i).to_le_bytes())
+        }
+        Node::String => write_bytes(array.as_bytes::<Utf8Type>().value(i).as_bytes(), out),
+        Node::Bytes => write_bytes(array.as_bytes::<BinaryType>().value(i), out),
+        Node::Decimal => {
+            let d = array
+                .as_any()
+                .downcast_ref::<Decimal128Array>()
+                .ok_or("not decimal")?;
+            write_bytes(&decimal_bytes(d.value(i)), out);
+        }
+        Node::Timestamp => {
+            // Epoch milliseconds, as Flink's `toEpochMilli()` writes even for `-micros` types.
+            let millis = match array.data_type() {
+                DataType::Timestamp(TimeUnit::Microsecond, _) => array
+                    .as_primitive::<TimestampMicrosecondType>()
+                    .value(i)
+                    .div_euclid(1000),
+                _ => array.as_primitive::<TimestampMillisecondType>().value(i),
+            };
+            write_long(millis, out);
+        }
+        Node::Array(element) => {
+            let list = array
+                .as_any()
+                .downcast_ref::<ListArray>()
+                .ok_or("not a list")?;
+            let values = list.value(i);
+            if !values.is_empty() {
+                write_long(values.len() as i64, out);
+                for k in 0..values.len() {
+                    write_value(element, &values, k, out)?;
+                }
+            }
+            write_long(0, out);
+        }
+        Node::Map(value) => {
+            let map = array
+                .as_any()
+                .downcast_ref::<MapArray>()
+                .ok_or("not a map")?;
+            let entries = map.value(i);
+            if entries.len() > 0 {
+                write_long(entries.len() as i64, out);
+                let keys = entries.column(0);
+                let values = entries.column(1);
+                for k in 0..entries.len() {
+                    write_value(&Node::String, keys, k, out)?;
+                    write_value(value, values, k, out)?;
+                }
+            }
+            write_long(0, out);
+        }
+        Node::Record(fields) => {
+            let row = array
+                .as_any()
+                .downcast_ref::<StructArray>()
+                .ok_or("not a row")?;
+            for (node, column) in fields.iter().zip(row.columns()) {
+                write_value(node, column, i, out)?;
+            }
+        }
+        Node::Nullable(_) => return Err("a union inside a union".into()),
+    }
+    Ok(())
+}
+
+/// Encodes each row as one Avro datum.
+#[derive(Debug)]
+pub struct AvroEncoder {
+    schema: SchemaRef,
+    nodes: Vec<Node>,
+}
+
+impl AvroEncoder {
+    pub fn try_new(schema: SchemaRef, options: &FormatOptions) -> Result<Self> {
+        let legacy = legacy_mapping(options)?;
+        let nodes = schema
+            .fields()
+            .iter()
+            .map(|f| derive(f, legacy))
+            .collect::<Result<_>>()?;
+        Ok(Self { schema, nodes })
+    }
+}
+
+impl Encoder for AvroEncoder {
+    fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray> {
+        let mut bytes = Vec::new();
+        let mut offsets = vec![0i32];
+        for i in 0..batch.num_rows() {
+            for (c, node) in self.nodes.iter().enumerate() {
+                write_value(node, batch.column(c), i, &mut bytes).map_err(|reason| {
+                    FormatError::Encode {
+                        row: i,
+                        reason: format!("field '{}': {reason}", self.schema.field(c).name()),
+                    }
+                })?;
+            }
+            offsets.push(i32::try_from(bytes.len()).map_err(|_| {
+                FormatError::config("the encoded batch exceeds 2 GiB; lower the batch size")
+            })?);
+        }
+        Ok(GenericByteArray::<BinaryType>::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            bytes.into(),
+            None,
+        )?)
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zigzag_and_decimal_bytes_match_java() {
+        let mut out = Vec::new();
+        for v in [0i64, -1, 1, -64, 64, i64::MAX, i64::MIN] {
+            out.clear();
+            write_long(v, &mut out);
+            let mut r = Reader {
+                bytes: &out,
+                pos: 0,
+            };
+            assert_eq!(r.long().unwrap(), v);
+        }
+        write_long(-64, &mut out);
+        assert_eq!(decimal_bytes(0), vec![0]);
+        assert_eq!(decimal_bytes(127), vec![0x7f]);
+        assert_eq!(decimal_bytes(128), vec![0x00, 0x80]);
+        assert_eq!(decimal_bytes(-1), vec![0xff]);
+        assert_eq!(decimal_bytes(-129), vec![0xff, 0x7f]);
+    }
+
+    #[test]
+    fn truncated_datums_are_errors() {
+        let mut r = Reader {
+            bytes: &[0x80],
+            pos: 0,
+        };
+        assert!(r.long().is_err());
+        let mut r = Reader {
+            bytes: &[0x0a, 1],
+            pos: 0,
+        };
+        let n = r.length().unwrap();
+        assert!(r.take(n).is_err());
+    }
+}
