@@ -5,6 +5,7 @@ import dev.streamfusion.bridge.ArrowBatchImporter;
 import dev.streamfusion.bridge.NativeHandle;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.types.ArrowTypes;
+import dev.streamfusion.bridge.writer.NullMapKeys;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 
 import org.apache.flink.annotation.Internal;
@@ -54,7 +55,7 @@ public final class NativeFormatEncoder extends NativeHandle {
         NativeLibrary.load();
         FormatOptionArrays arrays = new FormatOptionArrays(options);
         long[] address = {0};
-        RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, allocator);
+        RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, allocator, nullMapKeys(format, options));
         try {
             ArrowBatchImporter messages =
                     ArrowBatchImporter.importSchema(
@@ -72,6 +73,26 @@ public final class NativeFormatEncoder extends NativeHandle {
             }
             writer.close();
             throw e;
+        }
+    }
+
+    /**
+     * Arrow maps cannot hold a NULL key, so JSON's {@code map-null-key.mode} DROP and LITERAL are
+     * applied while rows are transposed; FAIL (and any other format) rejects the row. The native
+     * encoder validates the option itself, so only its two legal spellings matter here.
+     */
+    private static NullMapKeys nullMapKeys(String format, Map<String, String> options) {
+        if (!"json".equals(format)) {
+            return NullMapKeys.REJECT;
+        }
+        String mode = options.getOrDefault("map-null-key.mode", "FAIL").toUpperCase(java.util.Locale.ROOT);
+        switch (mode) {
+            case "DROP":
+                return NullMapKeys.DROP;
+            case "LITERAL":
+                return NullMapKeys.replaceWith(options.getOrDefault("map-null-key.literal", "null"));
+            default:
+                return NullMapKeys.REJECT;
         }
     }
 

@@ -122,6 +122,36 @@ class JsonEncoderParityTest {
     }
 
     @Test
+    void nullMapKeysFollowMapNullKeyMode() throws Exception {
+        RowType type =
+                (RowType)
+                        DataTypes.ROW(FIELD("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.INT())))
+                                .notNull()
+                                .getLogicalType();
+        java.util.Map<Object, Object> map = new java.util.LinkedHashMap<>();
+        map.put(StringData.fromString("a"), 1);
+        map.put(null, 2);
+        List<RowData> rows = List.of(GenericRowData.of(new org.apache.flink.table.data.GenericMapData(map)));
+        for (JsonFormatOptions.MapNullKeyMode mode :
+                new JsonFormatOptions.MapNullKeyMode[] {
+                    JsonFormatOptions.MapNullKeyMode.DROP, JsonFormatOptions.MapNullKeyMode.LITERAL
+                }) {
+            JsonRowDataSerializationSchema flink =
+                    new JsonRowDataSerializationSchema(type, TimestampFormat.SQL, mode, "N/A", false, false);
+            flink.open(null);
+            byte[] expected = flink.serialize(rows.get(0));
+            List<byte[]> actual =
+                    nativeEncode(type, rows, Map.of("map-null-key.mode", mode.name(), "map-null-key.literal", "N/A"));
+            assertThat(new String(actual.get(0), StandardCharsets.UTF_8))
+                    .as(mode.name())
+                    .isEqualTo(new String(expected, StandardCharsets.UTF_8));
+        }
+        assertThatThrownBy(() -> nativeEncode(type, rows, Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("column m: a MAP key is NULL");
+    }
+
+    @Test
     void invalidEncodeOptionsAreRejected() {
         RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
         assertThatThrownBy(() -> NativeFormatEncoder.create(allocator, "json", Map.of("map-null-key.mode", "keep"), type))

@@ -12,6 +12,7 @@ import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeFamily;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
@@ -78,7 +79,8 @@ abstract class FieldWriter {
         return 0;
     }
 
-    static FieldWriter create(String name, LogicalType type, ValueVector vector, ValueAccess access) {
+    static FieldWriter create(
+            String name, LogicalType type, ValueVector vector, ValueAccess access, NullMapKeys nullKeys) {
         switch (type.getTypeRoot()) {
             case BOOLEAN:
                 return new BooleanWriter(name, access, (BitVector) vector);
@@ -129,17 +131,19 @@ abstract class FieldWriter {
                                 name + ".element",
                                 ((ArrayType) type).getElementType(),
                                 list.getDataVector(),
-                                ValueAccess.ARRAY_ELEMENT));
+                                ValueAccess.ARRAY_ELEMENT,
+                                nullKeys));
             case MAP:
                 MapType map = (MapType) type;
-                return mapWriter(name, access, (MapVector) vector, map.getKeyType(), map.getValueType());
+                return mapWriter(name, access, (MapVector) vector, map.getKeyType(), map.getValueType(), nullKeys);
             case MULTISET:
                 return mapWriter(
                         name,
                         access,
                         (MapVector) vector,
                         ((MultisetType) type).getElementType(),
-                        new IntType(false));
+                        new IntType(false),
+                        nullKeys);
             case ROW:
                 RowType row = (RowType) type;
                 StructVector struct = (StructVector) vector;
@@ -150,7 +154,8 @@ abstract class FieldWriter {
                                     name + "." + row.getFieldNames().get(f),
                                     row.getTypeAt(f),
                                     struct.getChildByOrdinal(f),
-                                    ValueAccess.ROW_FIELD);
+                                    ValueAccess.ROW_FIELD,
+                                    nullKeys);
                 }
                 return new RowWriter(name, access, struct, children);
             default:
@@ -160,15 +165,25 @@ abstract class FieldWriter {
     }
 
     private static FieldWriter mapWriter(
-            String name, ValueAccess access, MapVector vector, LogicalType keyType, LogicalType valueType) {
+            String name,
+            ValueAccess access,
+            MapVector vector,
+            LogicalType keyType,
+            LogicalType valueType,
+            NullMapKeys nullKeys) {
         StructVector entries = (StructVector) vector.getDataVector();
+        if (nullKeys.literal() != null && !keyType.is(LogicalTypeFamily.CHARACTER_STRING)) {
+            throw new IllegalArgumentException(
+                    "column " + name + ": a literal for NULL map keys needs string keys, not " + keyType.asSummaryString());
+        }
         return new MapWriter(
                 name,
                 access,
                 vector,
                 entries,
-                create(name + ".key", keyType, entries.getChildByOrdinal(0), ValueAccess.ARRAY_ELEMENT),
-                create(name + ".value", valueType, entries.getChildByOrdinal(1), ValueAccess.ARRAY_ELEMENT));
+                create(name + ".key", keyType, entries.getChildByOrdinal(0), ValueAccess.ARRAY_ELEMENT, nullKeys),
+                create(name + ".value", valueType, entries.getChildByOrdinal(1), ValueAccess.ARRAY_ELEMENT, nullKeys),
+                nullKeys);
     }
 
     private static final class BooleanWriter extends FieldWriter {
@@ -640,6 +655,7 @@ abstract class FieldWriter {
         private final StructVector entries;
         private final FieldWriter keys;
         private final FieldWriter values;
+        private final NullMapKeys nullKeys;
 
         MapWriter(
                 String name,
@@ -647,12 +663,14 @@ abstract class FieldWriter {
                 MapVector vector,
                 StructVector entries,
                 FieldWriter keys,
-                FieldWriter values) {
+                FieldWriter values,
+                NullMapKeys nullKeys) {
             super(name, access);
             this.vector = vector;
             this.entries = entries;
             this.keys = keys;
             this.values = values;
+            this.nullKeys = nullKeys;
         }
 
         @Override
@@ -666,17 +684,26 @@ abstract class FieldWriter {
             ArrayData keyArray = map.keyArray();
             ArrayData valueArray = map.valueArray();
             int start = vector.startNewValue(out);
-            int size = map.size();
-            for (int k = 0; k < size; k++) {
+            int written = 0;
+            for (int k = 0; k < map.size(); k++) {
+                int slot = start + written;
                 if (keyArray.isNullAt(k)) {
-                    throw new IllegalArgumentException(
-                            "column " + name + ": a MAP key is NULL, which Arrow maps cannot hold");
+                    if (nullKeys.drops()) {
+                        continue;
+                    }
+                    if (nullKeys.literal() == null) {
+                        throw new IllegalArgumentException(
+                                "column " + name + ": a MAP key is NULL, which Arrow maps cannot hold");
+                    }
+                    ((BaseVariableWidthVector) keys.vector()).setSafe(slot, nullKeys.literal());
+                } else {
+                    keys.write(slot, keyArray, k);
                 }
-                entries.setIndexDefined(start + k);
-                keys.write(start + k, keyArray, k);
-                values.write(start + k, valueArray, k);
+                entries.setIndexDefined(slot);
+                values.write(slot, valueArray, k);
+                written++;
             }
-            vector.endValue(out, size);
+            vector.endValue(out, written);
         }
 
         @Override

@@ -29,7 +29,7 @@ public final class RowDataArrowWriter implements AutoCloseable {
     private final VectorSchemaRoot root;
     private final FieldWriter[] writers;
 
-    private RowDataArrowWriter(RowType rowType, VectorSchemaRoot root) {
+    private RowDataArrowWriter(RowType rowType, VectorSchemaRoot root, NullMapKeys nullKeys) {
         this.rowType = rowType;
         this.root = root;
         List<FieldVector> vectors = root.getFieldVectors();
@@ -40,14 +40,28 @@ public final class RowDataArrowWriter implements AutoCloseable {
                             rowType.getFieldNames().get(c),
                             rowType.getTypeAt(c),
                             vectors.get(c),
-                            ValueAccess.ROW_FIELD);
+                            ValueAccess.ROW_FIELD,
+                            nullKeys);
         }
     }
 
-    /** A writer of rows of {@code rowType} into Arrow vectors from {@code allocator}. */
+    /**
+     * A writer of rows of {@code rowType} into Arrow vectors from {@code allocator}; a NULL map
+     * key is an error.
+     */
     public static RowDataArrowWriter create(RowType rowType, BufferAllocator allocator) {
-        return new RowDataArrowWriter(
-                rowType, VectorSchemaRoot.create(ArrowTypes.toArrowSchema(rowType), allocator));
+        return create(rowType, allocator, NullMapKeys.REJECT);
+    }
+
+    /** A writer that treats NULL map keys as {@code nullKeys} says. */
+    public static RowDataArrowWriter create(RowType rowType, BufferAllocator allocator, NullMapKeys nullKeys) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(ArrowTypes.toArrowSchema(rowType), allocator);
+        try {
+            return new RowDataArrowWriter(rowType, root, nullKeys);
+        } catch (RuntimeException e) {
+            root.close();
+            throw e;
+        }
     }
 
     public RowType rowType() {

@@ -1,0 +1,50 @@
+//! A table schema with every type the formats decode, nested, shared by the fuzz targets.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+
+pub fn schema(with_maps: bool) -> SchemaRef {
+    let row = Fields::from(vec![
+        Field::new("x", DataType::Int32, true),
+        Field::new("y", DataType::Utf8, true),
+        Field::new("z", DataType::Decimal128(10, 2), true),
+    ]);
+    let mut fields = vec![
+        Field::new("b", DataType::Boolean, true),
+        Field::new("t", DataType::Int8, true),
+        Field::new("i", DataType::Int32, false),
+        Field::new("l", DataType::Int64, true),
+        Field::new("f", DataType::Float32, true),
+        Field::new("d", DataType::Float64, true),
+        Field::new("dec", DataType::Decimal128(38, 18), true),
+        Field::new("s", DataType::Utf8, true),
+        Field::new("bin", DataType::Binary, true),
+        Field::new("dt", DataType::Date32, true),
+        Field::new("tm", DataType::Time32(TimeUnit::Millisecond), true),
+        Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+        Field::new(
+            "a",
+            DataType::List(Arc::new(Field::new("element", DataType::Int64, true))),
+            true,
+        ),
+        Field::new("r", DataType::Struct(row), true),
+    ];
+    if with_maps {
+        let entries = Field::new(
+            "entries",
+            DataType::Struct(Fields::from(vec![
+                Field::new("key", DataType::Utf8, false),
+                Field::new("value", DataType::Int32, true),
+            ])),
+            false,
+        );
+        fields.push(Field::new("m", DataType::Map(Arc::new(entries), false), true));
+        fields.push(Field::new(
+            "ts9",
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+            true,
+        ));
+    }
+    Arc::new(Schema::new(fields))
+}
