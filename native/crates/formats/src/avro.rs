@@ -13,19 +13,18 @@
 //! a `HashMap`, so its byte order of map entries differs; the values read back equal).
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Decimal128Array, GenericByteArray,
-    ListArray, MapArray, RecordBatch, RecordBatchOptions, StructArray,
+    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Decimal128Array, ListArray, MapArray,
+    RecordBatch, StructArray,
 };
-use arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
     BinaryType, DataType, Date32Type, Field, Float32Type, Float64Type, Int8Type, Int16Type,
     Int32Type, Int64Type, SchemaRef, Time32MillisecondType, TimeUnit, TimestampMicrosecondType,
     TimestampMillisecondType, Utf8Type,
 };
 
-use crate::builder::{ColumnBuilder, builders_for, map_fields};
+use crate::builder::{ColumnBuilder, builders_for, finish_batch, map_fields};
 use crate::decoder::Decoder;
-use crate::encoder::Encoder;
+use crate::encoder::{Encoder, MessageColumn};
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
 
@@ -489,19 +488,9 @@ impl Decoder for AvroDecoder {
     }
 
     fn flush(&mut self) -> Result<RecordBatch> {
-        let columns = self
-            .columns
-            .iter_mut()
-            .zip(self.schema.fields().iter())
-            .map(|(b, f)| b.finish(f.data_type()))
-            .collect::<Result<Vec<ArrayRef>>>()?;
-        let rows = std::mem::take(&mut self.rows);
         self.messages = 0;
-        Ok(RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            columns,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )?)
+        let rows = std::mem::take(&mut self.rows);
+        finish_batch(&self.schema, &mut self.columns, rows)
     }
 
     fn skipped(&self) -> usize {
@@ -672,26 +661,19 @@ impl AvroEncoder {
 
 impl Encoder for AvroEncoder {
     fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray> {
-        let mut bytes = Vec::new();
-        let mut offsets = vec![0i32];
+        let mut messages = MessageColumn::with_capacity(batch.num_rows());
         for i in 0..batch.num_rows() {
             for (c, node) in self.nodes.iter().enumerate() {
-                write_value(node, batch.column(c), i, &mut bytes).map_err(|reason| {
+                write_value(node, batch.column(c), i, messages.bytes()).map_err(|reason| {
                     FormatError::Encode {
                         row: i,
                         reason: format!("field '{}': {reason}", self.schema.field(c).name()),
                     }
                 })?;
             }
-            offsets.push(i32::try_from(bytes.len()).map_err(|_| {
-                FormatError::config("the encoded batch exceeds 2 GiB; lower the batch size")
-            })?);
+            messages.end_message()?;
         }
-        Ok(GenericByteArray::<BinaryType>::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            bytes.into(),
-            None,
-        )?)
+        messages.finish(None)
     }
 
     fn schema(&self) -> &SchemaRef {

@@ -589,6 +589,25 @@ pub fn map_fields(entries: &FieldRef) -> Result<(&FieldRef, &FieldRef)> {
     }
 }
 
+/// Finishes one builder per field of `schema` into a batch of `rows` rows (which may have no
+/// columns at all), resetting the builders.
+pub fn finish_batch(
+    schema: &arrow::datatypes::SchemaRef,
+    columns: &mut [ColumnBuilder],
+    rows: usize,
+) -> Result<arrow::array::RecordBatch> {
+    let arrays = columns
+        .iter_mut()
+        .zip(schema.fields().iter())
+        .map(|(b, f)| b.finish(f.data_type()))
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    Ok(arrow::array::RecordBatch::try_new_with_options(
+        schema.clone(),
+        arrays,
+        &arrow::array::RecordBatchOptions::new().with_row_count(Some(rows)),
+    )?)
+}
+
 /// A nullable field's builder for every field of a schema.
 pub fn builders_for(fields: &Fields) -> Result<Vec<ColumnBuilder>> {
     fields

@@ -7,6 +7,49 @@ use crate::error::{FormatError, Result};
 use crate::json::JsonEncoder;
 use crate::options::FormatOptions;
 
+/// The messages of one batch as they are written: bytes appended, one offset per message.
+#[derive(Debug)]
+pub struct MessageColumn {
+    bytes: Vec<u8>,
+    offsets: Vec<i32>,
+}
+
+impl MessageColumn {
+    pub fn with_capacity(rows: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        Self {
+            bytes: Vec::with_capacity(rows * 64),
+            offsets,
+        }
+    }
+
+    /// Where the current message's bytes go.
+    pub fn bytes(&mut self) -> &mut Vec<u8> {
+        &mut self.bytes
+    }
+
+    /// Ends the current message.
+    pub fn end_message(&mut self) -> Result<()> {
+        let end = i32::try_from(self.bytes.len()).map_err(|_| {
+            FormatError::config("the encoded batch exceeds 2 GiB; lower the batch size")
+        })?;
+        self.offsets.push(end);
+        Ok(())
+    }
+
+    /// The messages, NULL where `nulls` says (a format that writes no message for a NULL).
+    pub fn finish(self, nulls: Option<arrow::buffer::NullBuffer>) -> Result<BinaryArray> {
+        Ok(arrow::array::GenericByteArray::<
+            arrow::datatypes::BinaryType,
+        >::try_new(
+            arrow::buffer::OffsetBuffer::new(arrow::buffer::ScalarBuffer::from(self.offsets)),
+            self.bytes.into(),
+            nulls,
+        )?)
+    }
+}
+
 /// An encoder from rows of a fixed schema to messages.
 pub trait Encoder: Send + std::fmt::Debug {
     /// One message per row, in order; a NULL message where the format writes none (a raw NULL).

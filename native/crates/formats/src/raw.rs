@@ -8,19 +8,15 @@
 //! Strings are stored as valid UTF-8: bytes that are not valid in the charset become U+FFFD, which
 //! is what Flink shows when it reads the string (it keeps the raw bytes until then).
 
-use arrow::array::{
-    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, GenericByteArray, RecordBatch,
-    RecordBatchOptions,
-};
-use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow::array::{Array, ArrayRef, AsArray, BinaryArray, BooleanArray, RecordBatch};
 use arrow::datatypes::{
     BinaryType, DataType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
     SchemaRef, Utf8Type,
 };
 
-use crate::builder::ColumnBuilder;
+use crate::builder::{ColumnBuilder, finish_batch};
 use crate::decoder::Decoder;
-use crate::encoder::Encoder;
+use crate::encoder::{Encoder, MessageColumn};
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
 
@@ -271,13 +267,8 @@ impl Decoder for RawDecoder {
 
     fn flush(&mut self) -> Result<RecordBatch> {
         let rows = self.column.len();
-        let column = self.column.finish(&self.data_type)?;
         self.messages = 0;
-        Ok(RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            vec![column],
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )?)
+        finish_batch(&self.schema, std::slice::from_mut(&mut self.column), rows)
     }
 
     fn skipped(&self) -> usize {
@@ -308,15 +299,15 @@ impl Encoder for RawEncoder {
     fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray> {
         let column: &ArrayRef = batch.column(0);
         let be = self.options.big_endian;
-        let mut bytes = Vec::new();
-        let mut offsets = vec![0i32];
-        macro_rules! number {
-            ($t:ty, $i:expr) => {{
-                let v = column.as_primitive::<$t>().value($i);
-                bytes.extend_from_slice(&if be { v.to_be_bytes() } else { v.to_le_bytes() });
-            }};
-        }
+        let mut messages = MessageColumn::with_capacity(batch.num_rows());
         for i in 0..batch.num_rows() {
+            let bytes: &mut Vec<u8> = messages.bytes();
+            macro_rules! number {
+                ($t:ty, $i:expr) => {{
+                    let v = column.as_primitive::<$t>().value($i);
+                    bytes.extend_from_slice(&if be { v.to_be_bytes() } else { v.to_le_bytes() });
+                }};
+            }
             if !column.is_null(i) {
                 match column.data_type() {
                     DataType::Boolean => {
@@ -350,23 +341,14 @@ impl Encoder for RawEncoder {
                     DataType::Utf8 => self
                         .options
                         .charset
-                        .encode(column.as_bytes::<Utf8Type>().value(i), &mut bytes),
+                        .encode(column.as_bytes::<Utf8Type>().value(i), bytes),
                     _ => bytes.extend_from_slice(column.as_bytes::<BinaryType>().value(i)),
                 }
             }
-            offsets.push(i32::try_from(bytes.len()).map_err(|_| {
-                FormatError::config("the encoded batch exceeds 2 GiB; lower the batch size")
-            })?);
+            messages.end_message()?;
         }
-        let nulls = column
-            .nulls()
-            .cloned()
-            .map(|n| NullBuffer::new(n.inner().clone()));
-        Ok(GenericByteArray::<BinaryType>::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            bytes.into(),
-            nulls,
-        )?)
+        // A NULL value is a null message, as Flink's raw format writes it.
+        messages.finish(column.nulls().cloned())
     }
 
     fn schema(&self) -> &SchemaRef {

@@ -18,10 +18,9 @@ mod options;
 use std::collections::HashMap;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Decimal128Array, GenericByteArray,
-    ListArray, RecordBatch, RecordBatchOptions, StructArray,
+    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Decimal128Array, ListArray, RecordBatch,
+    StructArray,
 };
-use arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
     BinaryType, DataType, Date32Type, Field, Float32Type, Float64Type, Int8Type, Int16Type,
     Int32Type, Int64Type, SchemaRef, Time32MillisecondType, Time32SecondType,
@@ -32,10 +31,10 @@ use base64::Engine;
 
 pub use options::{CSV_OPTION_KEYS, CsvOptions};
 
-use crate::builder::{ColumnBuilder, builders_for};
+use crate::builder::{ColumnBuilder, builders_for, finish_batch};
 use crate::decimal::{decimal_to_java_string, decimal_to_plain_string, parse_decimal};
 use crate::decoder::Decoder;
-use crate::encoder::Encoder;
+use crate::encoder::{Encoder, MessageColumn};
 use crate::error::{FormatError, Result};
 use crate::javatext::{java_trim, parse_java_double, parse_java_float, parse_java_long};
 use crate::javatext::{push_java_double, push_java_float};
@@ -217,19 +216,9 @@ impl Decoder for CsvDecoder {
     }
 
     fn flush(&mut self) -> Result<RecordBatch> {
-        let columns = self
-            .columns
-            .iter_mut()
-            .zip(self.produced.fields().iter())
-            .map(|(b, f)| b.finish(f.data_type()))
-            .collect::<Result<Vec<ArrayRef>>>()?;
-        let rows = std::mem::take(&mut self.rows);
         self.messages = 0;
-        Ok(RecordBatch::try_new_with_options(
-            self.produced.clone(),
-            columns,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )?)
+        let rows = std::mem::take(&mut self.rows);
+        finish_batch(&self.produced, &mut self.columns, rows)
     }
 
     fn skipped(&self) -> usize {
@@ -730,8 +719,7 @@ fn push_display(out: &mut String, value: impl std::fmt::Display) -> bool {
 
 impl Encoder for CsvEncoder {
     fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray> {
-        let mut bytes = Vec::new();
-        let mut offsets = vec![0i32];
+        let mut messages = MessageColumn::with_capacity(batch.num_rows());
         let mut record = String::new();
         for i in 0..batch.num_rows() {
             record.clear();
@@ -745,16 +733,10 @@ impl Encoder for CsvEncoder {
                         reason: format!("Fail to serialize at field: {}: {reason}", field.name()),
                     })?;
             }
-            bytes.extend_from_slice(record.as_bytes());
-            offsets.push(i32::try_from(bytes.len()).map_err(|_| {
-                FormatError::config("the encoded batch exceeds 2 GiB; lower the batch size")
-            })?);
+            messages.bytes().extend_from_slice(record.as_bytes());
+            messages.end_message()?;
         }
-        Ok(GenericByteArray::<BinaryType>::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            bytes.into(),
-            None,
-        )?)
+        messages.finish(None)
     }
 
     fn schema(&self) -> &SchemaRef {

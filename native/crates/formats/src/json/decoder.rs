@@ -1,13 +1,13 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, Fields, IntervalUnit, SchemaRef, TimeUnit};
 use base64::Engine;
 use simd_json::{Node, StaticNode};
 
 use super::options::JsonDecodeOptions;
-use crate::builder::{ColumnBuilder, builders_for};
+use crate::builder::{ColumnBuilder, builders_for, finish_batch};
 use crate::decimal::parse_decimal;
 use crate::error::{FormatError, Result};
 use crate::javatext::{java_trim, parse_java_double, parse_java_float, parse_java_long};
@@ -310,19 +310,9 @@ impl JsonDecoder {
 
     /// Builds the batch of every row decoded since the last flush.
     pub fn flush(&mut self) -> Result<RecordBatch> {
-        let columns = self
-            .columns
-            .iter_mut()
-            .zip(self.schema.fields().iter())
-            .map(|(b, f)| b.finish(f.data_type()))
-            .collect::<Result<Vec<ArrayRef>>>()?;
-        let rows = std::mem::take(&mut self.rows);
         self.messages = 0;
-        Ok(RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            columns,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )?)
+        let rows = std::mem::take(&mut self.rows);
+        finish_batch(&self.schema, &mut self.columns, rows)
     }
 }
 

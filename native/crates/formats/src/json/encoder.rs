@@ -1,8 +1,7 @@
 use arrow::array::{
-    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Decimal128Array, GenericByteArray,
-    ListArray, MapArray, RecordBatch, StructArray,
+    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Decimal128Array, ListArray, MapArray,
+    RecordBatch, StructArray,
 };
-use arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
     BinaryType, DataType, Date32Type, DurationMillisecondType, Float32Type, Float64Type, Int8Type,
     Int16Type, Int32Type, Int64Type, IntervalUnit, IntervalYearMonthType, SchemaRef,
@@ -14,6 +13,7 @@ use base64::Engine;
 
 use super::options::{JsonEncodeOptions, MapNullKeyMode};
 use crate::decimal::{decimal_to_java_string, decimal_to_plain_string};
+use crate::encoder::MessageColumn;
 use crate::error::{FormatError, Result};
 use crate::javatext::{push_java_double, push_java_float};
 use crate::options::FormatOptions;
@@ -64,9 +64,7 @@ impl JsonEncoder {
 
     /// One message per row of `batch`.
     pub fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray> {
-        let mut bytes: Vec<u8> = Vec::with_capacity(batch.num_rows() * 64);
-        let mut offsets: Vec<i32> = Vec::with_capacity(batch.num_rows() + 1);
-        offsets.push(0);
+        let mut messages = MessageColumn::with_capacity(batch.num_rows());
         let mut out = String::new();
         for row in 0..batch.num_rows() {
             out.clear();
@@ -92,16 +90,10 @@ impl JsonEncoder {
                 })?;
             }
             out.push('}');
-            bytes.extend_from_slice(out.as_bytes());
-            offsets.push(i32::try_from(bytes.len()).map_err(|_| {
-                FormatError::config("the encoded batch exceeds 2 GiB; lower the batch size")
-            })?);
+            messages.bytes().extend_from_slice(out.as_bytes());
+            messages.end_message()?;
         }
-        Ok(GenericByteArray::<BinaryType>::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            bytes.into(),
-            None,
-        )?)
+        messages.finish(None)
     }
 }
 
