@@ -35,7 +35,7 @@ const FLINK_TYPE_KEY: &str = "flink.type";
 
 /// One value of the derived Avro schema.
 #[derive(Debug, Clone)]
-enum Node {
+pub(crate) enum TableNode {
     Boolean,
     /// `int` read into TINYINT, SMALLINT, INT or DATE/TIME columns.
     Int,
@@ -47,18 +47,18 @@ enum Node {
     Decimal,
     /// A timestamp in milliseconds or microseconds (the column's unit says which).
     Timestamp,
-    Array(Box<Node>),
-    Map(Box<Node>),
-    Record(Vec<Node>),
+    Array(Box<TableNode>),
+    Map(Box<TableNode>),
+    Record(Vec<(String, TableNode)>),
     /// `["null", T]`.
-    Nullable(Box<Node>),
+    Nullable(Box<TableNode>),
 }
 
-fn derive(field: &Field, legacy: bool) -> Result<Node> {
+fn derive(field: &Field, legacy: bool) -> Result<TableNode> {
     let node = match field.data_type() {
-        DataType::Boolean => Node::Boolean,
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Date32 => Node::Int,
-        DataType::Time32(TimeUnit::Millisecond) => Node::Int,
+        DataType::Boolean => TableNode::Boolean,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Date32 => TableNode::Int,
+        DataType::Time32(TimeUnit::Millisecond) => TableNode::Int,
         DataType::Time32(_) | DataType::Time64(_) => {
             return Err(FormatError::config(format!(
                 "Avro does not support TIME type with precision: {} (column '{}'), it only supports precision less than 3.",
@@ -69,12 +69,12 @@ fn derive(field: &Field, legacy: bool) -> Result<Node> {
                 field.name()
             )));
         }
-        DataType::Int64 => Node::Long,
-        DataType::Float32 => Node::Float,
-        DataType::Float64 => Node::Double,
-        DataType::Utf8 => Node::String,
-        DataType::Binary => Node::Bytes,
-        DataType::Decimal128(_, _) => Node::Decimal,
+        DataType::Int64 => TableNode::Long,
+        DataType::Float32 => TableNode::Float,
+        DataType::Float64 => TableNode::Double,
+        DataType::Utf8 => TableNode::String,
+        DataType::Binary => TableNode::Bytes,
+        DataType::Decimal128(_, _) => TableNode::Decimal,
         DataType::Timestamp(unit, zone) => {
             if legacy && zone.is_some() {
                 return Err(FormatError::config(format!(
@@ -83,8 +83,8 @@ fn derive(field: &Field, legacy: bool) -> Result<Node> {
                 )));
             }
             match unit {
-                TimeUnit::Millisecond => Node::Timestamp,
-                TimeUnit::Microsecond if !legacy => Node::Timestamp,
+                TimeUnit::Millisecond => TableNode::Timestamp,
+                TimeUnit::Microsecond if !legacy => TableNode::Timestamp,
                 _ => {
                     return Err(FormatError::config(format!(
                         "Avro does not support the precision of TIMESTAMP column '{}': it supports precision up to {}.",
@@ -94,7 +94,7 @@ fn derive(field: &Field, legacy: bool) -> Result<Node> {
                 }
             }
         }
-        DataType::List(element) => Node::Array(Box::new(derive(element, legacy)?)),
+        DataType::List(element) => TableNode::Array(Box::new(derive(element, legacy)?)),
         DataType::Map(entries, _) => {
             let (key, value) = map_fields(entries)?;
             if key.data_type() != &DataType::Utf8 {
@@ -107,16 +107,16 @@ fn derive(field: &Field, legacy: bool) -> Result<Node> {
             let value =
                 if field.metadata().get(FLINK_TYPE_KEY).map(String::as_str) == Some("MULTISET") {
                     // Flink counts multiset elements with a nullable INT.
-                    Node::Nullable(Box::new(Node::Int))
+                    TableNode::Nullable(Box::new(TableNode::Int))
                 } else {
                     derive(value, legacy)?
                 };
-            Node::Map(Box::new(value))
+            TableNode::Map(Box::new(value))
         }
-        DataType::Struct(fields) => Node::Record(
+        DataType::Struct(fields) => TableNode::Record(
             fields
                 .iter()
-                .map(|f| derive(f, legacy))
+                .map(|f| Ok((f.name().clone(), derive(f, legacy)?)))
                 .collect::<Result<_>>()?,
         ),
         other => {
@@ -127,10 +127,21 @@ fn derive(field: &Field, legacy: bool) -> Result<Node> {
         }
     };
     Ok(if field.is_nullable() {
-        Node::Nullable(Box::new(node))
+        TableNode::Nullable(Box::new(node))
     } else {
         node
     })
+}
+
+/// The table's columns as one record node, by the schema Flink derives.
+pub(crate) fn derive_table(schema: &SchemaRef, legacy: bool) -> Result<TableNode> {
+    Ok(TableNode::Record(
+        schema
+            .fields()
+            .iter()
+            .map(|f| Ok((f.name().clone(), derive(f, legacy)?)))
+            .collect::<Result<_>>()?,
+    ))
 }
 
 fn legacy_mapping(options: &FormatOptions) -> Result<bool> {
@@ -146,15 +157,19 @@ fn legacy_mapping(options: &FormatOptions) -> Result<bool> {
 }
 
 /// Reads one Avro binary datum.
-struct Reader<'a> {
+pub(crate) struct AvroReader<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
 type Read<T> = std::result::Result<T, String>;
 
-impl Reader<'_> {
-    fn long(&mut self) -> Read<i64> {
+impl<'a> AvroReader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, pos: 0 }
+    }
+
+    pub(crate) fn long(&mut self) -> Read<i64> {
         let mut value: u64 = 0;
         let mut shift = 0;
         loop {
@@ -175,11 +190,11 @@ impl Reader<'_> {
         Ok((value >> 1) as i64 ^ -((value & 1) as i64))
     }
 
-    fn int(&mut self) -> Read<i32> {
+    pub(crate) fn int(&mut self) -> Read<i32> {
         i32::try_from(self.long()?).map_err(|_| "int value out of range".to_string())
     }
 
-    fn take(&mut self, n: usize) -> Read<&[u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> Read<&'a [u8]> {
         let end = self
             .pos
             .checked_add(n)
@@ -190,12 +205,12 @@ impl Reader<'_> {
         Ok(slice)
     }
 
-    fn length(&mut self) -> Read<usize> {
+    pub(crate) fn length(&mut self) -> Read<usize> {
         usize::try_from(self.long()?).map_err(|_| "negative length".to_string())
     }
 
     /// Item count of the next array or map block (0 ends the value).
-    fn block(&mut self) -> Read<usize> {
+    pub(crate) fn block(&mut self) -> Read<usize> {
         let count = self.long()?;
         if count < 0 {
             self.long()?; // the block's size in bytes
@@ -204,9 +219,9 @@ impl Reader<'_> {
     }
 }
 
-fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> Read<()> {
+fn read_value(node: &TableNode, builder: &mut ColumnBuilder, r: &mut AvroReader<'_>) -> Read<()> {
     match node {
-        Node::Nullable(inner) => match r.long()? {
+        TableNode::Nullable(inner) => match r.long()? {
             0 => builder.push_null(),
             1 => read_value(inner, builder, r)?,
             other => {
@@ -215,12 +230,12 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
                 ));
             }
         },
-        Node::Boolean => match r.take(1)?[0] {
+        TableNode::Boolean => match r.take(1)?[0] {
             0 => builder.push_bool(false),
             1 => builder.push_bool(true),
             other => return Err(format!("invalid boolean byte {other}")),
         },
-        Node::Int => {
+        TableNode::Int => {
             let v = r.int()?;
             match builder {
                 // Flink narrows with Integer.byteValue()/shortValue().
@@ -232,21 +247,21 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
                 _ => return Err("an Avro int for a column that is not an integer".into()),
             }
         }
-        Node::Long => {
+        TableNode::Long => {
             let v = r.long()?;
             let ColumnBuilder::Int64(c) = builder else {
                 return Err("an Avro long for a column that is not BIGINT".into());
             };
             c.push(v);
         }
-        Node::Float => {
+        TableNode::Float => {
             let raw = r.take(4)?;
             let ColumnBuilder::Float32(c) = builder else {
                 return Err("not a FLOAT column".into());
             };
             c.push(f32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]));
         }
-        Node::Double => {
+        TableNode::Double => {
             let raw = r.take(8)?;
             let mut b = [0u8; 8];
             b.copy_from_slice(raw);
@@ -255,10 +270,10 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
             };
             c.push(f64::from_le_bytes(b));
         }
-        Node::Bytes | Node::String => {
+        TableNode::Bytes | TableNode::String => {
             let n = r.length()?;
             let data = r.take(n)?;
-            if matches!(node, Node::String) && std::str::from_utf8(data).is_err() {
+            if matches!(node, TableNode::String) && std::str::from_utf8(data).is_err() {
                 return Err("an Avro string that is not valid UTF-8".into());
             }
             let ColumnBuilder::Bytes(c) = builder else {
@@ -266,7 +281,7 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
             };
             c.push(data).map_err(|e| e.to_string())?;
         }
-        Node::Decimal => {
+        TableNode::Decimal => {
             let n = r.length()?;
             let data = r.take(n)?;
             if data.len() > 16 {
@@ -288,7 +303,7 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
             };
             c.push(v);
         }
-        Node::Timestamp => {
+        TableNode::Timestamp => {
             // Flink writes and reads epoch milliseconds whatever the declared Avro unit.
             let millis = r.long()?;
             match builder {
@@ -299,7 +314,7 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
                 _ => return Err("not a TIMESTAMP column".into()),
             }
         }
-        Node::Array(element) => {
+        TableNode::Array(element) => {
             let ColumnBuilder::List { element: child, .. } = builder else {
                 return Err("not an ARRAY column".into());
             };
@@ -314,7 +329,7 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
             }
             builder.end_nested_value();
         }
-        Node::Map(value) => {
+        TableNode::Map(value) => {
             let ColumnBuilder::Map { keys, values, .. } = builder else {
                 return Err("not a MAP column".into());
             };
@@ -324,20 +339,20 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
                     break;
                 }
                 for _ in 0..n {
-                    read_value(&Node::String, keys, r)?;
+                    read_value(&TableNode::String, keys, r)?;
                     read_value(value, values, r)?;
                 }
             }
             builder.end_nested_value();
         }
-        Node::Record(fields) => {
+        TableNode::Record(fields) => {
             let ColumnBuilder::Struct {
                 fields: children, ..
             } = builder
             else {
                 return Err("not a ROW column".into());
             };
-            for (node, child) in fields.iter().zip(children.iter_mut()) {
+            for ((_, node), child) in fields.iter().zip(children.iter_mut()) {
                 read_value(node, child, r)?;
             }
             builder.end_nested_value();
@@ -347,9 +362,9 @@ fn read_value(node: &Node, builder: &mut ColumnBuilder, r: &mut Reader<'_>) -> R
 }
 
 /// Steps over a value of a column the query does not read.
-fn skip_value(node: &Node, r: &mut Reader<'_>) -> Read<()> {
+fn skip_value(node: &TableNode, r: &mut AvroReader<'_>) -> Read<()> {
     match node {
-        Node::Nullable(inner) => match r.long()? {
+        TableNode::Nullable(inner) => match r.long()? {
             0 => {}
             1 => skip_value(inner, r)?,
             other => {
@@ -358,23 +373,23 @@ fn skip_value(node: &Node, r: &mut Reader<'_>) -> Read<()> {
                 ));
             }
         },
-        Node::Boolean => {
+        TableNode::Boolean => {
             r.take(1)?;
         }
-        Node::Int | Node::Long | Node::Timestamp => {
+        TableNode::Int | TableNode::Long | TableNode::Timestamp => {
             r.long()?;
         }
-        Node::Float => {
+        TableNode::Float => {
             r.take(4)?;
         }
-        Node::Double => {
+        TableNode::Double => {
             r.take(8)?;
         }
-        Node::Bytes | Node::String | Node::Decimal => {
+        TableNode::Bytes | TableNode::String | TableNode::Decimal => {
             let n = r.length()?;
             r.take(n)?;
         }
-        Node::Array(element) => loop {
+        TableNode::Array(element) => loop {
             let n = r.block()?;
             if n == 0 {
                 break;
@@ -383,18 +398,18 @@ fn skip_value(node: &Node, r: &mut Reader<'_>) -> Read<()> {
                 skip_value(element, r)?;
             }
         },
-        Node::Map(value) => loop {
+        TableNode::Map(value) => loop {
             let n = r.block()?;
             if n == 0 {
                 break;
             }
             for _ in 0..n {
-                skip_value(&Node::String, r)?;
+                skip_value(&TableNode::String, r)?;
                 skip_value(value, r)?;
             }
         },
-        Node::Record(fields) => {
-            for field in fields {
+        TableNode::Record(fields) => {
+            for (_, field) in fields {
                 skip_value(field, r)?;
             }
         }
@@ -408,7 +423,7 @@ pub struct AvroDecoder {
     schema: SchemaRef,
     /// The datum's fields (the table's physical columns), each with the produced column it
     /// fills, if the query reads it.
-    nodes: Vec<(Node, Option<usize>)>,
+    nodes: Vec<(TableNode, Option<usize>)>,
     columns: Vec<ColumnBuilder>,
     rows: usize,
     messages: usize,
@@ -456,7 +471,7 @@ impl Decoder for AvroDecoder {
         self.messages += 1;
         // Flink's Avro format produces no row for a null message.
         let Some(bytes) = message else { return Ok(()) };
-        let mut reader = Reader { bytes, pos: 0 };
+        let mut reader = AvroReader { bytes, pos: 0 };
         let columns = &mut self.columns;
         let schema = &self.schema;
         let result = self
@@ -532,12 +547,12 @@ fn decimal_bytes(v: i128) -> Vec<u8> {
 }
 
 fn write_value(
-    node: &Node,
+    node: &TableNode,
     array: &ArrayRef,
     i: usize,
     out: &mut Vec<u8>,
 ) -> std::result::Result<(), String> {
-    if let Node::Nullable(inner) = node {
+    if let TableNode::Nullable(inner) = node {
         if array.is_null(i) {
             write_long(0, out);
             return Ok(());
@@ -549,14 +564,14 @@ fn write_value(
         return Err("a NULL value for a NOT NULL Avro type".into());
     }
     match node {
-        Node::Boolean => {
+        TableNode::Boolean => {
             let b = array
                 .as_any()
                 .downcast_ref::<BooleanArray>()
                 .ok_or("not boolean")?;
             out.push(u8::from(b.value(i)));
         }
-        Node::Int => {
+        TableNode::Int => {
             let v = match array.data_type() {
                 DataType::Int8 => i64::from(array.as_primitive::<Int8Type>().value(i)),
                 DataType::Int16 => i64::from(array.as_primitive::<Int16Type>().value(i)),
@@ -568,23 +583,23 @@ fn write_value(
             };
             write_long(v, out);
         }
-        Node::Long => write_long(array.as_primitive::<Int64Type>().value(i), out),
-        Node::Float => {
+        TableNode::Long => write_long(array.as_primitive::<Int64Type>().value(i), out),
+        TableNode::Float => {
             out.extend_from_slice(&array.as_primitive::<Float32Type>().value(i).to_le_bytes())
         }
-        Node::Double => {
+        TableNode::Double => {
             out.extend_from_slice(&array.as_primitive::<Float64Type>().value(i).to_le_bytes())
         }
-        Node::String => write_bytes(array.as_bytes::<Utf8Type>().value(i).as_bytes(), out),
-        Node::Bytes => write_bytes(array.as_bytes::<BinaryType>().value(i), out),
-        Node::Decimal => {
+        TableNode::String => write_bytes(array.as_bytes::<Utf8Type>().value(i).as_bytes(), out),
+        TableNode::Bytes => write_bytes(array.as_bytes::<BinaryType>().value(i), out),
+        TableNode::Decimal => {
             let d = array
                 .as_any()
                 .downcast_ref::<Decimal128Array>()
                 .ok_or("not decimal")?;
             write_bytes(&decimal_bytes(d.value(i)), out);
         }
-        Node::Timestamp => {
+        TableNode::Timestamp => {
             // Epoch milliseconds, as Flink's `toEpochMilli()` writes even for `-micros` types.
             let millis = match array.data_type() {
                 DataType::Timestamp(TimeUnit::Microsecond, _) => array
@@ -595,7 +610,7 @@ fn write_value(
             };
             write_long(millis, out);
         }
-        Node::Array(element) => {
+        TableNode::Array(element) => {
             let list = array
                 .as_any()
                 .downcast_ref::<ListArray>()
@@ -609,7 +624,7 @@ fn write_value(
             }
             write_long(0, out);
         }
-        Node::Map(value) => {
+        TableNode::Map(value) => {
             let map = array
                 .as_any()
                 .downcast_ref::<MapArray>()
@@ -620,22 +635,22 @@ fn write_value(
                 let keys = entries.column(0);
                 let values = entries.column(1);
                 for k in 0..entries.len() {
-                    write_value(&Node::String, keys, k, out)?;
+                    write_value(&TableNode::String, keys, k, out)?;
                     write_value(value, values, k, out)?;
                 }
             }
             write_long(0, out);
         }
-        Node::Record(fields) => {
+        TableNode::Record(fields) => {
             let row = array
                 .as_any()
                 .downcast_ref::<StructArray>()
                 .ok_or("not a row")?;
-            for (node, column) in fields.iter().zip(row.columns()) {
+            for ((_, node), column) in fields.iter().zip(row.columns()) {
                 write_value(node, column, i, out)?;
             }
         }
-        Node::Nullable(_) => return Err("a union inside a union".into()),
+        TableNode::Nullable(_) => return Err("a union inside a union".into()),
     }
     Ok(())
 }
@@ -644,7 +659,7 @@ fn write_value(
 #[derive(Debug)]
 pub struct AvroEncoder {
     schema: SchemaRef,
-    nodes: Vec<Node>,
+    nodes: Vec<TableNode>,
 }
 
 impl AvroEncoder {
@@ -691,7 +706,7 @@ mod tests {
         for v in [0i64, -1, 1, -64, 64, i64::MAX, i64::MIN] {
             out.clear();
             write_long(v, &mut out);
-            let mut r = Reader {
+            let mut r = AvroReader {
                 bytes: &out,
                 pos: 0,
             };
@@ -707,12 +722,12 @@ mod tests {
 
     #[test]
     fn truncated_datums_are_errors() {
-        let mut r = Reader {
+        let mut r = AvroReader {
             bytes: &[0x80],
             pos: 0,
         };
         assert!(r.long().is_err());
-        let mut r = Reader {
+        let mut r = AvroReader {
             bytes: &[0x0a, 1],
             pos: 0,
         };

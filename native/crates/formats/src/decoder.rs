@@ -21,6 +21,14 @@ pub trait Decoder: Send + std::fmt::Debug {
     fn skipped(&self) -> usize;
 
     fn schema(&self) -> &SchemaRef;
+
+    /// Hands the decoder the writer schema (a registry's text) of a schema id; only formats
+    /// whose messages name their writer schema accept it.
+    fn add_writer_schema(&mut self, id: u32, _schema: &str) -> Result<()> {
+        Err(FormatError::config(format!(
+            "this format does not take writer schemas (schema id {id})"
+        )))
+    }
 }
 
 impl Decoder for JsonDecoder {
@@ -61,6 +69,9 @@ pub fn create_decoder(
         "avro" => Ok(Box::new(crate::avro::AvroDecoder::try_new(
             physical, produced, options,
         )?)),
+        "avro-confluent" => Ok(Box::new(
+            crate::avro_confluent::AvroConfluentDecoder::try_new(produced, options)?,
+        )),
         other => Err(FormatError::config(format!(
             "StreamFusion has no native decoder for format '{other}'"
         ))),

@@ -23,6 +23,8 @@
 //! ```
 
 pub mod avro;
+pub mod avro_confluent;
+pub mod avro_schema;
 pub mod builder;
 pub mod csv;
 pub mod decimal;

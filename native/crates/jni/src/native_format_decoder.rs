@@ -141,3 +141,20 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_free0<'
         Ok(())
     })
 }
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_addWriterSchema<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    id: jint,
+    schema: JString<'local>,
+) {
+    run(env, |env| {
+        let schema = schema.try_to_string(env)?;
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
+        this.decoder.add_writer_schema(id as u32, &schema)?;
+        Ok(())
+    })
+}

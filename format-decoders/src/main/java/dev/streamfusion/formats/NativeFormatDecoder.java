@@ -5,6 +5,8 @@ import dev.streamfusion.bridge.ArrowBatchImporter;
 import dev.streamfusion.bridge.NativeHandle;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.types.ArrowTypes;
+import dev.streamfusion.formats.registry.HttpSchemaRegistryClient;
+import dev.streamfusion.formats.registry.SchemaRegistryClient;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.types.logical.RowType;
@@ -16,8 +18,11 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
+import java.nio.ByteBuffer;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A native decoder of one Flink format ({@code json}, ...) producing rows of a fixed row type:
@@ -39,13 +44,21 @@ public final class NativeFormatDecoder extends NativeHandle {
     private final RowType rowType;
     private final VectorSchemaRoot messages;
     private final ArrowBatchImporter rows;
+    /** For formats whose messages name their writer schema (avro-confluent); else null. */
+    private final SchemaRegistryClient registry;
+    private final Set<Integer> knownSchemaIds = new HashSet<>();
 
     private NativeFormatDecoder(
-            BufferAllocator allocator, RowType rowType, long address, ArrowBatchImporter rows) {
+            BufferAllocator allocator,
+            RowType rowType,
+            long address,
+            ArrowBatchImporter rows,
+            SchemaRegistryClient registry) {
         super("format decoder", address);
         this.allocator = allocator;
         this.rowType = rowType;
         this.rows = rows;
+        this.registry = registry;
         this.messages = VectorSchemaRoot.create(MESSAGES, allocator);
     }
 
@@ -103,7 +116,9 @@ public final class NativeFormatDecoder extends NativeHandle {
                                                                                                     physicalAddress,
                                                                                                     row,
                                                                                                     out)))));
-            return new NativeFormatDecoder(allocator, rowType, address[0], rows);
+            SchemaRegistryClient registry =
+                    "avro-confluent".equals(format) ? HttpSchemaRegistryClient.fromOptions(options) : null;
+            return new NativeFormatDecoder(allocator, rowType, address[0], rows, registry);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
                 free0(address[0]);
@@ -122,6 +137,9 @@ public final class NativeFormatDecoder extends NativeHandle {
      */
     public synchronized VectorSchemaRoot decode(List<byte[]> batch) {
         long handle = address();
+        if (registry != null) {
+            addMissingWriterSchemas(handle, batch);
+        }
         messages.clear();
         VarBinaryVector column = (VarBinaryVector) messages.getVector(0);
         long bytes = 0;
@@ -140,6 +158,24 @@ public final class NativeFormatDecoder extends NativeHandle {
         messages.setRowCount(batch.size());
         return rows.importBatch(
                 out -> ArrowBatchExporter.exportBatch(allocator, messages, in -> decode(handle, in, out)));
+    }
+
+    /**
+     * Fetches the writer schema of every schema id in {@code batch} that native code has not seen
+     * (Confluent framing: a zero byte, then the id as four big-endian bytes). Native code does no
+     * I/O; malformed headers are left for it to report with the message's position.
+     */
+    private void addMissingWriterSchemas(long handle, List<byte[]> batch) {
+        for (byte[] message : batch) {
+            if (message == null || message.length < 5 || message[0] != 0) {
+                continue;
+            }
+            int id = ByteBuffer.wrap(message, 1, 4).getInt();
+            if (!knownSchemaIds.contains(id)) {
+                addWriterSchema(handle, id, registry.schemaById(id));
+                knownSchemaIds.add(id);
+            }
+        }
     }
 
     /** Messages skipped under the format's ignore-parse-errors option since creation. */
@@ -170,6 +206,8 @@ public final class NativeFormatDecoder extends NativeHandle {
     private static native int decode(long handle, long messagesAddress, long outArrayAddress);
 
     private static native long skipped(long handle);
+
+    private static native void addWriterSchema(long handle, int id, String schema);
 
     private static native void free0(long handle);
 }

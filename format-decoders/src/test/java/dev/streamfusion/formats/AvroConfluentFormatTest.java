@@ -1,0 +1,205 @@
+package dev.streamfusion.formats;
+
+import dev.streamfusion.bridge.NativeDecodeException;
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.testing.RandomRows;
+import dev.streamfusion.bridge.testing.RowDataValues;
+import dev.streamfusion.formats.registry.SchemaRegistryException;
+
+import org.apache.flink.formats.avro.AvroFormatOptions.AvroEncoding;
+import org.apache.flink.formats.avro.AvroRowDataDeserializationSchema;
+import org.apache.flink.formats.avro.AvroRowDataSerializationSchema;
+import org.apache.flink.formats.avro.AvroToRowDataConverters;
+import org.apache.flink.formats.avro.typeutils.AvroSchemaConverter;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+
+import com.sun.net.httpserver.HttpServer;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.apache.flink.table.api.DataTypes.FIELD;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The native {@code avro-confluent} decoder against a real HTTP schema registry on localhost:
+ * Confluent framing, writer schemas fetched once per id, and Avro schema resolution equal to what
+ * Flink computes (Avro's resolving reader, then Flink's converters).
+ */
+class AvroConfluentFormatTest {
+
+    private final Map<Integer, String> schemas = new ConcurrentHashMap<>();
+    private final AtomicInteger requests = new AtomicInteger();
+    private HttpServer registry;
+    private BufferAllocator allocator;
+
+    @BeforeEach
+    void start() throws IOException {
+        allocator = new RootAllocator();
+        registry = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        registry.createContext(
+                "/schemas/ids/",
+                exchange -> {
+                    requests.incrementAndGet();
+                    String path = exchange.getRequestURI().getPath();
+                    String schema = schemas.get(Integer.parseInt(path.substring(path.lastIndexOf('/') + 1)));
+                    byte[] body =
+                            (schema == null
+                                            ? "{\"error_code\":40403,\"message\":\"Schema not found\"}"
+                                            : "{\"schema\":" + quote(schema) + "}")
+                                    .getBytes(StandardCharsets.UTF_8);
+                    exchange.sendResponseHeaders(schema == null ? 404 : 200, body.length);
+                    try (OutputStream out = exchange.getResponseBody()) {
+                        out.write(body);
+                    }
+                });
+        registry.start();
+    }
+
+    @AfterEach
+    void stop() {
+        registry.stop(0);
+        allocator.close();
+    }
+
+    @Test
+    void decodesFlinkDatumsWithTheirRegisteredSchemaAndCachesIt() throws Exception {
+        RowType type = AvroFormatParityTest.avroTypes(true);
+        schemas.put(1, AvroSchemaConverter.convertToSchema(type).toString());
+        AvroRowDataSerializationSchema flinkWriter = new AvroRowDataSerializationSchema(type, AvroEncoding.BINARY, true);
+        flinkWriter.open(null);
+        AvroRowDataDeserializationSchema flinkReader =
+                new AvroRowDataDeserializationSchema(type, InternalTypeInfo.of(type), AvroEncoding.BINARY, true);
+        flinkReader.open(null);
+
+        List<RowData> rows = new RandomRows(41, 0.2).rows(type, 200);
+        List<byte[]> messages = new ArrayList<>();
+        List<RowData> expected = new ArrayList<>();
+        for (RowData row : rows) {
+            byte[] datum = flinkWriter.serialize(row);
+            messages.add(framed(1, datum));
+            expected.add(flinkReader.deserialize(datum));
+        }
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "avro-confluent", options(), type)) {
+            RowDataValues.assertSameRows(read(decoder.decode(messages.subList(0, 100)), type), RowDataValues.ofRows(expected.subList(0, 100), type));
+            RowDataValues.assertSameRows(read(decoder.decode(messages.subList(100, 200)), type), RowDataValues.ofRows(expected.subList(100, 200), type));
+        }
+        assertThat(requests.get()).as("one registry request for the one schema id").isEqualTo(1);
+    }
+
+    @Test
+    void resolvesAnEvolvedWriterSchemaAsFlinkDoes() throws Exception {
+        RowType table =
+                (RowType)
+                        DataTypes.ROW(
+                                        FIELD("name", DataTypes.STRING()),
+                                        FIELD("id", DataTypes.BIGINT().notNull()),
+                                        FIELD("score", DataTypes.DOUBLE()),
+                                        FIELD("added", DataTypes.INT()))
+                                .notNull()
+                                .getLogicalType();
+        Schema writer =
+                new Schema.Parser()
+                        .parse(
+                                "{\"type\":\"record\",\"name\":\"v1\",\"fields\":["
+                                        + "{\"name\":\"id\",\"type\":\"int\"},"
+                                        + "{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"items\":\"string\"}},"
+                                        + "{\"name\":\"name\",\"type\":[\"null\",\"string\"],\"default\":null},"
+                                        + "{\"name\":\"score\",\"type\":[\"null\",\"float\"],\"default\":null}]}");
+        schemas.put(2, writer.toString());
+        Schema reader = AvroSchemaConverter.convertToSchema(table);
+        AvroToRowDataConverters.AvroToRowDataConverter converter = AvroToRowDataConverters.createRowConverter(table);
+
+        List<byte[]> messages = new ArrayList<>();
+        List<RowData> expected = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            GenericRecord record = new GenericData.Record(writer);
+            record.put("id", i - 25);
+            record.put("tags", List.of("t" + i, "u"));
+            record.put("name", i % 3 == 0 ? null : "name-" + i);
+            record.put("score", i % 4 == 0 ? null : i * 1.5f);
+            byte[] datum = write(writer, record);
+            messages.add(framed(2, datum));
+            GenericRecord resolved =
+                    new GenericDatumReader<GenericRecord>(writer, reader)
+                            .read(null, DecoderFactory.get().binaryDecoder(datum, null));
+            expected.add((RowData) converter.convert(resolved));
+        }
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "avro-confluent", options(), table)) {
+            RowDataValues.assertSameRows(read(decoder.decode(messages), table), RowDataValues.ofRows(expected, table));
+        }
+    }
+
+    @Test
+    void unknownSchemaIdsAndBadFramingAreClearErrors() {
+        RowType table = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "avro-confluent", options(), table)) {
+            assertThatThrownBy(() -> decoder.decode(List.of(framed(99, new byte[] {2}))))
+                    .isInstanceOf(SchemaRegistryException.class)
+                    .hasMessageContaining("answered 404 for schema id 99")
+                    .hasMessageContaining(registryUrl());
+            assertThatThrownBy(() -> decoder.decode(List.of(new byte[] {7, 0, 0, 0, 1, 2})))
+                    .isInstanceOf(NativeDecodeException.class)
+                    .hasMessageContaining("Unknown magic byte 7");
+        }
+    }
+
+    private Map<String, String> options() {
+        return Map.of("url", registryUrl());
+    }
+
+    private String registryUrl() {
+        return "http://127.0.0.1:" + registry.getAddress().getPort();
+    }
+
+    private static List<List<Object>> read(org.apache.arrow.vector.VectorSchemaRoot root, RowType type) {
+        ArrowColumnarBatch batch = ArrowColumnarBatch.of(root, type);
+        List<List<Object>> rows = new ArrayList<>();
+        for (int r = 0; r < batch.rowCount(); r++) {
+            rows.add(RowDataValues.ofRow(batch.row(r), type));
+        }
+        return rows;
+    }
+
+    private static byte[] framed(int id, byte[] datum) {
+        return ByteBuffer.allocate(5 + datum.length).put((byte) 0).putInt(id).put(datum).array();
+    }
+
+    private static byte[] write(Schema schema, GenericRecord record) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
+        encoder.flush();
+        return out.toByteArray();
+    }
+
+    private static String quote(String json) {
+        return "\"" + json.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+}

@@ -1,0 +1,219 @@
+//! Flink's `avro-confluent` format, decoding side: each message is `0x00`, a 4-byte big-endian
+//! schema id, and an Avro datum written with that schema. The writer schemas come from a schema
+//! registry, which the caller queries (this crate does no I/O) and hands over with
+//! [`AvroConfluentDecoder::add_writer_schema`]; datums are then read into the table's columns by
+//! Avro schema resolution (see [`crate::avro_schema`]).
+
+use std::collections::HashMap;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+
+use crate::avro::{AvroReader, TableNode, derive_table};
+use crate::avro_schema::{AvroSchema, read_record};
+use crate::builder::{ColumnBuilder, builders_for, finish_batch};
+use crate::decoder::Decoder;
+use crate::error::{FormatError, Result};
+use crate::options::FormatOptions;
+
+/// Every option key of Flink's `avro-confluent` format (without the prefix).
+pub const AVRO_CONFLUENT_OPTION_KEYS: &[&str] = &[
+    "url",
+    "subject",
+    "schema",
+    "properties",
+    "basic-auth.credentials-source",
+    "basic-auth.user-info",
+    "bearer-auth.credentials-source",
+    "bearer-auth.token",
+    "ssl.keystore.location",
+    "ssl.keystore.password",
+    "ssl.truststore.location",
+    "ssl.truststore.password",
+    "timestamp_mapping.legacy",
+];
+
+/// Decodes Confluent-framed Avro messages into rows of the table.
+#[derive(Debug)]
+pub struct AvroConfluentDecoder {
+    schema: SchemaRef,
+    table: TableNode,
+    writers: HashMap<u32, AvroSchema>,
+    columns: Vec<ColumnBuilder>,
+    rows: usize,
+    messages: usize,
+}
+
+impl AvroConfluentDecoder {
+    pub fn try_new(produced: SchemaRef, options: &FormatOptions) -> Result<Self> {
+        options.check_keys(AVRO_CONFLUENT_OPTION_KEYS)?;
+        if options.string("url").is_none() {
+            return Err(FormatError::config(
+                "One or more required options are missing: avro-confluent.url",
+            ));
+        }
+        let legacy = options.boolean("timestamp_mapping.legacy", true)?;
+        Ok(Self {
+            table: derive_table(&produced, legacy)?,
+            columns: builders_for(produced.fields())?,
+            schema: produced,
+            writers: HashMap::new(),
+            rows: 0,
+            messages: 0,
+        })
+    }
+
+    /// Registers the writer schema (Avro JSON) of a schema id.
+    pub fn add_writer_schema(&mut self, id: u32, schema: &str) -> Result<()> {
+        let parsed = AvroSchema::parse(schema)
+            .map_err(|e| FormatError::config(format!("writer schema {id}: {e}")))?;
+        if !matches!(parsed, AvroSchema::Record(_)) {
+            return Err(FormatError::config(format!(
+                "writer schema {id} is not an Avro record, so it cannot be read into table rows"
+            )));
+        }
+        self.writers.insert(id, parsed);
+        Ok(())
+    }
+
+    pub fn has_writer_schema(&self, id: u32) -> bool {
+        self.writers.contains_key(&id)
+    }
+
+    fn read(&mut self, bytes: &[u8]) -> std::result::Result<(), String> {
+        let [magic, a, b, c, d, datum @ ..] = bytes else {
+            return Err(format!(
+                "a message of {} bytes is shorter than the 5-byte header",
+                bytes.len()
+            ));
+        };
+        if *magic != 0 {
+            return Err(format!("Unknown magic byte {magic} (expected 0)"));
+        }
+        let id = u32::from_be_bytes([*a, *b, *c, *d]);
+        let Some(AvroSchema::Record(fields)) = self.writers.get(&id) else {
+            return Err(format!("no writer schema is known for schema id {id}"));
+        };
+        let mut reader = AvroReader::new(datum);
+        read_record(fields, &self.table, &mut self.columns, &mut reader)
+            .map_err(|e| format!("schema id {id}: {e}"))
+    }
+}
+
+impl Decoder for AvroConfluentDecoder {
+    fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
+        let position = self.messages;
+        self.messages += 1;
+        let Some(bytes) = message else { return Ok(()) };
+        match self.read(bytes) {
+            Ok(()) => {
+                self.rows += 1;
+                Ok(())
+            }
+            Err(reason) => {
+                for column in &mut self.columns {
+                    column.truncate(self.rows);
+                }
+                Err(FormatError::Decode {
+                    position,
+                    reason: format!("Failed to deserialize Avro record: {reason}"),
+                })
+            }
+        }
+    }
+
+    fn flush(&mut self) -> Result<RecordBatch> {
+        self.messages = 0;
+        let rows = std::mem::take(&mut self.rows);
+        finish_batch(&self.schema, &mut self.columns, rows)
+    }
+
+    fn skipped(&self) -> usize {
+        0
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn add_writer_schema(&mut self, id: u32, schema: &str) -> Result<()> {
+        AvroConfluentDecoder::add_writer_schema(self, id, schema)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::{DataType, Field, Int32Type, Int64Type, Schema};
+    use std::sync::Arc;
+
+    fn zigzag(v: i64, out: &mut Vec<u8>) {
+        let mut z = ((v << 1) ^ (v >> 63)) as u64;
+        while z >= 0x80 {
+            out.push((z as u8) | 0x80);
+            z >>= 7;
+        }
+        out.push(z as u8);
+    }
+
+    #[test]
+    fn resolves_by_field_name_with_promotion_skips_and_missing_fields() {
+        let table = Arc::new(Schema::new(vec![
+            Field::new("name", DataType::Utf8, true),
+            Field::new("id", DataType::Int64, false),
+            Field::new("added", DataType::Int32, true),
+        ]));
+        let options = FormatOptions::new(
+            "avro-confluent",
+            [("url".to_string(), "http://r".to_string())],
+        );
+        let mut decoder = AvroConfluentDecoder::try_new(table, &options).unwrap();
+        let writer = r#"{"type":"record","name":"r","namespace":"n","fields":[
+            {"name":"id","type":"int"},
+            {"name":"dropped","type":{"type":"array","items":"string"}},
+            {"name":"name","type":["null","string"]},
+            {"name":"kind","type":{"type":"enum","name":"K","symbols":["A","B"]}}]}"#;
+        decoder.add_writer_schema(7, writer).unwrap();
+
+        let mut message = vec![0, 0, 0, 0, 7];
+        zigzag(42, &mut message); // id: int, promoted to long
+        zigzag(1, &mut message); // dropped: one block of one string
+        zigzag(1, &mut message);
+        message.push(b'x');
+        zigzag(0, &mut message);
+        zigzag(1, &mut message); // name: union branch 1
+        zigzag(2, &mut message);
+        message.extend_from_slice(b"ok");
+        zigzag(1, &mut message); // kind: B (not read)
+        Decoder::decode(&mut decoder, Some(&message)).unwrap();
+
+        let err = Decoder::decode(&mut decoder, Some(&[0, 0, 0, 0, 9, 1])).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("no writer schema is known for schema id 9"),
+            "{err}"
+        );
+        let err = Decoder::decode(&mut decoder, Some(&[1, 0, 0, 0, 7])).unwrap_err();
+        assert!(err.to_string().contains("Unknown magic byte"), "{err}");
+
+        let batch = decoder.flush().unwrap();
+        assert_eq!(batch.num_rows(), 1);
+        assert_eq!(batch.column(0).as_string::<i32>().value(0), "ok");
+        assert_eq!(batch.column(1).as_primitive::<Int64Type>().value(0), 42);
+        assert!(batch.column(2).as_primitive::<Int32Type>().is_null(0));
+    }
+
+    #[test]
+    fn writer_schemas_must_be_records_and_valid() {
+        let table = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, true)]));
+        let options = FormatOptions::new(
+            "avro-confluent",
+            [("url".to_string(), "http://r".to_string())],
+        );
+        let mut decoder = AvroConfluentDecoder::try_new(table.clone(), &options).unwrap();
+        assert!(decoder.add_writer_schema(1, "\"long\"").is_err());
+        assert!(decoder.add_writer_schema(1, "{not json").is_err());
+        assert!(AvroConfluentDecoder::try_new(table, &FormatOptions::default()).is_err());
+    }
+}

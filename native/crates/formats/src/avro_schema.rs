@@ -1,0 +1,522 @@
+//! Avro writer schemas (as a schema registry serves them) and reading their datums into the
+//! columns of a table, by Avro's schema resolution: record fields by name (a writer field the
+//! table lacks is skipped, a table field the writer lacks is NULL), unions by branch, numeric
+//! promotion (int to long, float or double; long to float or double; float to double), strings and
+//! bytes interchangeable, enum symbols read as strings.
+
+use std::collections::HashMap;
+
+use serde_json::Value as Json;
+
+use crate::builder::ColumnBuilder;
+
+/// A parsed Avro schema.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AvroSchema {
+    Null,
+    Boolean,
+    Int,
+    Long,
+    Float,
+    Double,
+    Bytes,
+    String,
+    Record(Vec<(String, AvroSchema)>),
+    Enum(Vec<String>),
+    Array(Box<AvroSchema>),
+    Map(Box<AvroSchema>),
+    Union(Vec<AvroSchema>),
+    Fixed(usize),
+}
+
+impl AvroSchema {
+    /// Parses an Avro schema in its JSON form. Named types may be referenced after their
+    /// definition; recursive types are rejected.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let json: Json =
+            serde_json::from_str(text).map_err(|e| format!("invalid Avro schema JSON: {e}"))?;
+        let mut named = HashMap::new();
+        parse(&json, &mut named, None)
+    }
+}
+
+fn parse(
+    json: &Json,
+    named: &mut HashMap<String, AvroSchema>,
+    namespace: Option<&str>,
+) -> Result<AvroSchema, String> {
+    match json {
+        Json::String(name) => primitive(name)
+            .or_else(|| named.get(name).cloned())
+            .or_else(|| namespace.and_then(|ns| named.get(&format!("{ns}.{name}")).cloned()))
+            .ok_or_else(|| format!("unknown Avro type '{name}'")),
+        Json::Array(branches) => Ok(AvroSchema::Union(
+            branches
+                .iter()
+                .map(|b| parse(b, named, namespace))
+                .collect::<Result<_, _>>()?,
+        )),
+        Json::Object(object) => {
+            let kind = object
+                .get("type")
+                .ok_or("an Avro schema object without 'type'")?;
+            let Json::String(kind) = kind else {
+                return parse(kind, named, namespace);
+            };
+            let own_namespace = object.get("namespace").and_then(Json::as_str).or(namespace);
+            let full_name = |object: &serde_json::Map<String, Json>| {
+                object.get("name").and_then(Json::as_str).map(|n| {
+                    if n.contains('.') {
+                        n.to_string()
+                    } else {
+                        own_namespace.map_or(n.to_string(), |ns| format!("{ns}.{n}"))
+                    }
+                })
+            };
+            let schema = match kind.as_str() {
+                "record" | "error" => {
+                    let name = full_name(object);
+                    let fields = object
+                        .get("fields")
+                        .and_then(Json::as_array)
+                        .ok_or("an Avro record without 'fields'")?;
+                    let mut parsed = Vec::with_capacity(fields.len());
+                    for field in fields {
+                        let field_name = field
+                            .get("name")
+                            .and_then(Json::as_str)
+                            .ok_or("an Avro field without 'name'")?;
+                        let field_type = field.get("type").ok_or("an Avro field without 'type'")?;
+                        parsed.push((
+                            field_name.to_string(),
+                            parse(field_type, named, own_namespace)?,
+                        ));
+                    }
+                    let record = AvroSchema::Record(parsed);
+                    if let Some(name) = name {
+                        let short = name.rsplit('.').next().unwrap_or(&name).to_string();
+                        named.insert(short, record.clone());
+                        named.insert(name, record.clone());
+                    }
+                    record
+                }
+                "enum" => {
+                    let symbols = object
+                        .get("symbols")
+                        .and_then(Json::as_array)
+                        .ok_or("an Avro enum without 'symbols'")?
+                        .iter()
+                        .map(|s| {
+                            s.as_str()
+                                .map(str::to_string)
+                                .ok_or("a non-string enum symbol")
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let schema = AvroSchema::Enum(symbols);
+                    if let Some(name) = full_name(object) {
+                        named.insert(
+                            name.rsplit('.').next().unwrap_or(&name).to_string(),
+                            schema.clone(),
+                        );
+                        named.insert(name, schema.clone());
+                    }
+                    schema
+                }
+                "fixed" => {
+                    let size = object
+                        .get("size")
+                        .and_then(Json::as_u64)
+                        .ok_or("an Avro fixed without 'size'")?;
+                    let schema = AvroSchema::Fixed(size as usize);
+                    if let Some(name) = full_name(object) {
+                        named.insert(
+                            name.rsplit('.').next().unwrap_or(&name).to_string(),
+                            schema.clone(),
+                        );
+                        named.insert(name, schema.clone());
+                    }
+                    schema
+                }
+                "array" => AvroSchema::Array(Box::new(parse(
+                    object.get("items").ok_or("an Avro array without 'items'")?,
+                    named,
+                    own_namespace,
+                )?)),
+                "map" => AvroSchema::Map(Box::new(parse(
+                    object.get("values").ok_or("an Avro map without 'values'")?,
+                    named,
+                    own_namespace,
+                )?)),
+                // A primitive with attributes (logical types keep their underlying encoding).
+                other => primitive(other).ok_or_else(|| format!("unknown Avro type '{other}'"))?,
+            };
+            Ok(schema)
+        }
+        other => Err(format!("not an Avro schema: {other}")),
+    }
+}
+
+fn primitive(name: &str) -> Option<AvroSchema> {
+    Some(match name {
+        "null" => AvroSchema::Null,
+        "boolean" => AvroSchema::Boolean,
+        "int" => AvroSchema::Int,
+        "long" => AvroSchema::Long,
+        "float" => AvroSchema::Float,
+        "double" => AvroSchema::Double,
+        "bytes" => AvroSchema::Bytes,
+        "string" => AvroSchema::String,
+        _ => return None,
+    })
+}
+
+/// A scalar read from a writer datum, before it is converted to the table's column.
+enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f32),
+    Double(f64),
+    Bytes(&'a [u8]),
+    Str(&'a str),
+}
+
+use crate::avro::{AvroReader, TableNode};
+
+/// Reads one writer value into `builder`, shaped by the table's `reader` node.
+pub(crate) fn read_resolved<'a>(
+    writer: &'a AvroSchema,
+    reader: &TableNode,
+    builder: &mut ColumnBuilder,
+    r: &mut AvroReader<'a>,
+) -> Result<(), String> {
+    if let AvroSchema::Union(branches) = writer {
+        let index = r.long()?;
+        let branch = usize::try_from(index)
+            .ok()
+            .and_then(|i| branches.get(i))
+            .ok_or_else(|| format!("union index {index} is out of range"))?;
+        return read_resolved(branch, reader, builder, r);
+    }
+    if let TableNode::Nullable(inner) = reader {
+        if *writer == AvroSchema::Null {
+            builder.push_null();
+            return Ok(());
+        }
+        return read_resolved(writer, inner, builder, r);
+    }
+    match (writer, reader) {
+        (AvroSchema::Record(fields), TableNode::Record(_)) => {
+            let ColumnBuilder::Struct {
+                fields: children, ..
+            } = builder
+            else {
+                return Err("an Avro record for a column that is not a ROW".into());
+            };
+            read_record(fields, reader, children, r)?;
+            builder.end_nested_value();
+            Ok(())
+        }
+        (AvroSchema::Array(items), TableNode::Array(element)) => {
+            let ColumnBuilder::List { element: child, .. } = builder else {
+                return Err("an Avro array for a column that is not an ARRAY".into());
+            };
+            loop {
+                let n = r.block()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    read_resolved(items, element, child, r)?;
+                }
+            }
+            builder.end_nested_value();
+            Ok(())
+        }
+        (AvroSchema::Map(values), TableNode::Map(value)) => {
+            let ColumnBuilder::Map {
+                keys,
+                values: value_builder,
+                ..
+            } = builder
+            else {
+                return Err("an Avro map for a column that is not a MAP".into());
+            };
+            loop {
+                let n = r.block()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    read_resolved(&AvroSchema::String, &TableNode::String, keys, r)?;
+                    read_resolved(values, value, value_builder, r)?;
+                }
+            }
+            builder.end_nested_value();
+            Ok(())
+        }
+        (AvroSchema::Record(_) | AvroSchema::Array(_) | AvroSchema::Map(_), _) => Err(format!(
+            "the writer's {} cannot be read into this column",
+            kind(writer)
+        )),
+        _ => {
+            let value = read_scalar(writer, r)?;
+            push_scalar(value, reader, builder)
+        }
+    }
+}
+
+/// Reads a record's fields into the table's row children, by name.
+pub(crate) fn read_record<'a>(
+    fields: &'a [(String, AvroSchema)],
+    reader: &TableNode,
+    children: &mut [ColumnBuilder],
+    r: &mut AvroReader<'a>,
+) -> Result<(), String> {
+    let TableNode::Record(table_fields) = reader else {
+        return Err("not a record".into());
+    };
+    let mut filled = vec![false; table_fields.len()];
+    for (name, schema) in fields {
+        match table_fields.iter().position(|(n, _)| n == name) {
+            Some(t) => {
+                read_resolved(schema, &table_fields[t].1, &mut children[t], r)
+                    .map_err(|e| format!("field '{name}': {e}"))?;
+                filled[t] = true;
+            }
+            None => skip(schema, r)?,
+        }
+    }
+    for (t, was_filled) in filled.iter().enumerate() {
+        if !was_filled {
+            if !matches!(table_fields[t].1, TableNode::Nullable(_)) {
+                return Err(format!(
+                    "the writer schema has no field '{}' and the column is NOT NULL",
+                    table_fields[t].0
+                ));
+            }
+            children[t].push_null();
+        }
+    }
+    Ok(())
+}
+
+fn kind(schema: &AvroSchema) -> &'static str {
+    match schema {
+        AvroSchema::Null => "null",
+        AvroSchema::Boolean => "boolean",
+        AvroSchema::Int => "int",
+        AvroSchema::Long => "long",
+        AvroSchema::Float => "float",
+        AvroSchema::Double => "double",
+        AvroSchema::Bytes => "bytes",
+        AvroSchema::String => "string",
+        AvroSchema::Record(_) => "record",
+        AvroSchema::Enum(_) => "enum",
+        AvroSchema::Array(_) => "array",
+        AvroSchema::Map(_) => "map",
+        AvroSchema::Union(_) => "union",
+        AvroSchema::Fixed(_) => "fixed",
+    }
+}
+
+fn read_scalar<'a>(writer: &'a AvroSchema, r: &mut AvroReader<'a>) -> Result<Scalar<'a>, String> {
+    Ok(match writer {
+        AvroSchema::Null => Scalar::Null,
+        AvroSchema::Boolean => Scalar::Bool(r.take(1)?[0] != 0),
+        AvroSchema::Int | AvroSchema::Long => Scalar::Int(r.long()?),
+        AvroSchema::Float => {
+            let b = r.take(4)?;
+            Scalar::Float(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        }
+        AvroSchema::Double => {
+            let b = r.take(8)?;
+            let mut raw = [0u8; 8];
+            raw.copy_from_slice(b);
+            Scalar::Double(f64::from_le_bytes(raw))
+        }
+        AvroSchema::Bytes => {
+            let n = r.length()?;
+            Scalar::Bytes(r.take(n)?)
+        }
+        AvroSchema::String => {
+            let n = r.length()?;
+            Scalar::Str(
+                std::str::from_utf8(r.take(n)?)
+                    .map_err(|_| "an Avro string that is not valid UTF-8")?,
+            )
+        }
+        AvroSchema::Fixed(size) => Scalar::Bytes(r.take(*size)?),
+        AvroSchema::Enum(symbols) => {
+            let index = r.long()?;
+            let symbol = usize::try_from(index)
+                .ok()
+                .and_then(|i| symbols.get(i))
+                .ok_or_else(|| format!("enum index {index} is out of range"))?;
+            // The symbol lives in the writer schema, which outlives the read.
+            Scalar::Str(symbol)
+        }
+        other => return Err(format!("the writer's {} is not a scalar", kind(other))),
+    })
+}
+
+fn push_scalar(
+    value: Scalar<'_>,
+    reader: &TableNode,
+    builder: &mut ColumnBuilder,
+) -> Result<(), String> {
+    let mismatch = || {
+        "the writer's value cannot be read into this column (no Avro promotion applies)".to_string()
+    };
+    match (value, reader) {
+        (Scalar::Null, _) => Err("a null for a NOT NULL column".into()),
+        (Scalar::Bool(b), TableNode::Boolean) => {
+            builder.push_bool(b);
+            Ok(())
+        }
+        (Scalar::Int(v), TableNode::Int) => {
+            let v = i32::try_from(v)
+                .map_err(|_| "an Avro long cannot be read as an int".to_string())?;
+            match builder {
+                ColumnBuilder::Int8(c) => c.push(v as i8),
+                ColumnBuilder::Int16(c) => c.push(v as i16),
+                ColumnBuilder::Int32(c) => c.push(v),
+                ColumnBuilder::Date32(c) => c.push(v),
+                ColumnBuilder::Time32Millisecond(c) => c.push(v),
+                _ => return Err(mismatch()),
+            }
+            Ok(())
+        }
+        (Scalar::Int(v), TableNode::Long | TableNode::Timestamp) => match builder {
+            ColumnBuilder::Int64(c) => {
+                c.push(v);
+                Ok(())
+            }
+            ColumnBuilder::TimestampMillisecond(c) => {
+                c.push(v);
+                Ok(())
+            }
+            ColumnBuilder::TimestampMicrosecond(c) => {
+                c.push(v.checked_mul(1000).ok_or("timestamp out of range")?);
+                Ok(())
+            }
+            _ => Err(mismatch()),
+        },
+        (Scalar::Int(v), TableNode::Float) => push_float(builder, v as f32),
+        (Scalar::Int(v), TableNode::Double) => push_double(builder, v as f64),
+        (Scalar::Float(v), TableNode::Float) => push_float(builder, v),
+        (Scalar::Float(v), TableNode::Double) => push_double(builder, f64::from(v)),
+        (Scalar::Double(v), TableNode::Double) => push_double(builder, v),
+        (Scalar::Str(s), TableNode::String | TableNode::Bytes) => push_bytes(builder, s.as_bytes()),
+        (Scalar::Bytes(b), TableNode::Bytes) => push_bytes(builder, b),
+        (Scalar::Bytes(b), TableNode::String) => {
+            std::str::from_utf8(b)
+                .map_err(|_| "Avro bytes read as a string are not valid UTF-8".to_string())?;
+            push_bytes(builder, b)
+        }
+        (Scalar::Bytes(b), TableNode::Decimal) => {
+            if b.len() > 16 {
+                return Err(format!(
+                    "a decimal of {} bytes does not fit DECIMAL(38)",
+                    b.len()
+                ));
+            }
+            let mut v: i128 = if b.first().is_some_and(|x| x & 0x80 != 0) {
+                -1
+            } else {
+                0
+            };
+            for x in b {
+                v = (v << 8) | i128::from(*x);
+            }
+            let ColumnBuilder::Decimal128(c) = builder else {
+                return Err(mismatch());
+            };
+            c.push(v);
+            Ok(())
+        }
+        _ => Err(mismatch()),
+    }
+}
+
+fn push_float(builder: &mut ColumnBuilder, v: f32) -> Result<(), String> {
+    let ColumnBuilder::Float32(c) = builder else {
+        return Err("not a FLOAT column".into());
+    };
+    c.push(v);
+    Ok(())
+}
+
+fn push_double(builder: &mut ColumnBuilder, v: f64) -> Result<(), String> {
+    let ColumnBuilder::Float64(c) = builder else {
+        return Err("not a DOUBLE column".into());
+    };
+    c.push(v);
+    Ok(())
+}
+
+fn push_bytes(builder: &mut ColumnBuilder, b: &[u8]) -> Result<(), String> {
+    let ColumnBuilder::Bytes(c) = builder else {
+        return Err("not a string or bytes column".into());
+    };
+    c.push(b).map_err(|e| e.to_string())
+}
+
+/// Steps over a writer value the table does not read.
+fn skip(schema: &AvroSchema, r: &mut AvroReader<'_>) -> Result<(), String> {
+    match schema {
+        AvroSchema::Null => {}
+        AvroSchema::Boolean => {
+            r.take(1)?;
+        }
+        AvroSchema::Int | AvroSchema::Long | AvroSchema::Enum(_) => {
+            r.long()?;
+        }
+        AvroSchema::Float => {
+            r.take(4)?;
+        }
+        AvroSchema::Double => {
+            r.take(8)?;
+        }
+        AvroSchema::Bytes | AvroSchema::String => {
+            let n = r.length()?;
+            r.take(n)?;
+        }
+        AvroSchema::Fixed(size) => {
+            r.take(*size)?;
+        }
+        AvroSchema::Record(fields) => {
+            for (_, field) in fields {
+                skip(field, r)?;
+            }
+        }
+        AvroSchema::Array(items) => loop {
+            let n = r.block()?;
+            if n == 0 {
+                break;
+            }
+            for _ in 0..n {
+                skip(items, r)?;
+            }
+        },
+        AvroSchema::Map(values) => loop {
+            let n = r.block()?;
+            if n == 0 {
+                break;
+            }
+            for _ in 0..n {
+                skip(&AvroSchema::String, r)?;
+                skip(values, r)?;
+            }
+        },
+        AvroSchema::Union(branches) => {
+            let index = r.long()?;
+            let branch = usize::try_from(index)
+                .ok()
+                .and_then(|i| branches.get(i))
+                .ok_or_else(|| format!("union index {index} is out of range"))?;
+            skip(branch, r)?;
+        }
+    }
+    Ok(())
+}
