@@ -660,17 +660,34 @@ fn write_value(
 pub struct AvroEncoder {
     schema: SchemaRef,
     nodes: Vec<TableNode>,
+    /// Bytes written before each datum (Confluent's framing; empty for plain Avro).
+    header: Vec<u8>,
 }
 
 impl AvroEncoder {
     pub fn try_new(schema: SchemaRef, options: &FormatOptions) -> Result<Self> {
         let legacy = legacy_mapping(options)?;
+        Self::with_legacy_mapping(schema, legacy)
+    }
+
+    pub(crate) fn with_legacy_mapping(schema: SchemaRef, legacy: bool) -> Result<Self> {
         let nodes = schema
             .fields()
             .iter()
             .map(|f| derive(f, legacy))
             .collect::<Result<_>>()?;
-        Ok(Self { schema, nodes })
+        Ok(Self {
+            schema,
+            nodes,
+            header: Vec::new(),
+        })
+    }
+}
+
+impl AvroEncoder {
+    /// Writes `header` before every datum from now on.
+    pub(crate) fn set_header(&mut self, header: Vec<u8>) {
+        self.header = header;
     }
 }
 
@@ -678,6 +695,7 @@ impl Encoder for AvroEncoder {
     fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray> {
         let mut messages = MessageColumn::with_capacity(batch.num_rows());
         for i in 0..batch.num_rows() {
+            messages.bytes().extend_from_slice(&self.header);
             for (c, node) in self.nodes.iter().enumerate() {
                 write_value(node, batch.column(c), i, messages.bytes()).map_err(|reason| {
                     FormatError::Encode {
@@ -694,6 +712,101 @@ impl Encoder for AvroEncoder {
     fn schema(&self) -> &SchemaRef {
         &self.schema
     }
+}
+
+/// The Avro schema Flink's `AvroSchemaConverter` derives for the table, as JSON: the record
+/// `org.apache.flink.avro.generated.record`, nested records named after their path
+/// (`record_field`), nullable types as `["null", T]` with a `null` default.
+pub fn derived_schema_json(schema: &SchemaRef, legacy: bool) -> Result<String> {
+    let fields = schema
+        .fields()
+        .iter()
+        .map(|f| field_json(f, "org.apache.flink.avro.generated.record", legacy))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(format!(
+        r#"{{"type":"record","name":"record","namespace":"org.apache.flink.avro.generated","fields":[{}]}}"#,
+        fields.join(",")
+    ))
+}
+
+fn field_json(field: &Field, row_name: &str, legacy: bool) -> Result<String> {
+    let path = format!("{row_name}_{}", field.name());
+    let data_type = type_json(field, &path, legacy)?;
+    let mut name = String::new();
+    crate::json::write_json_string(field.name(), &mut name, false);
+    Ok(if field.is_nullable() {
+        format!(r#"{{"name":{name},"type":["null",{data_type}],"default":null}}"#)
+    } else {
+        format!(r#"{{"name":{name},"type":{data_type}}}"#)
+    })
+}
+
+/// The JSON of a value's type (without its nullable union). `path` names a record here and is
+/// what arrays and maps pass on to their elements, as Flink does.
+fn type_json(field: &Field, path: &str, legacy: bool) -> Result<String> {
+    derive(field, legacy)?; // rejects what Flink cannot derive, with its message
+    let nullable = |f: &Field, t: String| {
+        if f.is_nullable() {
+            format!(r#"["null",{t}]"#)
+        } else {
+            t
+        }
+    };
+    Ok(match field.data_type() {
+        DataType::Boolean => r#""boolean""#.into(),
+        DataType::Int8 | DataType::Int16 | DataType::Int32 => r#""int""#.into(),
+        DataType::Int64 => r#""long""#.into(),
+        DataType::Float32 => r#""float""#.into(),
+        DataType::Float64 => r#""double""#.into(),
+        DataType::Utf8 => r#""string""#.into(),
+        DataType::Binary => r#""bytes""#.into(),
+        DataType::Date32 => r#"{"type":"int","logicalType":"date"}"#.into(),
+        DataType::Time32(_) => r#"{"type":"int","logicalType":"time-millis"}"#.into(),
+        DataType::Decimal128(p, s) => {
+            format!(r#"{{"type":"bytes","logicalType":"decimal","precision":{p},"scale":{s}}}"#)
+        }
+        DataType::Timestamp(unit, zone) => {
+            let micros = *unit == TimeUnit::Microsecond;
+            let logical = match (legacy, zone.is_some(), micros) {
+                (true, _, _) => "timestamp-millis",
+                (false, false, false) => "local-timestamp-millis",
+                (false, false, true) => "local-timestamp-micros",
+                (false, true, false) => "timestamp-millis",
+                (false, true, true) => "timestamp-micros",
+            };
+            format!(r#"{{"type":"long","logicalType":"{logical}"}}"#)
+        }
+        DataType::List(element) => format!(
+            r#"{{"type":"array","items":{}}}"#,
+            nullable(element, type_json(element, path, legacy)?)
+        ),
+        DataType::Map(entries, _) => {
+            let (_, value) = map_fields(entries)?;
+            let values =
+                if field.metadata().get(FLINK_TYPE_KEY).map(String::as_str) == Some("MULTISET") {
+                    r#"["null","int"]"#.to_string()
+                } else {
+                    nullable(value, type_json(value, path, legacy)?)
+                };
+            format!(r#"{{"type":"map","values":{values}}}"#)
+        }
+        DataType::Struct(fields) => {
+            let inner = fields
+                .iter()
+                .map(|f| field_json(f, path, legacy))
+                .collect::<Result<Vec<_>>>()?;
+            let (namespace, name) = path.rsplit_once('.').unwrap_or(("", path));
+            format!(
+                r#"{{"type":"record","name":"{name}","namespace":"{namespace}","fields":[{}]}}"#,
+                inner.join(",")
+            )
+        }
+        other => {
+            return Err(FormatError::config(format!(
+                "Unsupported to derive Schema for type: {other}"
+            )));
+        }
+    })
 }
 
 #[cfg(test)]

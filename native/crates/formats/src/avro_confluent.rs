@@ -1,18 +1,23 @@
-//! Flink's `avro-confluent` format, decoding side: each message is `0x00`, a 4-byte big-endian
-//! schema id, and an Avro datum written with that schema. The writer schemas come from a schema
-//! registry, which the caller queries (this crate does no I/O) and hands over with
-//! [`AvroConfluentDecoder::add_writer_schema`]; datums are then read into the table's columns by
-//! Avro schema resolution (see [`crate::avro_schema`]).
+//! Flink's `avro-confluent` format: each message is `0x00`, a 4-byte big-endian schema id, and an
+//! Avro datum written with that schema. This crate does no I/O: the caller talks to the schema
+//! registry. Decoding: the caller hands over the writer schema of each new id
+//! ([`AvroConfluentDecoder::add_writer_schema`]) and datums are read into the table's columns by
+//! Avro schema resolution (see [`crate::avro_schema`]). Encoding: the caller registers
+//! [`AvroConfluentEncoder`]'s writer schema (the one Flink derives from the table) and gives back
+//! its id.
 
 use std::collections::HashMap;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
-use crate::avro::{AvroReader, TableNode, derive_table};
+use arrow::array::BinaryArray;
+
+use crate::avro::{AvroEncoder, AvroReader, TableNode, derive_table, derived_schema_json};
 use crate::avro_schema::{AvroSchema, read_record};
 use crate::builder::{ColumnBuilder, builders_for, finish_batch};
 use crate::decoder::Decoder;
+use crate::encoder::Encoder;
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
 
@@ -138,6 +143,58 @@ impl Decoder for AvroConfluentDecoder {
 
     fn add_writer_schema(&mut self, id: u32, schema: &str) -> Result<()> {
         AvroConfluentDecoder::add_writer_schema(self, id, schema)
+    }
+}
+
+/// Encodes rows as Confluent-framed Avro datums of the schema Flink derives from the table.
+#[derive(Debug)]
+pub struct AvroConfluentEncoder {
+    inner: AvroEncoder,
+    writer_schema: String,
+    registered: bool,
+}
+
+impl AvroConfluentEncoder {
+    pub fn try_new(schema: SchemaRef, options: &FormatOptions) -> Result<Self> {
+        options.check_keys(AVRO_CONFLUENT_OPTION_KEYS)?;
+        if options.string("url").is_none() {
+            return Err(FormatError::config(
+                "One or more required options are missing: avro-confluent.url",
+            ));
+        }
+        let legacy = options.boolean("timestamp_mapping.legacy", true)?;
+        Ok(Self {
+            writer_schema: derived_schema_json(&schema, legacy)?,
+            inner: AvroEncoder::with_legacy_mapping(schema, legacy)?,
+            registered: false,
+        })
+    }
+}
+
+impl Encoder for AvroConfluentEncoder {
+    fn encode(&mut self, batch: &arrow::array::RecordBatch) -> Result<BinaryArray> {
+        if !self.registered {
+            return Err(FormatError::config(
+                "the writer schema has no registry id yet; register it before encoding",
+            ));
+        }
+        self.inner.encode(batch)
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        self.inner.schema()
+    }
+
+    fn writer_schema(&self) -> Option<&str> {
+        Some(&self.writer_schema)
+    }
+
+    fn set_schema_id(&mut self, id: u32) -> Result<()> {
+        let mut header = vec![0u8];
+        header.extend_from_slice(&id.to_be_bytes());
+        self.inner.set_header(header);
+        self.registered = true;
+        Ok(())
     }
 }
 

@@ -56,6 +56,18 @@ pub trait Encoder: Send + std::fmt::Debug {
     fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray>;
 
     fn schema(&self) -> &SchemaRef;
+
+    /// The writer schema a registry must know before messages can name it (avro-confluent).
+    fn writer_schema(&self) -> Option<&str> {
+        None
+    }
+
+    /// The id a registry gave [`Encoder::writer_schema`].
+    fn set_schema_id(&mut self, id: u32) -> Result<()> {
+        Err(FormatError::config(format!(
+            "this format does not name a writer schema (schema id {id})"
+        )))
+    }
 }
 
 impl Encoder for JsonEncoder {
@@ -77,6 +89,9 @@ pub fn create_encoder(
     match format {
         "json" => Ok(Box::new(JsonEncoder::try_new(schema, options)?)),
         "raw" => Ok(Box::new(crate::raw::RawEncoder::try_new(schema, options)?)),
+        "avro-confluent" => Ok(Box::new(
+            crate::avro_confluent::AvroConfluentEncoder::try_new(schema, options)?,
+        )),
         "avro" => Ok(Box::new(crate::avro::AvroEncoder::try_new(
             schema, options,
         )?)),

@@ -92,3 +92,34 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_free0<'
         Ok(())
     })
 }
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_writerSchema<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JString<'local> {
+    run(env, |env| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let this = unsafe { borrow_handle::<FormatEncoder>(handle, KIND) }?;
+        match this.encoder.writer_schema() {
+            Some(schema) => Ok(env.new_string(schema)?),
+            None => Ok(JString::null()),
+        }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_setSchemaId<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    id: jint,
+) {
+    run(env, |_| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let this = unsafe { borrow_handle::<FormatEncoder>(handle, KIND) }?;
+        this.encoder.set_schema_id(id as u32)?;
+        Ok(())
+    })
+}

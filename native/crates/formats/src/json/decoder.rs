@@ -824,7 +824,7 @@ fn write_json(msg: &Message<'_, '_>, i: usize, out: &mut String, decimals: bool)
                 if n > 0 {
                     out.push(',');
                 }
-                write_json_string(key, out);
+                write_json_string(key, out, false);
                 out.push(':');
                 write_json(msg, value, out, decimals)?;
             }
@@ -844,7 +844,7 @@ fn write_json(msg: &Message<'_, '_>, i: usize, out: &mut String, decimals: bool)
             Ok(j)
         }
         Node::String(s) => {
-            write_json_string(s, out);
+            write_json_string(s, out, false);
             Ok(i + 1)
         }
         Node::Static(StaticNode::F64(_)) => {
@@ -870,8 +870,10 @@ fn write_json(msg: &Message<'_, '_>, i: usize, out: &mut String, decimals: bool)
 }
 
 /// A JSON string as Jackson writes it: `"` and `\` escaped, control characters as short escapes
-/// or `\u00XX` (upper-case hex), everything else as is.
-pub(crate) fn write_json_string(s: &str, out: &mut String) {
+/// or `\u00XX` (upper-case hex), characters outside the BMP as two `\uXXXX` surrogate escapes
+/// when `escape_supplementary` (Jackson's generator) or as they are (a tree's `toString()`),
+/// everything else as is.
+pub(crate) fn write_json_string(s: &str, out: &mut String, escape_supplementary: bool) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -883,6 +885,12 @@ pub(crate) fn write_json_string(s: &str, out: &mut String) {
             '\u{08}' => out.push_str("\\b"),
             '\u{0c}' => out.push_str("\\f"),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if escape_supplementary && (c as u32) > 0xFFFF => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04X}"));
+                }
+            }
             c => out.push(c),
         }
     }

@@ -305,29 +305,8 @@ fn write_value(array: &ArrayRef, i: usize, options: &JsonEncodeOptions, out: &mu
     Ok(())
 }
 
-/// A JSON string as Jackson's generator writes it: `"` and `\` escaped, control characters as
-/// short escapes or `\u00XX`, characters outside the BMP as two `\uXXXX` surrogate escapes, the
-/// rest as UTF-8.
+/// A JSON string as Jackson's generator writes it (supplementary characters as surrogate
+/// escapes).
 fn push_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c if (c as u32) > 0xFFFF => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{:04X}", unit));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    super::write_json_string(s, out, true);
 }

@@ -9,5 +9,6 @@ mod encoder;
 mod options;
 
 pub use decoder::JsonDecoder;
+pub(crate) use decoder::write_json_string;
 pub use encoder::JsonEncoder;
 pub use options::{JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode};

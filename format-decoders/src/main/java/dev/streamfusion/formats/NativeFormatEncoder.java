@@ -6,6 +6,8 @@ import dev.streamfusion.bridge.NativeHandle;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.types.ArrowTypes;
 import dev.streamfusion.bridge.writer.NullMapKeys;
+import dev.streamfusion.formats.registry.HttpSchemaRegistryClient;
+import dev.streamfusion.formats.registry.SchemaRegistryException;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 
 import org.apache.flink.annotation.Internal;
@@ -56,6 +58,7 @@ public final class NativeFormatEncoder extends NativeHandle {
         FormatOptionArrays arrays = new FormatOptionArrays(options);
         long[] address = {0};
         RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, allocator, nullMapKeys(format, options));
+        NativeFormatEncoder encoder;
         try {
             ArrowBatchImporter messages =
                     ArrowBatchImporter.importSchema(
@@ -66,7 +69,7 @@ public final class NativeFormatEncoder extends NativeHandle {
                                                     allocator,
                                                     ArrowTypes.toArrowSchema(rowType),
                                                     rows -> create(format, arrays.keys, arrays.values, rows, out)));
-            return new NativeFormatEncoder(allocator, writer, address[0], messages);
+            encoder = new NativeFormatEncoder(allocator, writer, address[0], messages);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
                 free0(address[0]);
@@ -74,6 +77,31 @@ public final class NativeFormatEncoder extends NativeHandle {
             writer.close();
             throw e;
         }
+        // From here the handle owns the native encoder: closing it frees everything once.
+        try {
+            encoder.registerWriterSchema(format, options);
+        } catch (RuntimeException e) {
+            encoder.close();
+            throw e;
+        }
+        return encoder;
+    }
+
+    /**
+     * Formats whose messages name their writer schema (avro-confluent) register it with the
+     * schema registry under {@code avro-confluent.subject} once, when the encoder is created.
+     */
+    private synchronized void registerWriterSchema(String format, Map<String, String> options) {
+        String schema = writerSchema(address());
+        if (schema == null) {
+            return;
+        }
+        String subject = options.get("subject");
+        if (subject == null) {
+            throw new SchemaRegistryException(
+                    "Option '" + format + ".subject' is required to register the writer schema of a " + format + " sink");
+        }
+        setSchemaId(address(), HttpSchemaRegistryClient.fromOptions(options).register(subject, schema));
     }
 
     /**
@@ -133,4 +161,8 @@ public final class NativeFormatEncoder extends NativeHandle {
     private static native int encode(long handle, long rowsAddress, long outArrayAddress);
 
     private static native void free0(long handle);
+
+    private static native String writerSchema(long handle);
+
+    private static native void setSchemaId(long handle, int id);
 }

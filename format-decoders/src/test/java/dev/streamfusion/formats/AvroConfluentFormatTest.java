@@ -16,6 +16,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
 import com.sun.net.httpserver.HttpServer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -54,6 +56,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class AvroConfluentFormatTest {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private final Map<Integer, String> schemas = new ConcurrentHashMap<>();
     private final AtomicInteger requests = new AtomicInteger();
     private HttpServer registry;
@@ -75,6 +79,19 @@ class AvroConfluentFormatTest {
                                             : "{\"schema\":" + quote(schema) + "}")
                                     .getBytes(StandardCharsets.UTF_8);
                     exchange.sendResponseHeaders(schema == null ? 404 : 200, body.length);
+                    try (OutputStream out = exchange.getResponseBody()) {
+                        out.write(body);
+                    }
+                });
+        registry.createContext(
+                "/subjects/",
+                exchange -> {
+                    requests.incrementAndGet();
+                    String schema = JSON.readTree(exchange.getRequestBody()).get("schema").asText();
+                    int id = 100 + schemas.size();
+                    schemas.put(id, schema);
+                    byte[] body = ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8);
+                    exchange.sendResponseHeaders(200, body.length);
                     try (OutputStream out = exchange.getResponseBody()) {
                         out.write(body);
                     }
@@ -154,6 +171,52 @@ class AvroConfluentFormatTest {
         try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "avro-confluent", options(), table)) {
             RowDataValues.assertSameRows(read(decoder.decode(messages), table), RowDataValues.ofRows(expected, table));
         }
+    }
+
+    @Test
+    void sinkRegistersFlinksDerivedSchemaAndFramesItsDatums() throws Exception {
+        RowType type = AvroFormatParityTest.avroTypes(true);
+        List<RowData> rows = new RandomRows(42, 0.2).rows(type, 200);
+        Map<String, String> options = Map.of("url", registryUrl(), "subject", "bids-value");
+        List<byte[]> messages;
+        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(allocator, "avro-confluent", options, type)) {
+            messages = encoder.encode(rows);
+        }
+        assertThat(schemas).hasSize(1);
+        int id = schemas.keySet().iterator().next();
+        assertThat(new Schema.Parser().parse(schemas.get(id)))
+                .as("the registered schema is the one Flink derives")
+                .isEqualTo(AvroSchemaConverter.convertToSchema(type));
+
+        AvroRowDataSerializationSchema flinkWriter = new AvroRowDataSerializationSchema(type, AvroEncoding.BINARY, true);
+        flinkWriter.open(null);
+        AvroRowDataDeserializationSchema flinkReader =
+                new AvroRowDataDeserializationSchema(type, InternalTypeInfo.of(type), AvroEncoding.BINARY, true);
+        flinkReader.open(null);
+        List<RowData> fromNative = new ArrayList<>();
+        List<RowData> fromFlink = new ArrayList<>();
+        for (int r = 0; r < rows.size(); r++) {
+            ByteBuffer message = ByteBuffer.wrap(messages.get(r));
+            assertThat(message.get()).isZero();
+            assertThat(message.getInt()).isEqualTo(id);
+            byte[] datum = new byte[message.remaining()];
+            message.get(datum);
+            fromNative.add(flinkReader.deserialize(datum));
+            fromFlink.add(flinkReader.deserialize(flinkWriter.serialize(rows.get(r))));
+        }
+        RowDataValues.assertSameRows(RowDataValues.ofRows(fromNative, type), RowDataValues.ofRows(fromFlink, type));
+
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "avro-confluent", options(), type)) {
+            RowDataValues.assertSameRows(read(decoder.decode(messages), type), RowDataValues.ofRows(fromFlink, type));
+        }
+    }
+
+    @Test
+    void sinkWithoutSubjectIsAClearError() {
+        RowType table = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
+        assertThatThrownBy(() -> NativeFormatEncoder.create(allocator, "avro-confluent", options(), table))
+                .isInstanceOf(SchemaRegistryException.class)
+                .hasMessageContaining("'avro-confluent.subject' is required");
     }
 
     @Test

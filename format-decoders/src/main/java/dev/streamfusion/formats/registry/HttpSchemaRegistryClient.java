@@ -6,6 +6,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -16,8 +17,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A Confluent-compatible schema registry over its REST API ({@code GET /schemas/ids/{id}}), with
- * every schema cached for the client's life (a schema id never changes its schema). Basic
+ * A Confluent-compatible schema registry over its REST API ({@code GET /schemas/ids/{id}}, {@code
+ * POST /subjects/{subject}/versions}), with every schema cached for the client's life (a schema
+ * id never changes its schema). Basic
  * authentication comes from {@code avro-confluent.basic-auth.user-info} ({@code user:password}).
  */
 @Internal
@@ -56,39 +58,67 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         return cache.computeIfAbsent(id, this::fetch);
     }
 
+    @Override
+    public int register(String subject, String schema) {
+        String body = JSON.createObjectNode().put("schema", schema).toString();
+        JsonNode id =
+                call(
+                        "POST",
+                        "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions",
+                        body,
+                        "registering a schema under subject " + subject)
+                        .get("id");
+        if (id == null || !id.canConvertToInt()) {
+            throw new SchemaRegistryException(
+                    "schema registry " + url + " gave no id for the schema registered under subject " + subject);
+        }
+        return id.asInt();
+    }
+
     private String fetch(int id) {
-        String address = url + "/schemas/ids/" + Integer.toUnsignedString(id);
+        String what = "schema id " + Integer.toUnsignedString(id);
+        JsonNode schema = call("GET", "/schemas/ids/" + Integer.toUnsignedString(id), null, what).get("schema");
+        if (schema == null || !schema.isTextual()) {
+            throw new SchemaRegistryException("schema registry " + url + " gave no schema for " + what);
+        }
+        return schema.asText();
+    }
+
+    /** One REST call; anything but 200 is an error naming the registry, the call and the answer. */
+    private JsonNode call(String method, String path, String body, String what) {
         HttpRequest.Builder request =
-                HttpRequest.newBuilder(URI.create(address))
+                HttpRequest.newBuilder(URI.create(url + path))
                         .timeout(TIMEOUT)
-                        .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
+                        .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
+                        .method(
+                                method,
+                                body == null
+                                        ? HttpRequest.BodyPublishers.noBody()
+                                        : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            request.header("Content-Type", "application/vnd.schemaregistry.v1+json");
+        }
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
         HttpResponse<String> response;
         try {
-            response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-            throw new SchemaRegistryException("schema registry " + url + " could not be reached for schema id " + id, e);
+            throw new SchemaRegistryException("schema registry " + url + " could not be reached for " + what, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SchemaRegistryException("interrupted while fetching schema id " + id + " from " + url, e);
+            throw new SchemaRegistryException("interrupted while " + what + " at " + url, e);
         }
         if (response.statusCode() != 200) {
             throw new SchemaRegistryException(
-                    "schema registry " + url + " answered " + response.statusCode() + " for schema id " + id + ": "
+                    "schema registry " + url + " answered " + response.statusCode() + " for " + what + ": "
                             + response.body());
         }
         try {
-            JsonNode schema = JSON.readTree(response.body()).get("schema");
-            if (schema == null || !schema.isTextual()) {
-                throw new SchemaRegistryException(
-                        "schema registry " + url + " gave no schema for id " + id + ": " + response.body());
-            }
-            return schema.asText();
+            return JSON.readTree(response.body());
         } catch (IOException e) {
-            throw new SchemaRegistryException(
-                    "schema registry " + url + " answered schema id " + id + " with invalid JSON", e);
+            throw new SchemaRegistryException("schema registry " + url + " answered " + what + " with invalid JSON", e);
         }
     }
 }
