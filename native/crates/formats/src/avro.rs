@@ -169,6 +169,10 @@ impl<'a> AvroReader<'a> {
         Self { bytes, pos: 0 }
     }
 
+    pub(crate) fn is_at_end(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+
     pub(crate) fn long(&mut self) -> Read<i64> {
         let mut value: u64 = 0;
         let mut shift = 0;

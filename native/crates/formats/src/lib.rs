@@ -24,6 +24,7 @@
 
 pub mod avro;
 pub mod avro_confluent;
+pub mod avro_file;
 pub mod avro_schema;
 pub mod builder;
 pub mod csv;
