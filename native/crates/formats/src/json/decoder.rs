@@ -362,13 +362,20 @@ fn walk_row(
     let start = columns.first().map_or(0, ColumnBuilder::len);
     let mut seen = Seen::new(plan.convs.len());
     let mut j = i + 1;
+    // Writers usually emit fields in schema order: try the field after the last one first.
+    let mut expected = 0;
     for _ in 0..len {
         let Node::String(key) = msg.nodes[j] else {
             return Err("malformed JSON: object key is not a string".into());
         };
         j += 1;
-        match plan.lookup(key) {
+        let field = match plan.names.get(expected) {
+            Some(name) if **name == *key => Some(expected),
+            _ => plan.lookup(key),
+        };
+        match field {
             Some(f) => {
+                expected = f + 1;
                 if seen.get(f) {
                     // A repeated key: the last value wins.
                     columns[f].truncate(start);
