@@ -1,5 +1,6 @@
 //! JSON decode throughput: the native decoder (all columns, and a 2-column projection) against
-//! simd-json's bare parse of the same messages, the ceiling decode can approach.
+//! simd-json's bare parse of the same messages, the ceiling decode can approach; and the native
+//! encoder over the decoded batch.
 //!
 //! `cargo bench -p streamfusion-formats --bench json_decode` (release profile).
 #![allow(clippy::unwrap_used)]
@@ -143,6 +144,16 @@ fn bench_shape(
             }
             black_box(decoder.flush().unwrap().num_rows())
         })
+    });
+    group.bench_function("encode_all_columns", |b| {
+        let mut decoder = JsonDecoder::try_new(schema.clone(), &options).unwrap();
+        for m in messages {
+            decoder.decode(m).unwrap();
+        }
+        let batch = decoder.flush().unwrap();
+        let mut encoder =
+            streamfusion_formats::json::JsonEncoder::try_new(schema.clone(), &options).unwrap();
+        b.iter(|| black_box(arrow::array::Array::len(&encoder.encode(&batch).unwrap())))
     });
     group.finish();
     println!(

@@ -1,19 +1,22 @@
 package dev.streamfusion.e2e;
 
 import dev.streamfusion.bridge.NativeLibrary;
-import dev.streamfusion.bridge.NativeProjection;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
-import dev.streamfusion.bridge.types.ArrowTypes;
-import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+import dev.streamfusion.formats.NativeFormatDecoder;
+import dev.streamfusion.formats.NativeFormatEncoder;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
+import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.columnar.ColumnarRowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -22,6 +25,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,17 +33,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The demo: a real Kafka broker on this machine, Nexmark-shaped bids through StreamFusion's
- * native bridge (Flink rows to Arrow, into Rust and back, read by Flink as columnar rows), into a
- * topic and back out.
+ * The demo: a real Kafka broker on this machine; Nexmark-shaped bids encoded to JSON by
+ * StreamFusion's native encoder into a topic; the topic read back and decoded both by stock
+ * Flink's JSON format and by the native decoder, with the rows compared and the rates printed
+ * side by side.
  */
 public final class Demo {
 
     private static final int EVENTS = 200_000;
     private static final int BATCH = 4096;
     private static final String TOPIC = "bids";
-    /** auction, price, date_time: what Nexmark q1 reads. */
-    private static final int[] PROJECTION = {0, 2, 5};
 
     private Demo() {}
 
@@ -47,103 +50,155 @@ public final class Demo {
         NativeLibrary.Loaded library = NativeLibrary.load();
         System.out.println("StreamFusion demo");
         System.out.println("  native library: " + library.location());
-        System.out.println("  build profile:  " + library.profile() + ", version " + library.version());
+        System.out.println("  build profile:  " + library.profile() + ", version " + library.version()
+                + (library.isRelease() ? "" : "  (debug build: figures below are not representative; run ./bin/demo -Prelease)"));
 
         long started = System.nanoTime();
-        try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start()) {
+        try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start();
+                BufferAllocator allocator = new RootAllocator()) {
             System.out.printf(
                     "  Kafka broker:   %s (KRaft, child JVM, up in %.1f s)%n",
                     broker.bootstrapServers(), seconds(System.nanoTime() - started));
             broker.createTopic(TOPIC, 1);
 
-            long produced = bridgeIntoKafka(broker.bootstrapServers());
-            List<String> firstRecords = new ArrayList<>();
-            long consumed = readBack(broker.bootstrapServers(), produced, firstRecords);
+            List<RowData> bids = new BidGenerator(1).next(EVENTS);
+            Rates encode = encodeIntoKafka(allocator, bids, broker.bootstrapServers());
+            List<byte[]> messages = readBack(broker.bootstrapServers(), EVENTS);
             System.out.println();
-            System.out.println("Topic '" + TOPIC + "': " + produced + " records produced, " + consumed + " read back; the first:");
-            firstRecords.forEach(r -> System.out.println("  " + r));
-            if (consumed != produced) {
-                throw new IllegalStateException("read back " + consumed + " of " + produced + " records");
-            }
+            System.out.println("Topic '" + TOPIC + "': " + EVENTS + " JSON bids produced, " + messages.size() + " read back.");
+            System.out.println("  first message: " + new String(messages.get(0), StandardCharsets.UTF_8));
+
+            Rates decode = decodeBothWays(allocator, messages);
+
+            System.out.println();
+            System.out.println("Stock Flink vs StreamFusion, JSON format, " + EVENTS + " bids, one thread, same run:");
+            System.out.printf("  %-40s %12s %14s %7s%n", "", "stock Flink", "StreamFusion", "ratio");
+            encode.print("encode RowData -> JSON bytes (rows/s)");
+            decode.print("decode JSON bytes -> rows, all fields");
         }
         System.out.println();
-        System.out.println(
-                "Native memory outstanding after close: " + NativeLibrary.nativeAllocatedBytes() + " bytes");
+        System.out.println("Native memory outstanding after close: " + NativeLibrary.nativeAllocatedBytes() + " bytes");
     }
 
-    /** Bids -> Arrow -> Rust (checked, projected) -> Flink columnar rows -> Kafka. */
-    private static long bridgeIntoKafka(String bootstrap) {
+    /** Bids -> JSON by Flink's serializer (timed) and by the native encoder (timed, produced). */
+    private static Rates encodeIntoKafka(BufferAllocator allocator, List<RowData> bids, String bootstrap)
+            throws Exception {
         RowType bid = BidGenerator.BID;
-        BidGenerator generator = new BidGenerator(1);
-        long transposeNanos = 0;
-        long nativeNanos = 0;
-        long readNanos = 0;
-        long produced = 0;
-        try (BufferAllocator allocator = new RootAllocator();
-                RowDataArrowWriter writer = RowDataArrowWriter.create(bid, allocator);
-                NativeProjection projection =
-                        NativeProjection.create(allocator, ArrowTypes.toArrowSchema(bid), PROJECTION);
-                KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
-            RowType projected = ArrowTypes.toRowType(projection.outputSchema());
-            for (int sent = 0; sent < EVENTS; sent += BATCH) {
-                List<RowData> rows = generator.next(Math.min(BATCH, EVENTS - sent));
+        JsonRowDataSerializationSchema flink =
+                new JsonRowDataSerializationSchema(
+                        bid, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+        flink.open(null);
+        long t0 = System.nanoTime();
+        long flinkBytes = 0;
+        for (RowData row : bids) {
+            flinkBytes += flink.serialize(row).length;
+        }
+        long stockNanos = System.nanoTime() - t0;
 
-                long t0 = System.nanoTime();
-                VectorSchemaRoot arrow = writer.write(rows);
+        long nativeNanos = 0;
+        long nativeBytes = 0;
+        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(allocator, "json", Map.of(), bid);
+                KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
+            for (int from = 0; from < bids.size(); from += BATCH) {
+                List<RowData> batch = bids.subList(from, Math.min(from + BATCH, bids.size()));
                 long t1 = System.nanoTime();
-                VectorSchemaRoot back = projection.project(arrow);
-                long t2 = System.nanoTime();
-                ArrowColumnarBatch columns = ArrowColumnarBatch.of(back, projected);
-                List<byte[]> values = new ArrayList<>(columns.rowCount());
-                for (int r = 0; r < columns.rowCount(); r++) {
-                    ColumnarRowData row = columns.row(r);
-                    String csv = row.getLong(0) + "," + row.getLong(1) + "," + row.getTimestamp(2, 3);
-                    values.add(csv.getBytes(StandardCharsets.UTF_8));
-                }
-                long t3 = System.nanoTime();
-                transposeNanos += t1 - t0;
-                nativeNanos += t2 - t1;
-                readNanos += t3 - t2;
-                for (byte[] value : values) {
+                List<byte[]> encoded = encoder.encode(batch);
+                nativeNanos += System.nanoTime() - t1;
+                for (byte[] value : encoded) {
+                    nativeBytes += value.length;
                     producer.send(new ProducerRecord<>(TOPIC, value));
                 }
-                produced += values.size();
             }
             producer.flush();
         }
-        System.out.println();
-        System.out.println("Bridge, " + EVENTS + " bid rows in batches of " + BATCH + " (this run, one thread):");
-        System.out.printf("  RowData -> Arrow (column by column):       %,12.0f rows/s%n", EVENTS / seconds(transposeNanos));
-        System.out.printf("  Arrow -> Rust (validate, project) -> Java:  %,12.0f rows/s%n", EVENTS / seconds(nativeNanos));
-        System.out.printf("  ColumnarRowData reads of 3 columns:        %,12.0f rows/s%n", EVENTS / seconds(readNanos));
-        System.out.println(
-                "  (stock-vs-StreamFusion connector figures are printed here once the connectors land)");
-        return produced;
+        if (flinkBytes != nativeBytes) {
+            throw new IllegalStateException("native JSON differs from Flink's: " + nativeBytes + " vs " + flinkBytes + " bytes");
+        }
+        return new Rates(bids.size(), stockNanos, nativeNanos);
     }
 
-    private static long readBack(String bootstrap, long expected, List<String> first) {
+    /** Decodes the topic's messages with stock Flink and natively; the rows must be equal. */
+    private static Rates decodeBothWays(BufferAllocator allocator, List<byte[]> messages) throws Exception {
+        RowType bid = BidGenerator.BID;
+        JsonParserRowDataDeserializationSchema flink =
+                new JsonParserRowDataDeserializationSchema(bid, InternalTypeInfo.of(bid), false, false, TimestampFormat.SQL);
+        flink.open(null);
+        List<RowData> stockRows = new ArrayList<>(messages.size());
+        ListCollector<RowData> collector = new ListCollector<>(stockRows);
+        long t0 = System.nanoTime();
+        long stockChecksum = 0;
+        for (byte[] message : messages) {
+            flink.deserialize(message, collector);
+        }
+        for (RowData row : stockRows) {
+            stockChecksum += checksum(row);
+        }
+        long stockNanos = System.nanoTime() - t0;
+
+        long nativeNanos = 0;
+        long nativeChecksum = 0;
+        long nativeRows = 0;
+        List<String> firstBids = new ArrayList<>();
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "json", Map.of(), bid)) {
+            for (int from = 0; from < messages.size(); from += BATCH) {
+                long t1 = System.nanoTime();
+                ArrowColumnarBatch batch =
+                        ArrowColumnarBatch.of(
+                                decoder.decode(messages.subList(from, Math.min(from + BATCH, messages.size()))), bid);
+                for (int r = 0; r < batch.rowCount(); r++) {
+                    nativeChecksum += checksum(batch.row(r));
+                }
+                nativeNanos += System.nanoTime() - t1;
+                nativeRows += batch.rowCount();
+                for (int r = 0; firstBids.size() < 3 && r < batch.rowCount(); r++) {
+                    RowData row = batch.row(r);
+                    firstBids.add(String.format(
+                            "auction %d, bidder %d, price %d -> %s EUR (q1: price * 0.908), at %s",
+                            row.getLong(0), row.getLong(1), row.getLong(2),
+                            BigDecimal.valueOf(row.getLong(2)).multiply(new BigDecimal("0.908")).toPlainString(),
+                            row.getTimestamp(5, 3)));
+                }
+            }
+        }
+        if (nativeRows != stockRows.size() || nativeChecksum != stockChecksum) {
+            throw new IllegalStateException(
+                    "native decode differs from stock Flink: " + nativeRows + " rows vs " + stockRows.size());
+        }
+        System.out.println("Decoded natively and by stock Flink: " + nativeRows + " rows each, the same rows"
+                + " (checksum over every field " + Long.toHexString(nativeChecksum) + "). The first bids:");
+        firstBids.forEach(b -> System.out.println("  " + b));
+        return new Rates(messages.size(), stockNanos, nativeNanos);
+    }
+
+    /** Reads every field once, as a query selecting all columns does. */
+    private static long checksum(RowData row) {
+        long sum = row.getLong(0) * 31 + row.getLong(1) * 17 + row.getLong(2);
+        sum = sum * 31 + row.getString(3).toString().hashCode();
+        sum = sum * 31 + row.getString(4).toString().hashCode();
+        sum = sum * 31 + row.getTimestamp(5, 3).getMillisecond();
+        return sum * 31 + row.getString(6).toString().hashCode();
+    }
+
+    private static List<byte[]> readBack(String bootstrap, int expected) {
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(
-                        Map.of(
-                                "bootstrap.servers", bootstrap,
-                                "auto.offset.reset", "earliest",
-                                "enable.auto.commit", "false"),
+                        Map.of("bootstrap.servers", bootstrap, "auto.offset.reset", "earliest", "enable.auto.commit", "false"),
                         new ByteArrayDeserializer(),
                         new ByteArrayDeserializer())) {
             TopicPartition partition = new TopicPartition(TOPIC, 0);
             consumer.assign(List.of(partition));
             consumer.seekToBeginning(List.of(partition));
-            long count = 0;
+            List<byte[]> values = new ArrayList<>(expected);
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (count < expected && System.nanoTime() < deadline) {
+            while (values.size() < expected && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    if (first.size() < 3) {
-                        first.add("offset " + record.offset() + ": " + new String(record.value(), StandardCharsets.UTF_8));
-                    }
-                    count++;
+                    values.add(record.value());
                 }
             }
-            return count;
+            if (values.size() != expected) {
+                throw new IllegalStateException("read back " + values.size() + " of " + expected + " records");
+            }
+            return values;
         }
     }
 
@@ -156,5 +211,20 @@ public final class Demo {
 
     private static double seconds(long nanos) {
         return nanos / 1e9;
+    }
+
+    /** Rows per second of stock Flink and StreamFusion over the same rows. */
+    private static final class Rates {
+        private final double stock;
+        private final double streamfusion;
+
+        Rates(long rows, long stockNanos, long nativeNanos) {
+            this.stock = rows / seconds(stockNanos);
+            this.streamfusion = rows / seconds(nativeNanos);
+        }
+
+        void print(String what) {
+            System.out.printf("  %-40s %,12.0f %,14.0f %6.2fx%n", what, stock, streamfusion, streamfusion / stock);
+        }
     }
 }
