@@ -22,6 +22,7 @@ use arrow::datatypes::{
     TimestampMillisecondType, Utf8Type,
 };
 
+use crate::avro_schema::{AvroSchema, read_record};
 use crate::builder::{ColumnBuilder, builders_for, finish_batch, map_fields};
 use crate::decoder::Decoder;
 use crate::encoder::{Encoder, MessageColumn};
@@ -133,6 +134,30 @@ fn derive(field: &Field, legacy: bool) -> Result<TableNode> {
     })
 }
 
+/// The Avro schema a table node is written with (what Flink's writer uses for that column).
+fn writer_schema_of(node: &TableNode) -> AvroSchema {
+    match node {
+        TableNode::Boolean => AvroSchema::Boolean,
+        TableNode::Int => AvroSchema::Int,
+        TableNode::Long | TableNode::Timestamp => AvroSchema::Long,
+        TableNode::Float => AvroSchema::Float,
+        TableNode::Double => AvroSchema::Double,
+        TableNode::Bytes | TableNode::Decimal => AvroSchema::Bytes,
+        TableNode::String => AvroSchema::String,
+        TableNode::Array(element) => AvroSchema::Array(Box::new(writer_schema_of(element))),
+        TableNode::Map(value) => AvroSchema::Map(Box::new(writer_schema_of(value))),
+        TableNode::Record(fields) => AvroSchema::Record(
+            fields
+                .iter()
+                .map(|(name, node)| (name.clone(), writer_schema_of(node)))
+                .collect(),
+        ),
+        TableNode::Nullable(inner) => {
+            AvroSchema::Union(vec![AvroSchema::Null, writer_schema_of(inner)])
+        }
+    }
+}
+
 /// The table's columns as one record node, by the schema Flink derives.
 pub(crate) fn derive_table(schema: &SchemaRef, legacy: bool) -> Result<TableNode> {
     Ok(TableNode::Record(
@@ -194,10 +219,6 @@ impl<'a> AvroReader<'a> {
         Ok((value >> 1) as i64 ^ -((value & 1) as i64))
     }
 
-    pub(crate) fn int(&mut self) -> Read<i32> {
-        i32::try_from(self.long()?).map_err(|_| "int value out of range".to_string())
-    }
-
     pub(crate) fn take(&mut self, n: usize) -> Read<&'a [u8]> {
         let end = self
             .pos
@@ -223,211 +244,14 @@ impl<'a> AvroReader<'a> {
     }
 }
 
-fn read_value(node: &TableNode, builder: &mut ColumnBuilder, r: &mut AvroReader<'_>) -> Read<()> {
-    match node {
-        TableNode::Nullable(inner) => match r.long()? {
-            0 => builder.push_null(),
-            1 => read_value(inner, builder, r)?,
-            other => {
-                return Err(format!(
-                    "union index {other} is out of range for [\"null\", ...]"
-                ));
-            }
-        },
-        TableNode::Boolean => match r.take(1)?[0] {
-            0 => builder.push_bool(false),
-            1 => builder.push_bool(true),
-            other => return Err(format!("invalid boolean byte {other}")),
-        },
-        TableNode::Int => {
-            let v = r.int()?;
-            match builder {
-                // Flink narrows with Integer.byteValue()/shortValue().
-                ColumnBuilder::Int8(c) => c.push(v as i8),
-                ColumnBuilder::Int16(c) => c.push(v as i16),
-                ColumnBuilder::Int32(c) => c.push(v),
-                ColumnBuilder::Date32(c) => c.push(v),
-                ColumnBuilder::Time32Millisecond(c) => c.push(v),
-                _ => return Err("an Avro int for a column that is not an integer".into()),
-            }
-        }
-        TableNode::Long => {
-            let v = r.long()?;
-            let ColumnBuilder::Int64(c) = builder else {
-                return Err("an Avro long for a column that is not BIGINT".into());
-            };
-            c.push(v);
-        }
-        TableNode::Float => {
-            let raw = r.take(4)?;
-            let ColumnBuilder::Float32(c) = builder else {
-                return Err("not a FLOAT column".into());
-            };
-            c.push(f32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]));
-        }
-        TableNode::Double => {
-            let raw = r.take(8)?;
-            let mut b = [0u8; 8];
-            b.copy_from_slice(raw);
-            let ColumnBuilder::Float64(c) = builder else {
-                return Err("not a DOUBLE column".into());
-            };
-            c.push(f64::from_le_bytes(b));
-        }
-        TableNode::Bytes | TableNode::String => {
-            let n = r.length()?;
-            let data = r.take(n)?;
-            if matches!(node, TableNode::String) && std::str::from_utf8(data).is_err() {
-                return Err("an Avro string that is not valid UTF-8".into());
-            }
-            let ColumnBuilder::Bytes(c) = builder else {
-                return Err("not a string/bytes column".into());
-            };
-            c.push(data).map_err(|e| e.to_string())?;
-        }
-        TableNode::Decimal => {
-            let n = r.length()?;
-            let data = r.take(n)?;
-            if data.len() > 16 {
-                return Err(format!(
-                    "a decimal of {} bytes does not fit DECIMAL(38)",
-                    data.len()
-                ));
-            }
-            let mut v: i128 = if data.first().is_some_and(|b| b & 0x80 != 0) {
-                -1
-            } else {
-                0
-            };
-            for b in data {
-                v = (v << 8) | i128::from(*b);
-            }
-            let ColumnBuilder::Decimal128(c) = builder else {
-                return Err("not a DECIMAL column".into());
-            };
-            c.push(v);
-        }
-        TableNode::Timestamp => {
-            // Flink writes and reads epoch milliseconds whatever the declared Avro unit.
-            let millis = r.long()?;
-            match builder {
-                ColumnBuilder::TimestampMillisecond(c) => c.push(millis),
-                ColumnBuilder::TimestampMicrosecond(c) => {
-                    c.push(millis.checked_mul(1000).ok_or("timestamp out of range")?)
-                }
-                _ => return Err("not a TIMESTAMP column".into()),
-            }
-        }
-        TableNode::Array(element) => {
-            let ColumnBuilder::List { element: child, .. } = builder else {
-                return Err("not an ARRAY column".into());
-            };
-            loop {
-                let n = r.block()?;
-                if n == 0 {
-                    break;
-                }
-                for _ in 0..n {
-                    read_value(element, child, r)?;
-                }
-            }
-            builder.end_nested_value();
-        }
-        TableNode::Map(value) => {
-            let ColumnBuilder::Map { keys, values, .. } = builder else {
-                return Err("not a MAP column".into());
-            };
-            loop {
-                let n = r.block()?;
-                if n == 0 {
-                    break;
-                }
-                for _ in 0..n {
-                    read_value(&TableNode::String, keys, r)?;
-                    read_value(value, values, r)?;
-                }
-            }
-            builder.end_nested_value();
-        }
-        TableNode::Record(fields) => {
-            let ColumnBuilder::Struct {
-                fields: children, ..
-            } = builder
-            else {
-                return Err("not a ROW column".into());
-            };
-            for ((_, node), child) in fields.iter().zip(children.iter_mut()) {
-                read_value(node, child, r)?;
-            }
-            builder.end_nested_value();
-        }
-    }
-    Ok(())
-}
-
-/// Steps over a value of a column the query does not read.
-fn skip_value(node: &TableNode, r: &mut AvroReader<'_>) -> Read<()> {
-    match node {
-        TableNode::Nullable(inner) => match r.long()? {
-            0 => {}
-            1 => skip_value(inner, r)?,
-            other => {
-                return Err(format!(
-                    "union index {other} is out of range for [\"null\", ...]"
-                ));
-            }
-        },
-        TableNode::Boolean => {
-            r.take(1)?;
-        }
-        TableNode::Int | TableNode::Long | TableNode::Timestamp => {
-            r.long()?;
-        }
-        TableNode::Float => {
-            r.take(4)?;
-        }
-        TableNode::Double => {
-            r.take(8)?;
-        }
-        TableNode::Bytes | TableNode::String | TableNode::Decimal => {
-            let n = r.length()?;
-            r.take(n)?;
-        }
-        TableNode::Array(element) => loop {
-            let n = r.block()?;
-            if n == 0 {
-                break;
-            }
-            for _ in 0..n {
-                skip_value(element, r)?;
-            }
-        },
-        TableNode::Map(value) => loop {
-            let n = r.block()?;
-            if n == 0 {
-                break;
-            }
-            for _ in 0..n {
-                skip_value(&TableNode::String, r)?;
-                skip_value(value, r)?;
-            }
-        },
-        TableNode::Record(fields) => {
-            for (_, field) in fields {
-                skip_value(field, r)?;
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Decodes one Avro datum per message.
 #[derive(Debug)]
 pub struct AvroDecoder {
     schema: SchemaRef,
-    /// The datum's fields (the table's physical columns), each with the produced column it
-    /// fills, if the query reads it.
-    nodes: Vec<(TableNode, Option<usize>)>,
+    /// The datum's schema: the one Flink derives from the table's physical columns.
+    writer: Vec<(String, AvroSchema)>,
+    /// The produced columns, read from the datum by name (unread ones are stepped over).
+    table: TableNode,
     columns: Vec<ColumnBuilder>,
     rows: usize,
     messages: usize,
@@ -442,15 +266,13 @@ impl AvroDecoder {
         options: &FormatOptions,
     ) -> Result<Self> {
         let legacy = legacy_mapping(options)?;
-        let nodes = physical
-            .fields()
+        let TableNode::Record(physical_nodes) = derive_table(&physical, legacy)? else {
+            return Err(FormatError::config("the table is not a row"));
+        };
+        let writer = physical_nodes
             .iter()
-            .map(|f| {
-                let target = produced.fields().iter().position(|p| p.name() == f.name());
-                let field = target.map_or(f.as_ref(), |t| produced.field(t));
-                Ok((derive(field, legacy)?, target))
-            })
-            .collect::<Result<_>>()?;
+            .map(|(name, node)| (name.clone(), writer_schema_of(node)))
+            .collect();
         for field in produced.fields() {
             if physical.field_with_name(field.name()).is_err() {
                 return Err(FormatError::config(format!(
@@ -461,8 +283,9 @@ impl AvroDecoder {
         }
         Ok(Self {
             columns: builders_for(produced.fields())?,
+            table: derive_table(&produced, legacy)?,
             schema: produced,
-            nodes,
+            writer,
             rows: 0,
             messages: 0,
         })
@@ -475,17 +298,8 @@ impl Decoder for AvroDecoder {
         self.messages += 1;
         // Flink's Avro format produces no row for a null message.
         let Some(bytes) = message else { return Ok(()) };
-        let mut reader = AvroReader { bytes, pos: 0 };
-        let columns = &mut self.columns;
-        let schema = &self.schema;
-        let result = self
-            .nodes
-            .iter()
-            .try_for_each(|(node, target)| match target {
-                Some(c) => read_value(node, &mut columns[*c], &mut reader)
-                    .map_err(|e| format!("field '{}': {e}", schema.field(*c).name())),
-                None => skip_value(node, &mut reader),
-            });
+        let mut reader = AvroReader::new(bytes);
+        let result = read_record(&self.writer, &self.table, &mut self.columns, &mut reader);
         match result {
             Ok(()) => {
                 self.rows += 1;
