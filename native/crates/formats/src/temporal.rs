@@ -3,6 +3,57 @@
 //! and ISO-8601 (`yyyy-MM-ddTHH:mm[:ss]`) timestamps with 0-9 fraction digits, `24:00:00` and
 //! past-the-end days of month resolved the SMART way where Flink's formatter does.
 
+/// The value at `i` of an Arrow timestamp column as epoch milliseconds and nanoseconds within
+/// the millisecond, whatever its unit; `None` for a column that is not a timestamp.
+pub fn timestamp_parts(array: &dyn arrow::array::Array, i: usize) -> Option<(i64, u32)> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::{
+        DataType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+        TimestampNanosecondType, TimestampSecondType,
+    };
+    Some(match array.data_type() {
+        DataType::Timestamp(TimeUnit::Second, _) => (
+            array.as_primitive::<TimestampSecondType>().value(i) * 1000,
+            0,
+        ),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            (array.as_primitive::<TimestampMillisecondType>().value(i), 0)
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            let v = array.as_primitive::<TimestampMicrosecondType>().value(i);
+            (v.div_euclid(1000), (v.rem_euclid(1000) * 1000) as u32)
+        }
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+            let v = array.as_primitive::<TimestampNanosecondType>().value(i);
+            (v.div_euclid(1_000_000), v.rem_euclid(1_000_000) as u32)
+        }
+        _ => return None,
+    })
+}
+
+/// The value at `i` of an Arrow time column as nanoseconds of the day, whatever its unit;
+/// `None` for a column that is not a time.
+pub fn time_of_day_nanos(array: &dyn arrow::array::Array, i: usize) -> Option<i64> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::{
+        DataType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+        Time64NanosecondType, TimeUnit,
+    };
+    Some(match array.data_type() {
+        DataType::Time32(TimeUnit::Second) => {
+            i64::from(array.as_primitive::<Time32SecondType>().value(i)) * 1_000_000_000
+        }
+        DataType::Time32(_) => {
+            i64::from(array.as_primitive::<Time32MillisecondType>().value(i)) * 1_000_000
+        }
+        DataType::Time64(TimeUnit::Microsecond) => {
+            array.as_primitive::<Time64MicrosecondType>().value(i) * 1000
+        }
+        DataType::Time64(_) => array.as_primitive::<Time64NanosecondType>().value(i),
+        _ => return None,
+    })
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date.
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };

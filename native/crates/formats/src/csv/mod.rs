@@ -23,9 +23,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{
     BinaryType, DataType, Date32Type, Field, Float32Type, Float64Type, Int8Type, Int16Type,
-    Int32Type, Int64Type, SchemaRef, Time32MillisecondType, Time32SecondType,
-    Time64MicrosecondType, Time64NanosecondType, TimeUnit, TimestampMicrosecondType,
-    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType, Utf8Type,
+    Int32Type, Int64Type, SchemaRef, Utf8Type,
 };
 use base64::Engine;
 
@@ -41,7 +39,7 @@ use crate::javatext::{push_java_double, push_java_float};
 use crate::options::FormatOptions;
 use crate::temporal::{
     TimestampStandard, days_from_civil, format_date, format_time_of_day, format_timestamp,
-    parse_iso_local_time, parse_timestamp, parse_timestamp_ltz,
+    parse_iso_local_time, parse_timestamp, parse_timestamp_ltz, time_of_day_nanos, timestamp_parts,
 };
 
 /// Field metadata key carrying the Flink type where the Arrow type alone loses it (TIME's
@@ -637,41 +635,14 @@ impl CsvEncoder {
                 Ok(true)
             }
             DataType::Time32(_) | DataType::Time64(_) => {
-                let nanos = match array.data_type() {
-                    DataType::Time32(TimeUnit::Second) => {
-                        i64::from(array.as_primitive::<Time32SecondType>().value(i)) * 1_000_000_000
-                    }
-                    DataType::Time32(_) => {
-                        i64::from(array.as_primitive::<Time32MillisecondType>().value(i))
-                            * 1_000_000
-                    }
-                    DataType::Time64(TimeUnit::Microsecond) => {
-                        array.as_primitive::<Time64MicrosecondType>().value(i) * 1000
-                    }
-                    _ => array.as_primitive::<Time64NanosecondType>().value(i),
-                };
+                let nanos = time_of_day_nanos(array.as_ref(), i).ok_or("not a time")?;
                 // Flink's CSV keeps TIME's milliseconds.
                 format_time_of_day(nanos / 1_000_000 * 1_000_000, out);
                 Ok(true)
             }
-            DataType::Timestamp(unit, zone) => {
-                let (millis, nanos) = match unit {
-                    TimeUnit::Second => (
-                        array.as_primitive::<TimestampSecondType>().value(i) * 1000,
-                        0,
-                    ),
-                    TimeUnit::Millisecond => {
-                        (array.as_primitive::<TimestampMillisecondType>().value(i), 0)
-                    }
-                    TimeUnit::Microsecond => {
-                        let v = array.as_primitive::<TimestampMicrosecondType>().value(i);
-                        (v.div_euclid(1000), (v.rem_euclid(1000) * 1000) as u32)
-                    }
-                    TimeUnit::Nanosecond => {
-                        let v = array.as_primitive::<TimestampNanosecondType>().value(i);
-                        (v.div_euclid(1_000_000), v.rem_euclid(1_000_000) as u32)
-                    }
-                };
+            DataType::Timestamp(_, zone) => {
+                let (millis, nanos) =
+                    timestamp_parts(array.as_ref(), i).ok_or("not a timestamp")?;
                 format_timestamp(millis, nanos, TimestampStandard::Sql, zone.is_some(), out);
                 Ok(true)
             }

@@ -4,10 +4,8 @@ use arrow::array::{
 };
 use arrow::datatypes::{
     BinaryType, DataType, Date32Type, DurationMillisecondType, Float32Type, Float64Type, Int8Type,
-    Int16Type, Int32Type, Int64Type, IntervalUnit, IntervalYearMonthType, SchemaRef,
-    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimeUnit,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType, Utf8Type,
+    Int16Type, Int32Type, Int64Type, IntervalUnit, IntervalYearMonthType, SchemaRef, TimeUnit,
+    Utf8Type,
 };
 use base64::Engine;
 
@@ -17,7 +15,9 @@ use crate::encoder::MessageColumn;
 use crate::error::{FormatError, Result};
 use crate::javatext::{push_java_double, push_java_float};
 use crate::options::FormatOptions;
-use crate::temporal::{format_date, format_time_of_day, format_timestamp};
+use crate::temporal::{
+    format_date, format_time_of_day, format_timestamp, time_of_day_nanos, timestamp_parts,
+};
 
 /// Encodes rows into JSON messages, byte for byte as Flink's `json` format writes them: one
 /// compact object per row, fields in schema order, Jackson's escaping (supplementary characters
@@ -180,41 +180,14 @@ fn write_value(array: &ArrayRef, i: usize, options: &JsonEncodeOptions, out: &mu
             out.push('"');
         }
         DataType::Time32(_) | DataType::Time64(_) => {
-            let seconds = match array.data_type() {
-                DataType::Time32(TimeUnit::Second) => {
-                    i64::from(array.as_primitive::<Time32SecondType>().value(i))
-                }
-                DataType::Time32(_) => {
-                    i64::from(array.as_primitive::<Time32MillisecondType>().value(i)) / 1000
-                }
-                DataType::Time64(TimeUnit::Microsecond) => {
-                    array.as_primitive::<Time64MicrosecondType>().value(i) / 1_000_000
-                }
-                _ => array.as_primitive::<Time64NanosecondType>().value(i) / 1_000_000_000,
-            };
+            let seconds = time_of_day_nanos(array.as_ref(), i).ok_or("not a time")? / 1_000_000_000;
             // Flink writes TIME without its milliseconds.
             out.push('"');
             format_time_of_day(seconds * 1_000_000_000, out);
             out.push('"');
         }
-        DataType::Timestamp(unit, zone) => {
-            let (millis, nanos) = match unit {
-                TimeUnit::Second => (
-                    array.as_primitive::<TimestampSecondType>().value(i) * 1000,
-                    0,
-                ),
-                TimeUnit::Millisecond => {
-                    (array.as_primitive::<TimestampMillisecondType>().value(i), 0)
-                }
-                TimeUnit::Microsecond => {
-                    let v = array.as_primitive::<TimestampMicrosecondType>().value(i);
-                    (v.div_euclid(1000), (v.rem_euclid(1000) * 1000) as u32)
-                }
-                TimeUnit::Nanosecond => {
-                    let v = array.as_primitive::<TimestampNanosecondType>().value(i);
-                    (v.div_euclid(1_000_000), v.rem_euclid(1_000_000) as u32)
-                }
-            };
+        DataType::Timestamp(_, zone) => {
+            let (millis, nanos) = timestamp_parts(array.as_ref(), i).ok_or("not a timestamp")?;
             out.push('"');
             format_timestamp(
                 millis,
