@@ -3,6 +3,7 @@ package dev.streamfusion.formats;
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.columnar.NestedProjection;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 import dev.streamfusion.bridge.testing.TestSchemas;
@@ -94,6 +95,53 @@ class JsonFormatParityTest {
         RowType projected = project(full, "deep", "s", "dec_38_18", "ts9", "r");
 
         assertSameDecoding(projected, TimestampFormat.SQL, Map.of(), messages);
+    }
+
+    @Test
+    void nestedProjectionDecodesOnlyTheReachedFields() throws Exception {
+        RowType full = jsonTypes();
+        List<byte[]> messages = serialize(full, new RandomRows(4, 0.2).rows(full, 200), TimestampFormat.SQL);
+        int r = full.getFieldIndex("r");
+        int[][] paths = {
+            {r, 2, 0}, // r.z.zz: two levels down
+            {full.getFieldIndex("s")},
+            {r, 1}, // r.y
+            {r, 2}, // r.z as a whole row
+            {full.getFieldIndex("deep")}
+        };
+        NestedProjection projection = NestedProjection.of(full, paths);
+        String[][] names = new String[paths.length][];
+        for (int p = 0; p < paths.length; p++) {
+            names[p] = new String[paths[p].length];
+            RowType type = full;
+            for (int d = 0; d < paths[p].length; d++) {
+                names[p][d] = type.getFieldNames().get(paths[p][d]);
+                if (d < paths[p].length - 1) {
+                    type = (RowType) type.getTypeAt(paths[p][d]);
+                }
+            }
+        }
+        RowType produced = projection.producedType();
+        JsonParserRowDataDeserializationSchema flink =
+                new JsonParserRowDataDeserializationSchema(
+                        produced, InternalTypeInfo.of(produced), false, false, TimestampFormat.SQL, names);
+        flink.open(null);
+        List<RowData> decoded = new ArrayList<>();
+        ListCollector<RowData> collector = new ListCollector<>(decoded);
+        for (byte[] message : messages) {
+            flink.deserialize(message, collector);
+        }
+
+        try (NativeFormatDecoder decoder =
+                NativeFormatDecoder.create(allocator, "json", Map.of(), full, projection.prunedType())) {
+            assertThat(projection.prunedType().getFieldCount()).isEqualTo(3);
+            ArrowColumnarBatch batch = ArrowColumnarBatch.of(decoder.decode(messages), projection);
+            List<List<Object>> actual = new ArrayList<>();
+            for (int row = 0; row < batch.rowCount(); row++) {
+                actual.add(RowDataValues.ofRow(batch.row(row), produced));
+            }
+            RowDataValues.assertSameRows(actual, RowDataValues.ofRows(decoded, produced));
+        }
     }
 
     @Test

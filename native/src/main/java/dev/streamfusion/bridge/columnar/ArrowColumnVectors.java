@@ -140,6 +140,15 @@ public final class ArrowColumnVectors {
         return batch;
     }
 
+    /**
+     * Field {@code field} of a ROW column as a column of its own: NULL wherever the row is NULL
+     * (Arrow keeps a struct's children unmasked).
+     */
+    static ColumnVector rowField(ColumnVector row, int field) {
+        ColumnVector rows = row instanceof MaskedColumn ? ((MaskedColumn) row).unmasked() : row;
+        return new MaskedColumn(row, ((RowColumn) rows).fields.columns[field]);
+    }
+
     private static MapColumn mapColumn(MapVector vector, LogicalType keyType, LogicalType valueType) {
         StructVector entries = (StructVector) vector.getDataVector();
         return new MapColumn(
@@ -464,6 +473,104 @@ public final class ArrowColumnVectors {
             int start = offsets.getInt((long) i * 4);
             int end = offsets.getInt((long) (i + 1) * 4);
             return new ColumnarMapData(keys, values, start, end - start);
+        }
+    }
+
+    /** A column read through a mask: NULL where the mask is NULL, else the column's value. */
+    private static final class MaskedColumn
+            implements BooleanColumnVector,
+                    ByteColumnVector,
+                    ShortColumnVector,
+                    IntColumnVector,
+                    LongColumnVector,
+                    FloatColumnVector,
+                    DoubleColumnVector,
+                    DecimalColumnVector,
+                    BytesColumnVector,
+                    TimestampColumnVector,
+                    ArrayColumnVector,
+                    MapColumnVector,
+                    RowColumnVector {
+        private final ColumnVector mask;
+        private final ColumnVector column;
+
+        MaskedColumn(ColumnVector mask, ColumnVector column) {
+            this.mask = mask;
+            this.column = column;
+        }
+
+        ColumnVector unmasked() {
+            return column;
+        }
+
+        @Override
+        public boolean isNullAt(int i) {
+            return mask.isNullAt(i) || column.isNullAt(i);
+        }
+
+        @Override
+        public boolean getBoolean(int i) {
+            return ((BooleanColumnVector) column).getBoolean(i);
+        }
+
+        @Override
+        public byte getByte(int i) {
+            return ((ByteColumnVector) column).getByte(i);
+        }
+
+        @Override
+        public short getShort(int i) {
+            return ((ShortColumnVector) column).getShort(i);
+        }
+
+        @Override
+        public int getInt(int i) {
+            return ((IntColumnVector) column).getInt(i);
+        }
+
+        @Override
+        public long getLong(int i) {
+            return ((LongColumnVector) column).getLong(i);
+        }
+
+        @Override
+        public float getFloat(int i) {
+            return ((FloatColumnVector) column).getFloat(i);
+        }
+
+        @Override
+        public double getDouble(int i) {
+            return ((DoubleColumnVector) column).getDouble(i);
+        }
+
+        @Override
+        public DecimalData getDecimal(int i, int precision, int scale) {
+            return ((DecimalColumnVector) column).getDecimal(i, precision, scale);
+        }
+
+        @Override
+        public Bytes getBytes(int i) {
+            return ((BytesColumnVector) column).getBytes(i);
+        }
+
+        @Override
+        public TimestampData getTimestamp(int i, int precision) {
+            return ((TimestampColumnVector) column).getTimestamp(i, precision);
+        }
+
+        @Override
+        public ArrayData getArray(int i) {
+            return ((ArrayColumnVector) column).getArray(i);
+        }
+
+        @Override
+        public MapData getMap(int i) {
+            return ((MapColumnVector) column).getMap(i);
+        }
+
+        @Override
+        public ColumnarRowData getRow(int i) {
+            return ((RowColumnVector) column).getRow(i);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.streamfusion.bridge.columnar;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.columnar.ColumnarRowData;
+import org.apache.flink.table.data.columnar.vector.ColumnVector;
 import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -35,6 +36,27 @@ public final class ArrowColumnarBatch {
         }
         return new ArrowColumnarBatch(
                 ArrowColumnVectors.createBatch(root.getFieldVectors(), rowType, root.getRowCount()));
+    }
+
+    /**
+     * Views the current contents of {@code root} (a batch of {@code projection}'s pruned type) as
+     * the projected columns, nested fields lifted to columns of their own, without copying.
+     */
+    public static ArrowColumnarBatch of(VectorSchemaRoot root, NestedProjection projection) {
+        VectorizedColumnBatch pruned =
+                ArrowColumnVectors.createBatch(root.getFieldVectors(), projection.prunedType(), root.getRowCount());
+        int[][] paths = projection.prunedPaths();
+        ColumnVector[] columns = new ColumnVector[paths.length];
+        for (int c = 0; c < paths.length; c++) {
+            ColumnVector column = pruned.columns[paths[c][0]];
+            for (int depth = 1; depth < paths[c].length; depth++) {
+                column = ArrowColumnVectors.rowField(column, paths[c][depth]);
+            }
+            columns[c] = column;
+        }
+        VectorizedColumnBatch batch = new VectorizedColumnBatch(columns);
+        batch.setNumRows(root.getRowCount());
+        return new ArrowColumnarBatch(batch);
     }
 
     public int rowCount() {

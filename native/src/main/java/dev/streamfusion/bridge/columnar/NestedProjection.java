@@ -1,0 +1,110 @@
+package dev.streamfusion.bridge.columnar;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A projection of (possibly nested) fields, as Flink's planner pushes it into a source: each
+ * projected column is a path of field indices into the physical row type ({@code [[2], [0, 1]]}
+ * reads column 2 and field 1 of the row in column 0).
+ *
+ * <p>The native decoder is handed {@link #prunedType()}: the physical row with only the columns
+ * and nested fields the paths reach (a path that ends on a row keeps the whole row), so nothing
+ * else is decoded or built. {@link ArrowColumnarBatch#of(org.apache.arrow.vector.VectorSchemaRoot,
+ * NestedProjection)} then presents the pruned batch as the projected columns, without copying.
+ */
+@Internal
+public final class NestedProjection {
+
+    private final RowType prunedType;
+    private final RowType producedType;
+    private final int[][] prunedPaths;
+
+    private NestedProjection(RowType prunedType, RowType producedType, int[][] prunedPaths) {
+        this.prunedType = prunedType;
+        this.producedType = producedType;
+        this.prunedPaths = prunedPaths;
+    }
+
+    /** The projection of {@code paths} (field-index paths into {@code physical}). */
+    public static NestedProjection of(RowType physical, int[][] paths) {
+        Node root = new Node();
+        for (int[] path : paths) {
+            Node node = root;
+            for (int depth = 0; depth < path.length; depth++) {
+                if (node.whole) {
+                    break;
+                }
+                node = node.children.computeIfAbsent(path[depth], k -> new Node());
+                if (depth == path.length - 1) {
+                    node.whole = true;
+                    node.children.clear();
+                }
+            }
+        }
+        RowType pruned = (RowType) prune(physical, root);
+
+        int[][] prunedPaths = new int[paths.length][];
+        List<RowType.RowField> produced = new ArrayList<>();
+        for (int p = 0; p < paths.length; p++) {
+            int[] path = paths[p];
+            prunedPaths[p] = new int[path.length];
+            LogicalType physicalType = physical;
+            LogicalType prunedTypeAt = pruned;
+            StringBuilder name = new StringBuilder();
+            for (int depth = 0; depth < path.length; depth++) {
+                RowType physicalRow = (RowType) physicalType;
+                String fieldName = physicalRow.getFieldNames().get(path[depth]);
+                RowType prunedRow = (RowType) prunedTypeAt;
+                int prunedIndex = prunedRow.getFieldIndex(fieldName);
+                prunedPaths[p][depth] = prunedIndex;
+                name.append(depth == 0 ? "" : "_").append(fieldName);
+                physicalType = physicalRow.getTypeAt(path[depth]);
+                prunedTypeAt = prunedRow.getTypeAt(prunedIndex);
+            }
+            produced.add(new RowType.RowField(name.toString(), prunedTypeAt));
+        }
+        return new NestedProjection(pruned, new RowType(false, produced), prunedPaths);
+    }
+
+    /** The physical row with only what the paths reach, in physical order. */
+    public RowType prunedType() {
+        return prunedType;
+    }
+
+    /** The projected columns, named like Flink's projection ({@code row_field}). */
+    public RowType producedType() {
+        return producedType;
+    }
+
+    int[][] prunedPaths() {
+        return prunedPaths;
+    }
+
+    private static LogicalType prune(LogicalType type, Node node) {
+        if (node.whole || node.children.isEmpty()) {
+            return type;
+        }
+        RowType row = (RowType) type;
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (int f = 0; f < row.getFieldCount(); f++) {
+            Node child = node.children.get(f);
+            if (child != null) {
+                fields.add(new RowType.RowField(row.getFieldNames().get(f), prune(row.getTypeAt(f), child)));
+            }
+        }
+        return new RowType(row.isNullable(), fields);
+    }
+
+    /** Which fields of a row a projection reaches. */
+    private static final class Node {
+        final Map<Integer, Node> children = new LinkedHashMap<>();
+        boolean whole;
+    }
+}
