@@ -23,7 +23,7 @@ use arrow::datatypes::{
 };
 
 use crate::avro_schema::{AvroSchema, read_record};
-use crate::builder::{ColumnBuilder, builders_for, finish_batch, map_fields};
+use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch, map_fields};
 use crate::decoder::Decoder;
 use crate::encoder::{Encoder, MessageColumn};
 use crate::error::{FormatError, Result};
@@ -300,24 +300,13 @@ impl Decoder for AvroDecoder {
         let Some(bytes) = message else { return Ok(()) };
         let mut reader = AvroReader::new(bytes);
         let result = read_record(&self.writer, &self.table, &mut self.columns, &mut reader);
-        match result {
-            Ok(()) => {
-                self.rows += 1;
-                Ok(())
-            }
-            Err(reason) => {
-                for column in &mut self.columns {
-                    column.truncate(self.rows);
-                }
-                Err(FormatError::Decode {
-                    position,
-                    reason: format!(
-                        "Failed to deserialize Avro record of {} bytes: {reason}",
-                        bytes.len()
-                    ),
-                })
-            }
-        }
+        end_row(&mut self.columns, &mut self.rows, result).map_err(|reason| FormatError::Decode {
+            position,
+            reason: format!(
+                "Failed to deserialize Avro record of {} bytes: {reason}",
+                bytes.len()
+            ),
+        })
     }
 
     fn flush(&mut self) -> Result<RecordBatch> {

@@ -15,7 +15,7 @@ use arrow::array::BinaryArray;
 
 use crate::avro::{AvroEncoder, AvroReader, TableNode, derive_table, derived_schema_json};
 use crate::avro_schema::{AvroSchema, read_record};
-use crate::builder::{ColumnBuilder, builders_for, finish_batch};
+use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch};
 use crate::decoder::Decoder;
 use crate::encoder::Encoder;
 use crate::error::{FormatError, Result};
@@ -110,21 +110,11 @@ impl Decoder for AvroConfluentDecoder {
         let position = self.messages;
         self.messages += 1;
         let Some(bytes) = message else { return Ok(()) };
-        match self.read(bytes) {
-            Ok(()) => {
-                self.rows += 1;
-                Ok(())
-            }
-            Err(reason) => {
-                for column in &mut self.columns {
-                    column.truncate(self.rows);
-                }
-                Err(FormatError::Decode {
-                    position,
-                    reason: format!("Failed to deserialize Avro record: {reason}"),
-                })
-            }
-        }
+        let result = self.read(bytes);
+        end_row(&mut self.columns, &mut self.rows, result).map_err(|reason| FormatError::Decode {
+            position,
+            reason: format!("Failed to deserialize Avro record: {reason}"),
+        })
     }
 
     fn flush(&mut self) -> Result<RecordBatch> {

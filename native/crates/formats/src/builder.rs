@@ -589,6 +589,27 @@ pub fn map_fields(entries: &FieldRef) -> Result<(&FieldRef, &FieldRef)> {
     }
 }
 
+/// Ends one message's row: counts it if `result` is `Ok`, else rolls every column back to the
+/// `rows` it held before the message, so a failed message leaves nothing behind.
+pub fn end_row<E>(
+    columns: &mut [ColumnBuilder],
+    rows: &mut usize,
+    result: std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    match result {
+        Ok(()) => {
+            *rows += 1;
+            Ok(())
+        }
+        Err(e) => {
+            for column in columns {
+                column.truncate(*rows);
+            }
+            Err(e)
+        }
+    }
+}
+
 /// Finishes one builder per field of `schema` into a batch of `rows` rows (which may have no
 /// columns at all), resetting the builders.
 pub fn finish_batch(

@@ -50,6 +50,14 @@ impl Decoder for JsonDecoder {
     }
 }
 
+/// What a format needs beyond its options to know its messages: for `protobuf`, the message's
+/// `FileDescriptorSet` and full name (taken from the compiled message class).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MessageSchema<'a> {
+    pub descriptors: Option<&'a [u8]>,
+    pub message: Option<&'a str>,
+}
+
 /// The decoder of the format Flink calls `format` (`json`, ...) for messages of the table's
 /// `physical` columns, producing the `produced` ones (the columns the query reads).
 pub fn create_decoder(
@@ -58,7 +66,37 @@ pub fn create_decoder(
     produced: SchemaRef,
     options: &FormatOptions,
 ) -> Result<Box<dyn Decoder>> {
+    create_decoder_with(
+        format,
+        physical,
+        produced,
+        options,
+        MessageSchema::default(),
+    )
+}
+
+/// [`create_decoder`] for formats whose message schema comes from outside the options.
+pub fn create_decoder_with(
+    format: &str,
+    physical: SchemaRef,
+    produced: SchemaRef,
+    options: &FormatOptions,
+    schema: MessageSchema<'_>,
+) -> Result<Box<dyn Decoder>> {
     match format {
+        "protobuf" => {
+            let (Some(descriptors), Some(message)) = (schema.descriptors, schema.message) else {
+                return Err(FormatError::config(
+                    "the protobuf format needs the message's descriptors ('protobuf.message-class-name')",
+                ));
+            };
+            Ok(Box::new(crate::protobuf::ProtobufDecoder::try_new(
+                produced,
+                descriptors,
+                message,
+                options,
+            )?))
+        }
         "json" => Ok(Box::new(JsonDecoder::try_new(produced, options)?)),
         "raw" => Ok(Box::new(crate::raw::RawDecoder::try_new(
             produced, options,

@@ -35,9 +35,10 @@ pub mod error;
 pub mod javatext;
 pub mod json;
 pub mod options;
+pub mod protobuf;
 pub mod raw;
 pub mod temporal;
 
-pub use decoder::{Decoder, create_decoder};
+pub use decoder::{Decoder, MessageSchema, create_decoder, create_decoder_with};
 pub use encoder::{Encoder, create_encoder};
 pub use error::{FormatError, Result};

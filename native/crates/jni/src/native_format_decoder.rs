@@ -3,11 +3,11 @@
 
 use arrow::array::{Array, BinaryArray};
 use arrow::datatypes::SchemaRef;
-use jni::objects::{JClass, JObjectArray, JString};
+use jni::objects::{JByteArray, JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 use streamfusion_formats::options::FormatOptions;
-use streamfusion_formats::{Decoder, FormatError, create_decoder};
+use streamfusion_formats::{Decoder, FormatError, MessageSchema, create_decoder_with};
 
 use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
@@ -64,6 +64,8 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<
     physical_schema_addr: jlong,
     rows_schema_addr: jlong,
     out_schema_addr: jlong,
+    descriptors: JByteArray<'local>,
+    message: JString<'local>,
 ) -> jlong {
     run(env, |env| {
         let format = format.try_to_string(env)?;
@@ -76,7 +78,23 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<
         // SAFETY: as above.
         let rows = unsafe { import_schema(rows_schema_addr) }?;
         let options = FormatOptions::new(&format, keys.into_iter().zip(values));
-        let decoder = create_decoder(&format, physical, rows, &options)?;
+        let descriptors = if descriptors.is_null() {
+            None
+        } else {
+            let mut bytes = vec![0i8; descriptors.len(env)?];
+            descriptors.get_region(env, 0, &mut bytes)?;
+            Some(bytes.into_iter().map(|b| b as u8).collect::<Vec<u8>>())
+        };
+        let message = if message.is_null() {
+            None
+        } else {
+            Some(message.try_to_string(env)?)
+        };
+        let schema = MessageSchema {
+            descriptors: descriptors.as_deref(),
+            message: message.as_deref(),
+        };
+        let decoder = create_decoder_with(&format, physical, rows, &options, schema)?;
         // SAFETY: Java passes a freshly allocated, empty schema struct.
         unsafe { export_schema(decoder.schema(), out_schema_addr) }?;
         Ok(into_handle(FormatDecoder { decoder, messages }))

@@ -29,7 +29,7 @@ use base64::Engine;
 
 pub use options::{CSV_OPTION_KEYS, CsvOptions};
 
-use crate::builder::{ColumnBuilder, builders_for, finish_batch};
+use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch};
 use crate::decimal::{decimal_to_java_string, decimal_to_plain_string, parse_decimal};
 use crate::decoder::Decoder;
 use crate::encoder::{Encoder, MessageColumn};
@@ -188,29 +188,21 @@ impl Decoder for CsvDecoder {
         let Some(message) = message else {
             return Ok(());
         };
-        match self.decode_record(message) {
-            Ok(_) => {
-                self.rows += 1;
+        let result = self.decode_record(message).map(|_| ());
+        end_row(&mut self.columns, &mut self.rows, result).or_else(|reason| {
+            if self.options.ignore_parse_errors {
+                self.skipped += 1;
                 Ok(())
+            } else {
+                Err(FormatError::Decode {
+                    position,
+                    reason: format!(
+                        "Failed to deserialize CSV row '{}': {reason}",
+                        String::from_utf8_lossy(&message[..message.len().min(256)])
+                    ),
+                })
             }
-            Err(reason) => {
-                for column in &mut self.columns {
-                    column.truncate(self.rows);
-                }
-                if self.options.ignore_parse_errors {
-                    self.skipped += 1;
-                    Ok(())
-                } else {
-                    Err(FormatError::Decode {
-                        position,
-                        reason: format!(
-                            "Failed to deserialize CSV row '{}': {reason}",
-                            String::from_utf8_lossy(&message[..message.len().min(256)])
-                        ),
-                    })
-                }
-            }
-        }
+        })
     }
 
     fn flush(&mut self) -> Result<RecordBatch> {

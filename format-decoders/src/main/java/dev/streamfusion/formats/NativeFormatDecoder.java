@@ -89,6 +89,10 @@ public final class NativeFormatDecoder extends NativeHandle {
         FormatOptionArrays arrays = new FormatOptionArrays(options);
         Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
         Schema physicalSchema = ArrowTypes.toArrowSchema(physical);
+        ProtobufDescriptors protobuf =
+                "protobuf".equals(format) ? ProtobufDescriptors.fromOptions(options) : null;
+        byte[] descriptors = protobuf == null ? null : protobuf.fileDescriptorSet();
+        String message = protobuf == null ? null : protobuf.messageName();
         long[] address = {0};
         try {
             ArrowBatchImporter rows =
@@ -115,7 +119,9 @@ public final class NativeFormatDecoder extends NativeHandle {
                                                                                                     messageSchema,
                                                                                                     physicalAddress,
                                                                                                     row,
-                                                                                                    out)))));
+                                                                                                    out,
+                                                                                                    descriptors,
+                                                                                                    message)))));
             SchemaRegistryClient registry =
                     "avro-confluent".equals(format) ? HttpSchemaRegistryClient.fromOptions(options) : null;
             return new NativeFormatDecoder(allocator, rowType, address[0], rows, registry);
@@ -201,7 +207,9 @@ public final class NativeFormatDecoder extends NativeHandle {
             long messagesSchemaAddress,
             long physicalSchemaAddress,
             long rowsSchemaAddress,
-            long outSchemaAddress);
+            long outSchemaAddress,
+            byte[] descriptors,
+            String message);
 
     private static native int decode(long handle, long messagesAddress, long outArrayAddress);
 

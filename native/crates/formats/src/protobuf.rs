@@ -1,0 +1,775 @@
+//! Flink's `protobuf` format, decoding side: protobuf wire bytes walked straight into Arrow
+//! columns, guided by the message's descriptor (a `FileDescriptorSet` the caller takes from the
+//! compiled message class named by `protobuf.message-class-name`).
+//!
+//! Columns match proto fields by name (any subset, any order, at any depth). Values follow Flink
+//! 2.2's protobuf format: all 32-bit integer kinds read as INT and 64-bit kinds as BIGINT (unsigned
+//! bits kept), enums as their name (STRING) or number (INT), messages as ROW, repeated fields as
+//! ARRAY, maps as MAP. Absent fields: in a proto3 message scalars, strings and enums read as their
+//! defaults; absent messages, and empty repeated fields and maps, are NULL unless
+//! `protobuf.read-default-values` is set (then a row of defaults, an empty array or map); in proto2
+//! an absent field is NULL, or its declared default with `read-default-values`. A singular field
+//! that occurs more than once takes its last occurrence (protobuf merges repeated occurrences of a
+//! singular message; Flink's writer never produces them).
+
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{DataType, Field, SchemaRef};
+use prost_reflect::{DescriptorPool, FieldDescriptor, Kind, MessageDescriptor, Syntax, Value};
+
+use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch, map_fields};
+use crate::decoder::Decoder;
+use crate::error::{FormatError, Result};
+use crate::options::FormatOptions;
+
+/// Every option key of Flink's `protobuf` format (without the `protobuf.` prefix).
+pub const PROTOBUF_OPTION_KEYS: &[&str] = &[
+    "message-class-name",
+    "ignore-parse-errors",
+    "read-default-values",
+    "write-null-string-literal",
+];
+
+/// How one column reads its proto field.
+#[derive(Debug)]
+enum Conv {
+    Int32(Kind),
+    Int64(Kind),
+    Float,
+    Double,
+    Bool,
+    String,
+    Bytes,
+    EnumName(Vec<(i32, String)>, String),
+    EnumNumber(Vec<i32>),
+    Message(Box<MessagePlan>),
+    List(Box<Conv>),
+    /// Key and value, and the wire types of the entry's key and value fields.
+    Map(Box<Conv>, Box<Conv>, [u8; 2]),
+}
+
+#[derive(Debug)]
+struct FieldPlan {
+    number: u32,
+    conv: Conv,
+    /// The wire type of the field's values (0, 1, 2 or 5), and whether a packed list (wire type
+    /// 2) is accepted too; other occurrences are unknown fields to protobuf-java, and skipped.
+    wire_type: u8,
+    packable: bool,
+    /// The value read for an absent scalar under `read-default-values` in proto2.
+    declared_default: Option<Value>,
+}
+
+#[derive(Debug)]
+struct MessagePlan {
+    fields: Vec<FieldPlan>,
+    /// Field number to index in `fields` (numbers are small; a dense table).
+    by_number: Vec<Option<usize>>,
+    proto3: bool,
+    /// The message's descriptor: fields the table does not read are still checked as
+    /// protobuf-java parses them, so a message Flink rejects is rejected here too.
+    descriptor: MessageDescriptor,
+}
+
+fn incompatible(kind: &Kind, data_type: &DataType, name: &str) -> FormatError {
+    FormatError::config(format!(
+        "{}(protobuf) is not compatible of {data_type} (column '{name}')",
+        kind_name(kind)
+    ))
+}
+
+fn kind_name(kind: &Kind) -> String {
+    match kind {
+        Kind::Message(m) => m.full_name().to_string(),
+        Kind::Enum(e) => e.full_name().to_string(),
+        other => format!("{other:?}").to_uppercase(),
+    }
+}
+
+fn scalar_conv(kind: Kind, data_type: &DataType, name: &str) -> Result<Conv> {
+    Ok(match (&kind, data_type) {
+        (
+            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Uint32 | Kind::Fixed32,
+            DataType::Int32,
+        ) => Conv::Int32(kind),
+        (
+            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64,
+            DataType::Int64,
+        ) => Conv::Int64(kind),
+        (Kind::Float, DataType::Float32) => Conv::Float,
+        (Kind::Double, DataType::Float64) => Conv::Double,
+        (Kind::Bool, DataType::Boolean) => Conv::Bool,
+        (Kind::String, DataType::Utf8) => Conv::String,
+        (Kind::Bytes, DataType::Binary) => Conv::Bytes,
+        (Kind::Enum(e), DataType::Utf8) => Conv::EnumName(
+            e.values()
+                .map(|v| (v.number(), v.name().to_string()))
+                .collect(),
+            e.default_value().name().to_string(),
+        ),
+        (Kind::Enum(e), DataType::Int32) => {
+            Conv::EnumNumber(e.values().map(|v| v.number()).collect())
+        }
+        (Kind::Message(m), DataType::Struct(fields)) => Conv::Message(Box::new(plan_message(
+            m,
+            fields.iter().map(|f| f.as_ref()),
+        )?)),
+        _ => return Err(incompatible(&kind, data_type, name)),
+    })
+}
+
+fn field_conv(field: &FieldDescriptor, column: &Field) -> Result<Conv> {
+    let name = column.name();
+    if field.is_map() {
+        let DataType::Map(entries, _) = column.data_type() else {
+            return Err(incompatible(&field.kind(), column.data_type(), name));
+        };
+        let (key, value) = map_fields(entries)?;
+        let Kind::Message(entry) = field.kind() else {
+            return Err(FormatError::config(format!(
+                "map field '{name}' has no entry message"
+            )));
+        };
+        return Ok(Conv::Map(
+            Box::new(scalar_conv(
+                entry.map_entry_key_field().kind(),
+                key.data_type(),
+                name,
+            )?),
+            Box::new(scalar_conv(
+                entry.map_entry_value_field().kind(),
+                value.data_type(),
+                name,
+            )?),
+            [
+                wire_type_of(&entry.map_entry_key_field().kind()),
+                wire_type_of(&entry.map_entry_value_field().kind()),
+            ],
+        ));
+    }
+    if field.is_list() {
+        let DataType::List(element) = column.data_type() else {
+            return Err(incompatible(&field.kind(), column.data_type(), name));
+        };
+        return Ok(Conv::List(Box::new(scalar_conv(
+            field.kind(),
+            element.data_type(),
+            name,
+        )?)));
+    }
+    scalar_conv(field.kind(), column.data_type(), name)
+}
+
+fn plan_message<'a>(
+    message: &MessageDescriptor,
+    columns: impl Iterator<Item = &'a Field>,
+) -> Result<MessagePlan> {
+    let mut fields = Vec::new();
+    let mut by_number: Vec<Option<usize>> = Vec::new();
+    for column in columns {
+        let field = message.get_field_by_name(column.name()).ok_or_else(|| {
+            FormatError::config(format!(
+                "Column {} does not exists in definition of proto class {}.",
+                column.name(),
+                message.full_name()
+            ))
+        })?;
+        let number = field.number() as usize;
+        if number >= by_number.len() {
+            by_number.resize(number + 1, None);
+        }
+        by_number[number] = Some(fields.len());
+        let wire_type = wire_type_of(&field.kind());
+        fields.push(FieldPlan {
+            number: field.number(),
+            conv: field_conv(&field, column)?,
+            wire_type,
+            packable: field.is_list() && wire_type != 2,
+            declared_default: (!field.is_list() && !field.is_map()).then(|| field.default_value()),
+        });
+    }
+    Ok(MessagePlan {
+        fields,
+        by_number,
+        proto3: message.parent_file().syntax() == Syntax::Proto3,
+        descriptor: message.clone(),
+    })
+}
+
+fn wire_type_of(kind: &Kind) -> u8 {
+    match kind {
+        Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => 1,
+        Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => 5,
+        Kind::String | Kind::Bytes | Kind::Message(_) => 2,
+        _ => 0,
+    }
+}
+
+/// One occurrence of a field on the wire.
+#[derive(Debug, Clone, Copy)]
+enum Wire<'a> {
+    Varint(u64),
+    Fixed32(u32),
+    Fixed64(u64),
+    Bytes(&'a [u8]),
+}
+
+impl Wire<'_> {
+    fn wire_type(&self) -> u8 {
+        match self {
+            Wire::Varint(_) => 0,
+            Wire::Fixed64(_) => 1,
+            Wire::Bytes(_) => 2,
+            Wire::Fixed32(_) => 5,
+        }
+    }
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+type Read<T> = std::result::Result<T, String>;
+
+impl<'a> Cursor<'a> {
+    fn varint(&mut self) -> Read<u64> {
+        // protobuf-java reads a ten-byte varint two ways: with ten bytes left before the end of
+        // the message, bit 63 is the ninth byte's continuation bit (so always set) and the tenth
+        // byte only has to end the varint; nearer the end, bit 63 is the tenth byte's low bit.
+        // Canonical encoders write 0x01 there, where both agree; others get what Flink gets.
+        let roomy = self.bytes.len() - self.pos >= 10;
+        let mut value = 0u64;
+        for shift in (0..70).step_by(7) {
+            let b = *self.bytes.get(self.pos).ok_or("truncated message")?;
+            self.pos += 1;
+            value |= if shift == 63 && roomy {
+                1 << 63
+            } else {
+                u64::from(b & 0x7f) << shift
+            };
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err("malformed varint".into())
+    }
+
+    fn take(&mut self, n: usize) -> Read<&'a [u8]> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|e| *e <= self.bytes.len())
+            .ok_or("truncated message")?;
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn field(&mut self) -> Read<(u32, Wire<'a>)> {
+        // Tags are 32-bit: like protobuf-java, keep the low 32 bits of a longer varint.
+        let tag = self.varint()? as u32;
+        let number = tag >> 3;
+        let wire = match tag & 7 {
+            0 => Wire::Varint(self.varint()?),
+            1 => Wire::Fixed64(u64::from_le_bytes(
+                self.take(8)?.try_into().map_err(|_| "truncated")?,
+            )),
+            2 => {
+                let n = usize::try_from(self.varint()?).map_err(|_| "length out of range")?;
+                Wire::Bytes(self.take(n)?)
+            }
+            5 => Wire::Fixed32(u32::from_le_bytes(
+                self.take(4)?.try_into().map_err(|_| "truncated")?,
+            )),
+            other => {
+                return Err(format!(
+                    "unsupported wire type {other} (groups are not supported)"
+                ));
+            }
+        };
+        if number == 0 {
+            return Err("field number 0 is invalid".into());
+        }
+        Ok((number, wire))
+    }
+}
+
+/// protobuf-java's default recursion limit: a message may nest 100 levels below the top one.
+const MAX_DEPTH: usize = 100;
+
+fn check_depth(depth: usize) -> Read<()> {
+    if depth > MAX_DEPTH {
+        return Err("Protocol message had too many levels of nesting.".into());
+    }
+    Ok(())
+}
+
+/// Checks one occurrence of a known field the table does not read, as protobuf-java's parser
+/// would: nested messages are well formed and within the nesting limit, proto3 strings are UTF-8
+/// and packed lists are whole. A wire type that does not match the field makes it unknown.
+fn check_unread(field: &FieldDescriptor, wire: Wire<'_>, depth: usize) -> Read<()> {
+    let Wire::Bytes(bytes) = wire else {
+        return Ok(());
+    };
+    match field.kind() {
+        Kind::Message(message) => check_message(&message, bytes, depth + 1),
+        Kind::String if field.parent_file().syntax() == Syntax::Proto3 => {
+            std::str::from_utf8(bytes)
+                .map(|_| ())
+                .map_err(|_| "Protocol message had invalid UTF-8.".into())
+        }
+        Kind::String | Kind::Bytes => Ok(()),
+        Kind::Fixed32 | Kind::Sfixed32 | Kind::Float if field.is_list() => whole_elements(bytes, 4),
+        Kind::Fixed64 | Kind::Sfixed64 | Kind::Double if field.is_list() => {
+            whole_elements(bytes, 8)
+        }
+        _ if field.is_list() => {
+            let mut cursor = Cursor { bytes, pos: 0 };
+            while cursor.pos < bytes.len() {
+                cursor.varint()?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn whole_elements(bytes: &[u8], width: usize) -> Read<()> {
+    if bytes.len() % width == 0 {
+        Ok(())
+    } else {
+        Err("truncated message".into())
+    }
+}
+
+fn check_message(message: &MessageDescriptor, bytes: &[u8], depth: usize) -> Read<()> {
+    check_depth(depth)?;
+    let mut cursor = Cursor { bytes, pos: 0 };
+    while cursor.pos < bytes.len() {
+        let (number, wire) = cursor.field()?;
+        if let Some(field) = message.get_field(number) {
+            check_unread(&field, wire, depth)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads the message `bytes` into one row of `columns` (a struct's children or the batch).
+fn read_message(
+    plan: &MessagePlan,
+    bytes: &[u8],
+    columns: &mut [ColumnBuilder],
+    read_defaults: bool,
+    primitives_default: bool,
+    depth: usize,
+) -> Read<()> {
+    check_depth(depth)?;
+    let mut occurrences: Vec<Vec<Wire<'_>>> = vec![Vec::new(); plan.fields.len()];
+    let mut cursor = Cursor { bytes, pos: 0 };
+    while cursor.pos < bytes.len() {
+        let (number, wire) = cursor.field()?;
+        if let Some(Some(f)) = plan.by_number.get(number as usize) {
+            let field = &plan.fields[*f];
+            if wire.wire_type() == field.wire_type || (field.packable && wire.wire_type() == 2) {
+                occurrences[*f].push(wire);
+            }
+        } else if let Some(field) = plan.descriptor.get_field(number) {
+            check_unread(&field, wire, depth)?;
+        }
+    }
+    for ((field, found), column) in plan.fields.iter().zip(occurrences).zip(columns.iter_mut()) {
+        read_field(
+            field,
+            &found,
+            column,
+            plan.proto3,
+            read_defaults,
+            primitives_default,
+            depth,
+        )
+        .map_err(|e| format!("field {}: {e}", field.number))?;
+    }
+    Ok(())
+}
+
+fn read_field(
+    field: &FieldPlan,
+    found: &[Wire<'_>],
+    column: &mut ColumnBuilder,
+    proto3: bool,
+    read_defaults: bool,
+    primitives_default: bool,
+    depth: usize,
+) -> Read<()> {
+    match &field.conv {
+        Conv::List(element) => {
+            let ColumnBuilder::List { element: child, .. } = column else {
+                return Err("not an ARRAY column".into());
+            };
+            let before = child.len();
+            for wire in found {
+                match (wire, element.as_ref()) {
+                    // Packed scalars: one length-delimited run of values.
+                    (Wire::Bytes(run), conv) if is_packable(conv) => {
+                        let mut c = Cursor { bytes: run, pos: 0 };
+                        while c.pos < run.len() {
+                            let value = match packed_width(conv) {
+                                4 => Wire::Fixed32(u32::from_le_bytes(
+                                    c.take(4)?.try_into().map_err(|_| "truncated")?,
+                                )),
+                                8 => Wire::Fixed64(u64::from_le_bytes(
+                                    c.take(8)?.try_into().map_err(|_| "truncated")?,
+                                )),
+                                _ => Wire::Varint(c.varint()?),
+                            };
+                            push_scalar(element, value, child, proto3, read_defaults, depth)?;
+                        }
+                    }
+                    (wire, _) => push_scalar(element, *wire, child, proto3, read_defaults, depth)?,
+                }
+            }
+            if child.len() == before && !read_defaults {
+                column.push_null();
+            } else {
+                column.end_nested_value();
+            }
+        }
+        Conv::Map(key, value, wires) => {
+            let ColumnBuilder::Map { keys, values, .. } = column else {
+                return Err("not a MAP column".into());
+            };
+            for wire in found {
+                let Wire::Bytes(entry) = wire else {
+                    return Err("a map entry that is not length-delimited".into());
+                };
+                // An entry is a message of two fields: a wrong wire type makes one unknown.
+                let (mut k, mut v) = (None, Vec::new());
+                let mut c = Cursor {
+                    bytes: entry,
+                    pos: 0,
+                };
+                while c.pos < entry.len() {
+                    match c.field()? {
+                        (1, w) if w.wire_type() == wires[0] => k = Some(w),
+                        (2, w) if w.wire_type() == wires[1] => v.push(w),
+                        _ => {}
+                    }
+                }
+                push_or_default(key, k, keys, proto3, read_defaults, depth)?;
+                // The entry is one level of nesting; a message value is the next.
+                let merged = merge_messages(value, &v);
+                let v = merged.as_deref().map(Wire::Bytes).or(v.last().copied());
+                push_or_default(value, v, values, proto3, read_defaults, depth + 1)?;
+            }
+            if found.is_empty() && !read_defaults {
+                column.push_null();
+            } else {
+                column.end_nested_value();
+            }
+        }
+        // A singular message seen more than once is the merge of all occurrences.
+        Conv::Message(_) if found.len() > 1 => {
+            let merged = merge_messages(&field.conv, found).unwrap_or_default();
+            let wire = Wire::Bytes(&merged);
+            push_scalar(&field.conv, wire, column, proto3, read_defaults, depth)?
+        }
+        Conv::Message(plan) => match found.last() {
+            Some(wire) => push_scalar(&field.conv, *wire, column, proto3, read_defaults, depth)?,
+            None if read_defaults => push_default_row(plan, column, depth)?,
+            None => column.push_null(),
+        },
+        conv => match found.last() {
+            Some(wire) => push_scalar(conv, *wire, column, proto3, read_defaults, depth)?,
+            // protobuf-java's getter: the declared default (proto2), else the type's default.
+            None if primitives_default => {
+                push_default(conv, field.declared_default.as_ref(), column)?
+            }
+            None => column.push_null(),
+        },
+    }
+    Ok(())
+}
+
+fn is_packable(conv: &Conv) -> bool {
+    matches!(
+        conv,
+        Conv::Int32(_)
+            | Conv::Int64(_)
+            | Conv::Float
+            | Conv::Double
+            | Conv::Bool
+            | Conv::EnumName(..)
+            | Conv::EnumNumber(_)
+    )
+}
+
+fn packed_width(conv: &Conv) -> usize {
+    match conv {
+        Conv::Float | Conv::Int32(Kind::Sfixed32 | Kind::Fixed32) => 4,
+        Conv::Double | Conv::Int64(Kind::Sfixed64 | Kind::Fixed64) => 8,
+        _ => 0,
+    }
+}
+
+fn push_or_default(
+    conv: &Conv,
+    wire: Option<Wire<'_>>,
+    column: &mut ColumnBuilder,
+    proto3: bool,
+    read_defaults: bool,
+    depth: usize,
+) -> Read<()> {
+    match (wire, conv) {
+        (Some(w), _) => push_scalar(conv, w, column, proto3, read_defaults, depth),
+        (None, Conv::Message(plan)) => push_default_row(plan, column, depth),
+        (None, _) => push_default(conv, None, column),
+    }
+}
+
+fn push_scalar(
+    conv: &Conv,
+    wire: Wire<'_>,
+    column: &mut ColumnBuilder,
+    proto3: bool,
+    read_defaults: bool,
+    depth: usize,
+) -> Read<()> {
+    let mismatch = || format!("wire type {wire:?} does not fit the field");
+    match (conv, wire, column) {
+        (Conv::Int32(kind), w, ColumnBuilder::Int32(c)) => c.push(match (kind, w) {
+            // Like protobuf-java: keep the low 32 bits, then undo the zigzag.
+            (Kind::Sint32, Wire::Varint(v)) => ((v as u32 >> 1) as i32) ^ -((v as u32 & 1) as i32),
+            (_, Wire::Varint(v)) => v as i32,
+            (_, Wire::Fixed32(v)) => v as i32,
+            _ => return Err(mismatch()),
+        }),
+        (Conv::Int64(kind), w, ColumnBuilder::Int64(c)) => c.push(match (kind, w) {
+            (Kind::Sint64, Wire::Varint(v)) => ((v >> 1) as i64) ^ -((v & 1) as i64),
+            (_, Wire::Varint(v)) => v as i64,
+            (_, Wire::Fixed64(v)) => v as i64,
+            _ => return Err(mismatch()),
+        }),
+        (Conv::Float, Wire::Fixed32(v), ColumnBuilder::Float32(c)) => c.push(f32::from_bits(v)),
+        (Conv::Double, Wire::Fixed64(v), ColumnBuilder::Float64(c)) => c.push(f64::from_bits(v)),
+        (Conv::Bool, Wire::Varint(v), c) => c.push_bool(v != 0),
+        (Conv::String, Wire::Bytes(b), ColumnBuilder::Bytes(c)) => {
+            let text = if proto3 {
+                std::borrow::Cow::Borrowed(
+                    std::str::from_utf8(b).map_err(|_| "Protocol message had invalid UTF-8.")?,
+                )
+            } else {
+                String::from_utf8_lossy(b)
+            };
+            c.push(text.as_bytes()).map_err(|e| e.to_string())?
+        }
+        (Conv::Bytes, Wire::Bytes(b), ColumnBuilder::Bytes(c)) => {
+            c.push(b).map_err(|e| e.to_string())?
+        }
+        (Conv::EnumName(values, _), Wire::Varint(v), ColumnBuilder::Bytes(c)) => {
+            let number = v as i32;
+            let name = values
+                .iter()
+                .find(|(n, _)| *n == number)
+                .map_or("UNRECOGNIZED", |(_, s)| s.as_str());
+            c.push(name.as_bytes()).map_err(|e| e.to_string())?
+        }
+        (Conv::EnumNumber(values), Wire::Varint(v), ColumnBuilder::Int32(c)) => {
+            let number = v as i32;
+            if !values.contains(&number) {
+                return Err("Can't get the number of an unknown enum value.".into());
+            }
+            c.push(number)
+        }
+        (Conv::Message(plan), Wire::Bytes(b), column) => {
+            let ColumnBuilder::Struct { fields, .. } = column else {
+                return Err("not a ROW column".into());
+            };
+            // Inside a message, proto3 defaults follow the top-level file's syntax, as in Flink.
+            read_message(
+                plan,
+                b,
+                fields,
+                read_defaults,
+                proto3 || read_defaults,
+                depth + 1,
+            )?;
+            column.end_nested_value();
+        }
+        _ => return Err(mismatch()),
+    }
+    Ok(())
+}
+
+/// For a message field seen more than once, their merge: reading the concatenation of the
+/// occurrences gives what protobuf-java's merging gives. `None` for other fields or one occurrence.
+fn merge_messages(conv: &Conv, found: &[Wire<'_>]) -> Option<Vec<u8>> {
+    if !matches!(conv, Conv::Message(_)) || found.len() < 2 {
+        return None;
+    }
+    let mut merged = Vec::new();
+    for wire in found {
+        if let Wire::Bytes(b) = wire {
+            merged.extend_from_slice(b);
+        }
+    }
+    Some(merged)
+}
+
+/// The value an absent field reads as: its declared default (proto2), else the type's default.
+fn push_default(conv: &Conv, declared: Option<&Value>, column: &mut ColumnBuilder) -> Read<()> {
+    match (conv, column) {
+        (Conv::Int32(_), ColumnBuilder::Int32(c)) => c.push(match declared {
+            Some(Value::I32(v)) => *v,
+            Some(Value::U32(v)) => *v as i32,
+            _ => 0,
+        }),
+        (Conv::Int64(_), ColumnBuilder::Int64(c)) => c.push(match declared {
+            Some(Value::I64(v)) => *v,
+            Some(Value::U64(v)) => *v as i64,
+            _ => 0,
+        }),
+        (Conv::Float, ColumnBuilder::Float32(c)) => c.push(match declared {
+            Some(Value::F32(v)) => *v,
+            _ => 0.0,
+        }),
+        (Conv::Double, ColumnBuilder::Float64(c)) => c.push(match declared {
+            Some(Value::F64(v)) => *v,
+            _ => 0.0,
+        }),
+        (Conv::Bool, c) => c.push_bool(matches!(declared, Some(Value::Bool(true)))),
+        (Conv::String, ColumnBuilder::Bytes(c)) => c
+            .push(match declared {
+                Some(Value::String(s)) => s.as_bytes(),
+                _ => b"",
+            })
+            .map_err(|e| e.to_string())?,
+        (Conv::Bytes, ColumnBuilder::Bytes(c)) => c
+            .push(match declared {
+                Some(Value::Bytes(b)) => b,
+                _ => &[],
+            })
+            .map_err(|e| e.to_string())?,
+        (Conv::EnumName(values, first), ColumnBuilder::Bytes(c)) => {
+            let name = match declared {
+                Some(Value::EnumNumber(n)) => values
+                    .iter()
+                    .find(|(v, _)| v == n)
+                    .map_or(first.as_str(), |(_, s)| s.as_str()),
+                _ => first.as_str(),
+            };
+            c.push(name.as_bytes()).map_err(|e| e.to_string())?
+        }
+        (Conv::EnumNumber(values), ColumnBuilder::Int32(c)) => c.push(match declared {
+            Some(Value::EnumNumber(n)) => *n,
+            _ => values.first().copied().unwrap_or(0),
+        }),
+        _ => return Err("no default for this column".into()),
+    }
+    Ok(())
+}
+
+/// A row of defaults, recursively (what protobuf-java's default instance shows).
+fn push_default_row(plan: &MessagePlan, column: &mut ColumnBuilder, depth: usize) -> Read<()> {
+    if depth > 100 {
+        return Err("recursive message defaults nest deeper than 100 levels".into());
+    }
+    let ColumnBuilder::Struct { fields, .. } = column else {
+        return Err("not a ROW column".into());
+    };
+    for (field, child) in plan.fields.iter().zip(fields.iter_mut()) {
+        match &field.conv {
+            Conv::Message(inner) => push_default_row(inner, child, depth + 1)?,
+            Conv::List(_) | Conv::Map(..) => child.end_nested_value(),
+            conv => push_default(conv, field.declared_default.as_ref(), child)?,
+        }
+    }
+    column.end_nested_value();
+    Ok(())
+}
+
+/// Decodes one protobuf message per Kafka record into rows of the table.
+#[derive(Debug)]
+pub struct ProtobufDecoder {
+    schema: SchemaRef,
+    plan: MessagePlan,
+    read_defaults: bool,
+    ignore_parse_errors: bool,
+    columns: Vec<ColumnBuilder>,
+    rows: usize,
+    messages: usize,
+    skipped: usize,
+}
+
+impl ProtobufDecoder {
+    /// A decoder of `message` (its full proto name) from the `FileDescriptorSet` bytes that
+    /// define it and its imports, producing `schema`.
+    pub fn try_new(
+        schema: SchemaRef,
+        descriptors: &[u8],
+        message: &str,
+        options: &FormatOptions,
+    ) -> Result<Self> {
+        options.check_keys(PROTOBUF_OPTION_KEYS)?;
+        let pool = DescriptorPool::decode(descriptors)
+            .map_err(|e| FormatError::config(format!("invalid protobuf descriptors: {e}")))?;
+        let descriptor = pool.get_message_by_name(message).ok_or_else(|| {
+            FormatError::config(format!("the descriptors do not define message {message}"))
+        })?;
+        let plan = plan_message(&descriptor, schema.fields().iter().map(Arc::as_ref))?;
+        Ok(Self {
+            columns: builders_for(schema.fields())?,
+            schema,
+            plan,
+            read_defaults: options.boolean("read-default-values", false)?,
+            ignore_parse_errors: options.boolean("ignore-parse-errors", false)?,
+            rows: 0,
+            messages: 0,
+            skipped: 0,
+        })
+    }
+}
+
+impl Decoder for ProtobufDecoder {
+    fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
+        let position = self.messages;
+        self.messages += 1;
+        let result = match message {
+            None => Err("the message is null".to_string()),
+            Some(bytes) => read_message(
+                &self.plan,
+                bytes,
+                &mut self.columns,
+                self.read_defaults,
+                self.plan.proto3 || self.read_defaults,
+                0,
+            ),
+        };
+        end_row(&mut self.columns, &mut self.rows, result).or_else(|reason| {
+            if self.ignore_parse_errors {
+                self.skipped += 1;
+                Ok(())
+            } else {
+                Err(FormatError::Decode {
+                    position,
+                    reason: format!("Failed to deserialize PB object: {reason}"),
+                })
+            }
+        })
+    }
+
+    fn flush(&mut self) -> Result<RecordBatch> {
+        self.messages = 0;
+        let rows = std::mem::take(&mut self.rows);
+        finish_batch(&self.schema, &mut self.columns, rows)
+    }
+
+    fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
