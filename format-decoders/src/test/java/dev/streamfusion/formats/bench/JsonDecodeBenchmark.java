@@ -51,7 +51,7 @@ import static org.apache.flink.table.api.DataTypes.FIELD;
  * batch of {@value #MESSAGES} messages. Both read every field of every row once, as a query that
  * selects all columns would. Rows per second.
  *
- * <p>Run on a release native build: {@code ./bin/bench-json}.
+ * <p>Run on a release native build: {@code ./bin/bench-decode json}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -111,7 +111,7 @@ public class JsonDecodeBenchmark {
             flink.deserialize(message, collector);
         }
         for (RowData row : flinkRows) {
-            readAll(row, blackhole);
+            readAll(row, rowType, blackhole);
         }
     }
 
@@ -120,11 +120,12 @@ public class JsonDecodeBenchmark {
     public void nativeJson(Blackhole blackhole) {
         ArrowColumnarBatch batch = ArrowColumnarBatch.of(decoder.decode(messages), rowType);
         for (int r = 0; r < batch.rowCount(); r++) {
-            readAll(batch.row(r), blackhole);
+            readAll(batch.row(r), rowType, blackhole);
         }
     }
 
-    private void readAll(RowData row, Blackhole blackhole) {
+    /** Reads every field of {@code row}, as a query selecting all columns would. */
+    static void readAll(RowData row, RowType rowType, Blackhole blackhole) {
         for (int f = 0; f < rowType.getFieldCount(); f++) {
             if (row.isNullAt(f)) {
                 continue;
