@@ -366,23 +366,33 @@ fn read_message(
     depth: usize,
 ) -> Read<()> {
     check_depth(depth)?;
-    let mut occurrences: Vec<Vec<Wire<'_>>> = vec![Vec::new(); plan.fields.len()];
+    // Every occurrence of a read field, tagged with the field's index: one allocation per
+    // message. Writers emit fields in number order, so this is usually sorted already.
+    let mut occurrences: Vec<Occurrence<'_>> = Vec::with_capacity(plan.fields.len());
     let mut cursor = Cursor { bytes, pos: 0 };
     while cursor.pos < bytes.len() {
         let (number, wire) = cursor.field()?;
         if let Some(Some(f)) = plan.by_number.get(number as usize) {
             let field = &plan.fields[*f];
             if wire.wire_type() == field.wire_type || (field.packable && wire.wire_type() == 2) {
-                occurrences[*f].push(wire);
+                occurrences.push((*f, wire));
             }
         } else if let Some(field) = plan.descriptor.get_field(number) {
             check_unread(&field, wire, depth)?;
         }
     }
-    for ((field, found), column) in plan.fields.iter().zip(occurrences).zip(columns.iter_mut()) {
+    if !occurrences.is_sorted_by_key(|(f, _)| *f) {
+        // Stable: occurrences of one field keep their wire order (the last one wins).
+        occurrences.sort_by_key(|(f, _)| *f);
+    }
+    let mut rest = occurrences.as_slice();
+    for (index, (field, column)) in plan.fields.iter().zip(columns.iter_mut()).enumerate() {
+        let count = rest.iter().take_while(|(f, _)| *f == index).count();
+        let (found, tail) = rest.split_at(count);
+        rest = tail;
         read_field(
             field,
-            &found,
+            found,
             column,
             plan.proto3,
             read_defaults,
@@ -394,9 +404,12 @@ fn read_message(
     Ok(())
 }
 
+/// One occurrence of a field: the field's index in its message plan, and its value.
+type Occurrence<'a> = (usize, Wire<'a>);
+
 fn read_field(
     field: &FieldPlan,
-    found: &[Wire<'_>],
+    found: &[Occurrence<'_>],
     column: &mut ColumnBuilder,
     proto3: bool,
     read_defaults: bool,
@@ -409,7 +422,7 @@ fn read_field(
                 return Err("not an ARRAY column".into());
             };
             let before = child.len();
-            for wire in found {
+            for (_, wire) in found {
                 match (wire, element.as_ref()) {
                     // Packed scalars: one length-delimited run of values.
                     (Wire::Bytes(run), conv) if is_packable(conv) => {
@@ -440,7 +453,7 @@ fn read_field(
             let ColumnBuilder::Map { keys, values, .. } = column else {
                 return Err("not a MAP column".into());
             };
-            for wire in found {
+            for (_, wire) in found {
                 let Wire::Bytes(entry) = wire else {
                     return Err("a map entry that is not length-delimited".into());
                 };
@@ -453,14 +466,17 @@ fn read_field(
                 while c.pos < entry.len() {
                     match c.field()? {
                         (1, w) if w.wire_type() == wires[0] => k = Some(w),
-                        (2, w) if w.wire_type() == wires[1] => v.push(w),
+                        (2, w) if w.wire_type() == wires[1] => v.push((0, w)),
                         _ => {}
                     }
                 }
                 push_or_default(key, k, keys, proto3, read_defaults, depth)?;
                 // The entry is one level of nesting; a message value is the next.
                 let merged = merge_messages(value, &v);
-                let v = merged.as_deref().map(Wire::Bytes).or(v.last().copied());
+                let v = merged
+                    .as_deref()
+                    .map(Wire::Bytes)
+                    .or(v.last().map(|(_, w)| *w));
                 push_or_default(value, v, values, proto3, read_defaults, depth + 1)?;
             }
             if found.is_empty() && !read_defaults {
@@ -476,12 +492,14 @@ fn read_field(
             push_scalar(&field.conv, wire, column, proto3, read_defaults, depth)?
         }
         Conv::Message(plan) => match found.last() {
-            Some(wire) => push_scalar(&field.conv, *wire, column, proto3, read_defaults, depth)?,
+            Some((_, wire)) => {
+                push_scalar(&field.conv, *wire, column, proto3, read_defaults, depth)?
+            }
             None if read_defaults => push_default_row(plan, column, depth)?,
             None => column.push_null(),
         },
         conv => match found.last() {
-            Some(wire) => push_scalar(conv, *wire, column, proto3, read_defaults, depth)?,
+            Some((_, wire)) => push_scalar(conv, *wire, column, proto3, read_defaults, depth)?,
             // protobuf-java's getter: the declared default (proto2), else the type's default.
             None if primitives_default => {
                 push_default(conv, field.declared_default.as_ref(), column)?
@@ -604,12 +622,12 @@ fn push_scalar(
 
 /// For a message field seen more than once, their merge: reading the concatenation of the
 /// occurrences gives what protobuf-java's merging gives. `None` for other fields or one occurrence.
-fn merge_messages(conv: &Conv, found: &[Wire<'_>]) -> Option<Vec<u8>> {
+fn merge_messages(conv: &Conv, found: &[Occurrence<'_>]) -> Option<Vec<u8>> {
     if !matches!(conv, Conv::Message(_)) || found.len() < 2 {
         return None;
     }
     let mut merged = Vec::new();
-    for wire in found {
+    for (_, wire) in found {
         if let Wire::Bytes(b) = wire {
             merged.extend_from_slice(b);
         }
