@@ -66,10 +66,30 @@ struct MessagePlan {
     fields: Vec<FieldPlan>,
     /// Field number to index in `fields` (numbers are small; a dense table).
     by_number: Vec<Option<usize>>,
+    /// Read fields numbered past `DENSE_NUMBERS`, by number (sorted), so a large field number
+    /// cannot blow up the dense table.
+    sparse: Vec<(u32, usize)>,
     proto3: bool,
     /// The message's descriptor: fields the table does not read are still checked as
     /// protobuf-java parses them, so a message Flink rejects is rejected here too.
     descriptor: MessageDescriptor,
+}
+
+/// Field numbers below this are looked up in a dense table; protobuf allows up to 2^29 - 1.
+const DENSE_NUMBERS: usize = 4096;
+
+impl MessagePlan {
+    /// The index in `fields` of the read field numbered `number`, if the table reads it.
+    fn index_of(&self, number: u32) -> Option<usize> {
+        match self.by_number.get(number as usize) {
+            Some(index) => *index,
+            None => self
+                .sparse
+                .binary_search_by_key(&number, |(n, _)| *n)
+                .ok()
+                .map(|at| self.sparse[at].1),
+        }
+    }
 }
 
 fn incompatible(kind: &Kind, data_type: &DataType, name: &str) -> FormatError {
@@ -167,6 +187,7 @@ fn plan_message<'a>(
 ) -> Result<MessagePlan> {
     let mut fields = Vec::new();
     let mut by_number: Vec<Option<usize>> = Vec::new();
+    let mut sparse = Vec::new();
     for column in columns {
         let field = message.get_field_by_name(column.name()).ok_or_else(|| {
             FormatError::config(format!(
@@ -176,10 +197,14 @@ fn plan_message<'a>(
             ))
         })?;
         let number = field.number() as usize;
-        if number >= by_number.len() {
-            by_number.resize(number + 1, None);
+        if number < DENSE_NUMBERS {
+            if number >= by_number.len() {
+                by_number.resize(number + 1, None);
+            }
+            by_number[number] = Some(fields.len());
+        } else {
+            sparse.push((field.number(), fields.len()));
         }
-        by_number[number] = Some(fields.len());
         let wire_type = wire_type_of(&field.kind());
         fields.push(FieldPlan {
             number: field.number(),
@@ -192,6 +217,10 @@ fn plan_message<'a>(
     Ok(MessagePlan {
         fields,
         by_number,
+        sparse: {
+            sparse.sort_unstable();
+            sparse
+        },
         proto3: message.parent_file().syntax() == Syntax::Proto3,
         descriptor: message.clone(),
     })
@@ -372,10 +401,10 @@ fn read_message(
     let mut cursor = Cursor { bytes, pos: 0 };
     while cursor.pos < bytes.len() {
         let (number, wire) = cursor.field()?;
-        if let Some(Some(f)) = plan.by_number.get(number as usize) {
-            let field = &plan.fields[*f];
+        if let Some(f) = plan.index_of(number) {
+            let field = &plan.fields[f];
             if wire.wire_type() == field.wire_type || (field.packable && wire.wire_type() == 2) {
-                occurrences.push((*f, wire));
+                occurrences.push((f, wire));
             }
         } else if let Some(field) = plan.descriptor.get_field(number) {
             check_unread(&field, wire, depth)?;

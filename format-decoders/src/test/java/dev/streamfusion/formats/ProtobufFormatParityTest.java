@@ -100,7 +100,8 @@ class ProtobufFormatParityTest {
                                                 FIELD("seconds", DataTypes.BIGINT()),
                                                 FIELD("nanos", DataTypes.INT()))),
                                 FIELD("wi", DataTypes.ROW(FIELD("value", DataTypes.INT()))),
-                                FIELD("rcolor", DataTypes.ARRAY(enumAsInt ? DataTypes.INT() : DataTypes.STRING())))
+                                FIELD("rcolor", DataTypes.ARRAY(enumAsInt ? DataTypes.INT() : DataTypes.STRING())),
+                                FIELD("far", DataTypes.BIGINT()))
                         .notNull()
                         .getLogicalType();
     }
@@ -153,6 +154,7 @@ class ProtobufFormatParityTest {
                         .setWi(Int32Value.of(0))
                         .addRcolor(Color.GREEN)
                         .addRcolor(Color.RED)
+                        .setFar(-2)
                         .build()
                         .toByteArray());
         messages.add(Everything.newBuilder().setCs("chosen").setColor(Color.GREEN).build().toByteArray());
@@ -273,7 +275,7 @@ class ProtobufFormatParityTest {
         RowType type = everythingType(false);
         List<byte[]> messages = new ArrayList<>(craftedEverything());
         messages.addAll(flinkSerialize(type, EVERYTHING, new RandomRows(42, 0.2).rows(type, 200)));
-        assertSameDecoding(type, project(type, "mi", "st", "u64", "ts", "color"), EVERYTHING, false, messages);
+        assertSameDecoding(type, project(type, "mi", "st", "far", "u64", "ts", "color"), EVERYTHING, false, messages);
     }
 
     @Test
