@@ -168,34 +168,32 @@ pub fn parse_java_long(s: &str) -> Option<i64> {
 /// `Double.parseDouble` for decimal text: surrounding whitespace, `NaN`, `[+-]Infinity`, an
 /// optional `f`/`F`/`d`/`D` suffix. Hexadecimal floats are not accepted.
 pub fn parse_java_double(s: &str) -> Option<f64> {
-    let t = java_trim(s);
-    match t {
-        "NaN" => return Some(f64::NAN),
-        "Infinity" | "+Infinity" => return Some(f64::INFINITY),
-        "-Infinity" => return Some(f64::NEG_INFINITY),
-        _ => {}
-    }
-    let body = t.strip_suffix(['f', 'F', 'd', 'D']).unwrap_or(t);
-    if !is_decimal_float(body) {
-        return None;
-    }
-    body.parse::<f64>().ok()
+    parse_java_floating(s, f64::NAN, f64::INFINITY, f64::NEG_INFINITY)
 }
 
 /// `Float.parseFloat`, rounded straight to f32 (not through f64).
 pub fn parse_java_float(s: &str) -> Option<f32> {
+    parse_java_floating(s, f32::NAN, f32::INFINITY, f32::NEG_INFINITY)
+}
+
+fn parse_java_floating<T: std::str::FromStr>(
+    s: &str,
+    nan: T,
+    infinity: T,
+    negative: T,
+) -> Option<T> {
     let t = java_trim(s);
     match t {
-        "NaN" => return Some(f32::NAN),
-        "Infinity" | "+Infinity" => return Some(f32::INFINITY),
-        "-Infinity" => return Some(f32::NEG_INFINITY),
+        "NaN" => return Some(nan),
+        "Infinity" | "+Infinity" => return Some(infinity),
+        "-Infinity" => return Some(negative),
         _ => {}
     }
     let body = t.strip_suffix(['f', 'F', 'd', 'D']).unwrap_or(t);
     if !is_decimal_float(body) {
         return None;
     }
-    body.parse::<f32>().ok()
+    body.parse::<T>().ok()
 }
 
 /// `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`

@@ -1,7 +1,6 @@
 package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.NativeDecodeException;
-import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 import dev.streamfusion.formats.registry.SchemaRegistryException;
@@ -242,11 +241,7 @@ class AvroConfluentFormatTest {
     }
 
     private static List<List<Object>> read(org.apache.arrow.vector.VectorSchemaRoot root, RowType type) {
-        ArrowColumnarBatch batch = ArrowColumnarBatch.of(root, type);
-        List<List<Object>> rows = new ArrayList<>();
-        for (int r = 0; r < batch.rowCount(); r++) {
-            rows.add(RowDataValues.ofRow(batch.row(r), type));
-        }
+        List<List<Object>> rows = FormatTestRows.rows(root, type);
         return rows;
     }
 

@@ -2,7 +2,6 @@ package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
-import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 
@@ -113,7 +112,7 @@ class AvroFormatParityTest {
     void projectionStepsOverUnreadColumns() throws Exception {
         RowType type = avroTypes(true);
         List<byte[]> messages = flinkSerialize(type, new RandomRows(33, 0.2).rows(type, 200), true);
-        assertSameDecoding(type, project(type, "deep", "s_nn", "dec_38_18", "ts3"), true, messages);
+        assertSameDecoding(type, FormatTestRows.project(type, "deep", "s_nn", "dec_38_18", "ts3"), true, messages);
     }
 
     @Test
@@ -165,21 +164,11 @@ class AvroFormatParityTest {
 
     private void assertSameDecoding(RowType physical, RowType produced, boolean legacy, List<byte[]> messages)
             throws Exception {
-        List<List<Object>> expected = new ArrayList<>();
-        for (List<Object> row : flinkDeserialize(physical, messages, legacy)) {
-            List<Object> projected = new ArrayList<>();
-            for (String name : produced.getFieldNames()) {
-                projected.add(row.get(physical.getFieldIndex(name)));
-            }
-            expected.add(projected);
-        }
+        List<List<Object>> expected =
+                FormatTestRows.project(flinkDeserialize(physical, messages, legacy), physical, produced);
         try (NativeFormatDecoder decoder =
                 NativeFormatDecoder.create(allocator, "avro", options(legacy), physical, produced)) {
-            ArrowColumnarBatch batch = ArrowColumnarBatch.of(decoder.decode(messages), produced);
-            List<List<Object>> actual = new ArrayList<>();
-            for (int r = 0; r < batch.rowCount(); r++) {
-                actual.add(RowDataValues.ofRow(batch.row(r), produced));
-            }
+            List<List<Object>> actual = FormatTestRows.rows(decoder.decode(messages), produced);
             RowDataValues.assertSameRows(actual, expected);
         }
     }
@@ -214,14 +203,6 @@ class AvroFormatParityTest {
             rows.add(deserializer.deserialize(message));
         }
         return RowDataValues.ofRows(rows, type);
-    }
-
-    private static RowType project(RowType type, String... names) {
-        List<RowType.RowField> fields = new ArrayList<>();
-        for (String name : names) {
-            fields.add(type.getFields().get(type.getFieldIndex(name)));
-        }
-        return new RowType(false, fields);
     }
 
     private static RowType withoutMaps(RowType type) {

@@ -158,7 +158,7 @@ class CsvFormatParityTest {
         List<RowData> rows = new RandomRows(7, 0.15).rows(physical, 200);
         Options options = new Options().nullLiteral("N/A");
         List<byte[]> messages = flinkSerialize(physical, rows, options);
-        RowType projected = project(physical, "r", "s", "dec_38_18", "ts9");
+        RowType projected = FormatTestRows.project(physical, "r", "s", "dec_38_18", "ts9");
         assertSameDecoding(physical, projected, options, messages);
     }
 
@@ -252,11 +252,7 @@ class CsvFormatParityTest {
                 readable.add(message);
                 expected.add(row);
             }
-            ArrowColumnarBatch batch = ArrowColumnarBatch.of(decoder.decode(readable), produced);
-            List<List<Object>> actual = new ArrayList<>();
-            for (int r = 0; r < batch.rowCount(); r++) {
-                actual.add(RowDataValues.ofRow(batch.row(r), produced));
-            }
+            List<List<Object>> actual = FormatTestRows.rows(decoder.decode(readable), produced);
             RowDataValues.assertSameRows(actual, RowDataValues.ofRows(expected, produced));
         }
         assertThat(expected.size()).as("rows both read (%d rejected by both)", errors).isGreaterThan(messages.size() / 4);
@@ -272,14 +268,6 @@ class CsvFormatParityTest {
             out.add(serializer.serialize(row));
         }
         return out;
-    }
-
-    private static RowType project(RowType type, String... names) {
-        List<RowType.RowField> fields = new ArrayList<>();
-        for (String name : names) {
-            fields.add(type.getFields().get(type.getFieldIndex(name)));
-        }
-        return new RowType(false, fields);
     }
 
     private static RowType withoutFloatingPoint(RowType type) {

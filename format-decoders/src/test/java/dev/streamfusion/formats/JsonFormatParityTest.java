@@ -92,7 +92,7 @@ class JsonFormatParityTest {
     void projectionReadsOnlyTheRequestedColumnsOfTheSameBytes() throws Exception {
         RowType full = jsonTypes();
         List<byte[]> messages = serialize(full, new RandomRows(3, 0.2).rows(full, 200), TimestampFormat.SQL);
-        RowType projected = project(full, "deep", "s", "dec_38_18", "ts9", "r");
+        RowType projected = FormatTestRows.project(full, "deep", "s", "dec_38_18", "ts9", "r");
 
         assertSameDecoding(projected, TimestampFormat.SQL, Map.of(), messages);
     }
@@ -221,11 +221,7 @@ class JsonFormatParityTest {
 
         try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "json", options, type)) {
             VectorSchemaRoot root = decoder.decode(messages);
-            ArrowColumnarBatch batch = ArrowColumnarBatch.of(root, type);
-            List<List<Object>> actual = new ArrayList<>();
-            for (int r = 0; r < batch.rowCount(); r++) {
-                actual.add(RowDataValues.ofRow(batch.row(r), type));
-            }
+            List<List<Object>> actual = FormatTestRows.rows(root, type);
             RowDataValues.assertSameRows(actual, expected);
         }
     }
@@ -241,14 +237,6 @@ class JsonFormatParityTest {
             messages.add(serializer.serialize(row));
         }
         return messages;
-    }
-
-    private static RowType project(RowType type, String... names) {
-        List<RowType.RowField> fields = new ArrayList<>();
-        for (String name : names) {
-            fields.add(type.getFields().get(type.getFieldIndex(name)));
-        }
-        return new RowType(false, fields);
     }
 
     private static byte[] utf8(String s) {

@@ -2,7 +2,6 @@ package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
-import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 import dev.streamfusion.formats.testproto.Color;
@@ -260,11 +259,7 @@ class ProtobufFormatParityTest {
         }
         assertThat(rejected).isPositive();
         try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "protobuf", ignore, type)) {
-            ArrowColumnarBatch batch = ArrowColumnarBatch.of(decoder.decode(garbage), type);
-            List<List<Object>> actual = new ArrayList<>();
-            for (int r = 0; r < batch.rowCount(); r++) {
-                actual.add(RowDataValues.ofRow(batch.row(r), type));
-            }
+            List<List<Object>> actual = FormatTestRows.rows(decoder.decode(garbage), type);
             assertThat(decoder.skipped()).isEqualTo(rejected);
             RowDataValues.assertSameRows(actual, expected);
         }
@@ -275,7 +270,7 @@ class ProtobufFormatParityTest {
         RowType type = everythingType(false);
         List<byte[]> messages = new ArrayList<>(craftedEverything());
         messages.addAll(flinkSerialize(type, EVERYTHING, new RandomRows(42, 0.2).rows(type, 200)));
-        assertSameDecoding(type, project(type, "mi", "st", "far", "u64", "ts", "color"), EVERYTHING, false, messages);
+        assertSameDecoding(type, FormatTestRows.project(type, "mi", "st", "far", "u64", "ts", "color"), EVERYTHING, false, messages);
     }
 
     @Test
@@ -368,22 +363,12 @@ class ProtobufFormatParityTest {
     private void assertSameDecoding(
             RowType physical, RowType produced, String messageClass, boolean readDefaults, List<byte[]> messages)
             throws Exception {
-        List<List<Object>> expected = new ArrayList<>();
-        for (List<Object> row : flinkDeserialize(physical, messageClass, readDefaults, messages)) {
-            List<Object> projected = new ArrayList<>();
-            for (String name : produced.getFieldNames()) {
-                projected.add(row.get(physical.getFieldIndex(name)));
-            }
-            expected.add(projected);
-        }
+        List<List<Object>> expected =
+                FormatTestRows.project(flinkDeserialize(physical, messageClass, readDefaults, messages), physical, produced);
         try (NativeFormatDecoder decoder =
                 NativeFormatDecoder.create(
                         allocator, "protobuf", options(messageClass, readDefaults), physical, produced)) {
-            ArrowColumnarBatch batch = ArrowColumnarBatch.of(decoder.decode(messages), produced);
-            List<List<Object>> actual = new ArrayList<>();
-            for (int r = 0; r < batch.rowCount(); r++) {
-                actual.add(RowDataValues.ofRow(batch.row(r), produced));
-            }
+            List<List<Object>> actual = FormatTestRows.rows(decoder.decode(messages), produced);
             RowDataValues.assertSameRows(actual, expected);
         }
     }
@@ -415,13 +400,5 @@ class ProtobufFormatParityTest {
             rows.add(deserializer.deserialize(message));
         }
         return RowDataValues.ofRows(rows, type);
-    }
-
-    private static RowType project(RowType type, String... names) {
-        List<RowType.RowField> fields = new ArrayList<>();
-        for (String name : names) {
-            fields.add(type.getFields().get(type.getFieldIndex(name)));
-        }
-        return new RowType(false, fields);
     }
 }

@@ -2,7 +2,6 @@ package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
-import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 
@@ -121,11 +120,7 @@ class RawFormatParityTest {
             expected.add(flinkReader.deserialize(message));
         }
         try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "raw", options, type)) {
-            ArrowColumnarBatch batch = ArrowColumnarBatch.of(decoder.decode(flinkBytes), type);
-            List<List<Object>> actual = new ArrayList<>();
-            for (int r = 0; r < batch.rowCount(); r++) {
-                actual.add(RowDataValues.ofRow(batch.row(r), type));
-            }
+            List<List<Object>> actual = FormatTestRows.rows(decoder.decode(flinkBytes), type);
             RowDataValues.assertSameRows(actual, RowDataValues.ofRows(expected, type));
         }
     }
