@@ -1,10 +1,11 @@
 //! A table schema with every type the formats decode, nested, shared by the fuzz targets.
+#![allow(dead_code)] // each target uses part of this module
 
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
-use streamfusion_formats::create_decoder;
 use streamfusion_formats::options::FormatOptions;
+use streamfusion_formats::{Decoder, create_decoder};
 
 /// `with_nanos` adds a TIMESTAMP_LTZ(9) column, which the Avro format rejects by default.
 pub fn schema(with_maps: bool, with_nanos: bool) -> SchemaRef {
@@ -34,15 +35,7 @@ pub fn schema(with_maps: bool, with_nanos: bool) -> SchemaRef {
         Field::new("r", DataType::Struct(row), true),
     ];
     if with_maps {
-        let entries = Field::new(
-            "entries",
-            DataType::Struct(Fields::from(vec![
-                Field::new("key", DataType::Utf8, false),
-                Field::new("value", DataType::Int32, true),
-            ])),
-            false,
-        );
-        fields.push(Field::new("m", DataType::Map(Arc::new(entries), false), true));
+        fields.push(Field::new("m", string_int_map(), true));
     }
     if with_nanos {
         fields.push(Field::new(
@@ -54,14 +47,30 @@ pub fn schema(with_maps: bool, with_nanos: bool) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// Feeds `data` to a `format` decoder: the first half alone, then the whole input (a failed
-/// message must leave the decoder clean for the next one); every batch that comes out must be
-/// valid Arrow. Errors are fine, panics are not.
+/// MAP<STRING, INT>.
+pub fn string_int_map() -> DataType {
+    let entries = Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("key", DataType::Utf8, false),
+            Field::new("value", DataType::Int32, true),
+        ])),
+        false,
+    );
+    DataType::Map(Arc::new(entries), false)
+}
+
+/// Feeds `data` to a `format` decoder (see [`fuzz_with`]).
 pub fn fuzz_decoder(format: &str, schema: SchemaRef, data: &[u8]) {
-    let Ok(mut decoder) = create_decoder(format, schema.clone(), schema, &FormatOptions::default())
-    else {
-        return;
-    };
+    if let Ok(decoder) = create_decoder(format, schema.clone(), schema, &FormatOptions::default()) {
+        fuzz_with(decoder, data);
+    }
+}
+
+/// Feeds `data` to `decoder`: the first half alone, then the whole input (a failed message must
+/// leave the decoder clean for the next one); every batch that comes out must be valid Arrow.
+/// Errors are fine, panics are not.
+pub fn fuzz_with(mut decoder: Box<dyn Decoder>, data: &[u8]) {
     let _ = decoder.decode(Some(&data[..data.len() / 2]));
     let _ = decoder.decode(Some(data));
     if let Ok(batch) = decoder.flush() {

@@ -58,6 +58,18 @@ pub struct MessageSchema<'a> {
     pub message: Option<&'a str>,
 }
 
+impl<'a> MessageSchema<'a> {
+    /// The descriptors and message name the protobuf format needs.
+    pub(crate) fn protobuf(&self) -> Result<(&'a [u8], &'a str)> {
+        match (self.descriptors, self.message) {
+            (Some(descriptors), Some(message)) => Ok((descriptors, message)),
+            _ => Err(FormatError::config(
+                "the protobuf format needs the message's descriptors ('protobuf.message-class-name')",
+            )),
+        }
+    }
+}
+
 /// The decoder of the format Flink calls `format` (`json`, ...) for messages of the table's
 /// `physical` columns, producing the `produced` ones (the columns the query reads).
 pub fn create_decoder(
@@ -85,11 +97,7 @@ pub fn create_decoder_with(
 ) -> Result<Box<dyn Decoder>> {
     match format {
         "protobuf" => {
-            let (Some(descriptors), Some(message)) = (schema.descriptors, schema.message) else {
-                return Err(FormatError::config(
-                    "the protobuf format needs the message's descriptors ('protobuf.message-class-name')",
-                ));
-            };
+            let (descriptors, message) = schema.protobuf()?;
             Ok(Box::new(crate::protobuf::ProtobufDecoder::try_new(
                 produced,
                 descriptors,

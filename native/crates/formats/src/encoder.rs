@@ -3,6 +3,7 @@
 use arrow::array::{BinaryArray, RecordBatch};
 use arrow::datatypes::SchemaRef;
 
+use crate::decoder::MessageSchema;
 use crate::error::{FormatError, Result};
 use crate::json::JsonEncoder;
 use crate::options::FormatOptions;
@@ -86,7 +87,26 @@ pub fn create_encoder(
     schema: SchemaRef,
     options: &FormatOptions,
 ) -> Result<Box<dyn Encoder>> {
+    create_encoder_with(format, schema, options, MessageSchema::default())
+}
+
+/// [`create_encoder`] for formats whose message schema comes from outside the options.
+pub fn create_encoder_with(
+    format: &str,
+    schema: SchemaRef,
+    options: &FormatOptions,
+    message_schema: MessageSchema<'_>,
+) -> Result<Box<dyn Encoder>> {
     match format {
+        "protobuf" => {
+            let (descriptors, message) = message_schema.protobuf()?;
+            Ok(Box::new(crate::protobuf::ProtobufEncoder::try_new(
+                schema,
+                descriptors,
+                message,
+                options,
+            )?))
+        }
         "json" => Ok(Box::new(JsonEncoder::try_new(schema, options)?)),
         "raw" => Ok(Box::new(crate::raw::RawEncoder::try_new(schema, options)?)),
         "avro-confluent" => Ok(Box::new(

@@ -40,5 +40,5 @@ pub mod raw;
 pub mod temporal;
 
 pub use decoder::{Decoder, MessageSchema, create_decoder, create_decoder_with};
-pub use encoder::{Encoder, create_encoder};
+pub use encoder::{Encoder, create_encoder, create_encoder_with};
 pub use error::{FormatError, Result};

@@ -78,18 +78,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<
         // SAFETY: as above.
         let rows = unsafe { import_schema(rows_schema_addr) }?;
         let options = FormatOptions::new(&format, keys.into_iter().zip(values));
-        let descriptors = if descriptors.is_null() {
-            None
-        } else {
-            let mut bytes = vec![0i8; descriptors.len(env)?];
-            descriptors.get_region(env, 0, &mut bytes)?;
-            Some(bytes.into_iter().map(|b| b as u8).collect::<Vec<u8>>())
-        };
-        let message = if message.is_null() {
-            None
-        } else {
-            Some(message.try_to_string(env)?)
-        };
+        let (descriptors, message) = message_schema_args(env, &descriptors, &message)?;
         let schema = MessageSchema {
             descriptors: descriptors.as_deref(),
             message: message.as_deref(),
@@ -175,4 +164,26 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_addWrit
         this.decoder.add_writer_schema(id as u32, &schema)?;
         Ok(())
     })
+}
+
+/// The owned parts of a [`MessageSchema`] passed from Java: a format's descriptor bytes and
+/// message name, each `null` when the format needs none.
+pub(crate) fn message_schema_args(
+    env: &mut Env<'_>,
+    descriptors: &JByteArray<'_>,
+    message: &JString<'_>,
+) -> NativeResult<(Option<Vec<u8>>, Option<String>)> {
+    let descriptors = if descriptors.is_null() {
+        None
+    } else {
+        let mut bytes = vec![0i8; descriptors.len(env)?];
+        descriptors.get_region(env, 0, &mut bytes)?;
+        Some(bytes.into_iter().map(|b| b as u8).collect())
+    };
+    let message = if message.is_null() {
+        None
+    } else {
+        Some(message.try_to_string(env)?)
+    };
+    Ok((descriptors, message))
 }

@@ -6,15 +6,15 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use jni::EnvUnowned;
-use jni::objects::{JClass, JObjectArray, JString};
+use jni::objects::{JByteArray, JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use streamfusion_formats::options::FormatOptions;
-use streamfusion_formats::{Encoder, create_encoder};
+use streamfusion_formats::{Encoder, MessageSchema, create_encoder_with};
 
 use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
 use crate::errors::run;
 use crate::handle::{borrow_handle, free_handle, into_handle};
-use crate::native_format_decoder::strings;
+use crate::native_format_decoder::{message_schema_args, strings};
 
 const KIND: &str = "format encoder";
 
@@ -36,6 +36,8 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_create<
     values: JObjectArray<'local>,
     rows_schema_addr: jlong,
     out_schema_addr: jlong,
+    descriptors: JByteArray<'local>,
+    message: JString<'local>,
 ) -> jlong {
     run(env, |env| {
         let format = format.try_to_string(env)?;
@@ -44,7 +46,12 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_create<
         // SAFETY: Java passes an exported schema (see `NativeFormatEncoder.create`).
         let rows = unsafe { import_schema(rows_schema_addr) }?;
         let options = FormatOptions::new(&format, keys.into_iter().zip(values));
-        let encoder = create_encoder(&format, rows, &options)?;
+        let (descriptors, message) = message_schema_args(env, &descriptors, &message)?;
+        let schema = MessageSchema {
+            descriptors: descriptors.as_deref(),
+            message: message.as_deref(),
+        };
+        let encoder = create_encoder_with(&format, rows, &options, schema)?;
         let messages = Arc::new(Schema::new(vec![Field::new(
             "message",
             DataType::Binary,

@@ -5,6 +5,7 @@ import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.formats.NativeFormatDecoder;
 import dev.streamfusion.formats.NativeFormatEncoder;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
+import dev.streamfusion.testkit.nexmark.NexmarkBids;
 
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.formats.common.TimestampFormat;
@@ -61,7 +62,7 @@ public final class Demo {
                     broker.bootstrapServers(), seconds(System.nanoTime() - started));
             broker.createTopic(TOPIC, 1);
 
-            List<RowData> bids = new BidGenerator(1).next(EVENTS);
+            List<RowData> bids = new NexmarkBids(1).next(EVENTS);
             Rates encode = encodeIntoKafka(allocator, bids, broker.bootstrapServers());
             List<byte[]> messages = readBack(broker.bootstrapServers(), EVENTS);
             System.out.println();
@@ -83,7 +84,7 @@ public final class Demo {
     /** Bids -> JSON by Flink's serializer (timed) and by the native encoder (timed, produced). */
     private static Rates encodeIntoKafka(BufferAllocator allocator, List<RowData> bids, String bootstrap)
             throws Exception {
-        RowType bid = BidGenerator.BID;
+        RowType bid = NexmarkBids.BID_TYPE;
         JsonRowDataSerializationSchema flink =
                 new JsonRowDataSerializationSchema(
                         bid, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
@@ -119,7 +120,7 @@ public final class Demo {
 
     /** Decodes the topic's messages with stock Flink and natively; the rows must be equal. */
     private static Rates decodeBothWays(BufferAllocator allocator, List<byte[]> messages) throws Exception {
-        RowType bid = BidGenerator.BID;
+        RowType bid = NexmarkBids.BID_TYPE;
         JsonParserRowDataDeserializationSchema flink =
                 new JsonParserRowDataDeserializationSchema(bid, InternalTypeInfo.of(bid), false, false, TimestampFormat.SQL);
         flink.open(null);

@@ -56,6 +56,10 @@ public final class NativeFormatEncoder extends NativeHandle {
             BufferAllocator allocator, String format, Map<String, String> options, RowType rowType) {
         NativeLibrary.load();
         FormatOptionArrays arrays = new FormatOptionArrays(options);
+        ProtobufDescriptors protobuf =
+                "protobuf".equals(format) ? ProtobufDescriptors.fromOptions(options) : null;
+        byte[] descriptors = protobuf == null ? null : protobuf.fileDescriptorSet();
+        String message = protobuf == null ? null : protobuf.messageName();
         long[] address = {0};
         RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, allocator, nullMapKeys(format, options));
         NativeFormatEncoder encoder;
@@ -68,7 +72,15 @@ public final class NativeFormatEncoder extends NativeHandle {
                                             ArrowBatchExporter.exportSchema(
                                                     allocator,
                                                     ArrowTypes.toArrowSchema(rowType),
-                                                    rows -> create(format, arrays.keys, arrays.values, rows, out)));
+                                                    rows ->
+                                                            create(
+                                                                    format,
+                                                                    arrays.keys,
+                                                                    arrays.values,
+                                                                    rows,
+                                                                    out,
+                                                                    descriptors,
+                                                                    message)));
             encoder = new NativeFormatEncoder(allocator, writer, address[0], messages);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
@@ -105,11 +117,16 @@ public final class NativeFormatEncoder extends NativeHandle {
     }
 
     /**
-     * Arrow maps cannot hold a NULL key, so JSON's {@code map-null-key.mode} DROP and LITERAL are
-     * applied while rows are transposed; FAIL (and any other format) rejects the row. The native
-     * encoder validates the option itself, so only its two legal spellings matter here.
+     * Arrow maps cannot hold a NULL key, so formats that write something for one do it while rows
+     * are transposed: JSON's {@code map-null-key.mode} DROP and LITERAL, and protobuf's type
+     * defaults (strings as {@code write-null-string-literal}). JSON's FAIL, and every other
+     * format, reject the row. The native encoder validates the options itself, so only their
+     * legal spellings matter here.
      */
     private static NullMapKeys nullMapKeys(String format, Map<String, String> options) {
+        if ("protobuf".equals(format)) {
+            return NullMapKeys.typeDefaults(options.getOrDefault("write-null-string-literal", ""));
+        }
         if (!"json".equals(format)) {
             return NullMapKeys.REJECT;
         }
@@ -156,7 +173,13 @@ public final class NativeFormatEncoder extends NativeHandle {
     }
 
     private static native long create(
-            String format, String[] keys, String[] values, long rowsSchemaAddress, long outSchemaAddress);
+            String format,
+            String[] keys,
+            String[] values,
+            long rowsSchemaAddress,
+            long outSchemaAddress,
+            byte[] descriptors,
+            String message);
 
     private static native int encode(long handle, long rowsAddress, long outArrayAddress);
 

@@ -2,6 +2,7 @@ package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
+import dev.streamfusion.bridge.testing.ArrowAllocatorExtension;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 
@@ -15,11 +16,8 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,17 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class AvroFormatParityTest {
 
-    private BufferAllocator allocator;
-
-    @BeforeEach
-    void openAllocator() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void closeAllocator() {
-        allocator.close();
-    }
+    @RegisterExtension final ArrowAllocatorExtension arrow = new ArrowAllocatorExtension();
 
     static RowType avroTypes(boolean legacyTimestamps) {
         List<DataTypes.Field> fields =
@@ -145,19 +133,19 @@ class AvroFormatParityTest {
         RowType type = avroTypes(true);
         byte[] good = flinkSerialize(type, new RandomRows(37, 0.0).rows(type, 1), true).get(0);
         byte[] truncated = Arrays.copyOf(good, good.length / 2);
-        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "avro", Map.of(), type)) {
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "avro", Map.of(), type)) {
             assertThatThrownBy(() -> decoder.decode(List.of(good, truncated)))
                     .isInstanceOf(NativeDecodeException.class)
                     .hasMessageContaining("record 1 of the batch")
                     .hasMessageContaining("unexpected end of the datum");
         }
         RowType ltz = (RowType) DataTypes.ROW(FIELD("t", DataTypes.TIMESTAMP_LTZ(3))).notNull().getLogicalType();
-        assertThatThrownBy(() -> NativeFormatDecoder.create(allocator, "avro", Map.of(), ltz))
+        assertThatThrownBy(() -> NativeFormatDecoder.create(arrow.allocator(), "avro", Map.of(), ltz))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("TIMESTAMP_LTZ");
         RowType intKeys =
                 (RowType) DataTypes.ROW(FIELD("m", DataTypes.MAP(DataTypes.INT(), DataTypes.INT()))).notNull().getLogicalType();
-        assertThatThrownBy(() -> NativeFormatEncoder.create(allocator, "avro", Map.of(), intKeys))
+        assertThatThrownBy(() -> NativeFormatEncoder.create(arrow.allocator(), "avro", Map.of(), intKeys))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("non-string as key type of map");
     }
@@ -167,14 +155,14 @@ class AvroFormatParityTest {
         List<List<Object>> expected =
                 FormatTestRows.project(flinkDeserialize(physical, messages, legacy), physical, produced);
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "avro", options(legacy), physical, produced)) {
+                NativeFormatDecoder.create(arrow.allocator(), "avro", options(legacy), physical, produced)) {
             List<List<Object>> actual = FormatTestRows.rows(decoder.decode(messages), produced);
             RowDataValues.assertSameRows(actual, expected);
         }
     }
 
     private List<byte[]> nativeEncode(RowType type, List<RowData> rows, boolean legacy) {
-        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(allocator, "avro", options(legacy), type)) {
+        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(arrow.allocator(), "avro", options(legacy), type)) {
             return encoder.encode(rows);
         }
     }

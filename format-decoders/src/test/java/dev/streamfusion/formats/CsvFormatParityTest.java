@@ -3,6 +3,7 @@ package dev.streamfusion.formats;
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.testing.ArrowAllocatorExtension;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 
@@ -15,11 +16,8 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -39,17 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class CsvFormatParityTest {
 
-    private BufferAllocator allocator;
-
-    @BeforeEach
-    void openAllocator() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void closeAllocator() {
-        allocator.close();
-    }
+    @RegisterExtension final ArrowAllocatorExtension arrow = new ArrowAllocatorExtension();
 
     static RowType csvTypes() {
         return (RowType)
@@ -169,7 +157,7 @@ class CsvFormatParityTest {
         for (Options options : optionSets()) {
             List<RowData> rows = new RandomRows(++seed, 0.15).rows(type, 300);
             List<byte[]> expected = flinkSerialize(type, rows, options);
-            try (NativeFormatEncoder encoder = NativeFormatEncoder.create(allocator, "csv", options.table, type)) {
+            try (NativeFormatEncoder encoder = NativeFormatEncoder.create(arrow.allocator(), "csv", options.table, type)) {
                 List<byte[]> actual = encoder.encode(rows);
                 for (int r = 0; r < rows.size(); r++) {
                     assertThat(new String(actual.get(r), StandardCharsets.UTF_8))
@@ -185,14 +173,14 @@ class CsvFormatParityTest {
         RowType type =
                 (RowType) DataTypes.ROW(FIELD("a", DataTypes.INT()), FIELD("b", DataTypes.STRING())).notNull().getLogicalType();
         List<byte[]> batch = List.of(utf8("1,x"), utf8("2,y,z"), utf8("oops,w"), utf8("\"unterminated,v"), utf8("5,\"q\"\"q\""));
-        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "csv", Map.of(), type)) {
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "csv", Map.of(), type)) {
             assertThatThrownBy(() -> decoder.decode(batch))
                     .isInstanceOf(NativeDecodeException.class)
                     .hasMessageContaining("record 1 of the batch")
                     .hasMessageContaining("Too many entries");
         }
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "csv", Map.of("ignore-parse-errors", "true"), type)) {
+                NativeFormatDecoder.create(arrow.allocator(), "csv", Map.of("ignore-parse-errors", "true"), type)) {
             ArrowColumnarBatch rows = ArrowColumnarBatch.of(decoder.decode(batch), type);
             // "oops" becomes a NULL field, as in Flink; the structurally bad records are skipped.
             assertThat(rows.rowCount()).isEqualTo(3);
@@ -205,13 +193,13 @@ class CsvFormatParityTest {
     @Test
     void invalidOptionsAndTypesAreRejected() {
         RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.INT())).notNull().getLogicalType();
-        assertThatThrownBy(() -> NativeFormatDecoder.create(allocator, "csv", Map.of("field-delimiter", ";;"), type))
+        assertThatThrownBy(() -> NativeFormatDecoder.create(arrow.allocator(), "csv", Map.of("field-delimiter", ";;"), type))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessage("Option 'csv.field-delimiter' must be a string with single character, but was: ;;");
         assertThatThrownBy(
                         () ->
                                 NativeFormatDecoder.create(
-                                        allocator,
+                                        arrow.allocator(),
                                         "csv",
                                         Map.of("disable-quote-character", "true", "quote-character", "'"),
                                         type))
@@ -219,7 +207,7 @@ class CsvFormatParityTest {
                 .hasMessageContaining("cannot define a quote character and disabled quote character");
         RowType map =
                 (RowType) DataTypes.ROW(FIELD("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()))).notNull().getLogicalType();
-        assertThatThrownBy(() -> NativeFormatEncoder.create(allocator, "csv", Map.of(), map))
+        assertThatThrownBy(() -> NativeFormatEncoder.create(arrow.allocator(), "csv", Map.of(), map))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("Unsupported type");
     }
@@ -237,7 +225,7 @@ class CsvFormatParityTest {
         List<RowData> expected = new ArrayList<>();
         int errors = 0;
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "csv", options.table, physical, produced)) {
+                NativeFormatDecoder.create(arrow.allocator(), "csv", options.table, physical, produced)) {
             for (byte[] message : messages) {
                 RowData row;
                 try {

@@ -1,6 +1,7 @@
 package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.NativeConfigException;
+import dev.streamfusion.bridge.testing.ArrowAllocatorExtension;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 
@@ -18,11 +19,8 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -40,17 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class JsonEncoderParityTest {
 
-    private BufferAllocator allocator;
-
-    @BeforeEach
-    void openAllocator() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void closeAllocator() {
-        allocator.close();
-    }
+    @RegisterExtension final ArrowAllocatorExtension arrow = new ArrowAllocatorExtension();
 
     @Test
     void flinkReadsNativeOutputAsItReadsItsOwn() throws Exception {
@@ -154,13 +142,13 @@ class JsonEncoderParityTest {
     @Test
     void invalidEncodeOptionsAreRejected() {
         RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
-        assertThatThrownBy(() -> NativeFormatEncoder.create(allocator, "json", Map.of("map-null-key.mode", "keep"), type))
+        assertThatThrownBy(() -> NativeFormatEncoder.create(arrow.allocator(), "json", Map.of("map-null-key.mode", "keep"), type))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("Unsupported value 'keep' for option map-null-key.mode");
     }
 
     private List<byte[]> nativeEncode(RowType type, List<RowData> rows, Map<String, String> options) {
-        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(allocator, "json", options, type)) {
+        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(arrow.allocator(), "json", options, type)) {
             return encoder.encode(rows);
         }
     }

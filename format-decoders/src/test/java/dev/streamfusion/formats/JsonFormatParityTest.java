@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.columnar.NestedProjection;
+import dev.streamfusion.bridge.testing.ArrowAllocatorExtension;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 import dev.streamfusion.bridge.testing.TestSchemas;
@@ -18,12 +19,9 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -42,17 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class JsonFormatParityTest {
 
-    private BufferAllocator allocator;
-
-    @BeforeEach
-    void openAllocator() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void closeAllocator() {
-        allocator.close();
-    }
+    @RegisterExtension final ArrowAllocatorExtension arrow = new ArrowAllocatorExtension();
 
     /** Every type of the bridge's test schema that Flink's JSON format supports. */
     static RowType jsonTypes() {
@@ -133,7 +121,7 @@ class JsonFormatParityTest {
         }
 
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "json", Map.of(), full, projection.prunedType())) {
+                NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), full, projection.prunedType())) {
             assertThat(projection.prunedType().getFieldCount()).isEqualTo(3);
             ArrowColumnarBatch batch = ArrowColumnarBatch.of(decoder.decode(messages), projection);
             List<List<Object>> actual = new ArrayList<>();
@@ -148,7 +136,7 @@ class JsonFormatParityTest {
     void malformedMessageIsAnErrorNamingItsPosition() {
         RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
         List<byte[]> batch = List.of(utf8("{\"a\": 1}"), utf8("{\"a\": 2}"), utf8("{\"a\": oops}"));
-        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "json", Map.of(), type)) {
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), type)) {
             assertThatThrownBy(() -> decoder.decode(batch))
                     .isInstanceOf(NativeDecodeException.class)
                     .hasMessageContaining("record 2 of the batch")
@@ -169,7 +157,7 @@ class JsonFormatParityTest {
         batch.add(new byte[] {(byte) 0xff, '{'});
         batch.add(utf8("{\"a\": 4}"));
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "json", Map.of("ignore-parse-errors", "true"), type)) {
+                NativeFormatDecoder.create(arrow.allocator(), "json", Map.of("ignore-parse-errors", "true"), type)) {
             VectorSchemaRoot rows = decoder.decode(batch);
             assertThat(rows.getRowCount()).isEqualTo(2);
             assertThat(decoder.skipped()).isEqualTo(2);
@@ -182,7 +170,7 @@ class JsonFormatParityTest {
         assertThatThrownBy(
                         () ->
                                 NativeFormatDecoder.create(
-                                        allocator,
+                                        arrow.allocator(),
                                         "json",
                                         Map.of("fail-on-missing-field", "true", "ignore-parse-errors", "true"),
                                         type))
@@ -193,7 +181,7 @@ class JsonFormatParityTest {
                         DataTypes.ROW(FIELD("m", DataTypes.MAP(DataTypes.INT(), DataTypes.INT())))
                                 .notNull()
                                 .getLogicalType();
-        assertThatThrownBy(() -> NativeFormatDecoder.create(allocator, "json", Map.of(), intKeys))
+        assertThatThrownBy(() -> NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), intKeys))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("non-string as key type of map");
     }
@@ -219,7 +207,7 @@ class JsonFormatParityTest {
         assertThat(decoded).hasSize(messages.size());
         List<List<Object>> expected = RowDataValues.ofRows(decoded, type);
 
-        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "json", options, type)) {
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "json", options, type)) {
             VectorSchemaRoot root = decoder.decode(messages);
             List<List<Object>> actual = FormatTestRows.rows(root, type);
             RowDataValues.assertSameRows(actual, expected);

@@ -2,6 +2,7 @@ package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
+import dev.streamfusion.bridge.testing.ArrowAllocatorExtension;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 import dev.streamfusion.formats.testproto.Color;
@@ -13,7 +14,6 @@ import dev.streamfusion.formats.testproto2.LegacyProto.LegacyInner;
 
 import org.apache.flink.formats.protobuf.PbFormatConfig;
 import org.apache.flink.formats.protobuf.deserialize.PbRowDataDeserializationSchema;
-import org.apache.flink.formats.protobuf.serialize.PbRowDataSerializationSchema;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -22,11 +22,8 @@ import org.apache.flink.table.types.logical.RowType;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Int32Value;
 import com.google.protobuf.Timestamp;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,17 +46,7 @@ class ProtobufFormatParityTest {
     private static final String EVERYTHING = Everything.class.getName();
     private static final String LEGACY = Legacy.class.getName();
 
-    private BufferAllocator allocator;
-
-    @BeforeEach
-    void openAllocator() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void closeAllocator() {
-        allocator.close();
-    }
+    @RegisterExtension final ArrowAllocatorExtension arrow = new ArrowAllocatorExtension();
 
     private static DataTypes.Field[] innerFields() {
         return new DataTypes.Field[] {FIELD("a", DataTypes.INT()), FIELD("b", DataTypes.STRING())};
@@ -115,7 +102,8 @@ class ProtobufFormatParityTest {
                                 FIELD("r", DataTypes.ARRAY(DataTypes.INT())),
                                 FIELD("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.STRING())),
                                 FIELD("b", DataTypes.BYTES()),
-                                FIELD("u", DataTypes.INT()))
+                                FIELD("u", DataTypes.INT()),
+                                FIELD("rp", DataTypes.ARRAY(DataTypes.INT())))
                         .notNull()
                         .getLogicalType();
     }
@@ -185,7 +173,7 @@ class ProtobufFormatParityTest {
         assertThatThrownBy(() -> flinkDeserialize(ints, EVERYTHING, false, messages))
                 .hasMessageContaining("Failed to deserialize PB object");
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "protobuf", options(EVERYTHING, false), ints)) {
+                NativeFormatDecoder.create(arrow.allocator(), "protobuf", options(EVERYTHING, false), ints)) {
             assertThatThrownBy(() -> decoder.decode(messages))
                     .isInstanceOf(NativeDecodeException.class)
                     .hasMessageContaining("record 0 of the batch");
@@ -217,7 +205,7 @@ class ProtobufFormatParityTest {
         assertThatThrownBy(() -> flinkDeserialize(type, node, false, List.of(tooDeep)))
                 .hasMessageContaining("Failed to deserialize PB object");
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "protobuf", options(node, false), type)) {
+                NativeFormatDecoder.create(arrow.allocator(), "protobuf", options(node, false), type)) {
             assertThatThrownBy(() -> decoder.decode(List.of(tooDeep)))
                     .isInstanceOf(NativeDecodeException.class)
                     .hasMessageContaining("too many levels of nesting");
@@ -258,7 +246,7 @@ class ProtobufFormatParityTest {
             }
         }
         assertThat(rejected).isPositive();
-        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "protobuf", ignore, type)) {
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "protobuf", ignore, type)) {
             List<List<Object>> actual = FormatTestRows.rows(decoder.decode(garbage), type);
             assertThat(decoder.skipped()).isEqualTo(rejected);
             RowDataValues.assertSameRows(actual, expected);
@@ -288,6 +276,7 @@ class ProtobufFormatParityTest {
                         .putM("a", "b")
                         .setB(ByteString.EMPTY)
                         .setU(-1)
+                        .addRp(-3)
                         .build()
                         .toByteArray());
         messages.addAll(flinkSerialize(type, LEGACY, new RandomRows(43, 0.3).rows(type, 200)));
@@ -302,7 +291,7 @@ class ProtobufFormatParityTest {
         byte[] good = craftedEverything().get(1);
         byte[] truncated = Arrays.copyOf(good, good.length - 3);
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "protobuf", options(EVERYTHING, false), type)) {
+                NativeFormatDecoder.create(arrow.allocator(), "protobuf", options(EVERYTHING, false), type)) {
             assertThatThrownBy(() -> decoder.decode(List.of(good, truncated)))
                     .isInstanceOf(NativeDecodeException.class)
                     .hasMessageContaining("record 1 of the batch")
@@ -310,7 +299,7 @@ class ProtobufFormatParityTest {
         }
         Map<String, String> ignore = new HashMap<>(options(EVERYTHING, false));
         ignore.put("ignore-parse-errors", "true");
-        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "protobuf", ignore, type)) {
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "protobuf", ignore, type)) {
             assertThat(decoder.decode(List.of(truncated, good, truncated)).getRowCount()).isEqualTo(1);
             assertThat(decoder.skipped()).isEqualTo(2);
         }
@@ -321,7 +310,7 @@ class ProtobufFormatParityTest {
         assertThatThrownBy(() -> flinkDeserialize(type, EVERYTHING, false, tombstone))
                 .hasMessageContaining("Failed to deserialize PB object");
         try (NativeFormatDecoder decoder =
-                NativeFormatDecoder.create(allocator, "protobuf", options(EVERYTHING, false), type)) {
+                NativeFormatDecoder.create(arrow.allocator(), "protobuf", options(EVERYTHING, false), type)) {
             assertThatThrownBy(() -> decoder.decode(tombstone))
                     .isInstanceOf(NativeDecodeException.class)
                     .hasMessageContaining("record 1 of the batch")
@@ -332,13 +321,13 @@ class ProtobufFormatParityTest {
     @Test
     void configurationErrorsNameTheOptionOrField() {
         RowType type = everythingType(false);
-        assertThatThrownBy(() -> NativeFormatDecoder.create(allocator, "protobuf", Map.of(), type))
+        assertThatThrownBy(() -> NativeFormatDecoder.create(arrow.allocator(), "protobuf", Map.of(), type))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("protobuf.message-class-name");
         assertThatThrownBy(
                         () ->
                                 NativeFormatDecoder.create(
-                                        allocator, "protobuf", options("no.such.Message", false), type))
+                                        arrow.allocator(), "protobuf", options("no.such.Message", false), type))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("no.such.Message")
                 .hasMessageContaining("not on the class path");
@@ -347,7 +336,7 @@ class ProtobufFormatParityTest {
         assertThatThrownBy(
                         () ->
                                 NativeFormatDecoder.create(
-                                        allocator, "protobuf", options(EVERYTHING, false), unknownField))
+                                        arrow.allocator(), "protobuf", options(EVERYTHING, false), unknownField))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("nope");
         RowType wrongType =
@@ -355,7 +344,7 @@ class ProtobufFormatParityTest {
         assertThatThrownBy(
                         () ->
                                 NativeFormatDecoder.create(
-                                        allocator, "protobuf", options(EVERYTHING, false), wrongType))
+                                        arrow.allocator(), "protobuf", options(EVERYTHING, false), wrongType))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("i32");
     }
@@ -367,7 +356,7 @@ class ProtobufFormatParityTest {
                 FormatTestRows.project(flinkDeserialize(physical, messageClass, readDefaults, messages), physical, produced);
         try (NativeFormatDecoder decoder =
                 NativeFormatDecoder.create(
-                        allocator, "protobuf", options(messageClass, readDefaults), physical, produced)) {
+                        arrow.allocator(), "protobuf", options(messageClass, readDefaults), physical, produced)) {
             List<List<Object>> actual = FormatTestRows.rows(decoder.decode(messages), produced);
             RowDataValues.assertSameRows(actual, expected);
         }
@@ -379,17 +368,10 @@ class ProtobufFormatParityTest {
 
     private static List<byte[]> flinkSerialize(RowType type, String messageClass, List<RowData> rows)
             throws Exception {
-        PbRowDataSerializationSchema serializer =
-                new PbRowDataSerializationSchema(type, new PbFormatConfig(messageClass, false, false, ""));
-        serializer.open(null);
-        List<byte[]> out = new ArrayList<>();
-        for (RowData row : rows) {
-            out.add(serializer.serialize(row));
-        }
-        return out;
+        return ProtobufEncoderParityTest.flinkSerialize(type, messageClass, "", rows);
     }
 
-    private static List<List<Object>> flinkDeserialize(
+    static List<List<Object>> flinkDeserialize(
             RowType type, String messageClass, boolean readDefaults, List<byte[]> messages) throws Exception {
         PbRowDataDeserializationSchema deserializer =
                 new PbRowDataDeserializationSchema(

@@ -2,6 +2,7 @@ package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.NativeDecodeException;
+import dev.streamfusion.bridge.testing.ArrowAllocatorExtension;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 
@@ -13,11 +14,8 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -35,17 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class RawFormatParityTest {
 
-    private BufferAllocator allocator;
-
-    @BeforeEach
-    void openAllocator() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void closeAllocator() {
-        allocator.close();
-    }
+    @RegisterExtension final ArrowAllocatorExtension arrow = new ArrowAllocatorExtension();
 
     @Test
     void everyTypeByteOrderAndCharsetMatchesFlink() throws Exception {
@@ -67,7 +55,7 @@ class RawFormatParityTest {
     @Test
     void wrongSizeIsAnErrorNamingTheMessage() {
         RowType type = rowType(DataTypes.INT());
-        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "raw", Map.of(), type)) {
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "raw", Map.of(), type)) {
             assertThatThrownBy(() -> decoder.decode(List.of(new byte[] {0, 0, 0, 1}, new byte[] {1, 2})))
                     .isInstanceOf(NativeDecodeException.class)
                     .hasMessageContaining("record 1 of the batch")
@@ -77,16 +65,16 @@ class RawFormatParityTest {
 
     @Test
     void unsupportedSchemasAndOptionsAreRejected() {
-        assertThatThrownBy(() -> NativeFormatDecoder.create(allocator, "raw", Map.of(), rowType(DataTypes.DATE())))
+        assertThatThrownBy(() -> NativeFormatDecoder.create(arrow.allocator(), "raw", Map.of(), rowType(DataTypes.DATE())))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("doesn't support");
         RowType twoColumns =
                 (RowType) DataTypes.ROW(FIELD("a", DataTypes.INT()), FIELD("b", DataTypes.INT())).notNull().getLogicalType();
-        assertThatThrownBy(() -> NativeFormatEncoder.create(allocator, "raw", Map.of(), twoColumns))
+        assertThatThrownBy(() -> NativeFormatEncoder.create(arrow.allocator(), "raw", Map.of(), twoColumns))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("only supports single physical column");
         assertThatThrownBy(
-                        () -> NativeFormatDecoder.create(allocator, "raw", Map.of("endianness", "middle"), rowType(DataTypes.INT())))
+                        () -> NativeFormatDecoder.create(arrow.allocator(), "raw", Map.of("endianness", "middle"), rowType(DataTypes.INT())))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("Unsupported endianness name: middle");
     }
@@ -105,7 +93,7 @@ class RawFormatParityTest {
         Map<String, String> options = Map.of("endianness", endianness, "charset", charset);
         String what = dataType + " " + endianness + " " + charset;
 
-        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(allocator, "raw", options, type)) {
+        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(arrow.allocator(), "raw", options, type)) {
             List<byte[]> nativeBytes = encoder.encode(rows);
             for (int r = 0; r < rows.size(); r++) {
                 assertThat(hex(nativeBytes.get(r))).as("%s, row %d", what, r).isEqualTo(hex(flinkBytes.get(r)));
@@ -119,7 +107,7 @@ class RawFormatParityTest {
         for (byte[] message : flinkBytes) {
             expected.add(flinkReader.deserialize(message));
         }
-        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "raw", options, type)) {
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "raw", options, type)) {
             List<List<Object>> actual = FormatTestRows.rows(decoder.decode(flinkBytes), type);
             RowDataValues.assertSameRows(actual, RowDataValues.ofRows(expected, type));
         }

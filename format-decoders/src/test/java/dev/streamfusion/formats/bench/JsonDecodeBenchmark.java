@@ -3,6 +3,7 @@ package dev.streamfusion.formats.bench;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.formats.NativeFormatDecoder;
+import dev.streamfusion.testkit.nexmark.NexmarkBids;
 
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.formats.common.TimestampFormat;
@@ -79,7 +80,7 @@ public class JsonDecodeBenchmark {
     public void setUp() throws Exception {
         NativeLibrary.requireRelease("JsonDecodeBenchmark");
         allocator = new RootAllocator();
-        rowType = "bid".equals(shape) ? bidType() : wideType();
+        rowType = "bid".equals(shape) ? NexmarkBids.BID_TYPE : wideType();
         List<RowData> rows = "bid".equals(shape) ? bids(MESSAGES) : wide(MESSAGES);
         JsonRowDataSerializationSchema serializer =
                 new JsonRowDataSerializationSchema(
@@ -163,20 +164,6 @@ public class JsonDecodeBenchmark {
         }
     }
 
-    static RowType bidType() {
-        return (RowType)
-                DataTypes.ROW(
-                                FIELD("auction", DataTypes.BIGINT()),
-                                FIELD("bidder", DataTypes.BIGINT()),
-                                FIELD("price", DataTypes.BIGINT()),
-                                FIELD("channel", DataTypes.STRING()),
-                                FIELD("url", DataTypes.STRING()),
-                                FIELD("date_time", DataTypes.TIMESTAMP(3)),
-                                FIELD("extra", DataTypes.STRING()))
-                        .notNull()
-                        .getLogicalType();
-    }
-
     static RowType wideType() {
         List<DataTypes.Field> fields = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -210,23 +197,8 @@ public class JsonDecodeBenchmark {
         return rows;
     }
 
+    /** The first {@code count} Nexmark bids of seed 7. */
     static List<RowData> bids(int count) {
-        SplittableRandom random = new SplittableRandom(7);
-        String[] channels = {"Google", "Facebook", "Baidu", "Apple"};
-        List<RowData> rows = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            String channel = channels[random.nextInt(channels.length)];
-            rows.add(
-                    GenericRowData.of(
-                            1000L + random.nextLong(100_000),
-                            1000L + random.nextLong(1_000_000),
-                            100L + random.nextLong(10_000_000),
-                            StringData.fromString(channel),
-                            StringData.fromString(
-                                    "https://www.nexmark.com/" + channel.toLowerCase() + "/item.htm?query=1&channel_id=" + random.nextInt(1 << 20)),
-                            TimestampData.fromEpochMillis(1_700_000_000_000L + i),
-                            StringData.fromString("")));
-        }
-        return rows;
+        return new NexmarkBids(7).next(count);
     }
 }

@@ -12,7 +12,6 @@ import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeFamily;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
@@ -172,10 +171,7 @@ abstract class FieldWriter {
             LogicalType valueType,
             NullMapKeys nullKeys) {
         StructVector entries = (StructVector) vector.getDataVector();
-        if (nullKeys.literal() != null && !keyType.is(LogicalTypeFamily.CHARACTER_STRING)) {
-            throw new IllegalArgumentException(
-                    "column " + name + ": a literal for NULL map keys needs string keys, not " + keyType.asSummaryString());
-        }
+        ArrayData nullKeyReplacement = nullKeys.replacementFor(name, keyType);
         return new MapWriter(
                 name,
                 access,
@@ -183,7 +179,8 @@ abstract class FieldWriter {
                 entries,
                 create(name + ".key", keyType, entries.getChildByOrdinal(0), ValueAccess.ARRAY_ELEMENT, nullKeys),
                 create(name + ".value", valueType, entries.getChildByOrdinal(1), ValueAccess.ARRAY_ELEMENT, nullKeys),
-                nullKeys);
+                nullKeys,
+                nullKeyReplacement);
     }
 
     private static final class BooleanWriter extends FieldWriter {
@@ -656,6 +653,7 @@ abstract class FieldWriter {
         private final FieldWriter keys;
         private final FieldWriter values;
         private final NullMapKeys nullKeys;
+        private final ArrayData nullKeyReplacement;
 
         MapWriter(
                 String name,
@@ -664,13 +662,15 @@ abstract class FieldWriter {
                 StructVector entries,
                 FieldWriter keys,
                 FieldWriter values,
-                NullMapKeys nullKeys) {
+                NullMapKeys nullKeys,
+                ArrayData nullKeyReplacement) {
             super(name, access);
             this.vector = vector;
             this.entries = entries;
             this.keys = keys;
             this.values = values;
             this.nullKeys = nullKeys;
+            this.nullKeyReplacement = nullKeyReplacement;
         }
 
         @Override
@@ -691,11 +691,11 @@ abstract class FieldWriter {
                     if (nullKeys.drops()) {
                         continue;
                     }
-                    if (nullKeys.literal() == null) {
+                    if (nullKeyReplacement == null) {
                         throw new IllegalArgumentException(
                                 "column " + name + ": a MAP key is NULL, which Arrow maps cannot hold");
                     }
-                    ((BaseVariableWidthVector) keys.vector()).setSafe(slot, nullKeys.literal());
+                    keys.write(slot, nullKeyReplacement, 0);
                 } else {
                     keys.write(slot, keyArray, k);
                 }

@@ -1,259 +1,28 @@
-//! Flink's `protobuf` format, decoding side: protobuf wire bytes walked straight into Arrow
-//! columns, guided by the message's descriptor (a `FileDescriptorSet` the caller takes from the
-//! compiled message class named by `protobuf.message-class-name`).
+//! Decoding: each message's fields are collected in one pass, then each column reads its
+//! field's occurrences.
 //!
-//! Columns match proto fields by name (any subset, any order, at any depth). Values follow Flink
-//! 2.2's protobuf format: all 32-bit integer kinds read as INT and 64-bit kinds as BIGINT (unsigned
-//! bits kept), enums as their name (STRING) or number (INT), messages as ROW, repeated fields as
-//! ARRAY, maps as MAP. Absent fields: in a proto3 message scalars, strings and enums read as their
-//! defaults; absent messages, and empty repeated fields and maps, are NULL unless
-//! `protobuf.read-default-values` is set (then a row of defaults, an empty array or map); in proto2
-//! an absent field is NULL, or its declared default with `read-default-values`. A singular field
-//! that occurs more than once takes its last occurrence (protobuf merges repeated occurrences of a
-//! singular message; Flink's writer never produces them).
+//! Values follow Flink 2.2's protobuf format: all 32-bit integer kinds read as INT and 64-bit
+//! kinds as BIGINT (unsigned bits kept), enums as their name (STRING) or number (INT), messages as
+//! ROW, repeated fields as ARRAY, maps as MAP. Absent fields: in a proto3 message scalars, strings
+//! and enums read as their defaults; absent messages, and empty repeated fields and maps, are NULL
+//! unless `protobuf.read-default-values` is set (then a row of defaults, an empty array or map); in
+//! proto2 an absent field is NULL, or its declared default with `read-default-values`. A singular
+//! field that occurs more than once takes its last occurrence (protobuf merges repeated
+//! occurrences of a singular message; Flink's writer never produces them).
 
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
-use arrow::datatypes::{DataType, Field, SchemaRef};
-use prost_reflect::{DescriptorPool, FieldDescriptor, Kind, MessageDescriptor, Syntax, Value};
+use arrow::datatypes::SchemaRef;
+use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, Syntax, Value};
 
-use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch, map_fields};
+use super::{
+    Conv, FieldPlan, MessagePlan, PROTOBUF_OPTION_KEYS, Wire, message_descriptor, plan_message,
+};
+use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch};
 use crate::decoder::Decoder;
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
-
-/// Every option key of Flink's `protobuf` format (without the `protobuf.` prefix).
-pub const PROTOBUF_OPTION_KEYS: &[&str] = &[
-    "message-class-name",
-    "ignore-parse-errors",
-    "read-default-values",
-    "write-null-string-literal",
-];
-
-/// How one column reads its proto field.
-#[derive(Debug)]
-enum Conv {
-    Int32(Kind),
-    Int64(Kind),
-    Float,
-    Double,
-    Bool,
-    String,
-    Bytes,
-    EnumName(Vec<(i32, String)>, String),
-    EnumNumber(Vec<i32>),
-    Message(Box<MessagePlan>),
-    List(Box<Conv>),
-    /// Key and value, and the wire types of the entry's key and value fields.
-    Map(Box<Conv>, Box<Conv>, [u8; 2]),
-}
-
-#[derive(Debug)]
-struct FieldPlan {
-    number: u32,
-    conv: Conv,
-    /// The wire type of the field's values (0, 1, 2 or 5), and whether a packed list (wire type
-    /// 2) is accepted too; other occurrences are unknown fields to protobuf-java, and skipped.
-    wire_type: u8,
-    packable: bool,
-    /// The value read for an absent scalar under `read-default-values` in proto2.
-    declared_default: Option<Value>,
-}
-
-#[derive(Debug)]
-struct MessagePlan {
-    fields: Vec<FieldPlan>,
-    /// Field number to index in `fields` (numbers are small; a dense table).
-    by_number: Vec<Option<usize>>,
-    /// Read fields numbered past `DENSE_NUMBERS`, by number (sorted), so a large field number
-    /// cannot blow up the dense table.
-    sparse: Vec<(u32, usize)>,
-    proto3: bool,
-    /// The message's descriptor: fields the table does not read are still checked as
-    /// protobuf-java parses them, so a message Flink rejects is rejected here too.
-    descriptor: MessageDescriptor,
-}
-
-/// Field numbers below this are looked up in a dense table; protobuf allows up to 2^29 - 1.
-const DENSE_NUMBERS: usize = 4096;
-
-impl MessagePlan {
-    /// The index in `fields` of the read field numbered `number`, if the table reads it.
-    fn index_of(&self, number: u32) -> Option<usize> {
-        match self.by_number.get(number as usize) {
-            Some(index) => *index,
-            None => self
-                .sparse
-                .binary_search_by_key(&number, |(n, _)| *n)
-                .ok()
-                .map(|at| self.sparse[at].1),
-        }
-    }
-}
-
-fn incompatible(kind: &Kind, data_type: &DataType, name: &str) -> FormatError {
-    FormatError::config(format!(
-        "{}(protobuf) is not compatible of {data_type} (column '{name}')",
-        kind_name(kind)
-    ))
-}
-
-fn kind_name(kind: &Kind) -> String {
-    match kind {
-        Kind::Message(m) => m.full_name().to_string(),
-        Kind::Enum(e) => e.full_name().to_string(),
-        other => format!("{other:?}").to_uppercase(),
-    }
-}
-
-fn scalar_conv(kind: Kind, data_type: &DataType, name: &str) -> Result<Conv> {
-    Ok(match (&kind, data_type) {
-        (
-            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Uint32 | Kind::Fixed32,
-            DataType::Int32,
-        ) => Conv::Int32(kind),
-        (
-            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64,
-            DataType::Int64,
-        ) => Conv::Int64(kind),
-        (Kind::Float, DataType::Float32) => Conv::Float,
-        (Kind::Double, DataType::Float64) => Conv::Double,
-        (Kind::Bool, DataType::Boolean) => Conv::Bool,
-        (Kind::String, DataType::Utf8) => Conv::String,
-        (Kind::Bytes, DataType::Binary) => Conv::Bytes,
-        (Kind::Enum(e), DataType::Utf8) => Conv::EnumName(
-            e.values()
-                .map(|v| (v.number(), v.name().to_string()))
-                .collect(),
-            e.default_value().name().to_string(),
-        ),
-        (Kind::Enum(e), DataType::Int32) => {
-            Conv::EnumNumber(e.values().map(|v| v.number()).collect())
-        }
-        (Kind::Message(m), DataType::Struct(fields)) => Conv::Message(Box::new(plan_message(
-            m,
-            fields.iter().map(|f| f.as_ref()),
-        )?)),
-        _ => return Err(incompatible(&kind, data_type, name)),
-    })
-}
-
-fn field_conv(field: &FieldDescriptor, column: &Field) -> Result<Conv> {
-    let name = column.name();
-    if field.is_map() {
-        let DataType::Map(entries, _) = column.data_type() else {
-            return Err(incompatible(&field.kind(), column.data_type(), name));
-        };
-        let (key, value) = map_fields(entries)?;
-        let Kind::Message(entry) = field.kind() else {
-            return Err(FormatError::config(format!(
-                "map field '{name}' has no entry message"
-            )));
-        };
-        return Ok(Conv::Map(
-            Box::new(scalar_conv(
-                entry.map_entry_key_field().kind(),
-                key.data_type(),
-                name,
-            )?),
-            Box::new(scalar_conv(
-                entry.map_entry_value_field().kind(),
-                value.data_type(),
-                name,
-            )?),
-            [
-                wire_type_of(&entry.map_entry_key_field().kind()),
-                wire_type_of(&entry.map_entry_value_field().kind()),
-            ],
-        ));
-    }
-    if field.is_list() {
-        let DataType::List(element) = column.data_type() else {
-            return Err(incompatible(&field.kind(), column.data_type(), name));
-        };
-        return Ok(Conv::List(Box::new(scalar_conv(
-            field.kind(),
-            element.data_type(),
-            name,
-        )?)));
-    }
-    scalar_conv(field.kind(), column.data_type(), name)
-}
-
-fn plan_message<'a>(
-    message: &MessageDescriptor,
-    columns: impl Iterator<Item = &'a Field>,
-) -> Result<MessagePlan> {
-    let mut fields = Vec::new();
-    let mut by_number: Vec<Option<usize>> = Vec::new();
-    let mut sparse = Vec::new();
-    for column in columns {
-        let field = message.get_field_by_name(column.name()).ok_or_else(|| {
-            FormatError::config(format!(
-                "Column {} does not exists in definition of proto class {}.",
-                column.name(),
-                message.full_name()
-            ))
-        })?;
-        let number = field.number() as usize;
-        if number < DENSE_NUMBERS {
-            if number >= by_number.len() {
-                by_number.resize(number + 1, None);
-            }
-            by_number[number] = Some(fields.len());
-        } else {
-            sparse.push((field.number(), fields.len()));
-        }
-        let wire_type = wire_type_of(&field.kind());
-        fields.push(FieldPlan {
-            number: field.number(),
-            conv: field_conv(&field, column)?,
-            wire_type,
-            packable: field.is_list() && wire_type != 2,
-            declared_default: (!field.is_list() && !field.is_map()).then(|| field.default_value()),
-        });
-    }
-    Ok(MessagePlan {
-        fields,
-        by_number,
-        sparse: {
-            sparse.sort_unstable();
-            sparse
-        },
-        proto3: message.parent_file().syntax() == Syntax::Proto3,
-        descriptor: message.clone(),
-    })
-}
-
-fn wire_type_of(kind: &Kind) -> u8 {
-    match kind {
-        Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => 1,
-        Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => 5,
-        Kind::String | Kind::Bytes | Kind::Message(_) => 2,
-        _ => 0,
-    }
-}
-
-/// One occurrence of a field on the wire.
-#[derive(Debug, Clone, Copy)]
-enum Wire<'a> {
-    Varint(u64),
-    Fixed32(u32),
-    Fixed64(u64),
-    Bytes(&'a [u8]),
-}
-
-impl Wire<'_> {
-    fn wire_type(&self) -> u8 {
-        match self {
-            Wire::Varint(_) => 0,
-            Wire::Fixed64(_) => 1,
-            Wire::Bytes(_) => 2,
-            Wire::Fixed32(_) => 5,
-        }
-    }
-}
 
 struct Cursor<'a> {
     bytes: &'a [u8],
@@ -759,11 +528,7 @@ impl ProtobufDecoder {
         options: &FormatOptions,
     ) -> Result<Self> {
         options.check_keys(PROTOBUF_OPTION_KEYS)?;
-        let pool = DescriptorPool::decode(descriptors)
-            .map_err(|e| FormatError::config(format!("invalid protobuf descriptors: {e}")))?;
-        let descriptor = pool.get_message_by_name(message).ok_or_else(|| {
-            FormatError::config(format!("the descriptors do not define message {message}"))
-        })?;
+        let descriptor = message_descriptor(descriptors, message)?;
         let plan = plan_message(&descriptor, schema.fields().iter().map(Arc::as_ref))?;
         Ok(Self {
             columns: builders_for(schema.fields())?,

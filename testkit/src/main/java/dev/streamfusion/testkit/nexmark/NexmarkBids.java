@@ -1,0 +1,170 @@
+package dev.streamfusion.testkit.nexmark;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import static org.apache.flink.table.api.DataTypes.FIELD;
+
+/**
+ * Bid events of the Nexmark benchmark's auction model, deterministic for a seed.
+ *
+ * <p>The model's event stream repeats a cycle of 50 events: one new person, three new auctions,
+ * 46 bids. Only the bids are produced here, but their ids and fields follow from their place in
+ * that stream, with the model's default settings:
+ *
+ * <ul>
+ *   <li>{@code auction}: half the bids go to a hot auction (the latest auction id rounded down to
+ *       a multiple of 100), the rest to one of the 100 auctions in flight (or up to 10 ahead of
+ *       the newest); ids start at 1000.
+ *   <li>{@code bidder}: three bids in four come from a hot bidder (the latest person id rounded
+ *       down to a multiple of 100, plus one), the rest from one of the 1,000 active people (or up
+ *       to 10 ahead); ids start at 1000.
+ *   <li>{@code price}: {@code round(10^(6u) * 100)} for a uniform {@code u}, cents from 100 to
+ *       100,000,000, log-uniformly spread.
+ *   <li>{@code channel} and {@code url}: half the bids come through one of four hot channels
+ *       (Google, Facebook, Baidu, Apple), the rest through one of 10,000 numbered channels, each
+ *       with its own URL.
+ *   <li>{@code date_time}: the event's time at the model's default rate of 10,000 events per
+ *       second, from 2023-11-14 22:13:20 UTC.
+ *   <li>{@code extra}: random letters padding the bid towards the model's average of 100 bytes.
+ * </ul>
+ */
+@Internal
+public final class NexmarkBids {
+
+    /** The Nexmark bid table: {@code auction, bidder, price, channel, url, date_time, extra}. */
+    public static final RowType BID_TYPE =
+            (RowType)
+                    DataTypes.ROW(
+                                    FIELD("auction", DataTypes.BIGINT()),
+                                    FIELD("bidder", DataTypes.BIGINT()),
+                                    FIELD("price", DataTypes.BIGINT()),
+                                    FIELD("channel", DataTypes.STRING()),
+                                    FIELD("url", DataTypes.STRING()),
+                                    FIELD("date_time", DataTypes.TIMESTAMP(3)),
+                                    FIELD("extra", DataTypes.STRING()))
+                            .notNull()
+                            .getLogicalType();
+
+    private static final int PERSONS_PER_CYCLE = 1;
+    private static final int AUCTIONS_PER_CYCLE = 3;
+    private static final int BIDS_PER_CYCLE = 46;
+    private static final int CYCLE = PERSONS_PER_CYCLE + AUCTIONS_PER_CYCLE + BIDS_PER_CYCLE;
+
+    private static final long FIRST_AUCTION_ID = 1000;
+    private static final long FIRST_PERSON_ID = 1000;
+    private static final int HOT_ROUNDING = 100;
+    private static final int AUCTIONS_IN_FLIGHT = 100;
+    private static final int ACTIVE_PEOPLE = 1000;
+    private static final int ID_LEAD = 10;
+
+    private static final String[] HOT_CHANNELS = {"Google", "Facebook", "Baidu", "Apple"};
+    private static final int CHANNELS = 10_000;
+    private static final int AVERAGE_BID_BYTES = 100;
+
+    private static final long START_MILLIS = 1_700_000_000_000L;
+    private static final long EVENTS_PER_SECOND = 10_000;
+
+    private final SplittableRandom random;
+    private final String[] channelUrls = new String[CHANNELS];
+    private long bids;
+
+    public NexmarkBids(long seed) {
+        this.random = new SplittableRandom(seed);
+    }
+
+    /** The next {@code count} bids. */
+    public List<RowData> next(int count) {
+        List<RowData> rows = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            rows.add(next());
+        }
+        return rows;
+    }
+
+    /** The next bid. */
+    public RowData next() {
+        long n = bids++;
+        long event = n / BIDS_PER_CYCLE * CYCLE + PERSONS_PER_CYCLE + AUCTIONS_PER_CYCLE + n % BIDS_PER_CYCLE;
+        long cycle = event / CYCLE;
+        // The newest auction and person when this bid is made (0-based).
+        long lastAuction = cycle * AUCTIONS_PER_CYCLE + AUCTIONS_PER_CYCLE - 1;
+        long lastPerson = cycle * PERSONS_PER_CYCLE + PERSONS_PER_CYCLE - 1;
+
+        long auction;
+        if (random.nextInt(2) > 0) {
+            auction = lastAuction / HOT_ROUNDING * HOT_ROUNDING;
+        } else {
+            long oldest = Math.max(lastAuction - AUCTIONS_IN_FLIGHT, 0);
+            auction = oldest + random.nextLong(lastAuction - oldest + 1 + ID_LEAD);
+        }
+        long bidder;
+        if (random.nextInt(4) > 0) {
+            bidder = lastPerson / HOT_ROUNDING * HOT_ROUNDING + 1;
+        } else {
+            long people = lastPerson + 1;
+            long active = Math.min(people, ACTIVE_PEOPLE);
+            bidder = people - active + random.nextLong(active + ID_LEAD);
+        }
+        long price = Math.round(Math.pow(10.0, random.nextDouble() * 6.0) * 100.0);
+
+        String channel;
+        String url;
+        if (random.nextInt(2) > 0) {
+            channel = HOT_CHANNELS[random.nextInt(HOT_CHANNELS.length)];
+            url = "https://www.nexmark.com/" + channel.toLowerCase(Locale.ROOT) + "/item.htm?query=1";
+        } else {
+            int number = random.nextInt(CHANNELS);
+            channel = "channel-" + number;
+            url = channelUrl(number);
+        }
+        // The model counts a bid's size as its four numbers (8 bytes each) and its strings.
+        int size = 8 * 4 + channel.length() + url.length();
+        return GenericRowData.of(
+                FIRST_AUCTION_ID + auction,
+                FIRST_PERSON_ID + bidder,
+                price,
+                StringData.fromString(channel),
+                StringData.fromString(url),
+                TimestampData.fromEpochMillis(START_MILLIS + event * 1000 / EVENTS_PER_SECOND),
+                StringData.fromString(extra(AVERAGE_BID_BYTES - size)));
+    }
+
+    /** A numbered channel's URL, drawn once per channel and kept. */
+    private String channelUrl(int number) {
+        String url = channelUrls[number];
+        if (url == null) {
+            url = "https://www.nexmark.com/" + letters(5) + "/" + letters(5) + "/" + letters(5)
+                    + "/item.htm?query=1&channel_id=" + Integer.toUnsignedString(Integer.reverse(number));
+            channelUrls[number] = url;
+        }
+        return url;
+    }
+
+    /** Random letters, {@code average} long on average (within 20%), or none. */
+    private String extra(int average) {
+        if (average <= 0) {
+            return "";
+        }
+        int delta = (int) Math.round(average * 0.2);
+        return letters(average - delta + (delta == 0 ? 0 : random.nextInt(2 * delta)));
+    }
+
+    private String letters(int length) {
+        char[] chars = new char[length];
+        for (int i = 0; i < length; i++) {
+            chars[i] = (char) ('a' + random.nextInt(26));
+        }
+        return new String(chars);
+    }
+}
