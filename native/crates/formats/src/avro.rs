@@ -315,6 +315,10 @@ impl Decoder for AvroDecoder {
         finish_batch(&self.schema, &mut self.columns, rows)
     }
 
+    fn pending_rows(&self) -> usize {
+        self.rows
+    }
+
     fn skipped(&self) -> usize {
         0
     }

@@ -123,6 +123,10 @@ impl Decoder for AvroConfluentDecoder {
         finish_batch(&self.schema, &mut self.columns, rows)
     }
 
+    fn pending_rows(&self) -> usize {
+        self.rows
+    }
+
     fn skipped(&self) -> usize {
         0
     }

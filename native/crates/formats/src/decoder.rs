@@ -17,6 +17,10 @@ pub trait Decoder: Send + std::fmt::Debug {
     /// The rows decoded since the last flush, as one batch.
     fn flush(&mut self) -> Result<RecordBatch>;
 
+    /// How many rows the next flush returns: with it a caller tells which rows each message
+    /// gave (none when it was skipped).
+    fn pending_rows(&self) -> usize;
+
     /// Messages skipped under the format's ignore-parse-errors option, since creation.
     fn skipped(&self) -> usize;
 
@@ -39,6 +43,10 @@ impl Decoder for JsonDecoder {
 
     fn flush(&mut self) -> Result<RecordBatch> {
         JsonDecoder::flush(self)
+    }
+
+    fn pending_rows(&self) -> usize {
+        JsonDecoder::rows(self)
     }
 
     fn skipped(&self) -> usize {

@@ -271,6 +271,10 @@ impl Decoder for RawDecoder {
         finish_batch(&self.schema, std::slice::from_mut(&mut self.column), rows)
     }
 
+    fn pending_rows(&self) -> usize {
+        self.column.len()
+    }
+
     fn skipped(&self) -> usize {
         0
     }

@@ -3,7 +3,7 @@
 
 use arrow::array::{Array, BinaryArray};
 use arrow::datatypes::SchemaRef;
-use jni::objects::{JByteArray, JClass, JObjectArray, JString};
+use jni::objects::{JByteArray, JClass, JIntArray, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 use streamfusion_formats::options::FormatOptions;
@@ -100,8 +100,9 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_decode<
     handle: jlong,
     messages_addr: jlong,
     out_array_addr: jlong,
+    row_starts: JIntArray<'local>,
 ) -> jint {
-    run(env, |_| {
+    run(env, |env| {
         // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
         let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
         // SAFETY: Java exported a batch of the handle's message schema.
@@ -111,13 +112,26 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_decode<
             .as_any()
             .downcast_ref::<BinaryArray>()
             .ok_or_else(|| NativeError::Config("messages must be a binary column".into()))?;
+        // Where each message's rows start, and one past the last row.
+        let mut starts = Vec::with_capacity(messages.len() + 1);
         let result = (0..messages.len()).try_for_each(|i| {
+            starts.push(this.decoder.pending_rows() as jint);
             let message = messages.is_valid(i).then(|| messages.value(i));
             this.decoder.decode(message)
         });
+        starts.push(this.decoder.pending_rows() as jint);
         // Always flush: a failed batch must not leave rows behind for the next one.
         let rows = this.decoder.flush()?;
         result?;
+        if !row_starts.is_null() {
+            if row_starts.len(env)? < starts.len() {
+                return Err(NativeError::Config(format!(
+                    "the row-start array needs {} elements",
+                    starts.len()
+                )));
+            }
+            row_starts.set_region(env, 0, &starts)?;
+        }
         // SAFETY: Java passes a freshly allocated, empty array struct.
         unsafe { export_batch(rows, out_array_addr) }
     })

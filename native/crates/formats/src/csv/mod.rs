@@ -211,6 +211,10 @@ impl Decoder for CsvDecoder {
         finish_batch(&self.produced, &mut self.columns, rows)
     }
 
+    fn pending_rows(&self) -> usize {
+        self.rows
+    }
+
     fn skipped(&self) -> usize {
         self.skipped
     }

@@ -577,6 +577,10 @@ impl Decoder for ProtobufDecoder {
         finish_batch(&self.schema, &mut self.columns, rows)
     }
 
+    fn pending_rows(&self) -> usize {
+        self.rows
+    }
+
     fn skipped(&self) -> usize {
         self.skipped
     }

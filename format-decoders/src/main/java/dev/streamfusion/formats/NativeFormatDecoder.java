@@ -141,7 +141,17 @@ public final class NativeFormatDecoder extends NativeHandle {
      * Decodes {@code batch} (a {@code null} element is a null message) into rows; the returned
      * root is reused by the next call.
      */
-    public synchronized VectorSchemaRoot decode(List<byte[]> batch) {
+    public VectorSchemaRoot decode(List<byte[]> batch) {
+        return decode(batch, null);
+    }
+
+    /**
+     * {@link #decode(List)}, also telling which rows each message gave: message {@code i}'s rows
+     * are {@code rowStarts[i]} up to {@code rowStarts[i + 1]} (none when it was skipped under
+     * ignore-parse-errors). {@code rowStarts} needs {@code batch.size() + 1} elements; {@code
+     * null} skips this.
+     */
+    public synchronized VectorSchemaRoot decode(List<byte[]> batch, int[] rowStarts) {
         long handle = address();
         if (registry != null) {
             addMissingWriterSchemas(handle, batch);
@@ -163,7 +173,7 @@ public final class NativeFormatDecoder extends NativeHandle {
         }
         messages.setRowCount(batch.size());
         return rows.importBatch(
-                out -> ArrowBatchExporter.exportBatch(allocator, messages, in -> decode(handle, in, out)));
+                out -> ArrowBatchExporter.exportBatch(allocator, messages, in -> decode(handle, in, out, rowStarts)));
     }
 
     /**
@@ -211,7 +221,7 @@ public final class NativeFormatDecoder extends NativeHandle {
             byte[] descriptors,
             String message);
 
-    private static native int decode(long handle, long messagesAddress, long outArrayAddress);
+    private static native int decode(long handle, long messagesAddress, long outArrayAddress, int[] rowStarts);
 
     private static native long skipped(long handle);
 

@@ -165,6 +165,23 @@ class JsonFormatParityTest {
     }
 
     @Test
+    void rowStartsTellWhichRowsEachMessageGave() {
+        RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
+        // A skipped message gives no row, an array one row per element (as in Flink).
+        List<byte[]> batch =
+                List.of(utf8("{\"a\": 1}"), utf8("oops"), utf8("[{\"a\": 2}, {\"a\": 3}]"), utf8("{\"a\": 4}"));
+        try (NativeFormatDecoder decoder =
+                NativeFormatDecoder.create(arrow.allocator(), "json", Map.of("ignore-parse-errors", "true"), type)) {
+            int[] starts = new int[batch.size() + 1];
+            assertThat(decoder.decode(batch, starts).getRowCount()).isEqualTo(4);
+            assertThat(starts).containsExactly(0, 1, 1, 3, 4);
+            assertThatThrownBy(() -> decoder.decode(batch, new int[batch.size()]))
+                    .isInstanceOf(NativeConfigException.class)
+                    .hasMessageContaining("row-start array");
+        }
+    }
+
+    @Test
     void invalidOptionsAreRejectedWhenTheDecoderIsCreated() {
         RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
         assertThatThrownBy(

@@ -1,0 +1,208 @@
+package dev.streamfusion.kafka;
+
+import dev.streamfusion.kafka.source.NativeValueDecoding;
+import dev.streamfusion.kafka.source.StreamFusionKafkaSource;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.source.DataStreamScanProvider;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.DataTypeUtils;
+
+import java.lang.reflect.Field;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * A streamfusion-kafka table read natively: Flink's Kafka source enumerates partitions and keeps
+ * offsets, and a StreamFusion reader decodes each poll's values in one native call into Arrow,
+ * building only the (possibly nested) fields the query reads.
+ */
+@Internal
+final class NativeReadKafkaTableSource extends KafkaDynamicSource implements SupportsProjectionPushDown {
+
+    /** Formats whose decoders read nested fields by name, so a nested projection prunes them. */
+    private static final Set<String> NESTED_PROJECTION_FORMATS = Set.of("json", "protobuf");
+
+    private final KafkaTableParameters parameters;
+    private final ReadPlan plan;
+    /** The paths the query reads (every column until a projection is pushed). */
+    private int[][] projection;
+    private DataType projectedDataType;
+
+    NativeReadKafkaTableSource(KafkaTableParameters p, ReadPlan plan) {
+        super(
+                p.physicalDataType,
+                p.keyDecodingFormat,
+                p.valueDecodingFormat,
+                p.keyProjection,
+                p.valueProjection,
+                p.keyPrefix,
+                p.topics,
+                p.topicPattern,
+                p.properties,
+                p.startupMode,
+                p.specificStartupOffsets,
+                p.startupTimestampMillis,
+                p.boundedMode,
+                p.specificBoundedOffsets,
+                p.boundedTimestampMillis,
+                false,
+                p.tableIdentifier,
+                p.parallelism);
+        this.parameters = p;
+        this.plan = plan;
+        int columns = DataType.getFieldCount(p.physicalDataType);
+        this.projection = new int[columns][];
+        for (int c = 0; c < columns; c++) {
+            projection[c] = new int[] {c};
+        }
+        this.projectedDataType = p.physicalDataType;
+    }
+
+    @Override
+    public boolean supportsNestedProjection() {
+        return NESTED_PROJECTION_FORMATS.contains(plan.format);
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        this.projection = projectedFields;
+        this.projectedDataType = producedDataType;
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        TypeInformation<RowData> producedType = context.createTypeInformation(projectedDataType);
+        KafkaSource<RowData> enumeration = createKafkaSource(null, new UnusedDeserializer(producedType), producedType);
+        NativeValueDecoding decoding =
+                new NativeValueDecoding(
+                        plan.format,
+                        plan.formatOptions,
+                        (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType(),
+                        projection);
+        StreamFusionKafkaSource source =
+                new StreamFusionKafkaSource(enumeration, consumerProperties(enumeration), decoding, producedType);
+        WatermarkStrategy<RowData> watermarks =
+                watermarkStrategy == null ? WatermarkStrategy.noWatermarks() : watermarkStrategy;
+        String name = "StreamFusionKafkaSource-" + tableIdentifier;
+        Integer parallelism = this.parallelism;
+        return new DataStreamScanProvider() {
+            @Override
+            public DataStream<RowData> produceDataStream(
+                    ProviderContext providerContext, StreamExecutionEnvironment execEnv) {
+                DataStreamSource<RowData> stream = execEnv.fromSource(source, watermarks, name);
+                providerContext.generateUid("streamfusion-kafka").ifPresent(stream::uid);
+                if (parallelism != null) {
+                    stream.setParallelism(parallelism);
+                }
+                return stream;
+            }
+
+            @Override
+            public boolean isBounded() {
+                return source.getBoundedness() == Boundedness.BOUNDED;
+            }
+
+            @Override
+            public Optional<Integer> getParallelism() {
+                return Optional.ofNullable(parallelism);
+            }
+        };
+    }
+
+    /**
+     * The consumer properties Flink's source gives its readers (its builder fills in the
+     * deserializers, auto-commit, the offset reset strategy and the client id prefix). Read from
+     * the pinned flink-connector-kafka's {@code KafkaSource}, which keeps them private.
+     */
+    private static Properties consumerProperties(KafkaSource<RowData> source) {
+        try {
+            Field props = KafkaSource.class.getDeclaredField("props");
+            props.setAccessible(true);
+            Properties copy = new Properties();
+            copy.putAll((Properties) props.get(source));
+            return copy;
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException(
+                    "this flink-connector-kafka does not keep its consumer properties where StreamFusion expects "
+                            + "them; use the version StreamFusion is built with",
+                    e);
+        }
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        NativeReadKafkaTableSource copy = new NativeReadKafkaTableSource(parameters, plan);
+        copy.producedDataType = producedDataType;
+        copy.metadataKeys = metadataKeys;
+        copy.watermarkStrategy = watermarkStrategy;
+        copy.projection = projection;
+        copy.projectedDataType = projectedDataType;
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "StreamFusion Kafka table source (" + plan.describe() + ")";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!super.equals(o)) {
+            return false;
+        }
+        NativeReadKafkaTableSource that = (NativeReadKafkaTableSource) o;
+        return Arrays.deepEquals(projection, that.projection)
+                && Objects.equals(projectedDataType, that.projectedDataType)
+                && plan.format.equals(that.plan.format)
+                && plan.formatOptions.equals(that.plan.formatOptions);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * super.hashCode() + Arrays.deepHashCode(projection);
+    }
+
+    /** Flink's source needs a value deserializer to be built; the native reader never calls it. */
+    private static final class UnusedDeserializer implements DeserializationSchema<RowData> {
+        private static final long serialVersionUID = 1L;
+
+        private final TypeInformation<RowData> producedType;
+
+        UnusedDeserializer(TypeInformation<RowData> producedType) {
+            this.producedType = producedType;
+        }
+
+        @Override
+        public RowData deserialize(byte[] message) {
+            throw new IllegalStateException("values of a streamfusion-kafka table are decoded natively");
+        }
+
+        @Override
+        public boolean isEndOfStream(RowData nextElement) {
+            return false;
+        }
+
+        @Override
+        public TypeInformation<RowData> getProducedType() {
+            return producedType;
+        }
+    }
+}

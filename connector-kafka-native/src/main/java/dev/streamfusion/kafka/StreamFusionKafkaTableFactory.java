@@ -1,0 +1,111 @@
+package dev.streamfusion.kafka;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.streaming.connectors.kafka.config.BoundedMode;
+import org.apache.flink.streaming.connectors.kafka.config.StartupMode;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory;
+import org.apache.flink.table.connector.format.DecodingFormat;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code 'connector' = 'streamfusion-kafka'} factory: every option of Flink's kafka connector,
+ * read and validated by Flink's own factory, plus {@code streamfusion.rung}. Sources decode values
+ * natively where the table allows it and say which reader they use in their description; sinks
+ * are Flink's.
+ */
+@Internal
+public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
+
+    public static final String IDENTIFIER = "streamfusion-kafka";
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamFusionKafkaTableFactory.class);
+
+    /** The plan of the table being created, from its context to the source built for it. */
+    private ReadPlan plan;
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        Set<ConfigOption<?>> options = new HashSet<>(super.optionalOptions());
+        options.add(StreamFusionKafkaOptions.RUNG);
+        return options;
+    }
+
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        plan = ReadPlan.of(context);
+        try {
+            DynamicTableSource source = super.createDynamicTableSource(context);
+            LOG.info("streamfusion-kafka table {}: {}", context.getObjectIdentifier(), plan.describe());
+            return source;
+        } finally {
+            plan = null;
+        }
+    }
+
+    @Override
+    protected KafkaDynamicSource createKafkaTableSource(
+            DataType physicalDataType,
+            DecodingFormat<DeserializationSchema<RowData>> keyDecodingFormat,
+            DecodingFormat<DeserializationSchema<RowData>> valueDecodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            String keyPrefix,
+            List<String> topics,
+            Pattern topicPattern,
+            Properties properties,
+            StartupMode startupMode,
+            Map<TopicPartition, Long> specificStartupOffsets,
+            long startupTimestampMillis,
+            BoundedMode boundedMode,
+            Map<TopicPartition, Long> specificEndOffsets,
+            long endTimestampMillis,
+            String tableIdentifier,
+            Integer parallelism) {
+        KafkaTableParameters parameters =
+                new KafkaTableParameters(
+                        physicalDataType,
+                        keyDecodingFormat,
+                        valueDecodingFormat,
+                        keyProjection,
+                        valueProjection,
+                        keyPrefix,
+                        topics,
+                        topicPattern,
+                        properties,
+                        startupMode,
+                        specificStartupOffsets,
+                        startupTimestampMillis,
+                        boundedMode,
+                        specificEndOffsets,
+                        endTimestampMillis,
+                        tableIdentifier,
+                        parallelism);
+        if (plan == null) {
+            throw new IllegalStateException("a streamfusion-kafka source is built only from a table's options");
+        }
+        return plan.stockReason == null
+                ? new NativeReadKafkaTableSource(parameters, plan)
+                : new StockReadKafkaTableSource(parameters, plan);
+    }
+}

@@ -1,0 +1,149 @@
+package dev.streamfusion.kafka.source;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
+import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplitState;
+import org.apache.flink.table.data.RowData;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * A source reader of Kafka partitions whose records arrive decoded, a poll at a time, as Arrow
+ * batches. Positions live in Flink's split state (the offset after the last record emitted);
+ * offsets are committed to the broker when a checkpoint completes, for monitoring only, as Flink's
+ * Kafka reader does ({@code commit.offsets.on.checkpoint}, on when a group id is set).
+ */
+// close() declares Exception, as the Flink interface it implements does.
+@SuppressWarnings("try")
+@Internal
+final class KafkaBatchSourceReader
+        extends SingleThreadMultiplexSourceReaderBase<KafkaMessage, RowData, KafkaPartitionSplit, KafkaPartitionSplitState> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaBatchSourceReader.class);
+
+    private final KafkaBatchFetcherManager fetcherManager;
+    private final KafkaSourceReaderMetrics metrics;
+    private final boolean commitOffsetsOnCheckpoint;
+    private final LivePolls livePolls;
+    private final BufferAllocator allocator;
+    /**
+     * Offsets to commit per checkpoint, until the checkpoint (or a later one) completes; guarded by
+     * itself (the commit callback runs on the consumer's thread).
+     */
+    private final SortedMap<Long, Map<TopicPartition, OffsetAndMetadata>> offsetsToCommit = new TreeMap<>();
+    /** Final offsets of finished partitions, committed with the next checkpoint. */
+    private final ConcurrentMap<TopicPartition, OffsetAndMetadata> offsetsOfFinishedSplits = new ConcurrentHashMap<>();
+
+    KafkaBatchSourceReader(
+            KafkaBatchFetcherManager fetcherManager,
+            Configuration configuration,
+            SourceReaderContext context,
+            KafkaSourceReaderMetrics metrics,
+            LivePolls livePolls,
+            BufferAllocator allocator) {
+        super(fetcherManager, new KafkaMessageEmitter(), configuration, context);
+        this.fetcherManager = fetcherManager;
+        this.metrics = metrics;
+        this.livePolls = livePolls;
+        this.allocator = allocator;
+        this.commitOffsetsOnCheckpoint = configuration.get(KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT);
+    }
+
+    @Override
+    protected KafkaPartitionSplitState initializedState(KafkaPartitionSplit split) {
+        return new KafkaPartitionSplitState(split);
+    }
+
+    @Override
+    protected KafkaPartitionSplit toSplitType(String splitId, KafkaPartitionSplitState state) {
+        return state.toKafkaPartitionSplit();
+    }
+
+    @Override
+    protected void onSplitFinished(Map<String, KafkaPartitionSplitState> finishedSplitIds) {
+        finishedSplitIds.forEach(
+                (id, state) -> {
+                    if (state.getCurrentOffset() >= 0) {
+                        offsetsOfFinishedSplits.put(
+                                state.getTopicPartition(), new OffsetAndMetadata(state.getCurrentOffset()));
+                    }
+                });
+    }
+
+    @Override
+    public List<KafkaPartitionSplit> snapshotState(long checkpointId) {
+        List<KafkaPartitionSplit> splits = super.snapshotState(checkpointId);
+        if (!commitOffsetsOnCheckpoint) {
+            return splits;
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(offsetsOfFinishedSplits);
+        for (KafkaPartitionSplit split : splits) {
+            // A split not read yet holds a marker (earliest, latest, committed), not an offset.
+            if (split.getStartingOffset() >= 0) {
+                offsets.put(split.getTopicPartition(), new OffsetAndMetadata(split.getStartingOffset()));
+            }
+        }
+        synchronized (offsetsToCommit) {
+            offsetsToCommit.put(checkpointId, offsets.isEmpty() ? Collections.emptyMap() : offsets);
+        }
+        return splits;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        if (!commitOffsetsOnCheckpoint) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets;
+        synchronized (offsetsToCommit) {
+            offsets = offsetsToCommit.get(checkpointId);
+        }
+        if (offsets == null) {
+            return;
+        }
+        fetcherManager.commitOffsets(
+                offsets,
+                (committed, error) -> {
+                    if (error != null) {
+                        metrics.recordFailedCommit();
+                        LOG.warn("Failed to commit Kafka offsets of checkpoint {}", checkpointId, error);
+                        return;
+                    }
+                    metrics.recordSucceededCommit();
+                    committed.forEach((partition, offset) -> metrics.recordCommittedOffset(partition, offset.offset()));
+                    offsetsOfFinishedSplits.keySet().removeAll(committed.keySet());
+                    synchronized (offsetsToCommit) {
+                        offsetsToCommit.headMap(checkpointId + 1).clear();
+                    }
+                });
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            livePolls.freeAll();
+            allocator.close();
+        }
+    }
+}

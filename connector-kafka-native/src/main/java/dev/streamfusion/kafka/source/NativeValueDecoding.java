@@ -1,0 +1,65 @@
+package dev.streamfusion.kafka.source;
+
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.columnar.NestedProjection;
+import dev.streamfusion.formats.NativeFormatDecoder;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * How a table's Kafka record values are decoded natively: the value format and its options (keys
+ * without the format prefix), the row type the format writes, and the (possibly nested) fields the
+ * query reads.
+ */
+@Internal
+public final class NativeValueDecoding implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String format;
+    private final HashMap<String, String> options;
+    private final RowType physicalType;
+    private final int[][] projection;
+
+    /**
+     * @param projection paths of field indices into {@code physicalType} that the query reads, as
+     *     the planner pushes them ({@code [[2], [0, 1]]})
+     */
+    public NativeValueDecoding(String format, Map<String, String> options, RowType physicalType, int[][] projection) {
+        this.format = format;
+        this.options = new HashMap<>(options);
+        this.physicalType = physicalType;
+        this.projection = projection;
+    }
+
+    public String format() {
+        return format;
+    }
+
+    /** The rows the source produces: the projected fields, nested ones lifted to columns. */
+    public RowType producedType() {
+        return projection().producedType();
+    }
+
+    /** A decoder of the physical row type building only the fields the query reads. */
+    public NativeFormatDecoder openDecoder(BufferAllocator allocator) {
+        return NativeFormatDecoder.create(allocator, format, options, physicalType, projection().prunedType());
+    }
+
+    /** The rows of a batch the decoder returned. */
+    public ArrowColumnarBatch rows(VectorSchemaRoot decoded) {
+        return ArrowColumnarBatch.of(decoded, projection());
+    }
+
+    private NestedProjection projection() {
+        return NestedProjection.of(physicalType, projection);
+    }
+}

@@ -1,0 +1,110 @@
+package dev.streamfusion.kafka.source;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.KafkaSourceEnumState;
+import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.table.data.RowData;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+import java.util.Properties;
+
+/**
+ * The streamfusion-kafka source: Flink's Kafka source for everything but reading (the enumerator,
+ * partition discovery, startup and stopping offsets, split and state serializers are Flink's, so
+ * they behave and checkpoint exactly alike), and a reader whose records arrive natively decoded
+ * a poll at a time.
+ */
+@Internal
+public final class StreamFusionKafkaSource
+        implements Source<RowData, KafkaPartitionSplit, KafkaSourceEnumState>, ResultTypeQueryable<RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final KafkaSource<RowData> enumeration;
+    private final Properties consumerProperties;
+    private final NativeValueDecoding decoding;
+    private final TypeInformation<RowData> producedType;
+
+    /**
+     * @param enumeration the stock source the table would run, for enumeration and state
+     * @param consumerProperties the consumer properties the stock source's readers would use
+     */
+    public StreamFusionKafkaSource(
+            KafkaSource<RowData> enumeration,
+            Properties consumerProperties,
+            NativeValueDecoding decoding,
+            TypeInformation<RowData> producedType) {
+        this.enumeration = enumeration;
+        this.consumerProperties = consumerProperties;
+        this.decoding = decoding;
+        this.producedType = producedType;
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return enumeration.getBoundedness();
+    }
+
+    @Override
+    public SourceReader<RowData, KafkaPartitionSplit> createReader(SourceReaderContext context) {
+        Configuration configuration = new Configuration();
+        consumerProperties.stringPropertyNames()
+                .forEach(key -> configuration.setString(key, consumerProperties.getProperty(key)));
+        KafkaSourceReaderMetrics metrics = new KafkaSourceReaderMetrics(context.metricGroup());
+        LivePolls livePolls = new LivePolls();
+        BufferAllocator allocator = new RootAllocator();
+        try {
+            KafkaBatchFetcherManager fetcherManager =
+                    new KafkaBatchFetcherManager(
+                            () ->
+                                    new JavaRungSplitReader(
+                                            consumerProperties, context, metrics, decoding, allocator, livePolls),
+                            configuration);
+            return new KafkaBatchSourceReader(fetcherManager, configuration, context, metrics, livePolls, allocator);
+        } catch (RuntimeException e) {
+            allocator.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> createEnumerator(
+            SplitEnumeratorContext<KafkaPartitionSplit> context) {
+        return enumeration.createEnumerator(context);
+    }
+
+    @Override
+    public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restoreEnumerator(
+            SplitEnumeratorContext<KafkaPartitionSplit> context, KafkaSourceEnumState state) throws Exception {
+        return enumeration.restoreEnumerator(context, state);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<KafkaPartitionSplit> getSplitSerializer() {
+        return enumeration.getSplitSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<KafkaSourceEnumState> getEnumeratorCheckpointSerializer() {
+        return enumeration.getEnumeratorCheckpointSerializer();
+    }
+
+    @Override
+    public TypeInformation<RowData> getProducedType() {
+        return producedType;
+    }
+}

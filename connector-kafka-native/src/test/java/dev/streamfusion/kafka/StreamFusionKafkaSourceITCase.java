@@ -1,0 +1,300 @@
+package dev.streamfusion.kafka;
+
+import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
+import dev.streamfusion.testkit.nexmark.NexmarkBids;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
+
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * streamfusion-kafka against Flink's kafka connector on a real broker, in real MiniCluster jobs:
+ * the same table options over the same topic give the same rows, for Nexmark's queries, every
+ * startup and bounded mode, topic patterns and malformed records.
+ */
+class StreamFusionKafkaSourceITCase {
+
+    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static final String BIDS = "bids-json";
+    private static final String BAD = "bids-bad-json";
+    private static final int PARTITIONS = 3;
+    private static final int COUNT = 3_000;
+    /** Record timestamps start an hour ago (brokers refuse timestamps far in the future). */
+    private static final long BASE_TIME = System.currentTimeMillis() - 3_600_000;
+    /** The timestamp of the record at offset 100 of partition 0. */
+    private static final long T100 = BASE_TIME + 100 * PARTITIONS;
+
+    private static final String BID_COLUMNS =
+            "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, date_time TIMESTAMP(3), extra STRING";
+
+    @BeforeAll
+    static void produce() throws Exception {
+        KAFKA.cluster().createTopic(BIDS, PARTITIONS);
+        KAFKA.cluster().createTopic(BAD, 1);
+        JsonRowDataSerializationSchema json =
+                new JsonRowDataSerializationSchema(
+                        NexmarkBids.BID_TYPE, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+        json.open(null);
+        List<RowData> bids = new NexmarkBids(5).next(COUNT);
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < COUNT; i++) {
+                // Record i goes to partition i % 3 with timestamp base + i: offset n of every
+                // partition has a timestamp between base + 3n and base + 3n + 2.
+                sent.add(producer.send(new ProducerRecord<>(BIDS, i % PARTITIONS, BASE_TIME + i, null, json.serialize(bids.get(i)))));
+            }
+            List<String> bad = List.of("{\"auction\": 1, \"price\": 5}", "{\"auction\": oops", "{\"auction\": 3, \"price\": 7}");
+            for (String value : bad) {
+                sent.add(producer.send(new ProducerRecord<>(BAD, 0, null, value.getBytes(StandardCharsets.UTF_8))));
+            }
+            producer.flush();
+            for (Future<RecordMetadata> send : sent) {
+                send.get();
+            }
+        }
+        // Committed offsets of a consumer group, for group-offsets startup.
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer("committed")) {
+            consumer.commitSync(
+                    Map.of(
+                            new TopicPartition(BIDS, 0), new OffsetAndMetadata(500),
+                            new TopicPartition(BIDS, 1), new OffsetAndMetadata(5),
+                            new TopicPartition(BIDS, 2), new OffsetAndMetadata(999)));
+        }
+    }
+
+    static Stream<Map<String, String>> readModes() {
+        return Stream.of(
+                Map.of("scan.startup.mode", "earliest-offset", "scan.bounded.mode", "latest-offset"),
+                Map.of(
+                        "scan.startup.mode", "specific-offsets",
+                        "scan.startup.specific-offsets", "partition:0,offset:10;partition:1,offset:0;partition:2,offset:999",
+                        "scan.bounded.mode", "specific-offsets",
+                        "scan.bounded.specific-offsets", "partition:0,offset:700;partition:1,offset:1000;partition:2,offset:1000"),
+                Map.of(
+                        "scan.startup.mode", "timestamp",
+                        "scan.startup.timestamp-millis", Long.toString(T100),
+                        "scan.bounded.mode", "timestamp",
+                        "scan.bounded.timestamp-millis", Long.toString(T100 + 1500)),
+                Map.of(
+                        "scan.startup.mode", "earliest-offset",
+                        "properties.group.id", "committed",
+                        "scan.bounded.mode", "group-offsets"),
+                Map.of(
+                        "scan.startup.mode", "group-offsets",
+                        "properties.group.id", "committed",
+                        "properties.auto.offset.reset", "earliest",
+                        "scan.bounded.mode", "latest-offset"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("readModes")
+    void startupAndBoundedModesReadWhatFlinkReads(Map<String, String> mode) throws Exception {
+        assertSameRows("SELECT * FROM %s", bidsTable("topic", BIDS, mode));
+    }
+
+    @Test
+    void nexmarkQueriesGiveFlinksResults() throws Exception {
+        Map<String, String> table = bidsTable("topic", BIDS, Map.of());
+        // q0: pass-through; q1: currency conversion, an exact decimal; q2: a selective filter.
+        assertSameRows("SELECT auction, bidder, price, date_time, extra FROM %s", table);
+        assertSameRows("SELECT auction, bidder, 0.908 * price AS price, date_time, extra FROM %s", table);
+        assertSameRows("SELECT auction, price FROM %s WHERE MOD(auction, 123) = 0", table);
+        assertSameRows("SELECT channel, COUNT(*), MAX(price), MIN(url) FROM %s GROUP BY channel", table);
+    }
+
+    @Test
+    void topicPatternsAndTopicListsReadEveryMatchingTopic() throws Exception {
+        assertSameRows("SELECT auction, price FROM %s", bidsTable("topic-pattern", "bids-.*", Map.of("json.ignore-parse-errors", "true")));
+        assertSameRows("SELECT auction, price FROM %s", bidsTable("topic", BIDS + ";" + BAD, Map.of("json.ignore-parse-errors", "true")));
+    }
+
+    @Test
+    void theTableSaysHowItReads() {
+        assertThat(source(bidsTable("topic", BIDS, Map.of())).asSummaryString())
+                .isEqualTo("StreamFusion Kafka table source (Java rung: kafka-clients polls, 'json' decoded natively per poll)");
+        Map<String, String> keyed = bidsTable("topic", BIDS, Map.of("key.format", "raw", "key.fields", "url", "value.fields-include", "ALL"));
+        assertThat(source(keyed).asSummaryString())
+                .isEqualTo("StreamFusion Kafka table source (Flink's own reader: 'key.format' is not decoded natively yet)");
+        Map<String, String> forced = new HashMap<>(keyed);
+        forced.put("streamfusion.rung", "JAVA");
+        assertThatThrownBy(() -> source(forced))
+                .hasStackTraceContaining("'streamfusion.rung' = 'JAVA', but 'key.format' is not decoded natively yet");
+        Map<String, String> unknown = new HashMap<>(bidsTable("topic", BIDS, Map.of()));
+        unknown.put("streamfusion.rung", "FASTEST");
+        assertThatThrownBy(() -> source(unknown)).hasStackTraceContaining("streamfusion.rung");
+    }
+
+    /** The source the factory makes for a bids table with {@code options}. */
+    private static DynamicTableSource source(Map<String, String> options) {
+        Map<String, String> all = new HashMap<>(options);
+        all.put("connector", "streamfusion-kafka");
+        List<Column> columns =
+                NexmarkBids.BID_TYPE.getFields().stream()
+                        .map(f -> Column.physical(f.getName(), TypeConversions.fromLogicalToDataType(f.getType())))
+                        .collect(Collectors.toList());
+        ResolvedSchema schema = ResolvedSchema.of(columns);
+        CatalogTable table =
+                CatalogTable.newBuilder()
+                        .schema(Schema.newBuilder().fromResolvedSchema(schema).build())
+                        .options(all)
+                        .build();
+        return FactoryUtil.createDynamicTableSource(
+                null,
+                ObjectIdentifier.of("default_catalog", "default_database", "bids"),
+                new ResolvedCatalogTable(table, schema),
+                Map.of(),
+                new Configuration(),
+                StreamFusionKafkaSourceITCase.class.getClassLoader(),
+                false);
+    }
+
+    @Test
+    void malformedRecordsAreSkippedAsInFlinkOrFailNamingTheirOffset() throws Exception {
+        assertSameRows("SELECT auction, price FROM %s", bidsTable("topic", BAD, Map.of("json.ignore-parse-errors", "true")));
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("bad", "streamfusion-kafka", bidsTable("topic", BAD, Map.of())));
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM bad")))
+                .hasStackTraceContaining("Failed to decode the value of the Kafka record at offset 1 of " + BAD + "-0 (json)");
+    }
+
+    private static Map<String, String> bidsTable(String topicOption, String topic, Map<String, String> extra) {
+        Map<String, String> options = new HashMap<>();
+        options.put(topicOption, topic);
+        options.put("properties.bootstrap.servers", KAFKA.bootstrapServers());
+        options.put("scan.startup.mode", "earliest-offset");
+        options.put("scan.bounded.mode", "latest-offset");
+        options.put("format", "json");
+        options.putAll(extra);
+        return options;
+    }
+
+    /** Runs {@code query} (with {@code %s} for the table) on the stock and the StreamFusion table. */
+    private static void assertSameRows(String query, Map<String, String> options) throws Exception {
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("stock", "kafka", options));
+        tables.executeSql(ddl("fused", "streamfusion-kafka", options));
+        List<String> expected = collect(tables.executeSql(String.format(query, "stock")));
+        List<String> actual = collect(tables.executeSql(String.format(query, "fused")));
+        assertThat(expected).isNotEmpty();
+        assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static StreamTableEnvironment tables() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        return StreamTableEnvironment.create(env);
+    }
+
+    private static String ddl(String name, String connector, Map<String, String> options) {
+        String with =
+                options.entrySet().stream()
+                        .map(e -> "'" + e.getKey() + "' = '" + e.getValue() + "'")
+                        .collect(Collectors.joining(", "));
+        return "CREATE TABLE " + name + " (" + BID_COLUMNS + ") WITH ('connector' = '" + connector + "', " + with + ")";
+    }
+
+    /**
+     * The final rows of a bounded query, its changelog applied (updates arrive in an order that
+     * depends on timing; the result does not). A job still running after two minutes fails.
+     */
+    private static List<String> collect(TableResult result) throws Exception {
+        List<String> rows = Collections.synchronizedList(new ArrayList<>());
+        CloseableIterator<Row> it = result.collect();
+        try {
+            CompletableFuture.runAsync(
+                            () ->
+                                    it.forEachRemaining(
+                                            row -> {
+                                                RowKind kind = row.getKind();
+                                                row.setKind(RowKind.INSERT);
+                                                if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
+                                                    rows.add(row.toString());
+                                                } else if (!rows.remove(row.toString())) {
+                                                    throw new IllegalStateException("retracts a row never added: " + row);
+                                                }
+                                            }))
+                    .get(2, TimeUnit.MINUTES);
+        } catch (TimeoutException e) {
+            throw new AssertionError("the bounded query did not finish within two minutes; rows so far: " + rows.size(), e);
+        } finally {
+            it.close();
+        }
+        return rows;
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer() {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", KAFKA.bootstrapServers());
+        props.put("key.serializer", ByteArraySerializer.class.getName());
+        props.put("value.serializer", ByteArraySerializer.class.getName());
+        return new KafkaProducer<>(props);
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(String group) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", KAFKA.bootstrapServers());
+        props.put("group.id", group);
+        props.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        return new KafkaConsumer<>(props);
+    }
+}
