@@ -30,14 +30,16 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The demo: a real Kafka broker on this machine; Nexmark-shaped bids encoded to JSON by
- * StreamFusion's native encoder into a topic; the topic read back and decoded both by stock
- * Flink's JSON format and by the native decoder, with the rows compared and the rates printed
- * side by side.
+ * The demo: a real Kafka broker on this machine; Nexmark bids encoded to JSON by StreamFusion's
+ * native encoder into a topic; the topic read back and decoded both by stock Flink's JSON format
+ * and by the native decoder, with the rows compared and the rates printed side by side; then Flink
+ * SQL jobs reading the topic through {@code streamfusion-kafka} and the stock {@code kafka}
+ * connector, results compared and run times side by side.
  */
 public final class Demo {
 
@@ -76,9 +78,46 @@ public final class Demo {
             System.out.printf("  %-40s %12s %14s %7s%n", "", "stock Flink", "StreamFusion", "ratio");
             encode.print("encode RowData -> JSON bytes (rows/s)");
             decode.print("decode JSON bytes -> rows, all fields");
+
+            runQueries(new NexmarkKafka(broker.bootstrapServers(), TOPIC));
         }
         System.out.println();
         System.out.println("Native memory outstanding after close: " + NativeLibrary.nativeAllocatedBytes() + " bytes");
+    }
+
+    /**
+     * Flink SQL jobs over the topic: a query's results through streamfusion-kafka, checked against
+     * the stock kafka connector, then Nexmark q0-q2 into a blackhole through both, timed.
+     */
+    private static void runQueries(NexmarkKafka kafka) throws Exception {
+        String q2 = "SELECT auction, price FROM %s WHERE MOD(auction, 123) = 0";
+        List<String> fused = kafka.collect(NexmarkKafka.FUSED, q2);
+        List<String> stock = kafka.collect(NexmarkKafka.STOCK, q2);
+        if (!sorted(fused).equals(sorted(stock))) {
+            throw new IllegalStateException("streamfusion-kafka and kafka disagree on q2");
+        }
+        System.out.println();
+        System.out.println("Flink SQL over the topic, 'connector' = 'streamfusion-kafka' (results equal to 'kafka'):");
+        System.out.println("  " + String.format(q2, "bids") + "  -> " + fused.size() + " rows, the first:");
+        fused.stream().limit(3).forEach(row -> System.out.println("    " + row));
+
+        System.out.println();
+        System.out.println("Nexmark into a blackhole sink, one job each, parallelism 1 (job run time, after a warm-up):");
+        System.out.printf("  %-6s %14s %22s %7s%n", "query", "stock kafka", "streamfusion-kafka", "ratio");
+        kafka.runIntoBlackhole(NexmarkKafka.STOCK, "q0");
+        kafka.runIntoBlackhole(NexmarkKafka.FUSED, "q0");
+        for (String query : NexmarkKafka.QUERIES.keySet()) {
+            long stockMillis = kafka.runIntoBlackhole(NexmarkKafka.STOCK, query);
+            long fusedMillis = kafka.runIntoBlackhole(NexmarkKafka.FUSED, query);
+            System.out.printf(
+                    "  %-6s %11d ms %19d ms %6.2fx%n", query, stockMillis, fusedMillis, (double) stockMillis / fusedMillis);
+        }
+    }
+
+    private static List<String> sorted(List<String> rows) {
+        List<String> copy = new ArrayList<>(rows);
+        Collections.sort(copy);
+        return copy;
     }
 
     /** Bids -> JSON by Flink's serializer (timed) and by the native encoder (timed, produced). */
