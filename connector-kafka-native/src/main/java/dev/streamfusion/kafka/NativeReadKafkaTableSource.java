@@ -1,6 +1,8 @@
 package dev.streamfusion.kafka;
 
-import dev.streamfusion.kafka.source.NativeValueDecoding;
+import dev.streamfusion.kafka.source.KafkaMetadata;
+import dev.streamfusion.kafka.source.KeyDecoding;
+import dev.streamfusion.kafka.source.FormatDecoding;
 import dev.streamfusion.kafka.source.StreamFusionKafkaSource;
 
 import org.apache.flink.annotation.Internal;
@@ -23,7 +25,9 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.DataTypeUtils;
 
 import java.lang.reflect.Field;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
@@ -44,6 +48,7 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
     private final ReadPlan plan;
     /** The paths the query reads (every column until a projection is pushed). */
     private int[][] projection;
+    /** What the source produces: the projected value fields, then the metadata columns. */
     private DataType projectedDataType;
 
     NativeReadKafkaTableSource(KafkaTableParameters p, ReadPlan plan) {
@@ -78,7 +83,8 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
 
     @Override
     public boolean supportsNestedProjection() {
-        return NESTED_PROJECTION_FORMATS.contains(plan.format);
+        return NESTED_PROJECTION_FORMATS.contains(plan.format)
+                && (plan.keyFormat == null || NESTED_PROJECTION_FORMATS.contains(plan.keyFormat));
     }
 
     @Override
@@ -88,17 +94,53 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
     }
 
     @Override
+    public void applyReadableMetadata(List<String> metadataKeys, DataType producedDataType) {
+        super.applyReadableMetadata(metadataKeys, producedDataType);
+        this.projectedDataType = producedDataType;
+    }
+
+    @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
         TypeInformation<RowData> producedType = context.createTypeInformation(projectedDataType);
         KafkaSource<RowData> enumeration = createKafkaSource(null, new UnusedDeserializer(producedType), producedType);
-        NativeValueDecoding decoding =
-                new NativeValueDecoding(
-                        plan.format,
-                        plan.formatOptions,
-                        (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType(),
-                        projection);
+        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+        // Each projected column is read from the value or, if the value format does not carry
+        // it, from the key (Flink's connector lets the value win when both do).
+        List<int[]> valuePaths = new ArrayList<>();
+        List<int[]> keyPaths = new ArrayList<>();
+        boolean[] fromKey = new boolean[projection.length];
+        int[] column = new int[projection.length];
+        for (int c = 0; c < projection.length; c++) {
+            int[] path = projection[c].clone();
+            int inValue = indexOf(valueProjection, path[0]);
+            fromKey[c] = inValue < 0;
+            path[0] = fromKey[c] ? indexOf(keyProjection, path[0]) : inValue;
+            List<int[]> paths = fromKey[c] ? keyPaths : valuePaths;
+            column[c] = paths.size();
+            paths.add(path);
+        }
+        FormatDecoding decoding =
+                new FormatDecoding(
+                        plan.format, plan.formatOptions, project(physical, valueProjection, null), valuePaths.toArray(new int[0][]));
+        KeyDecoding keys =
+                plan.keyFormat == null
+                        ? null
+                        : new KeyDecoding(
+                                new FormatDecoding(
+                                        plan.keyFormat,
+                                        plan.keyFormatOptions,
+                                        project(physical, keyProjection, keyPrefix),
+                                        keyPaths.toArray(new int[0][])),
+                                fromKey,
+                                column);
         StreamFusionKafkaSource source =
-                new StreamFusionKafkaSource(enumeration, consumerProperties(enumeration), decoding, producedType);
+                new StreamFusionKafkaSource(
+                        enumeration,
+                        consumerProperties(enumeration),
+                        decoding,
+                        keys,
+                        new KafkaMetadata(metadataKeys),
+                        producedType);
         WatermarkStrategy<RowData> watermarks =
                 watermarkStrategy == null ? WatermarkStrategy.noWatermarks() : watermarkStrategy;
         String name = "StreamFusionKafkaSource-" + tableIdentifier;
@@ -125,6 +167,31 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
                 return Optional.ofNullable(parallelism);
             }
         };
+    }
+
+    private static int indexOf(int[] fields, int field) {
+        for (int i = 0; i < fields.length; i++) {
+            if (fields[i] == field) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The row a format reads: the physical columns at {@code fields}, their names without {@code
+     * prefix} ({@code key.fields-prefix}) when one is given.
+     */
+    private static RowType project(RowType physical, int[] fields, String prefix) {
+        List<RowType.RowField> projected = new ArrayList<>(fields.length);
+        for (int f : fields) {
+            RowType.RowField field = physical.getFields().get(f);
+            String name = prefix != null && field.getName().startsWith(prefix)
+                    ? field.getName().substring(prefix.length())
+                    : field.getName();
+            projected.add(new RowType.RowField(name, field.getType()));
+        }
+        return new RowType(physical.isNullable(), projected);
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.streamfusion.kafka;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ValidationException;
-import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.factories.DynamicTableFactory;
 
 import java.util.HashMap;
@@ -22,12 +21,22 @@ final class ReadPlan {
 
     final String format;
     final Map<String, String> formatOptions;
+    /** The key format and its options, or {@code null} when the table reads no key. */
+    final String keyFormat;
+    final Map<String, String> keyFormatOptions;
     /** Why Flink's own reader is used, or {@code null} when the table reads natively. */
     final String stockReason;
 
-    private ReadPlan(String format, Map<String, String> formatOptions, String stockReason) {
+    private ReadPlan(
+            String format,
+            Map<String, String> formatOptions,
+            String keyFormat,
+            Map<String, String> keyFormatOptions,
+            String stockReason) {
         this.format = format;
         this.formatOptions = formatOptions;
+        this.keyFormat = keyFormat;
+        this.keyFormatOptions = keyFormatOptions;
         this.stockReason = stockReason;
     }
 
@@ -42,7 +51,27 @@ final class ReadPlan {
         }
         boolean valuePrefixed = options.containsKey("value.format");
         String format = valuePrefixed ? options.get("value.format") : options.get("format");
-        String prefix = (valuePrefixed ? "value." : "") + format + ".";
+        String keyFormat = options.get("key.format");
+        String stockReason = null;
+        if (format == null || !NATIVE_FORMATS.contains(format)) {
+            stockReason = "the value format '" + format + "' is not decoded natively";
+        } else if (keyFormat != null && !NATIVE_FORMATS.contains(keyFormat)) {
+            stockReason = "the key format '" + keyFormat + "' is not decoded natively";
+        }
+        if (rung == StreamFusionKafkaOptions.Rung.JAVA && stockReason != null) {
+            throw new ValidationException(
+                    "'" + StreamFusionKafkaOptions.RUNG.key() + "' = 'JAVA', but " + stockReason);
+        }
+        return new ReadPlan(
+                format,
+                formatOptions(options, (valuePrefixed ? "value." : "") + format + "."),
+                keyFormat,
+                keyFormat == null ? null : formatOptions(options, "key." + keyFormat + "."),
+                stockReason);
+    }
+
+    /** The options under {@code prefix}, without it. */
+    private static Map<String, String> formatOptions(Map<String, String> options, String prefix) {
         Map<String, String> formatOptions = new HashMap<>();
         options.forEach(
                 (key, value) -> {
@@ -50,26 +79,15 @@ final class ReadPlan {
                         formatOptions.put(key.substring(prefix.length()), value);
                     }
                 });
-        String stockReason = null;
-        if (format == null || !NATIVE_FORMATS.contains(format)) {
-            stockReason = "the value format '" + format + "' is not decoded natively";
-        } else if (options.containsKey("key.format")) {
-            stockReason = "'key.format' is not decoded natively yet";
-        } else if (context.getCatalogTable().getResolvedSchema().getColumns().stream()
-                .anyMatch(c -> c instanceof Column.MetadataColumn)) {
-            stockReason = "metadata columns are not read natively yet";
-        }
-        if (rung == StreamFusionKafkaOptions.Rung.JAVA && stockReason != null) {
-            throw new ValidationException(
-                    "'" + StreamFusionKafkaOptions.RUNG.key() + "' = 'JAVA', but " + stockReason);
-        }
-        return new ReadPlan(format, formatOptions, stockReason);
+        return formatOptions;
     }
 
     /** What the table's description says of how it reads. */
     String describe() {
-        return stockReason == null
-                ? "Java rung: kafka-clients polls, '" + format + "' decoded natively per poll"
-                : "Flink's own reader: " + stockReason;
+        if (stockReason != null) {
+            return "Flink's own reader: " + stockReason;
+        }
+        return "Java rung: kafka-clients polls, '" + format + "' "
+                + (keyFormat == null ? "" : "values and '" + keyFormat + "' keys ") + "decoded natively per poll";
     }
 }

@@ -10,13 +10,16 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonFormatOptions;
 import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.CatalogTable;
-import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedSchema;
@@ -24,7 +27,8 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.functions.ScalarFunction;
-import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -49,6 +53,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -68,10 +73,13 @@ class StreamFusionKafkaSourceITCase {
 
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
     @RegisterExtension
     static final MiniClusterExtension FLINK =
             new MiniClusterExtension(
                     new MiniClusterResourceConfiguration.Builder()
+                            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
                             .setNumberTaskManagers(1)
                             .setNumberSlotsPerTaskManager(2)
                             .build());
@@ -106,7 +114,10 @@ class StreamFusionKafkaSourceITCase {
             }
             List<String> bad = List.of("{\"auction\": 1, \"price\": 5}", "{\"auction\": oops", "{\"auction\": 3, \"price\": 7}");
             for (String value : bad) {
-                sent.add(producer.send(new ProducerRecord<>(BAD, 0, null, value.getBytes(StandardCharsets.UTF_8))));
+                ProducerRecord<byte[], byte[]> record =
+                        new ProducerRecord<>(BAD, 0, null, value.getBytes(StandardCharsets.UTF_8));
+                record.headers().add("source", value.getBytes(StandardCharsets.UTF_8)).add("n", new byte[] {1, 2});
+                sent.add(producer.send(record));
             }
             producer.flush();
             for (Future<RecordMetadata> send : sent) {
@@ -173,27 +184,38 @@ class StreamFusionKafkaSourceITCase {
     void theTableSaysHowItReads() {
         assertThat(source(bidsTable("topic", BIDS, Map.of())).asSummaryString())
                 .isEqualTo("StreamFusion Kafka table source (Java rung: kafka-clients polls, 'json' decoded natively per poll)");
-        Map<String, String> keyed = bidsTable("topic", BIDS, Map.of("key.format", "raw", "key.fields", "url", "value.fields-include", "ALL"));
-        assertThat(source(keyed).asSummaryString())
-                .isEqualTo("StreamFusion Kafka table source (Flink's own reader: 'key.format' is not decoded natively yet)");
-        Map<String, String> forced = new HashMap<>(keyed);
+        Map<String, String> changelog = bidsTable("topic", BIDS, Map.of("format", "debezium-json"));
+        assertThat(source(changelog).asSummaryString())
+                .isEqualTo("StreamFusion Kafka table source (Flink's own reader: the value format 'debezium-json' is not decoded natively)");
+        Map<String, String> forced = new HashMap<>(changelog);
         forced.put("streamfusion.rung", "JAVA");
         assertThatThrownBy(() -> source(forced))
-                .hasStackTraceContaining("'streamfusion.rung' = 'JAVA', but 'key.format' is not decoded natively yet");
+                .hasStackTraceContaining("'streamfusion.rung' = 'JAVA', but the value format 'debezium-json' is not decoded natively");
         Map<String, String> unknown = new HashMap<>(bidsTable("topic", BIDS, Map.of()));
         unknown.put("streamfusion.rung", "FASTEST");
         assertThatThrownBy(() -> source(unknown)).hasStackTraceContaining("streamfusion.rung");
     }
 
+    /** The sum over a job's readers of StreamFusion's counter {@code name}. */
+    private static long sum(Map<String, Metric> metrics, String name) {
+        return metrics.entrySet().stream()
+                .filter(e -> e.getKey().endsWith("." + name))
+                .mapToLong(e -> ((Counter) e.getValue()).getCount())
+                .sum();
+    }
+
     /** The source the factory makes for a bids table with {@code options}. */
     private static DynamicTableSource source(Map<String, String> options) {
+        return source(options, BID_COLUMNS);
+    }
+
+    /** The source the factory makes for a table of {@code columns} with {@code options}. */
+    private static DynamicTableSource source(Map<String, String> options, String columns) {
         Map<String, String> all = new HashMap<>(options);
         all.put("connector", "streamfusion-kafka");
-        List<Column> columns =
-                NexmarkBids.BID_TYPE.getFields().stream()
-                        .map(f -> Column.physical(f.getName(), TypeConversions.fromLogicalToDataType(f.getType())))
-                        .collect(Collectors.toList());
-        ResolvedSchema schema = ResolvedSchema.of(columns);
+        StreamTableEnvironment tables = tables();
+        tables.executeSql("CREATE TEMPORARY TABLE shape (" + columns + ") WITH ('connector' = 'datagen')");
+        ResolvedSchema schema = tables.from("shape").getResolvedSchema();
         CatalogTable table =
                 CatalogTable.newBuilder()
                         .schema(Schema.newBuilder().fromResolvedSchema(schema).build())
@@ -213,9 +235,114 @@ class StreamFusionKafkaSourceITCase {
     void malformedRecordsAreSkippedAsInFlinkOrFailNamingTheirOffset() throws Exception {
         assertSameRows("SELECT auction, price FROM %s", bidsTable("topic", BAD, Map.of("json.ignore-parse-errors", "true")));
         StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("skipping", "streamfusion-kafka", bidsTable("topic", BAD, Map.of("json.ignore-parse-errors", "true"))));
+        TableResult skipping = tables.executeSql("SELECT auction FROM skipping");
+        assertThat(collect(skipping)).hasSize(2);
+        Map<String, Metric> metrics = METRICS.findMetrics(skipping.getJobClient().orElseThrow().getJobID(), "streamfusion");
+        assertThat(sum(metrics, "skippedRecords")).isEqualTo(1);
+        assertThat(sum(metrics, "batches")).isPositive();
+        assertThat(sum(metrics, "decodeNanos")).isPositive();
+        assertThat(metrics.entrySet().stream().filter(e -> e.getKey().endsWith(".rung")))
+                .isNotEmpty()
+                .allSatisfy(e -> assertThat(((Gauge<?>) e.getValue()).getValue()).isEqualTo("java"));
+
         tables.executeSql(ddl("bad", "streamfusion-kafka", bidsTable("topic", BAD, Map.of())));
         assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM bad")))
                 .hasStackTraceContaining("Failed to decode the value of the Kafka record at offset 1 of " + BAD + "-0 (json)");
+    }
+
+    @Test
+    void keyFormatsReadWhatFlinkReads() throws Exception {
+        // Flink's own sink writes keyed records: JSON keys {"auction", "channel"} and values
+        // without them; two more records have no key.
+        String topic = "keyed";
+        KAFKA.cluster().createTopic(topic, 2);
+        String keyed = "k_auction BIGINT, k_channel STRING, " + BID_COLUMNS;
+        Map<String, String> jsonKeys = new HashMap<>(bidsTable("topic", topic, Map.of()));
+        jsonKeys.remove("format");
+        jsonKeys.putAll(
+                Map.of(
+                        "key.format", "json",
+                        "key.fields", "k_auction;k_channel",
+                        "key.fields-prefix", "k_",
+                        "value.format", "json",
+                        "value.fields-include", "EXCEPT_KEY"));
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("bids", "kafka", BID_COLUMNS, bidsTable("topic", BIDS, Map.of())));
+        tables.executeSql(ddl("written", "kafka", keyed, jsonKeys));
+        tables.executeSql("INSERT INTO written SELECT auction, channel, * FROM bids").await(2, TimeUnit.MINUTES);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < 2; i++) {
+                byte[] value = ("{\"auction\": " + i + ", \"price\": 9}").getBytes(StandardCharsets.UTF_8);
+                producer.send(new ProducerRecord<>(topic, i, null, value)).get();
+            }
+        }
+        assertSameRows("SELECT * FROM %s", keyed, jsonKeys);
+        assertSameRows("SELECT k_channel, COUNT(*) FROM %s GROUP BY k_channel", keyed, jsonKeys);
+        assertSameRows("SELECT COUNT(*) FROM %s", keyed, jsonKeys);
+        assertThat(source(jsonKeys, keyed).asSummaryString()).contains("'json' values and 'json' keys decoded natively");
+
+        // A raw key beside a value that carries the same column (the value wins), and apart.
+        Map<String, String> rawKeys = new HashMap<>(jsonKeys);
+        rawKeys.putAll(Map.of("key.format", "raw", "key.fields", "url", "value.fields-include", "ALL"));
+        rawKeys.remove("key.fields-prefix");
+        assertSameRows("SELECT url, price, auction FROM %s", BID_COLUMNS, rawKeys);
+        rawKeys.putAll(Map.of("key.fields", "k", "value.fields-include", "EXCEPT_KEY"));
+        assertSameRows("SELECT k, auction, price FROM %s", "k STRING, " + BID_COLUMNS, rawKeys);
+    }
+
+    @Test
+    void metadataColumnsReadWhatFlinkReads() throws Exception {
+        String columns =
+                BID_COLUMNS
+                        + ", topic STRING METADATA VIRTUAL, part INT METADATA FROM 'partition' VIRTUAL"
+                        + ", off BIGINT METADATA FROM 'offset' VIRTUAL, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp'"
+                        + ", kind STRING METADATA FROM 'timestamp-type' VIRTUAL, headers MAP<STRING, BYTES> METADATA VIRTUAL"
+                        + ", epoch INT METADATA FROM 'leader-epoch' VIRTUAL";
+        Map<String, String> bids = bidsTable("topic", BIDS, Map.of());
+        assertSameRows("SELECT price, topic, part, off, ts, kind, epoch, headers FROM %s", columns, bids);
+        assertSameRows("SELECT off, part, auction FROM %s WHERE MOD(off, 10) = 0", columns, bids);
+        Map<String, String> withHeaders = bidsTable("topic", BAD, Map.of("json.ignore-parse-errors", "true"));
+        assertSameRows("SELECT auction, off, headers, kind FROM %s", columns, withHeaders);
+        assertThat(source(bids).asSummaryString()).contains("Java rung");
+    }
+
+    @Test
+    void eventTimeWindowsFireAsOnStockFlink() throws Exception {
+        // Watermarks are generated per partition in the source (watermark push-down), so windows
+        // over three partitions fire with the same contents as the stock connector's.
+        String columns = BID_COLUMNS + ", WATERMARK FOR date_time AS date_time - INTERVAL '0.005' SECOND";
+        Map<String, String> options = bidsTable("topic", BIDS, Map.of("scan.watermark.idle-timeout", "1 s"));
+        String windows =
+                "SELECT window_start, window_end, COUNT(*), MAX(price), SUM(bidder) "
+                        + "FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(date_time), INTERVAL '0.02' SECOND)) "
+                        + "GROUP BY window_start, window_end";
+        assertSameRows(windows, columns, options);
+
+        // Unbounded, windows fire only if the source's watermarks advance: the first ones must
+        // arrive while the job runs, equal to the stock connector's.
+        List<String> stockWindows = new ArrayList<>();
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("stock", "kafka", columns, options));
+        stockWindows.addAll(collect(tables.executeSql(String.format(windows, "stock"))));
+        Map<String, String> unbounded = new HashMap<>(options);
+        unbounded.remove("scan.bounded.mode");
+        tables.executeSql(ddl("live", "streamfusion-kafka", columns, unbounded));
+        List<String> fired = new ArrayList<>();
+        CloseableIterator<Row> live = tables.executeSql(String.format(windows, "live")).collect();
+        try {
+            CompletableFuture.runAsync(
+                            () -> {
+                                while (fired.size() < 5 && live.hasNext()) {
+                                    fired.add(live.next().toString());
+                                }
+                            })
+                    .get(2, TimeUnit.MINUTES);
+        } finally {
+            live.close();
+        }
+        assertThat(fired).hasSize(5);
+        assertThat(stockWindows).containsAll(fired);
     }
 
     @ParameterizedTest

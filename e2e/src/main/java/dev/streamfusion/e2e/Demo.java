@@ -79,7 +79,7 @@ public final class Demo {
             encode.print("encode RowData -> JSON bytes (rows/s)");
             decode.print("decode JSON bytes -> rows, all fields");
 
-            runQueries(new NexmarkKafka(broker.bootstrapServers(), TOPIC));
+            runQueries(new NexmarkKafka(broker.bootstrapServers(), TOPIC, "json"));
         }
         System.out.println();
         System.out.println("Native memory outstanding after close: " + NativeLibrary.nativeAllocatedBytes() + " bytes");

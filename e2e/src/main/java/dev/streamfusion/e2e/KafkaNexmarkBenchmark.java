@@ -4,19 +4,20 @@ import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 
 import java.util.List;
-import java.util.Map;
 
 /**
- * Nexmark q0-q2 over JSON bids in Kafka, stock {@code kafka} against {@code streamfusion-kafka},
- * same topic, same JVM, parallelism 1, into a blackhole sink: one warm-up run per connector and
- * query, then the best of three. Rows per second from the jobs' net run times. Refuses a debug
- * native build.
+ * Nexmark q0-q2 over bids in Kafka as JSON, Avro and Protobuf, stock {@code kafka} against {@code
+ * streamfusion-kafka}, same topic, same JVM, parallelism 1, into a blackhole sink: one warm-up run
+ * per connector and query, then the best of three. Rows per second from the jobs' net run times.
+ * Each format's topic is checked first: both connectors must agree on q2's count, sum and maximum.
+ * Refuses a debug native build.
  *
  * <p>{@code ./bin/bench-kafka [events]} (default 2,000,000).
  */
 public final class KafkaNexmarkBenchmark {
 
     private static final int RUNS = 3;
+    private static final List<String> FORMATS = List.of("json", "avro", "protobuf");
 
     private KafkaNexmarkBenchmark() {}
 
@@ -24,30 +25,25 @@ public final class KafkaNexmarkBenchmark {
         NativeLibrary.requireRelease("the Kafka benchmark");
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
         try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start()) {
-            broker.createTopic("bids", 1);
-            NexmarkKafka kafka = new NexmarkKafka(broker.bootstrapServers(), "bids");
-            long t0 = System.nanoTime();
-            kafka.produceJson(events);
-            System.out.printf("Produced %,d JSON bids in %.1f s%n", events, (System.nanoTime() - t0) / 1e9);
-            String check = "SELECT COUNT(*), SUM(price) FROM %s WHERE MOD(auction, 123) = 0";
-            List<String> stock = kafka.collect(NexmarkKafka.STOCK, check);
-            List<String> fused = kafka.collect(NexmarkKafka.FUSED, check);
-            if (!stock.equals(fused)) {
-                throw new IllegalStateException("the connectors disagree on q2: " + stock + " vs " + fused);
-            }
-            System.out.println("Both connectors agree on q2's count and sum: " + fused);
-            System.out.printf("%n| query | stock `kafka` (rows/s) | `streamfusion-kafka`, Java rung (rows/s) | ratio |%n");
-            System.out.println("|---|---|---|---|");
-            for (String query : NexmarkKafka.QUERIES.keySet()) {
-                Map<String, Double> best = Map.of(
-                        NexmarkKafka.STOCK, bestRate(kafka, NexmarkKafka.STOCK, query, events),
-                        NexmarkKafka.FUSED, bestRate(kafka, NexmarkKafka.FUSED, query, events));
-                System.out.printf(
-                        "| %s | %,.0f | %,.0f | %.2fx |%n",
-                        query,
-                        best.get(NexmarkKafka.STOCK),
-                        best.get(NexmarkKafka.FUSED),
-                        best.get(NexmarkKafka.FUSED) / best.get(NexmarkKafka.STOCK));
+            System.out.printf("%n| format | query | stock `kafka` (rows/s) | `streamfusion-kafka`, Java rung (rows/s) | ratio |%n");
+            System.out.println("|---|---|---|---|---|");
+            for (String format : FORMATS) {
+                String topic = "bids-" + format;
+                broker.createTopic(topic, 1);
+                NexmarkKafka kafka = new NexmarkKafka(broker.bootstrapServers(), topic, format);
+                kafka.produce(events);
+                String check = "SELECT COUNT(*), SUM(price), MAX(url) FROM %s WHERE MOD(auction, 123) = 0";
+                List<String> stock = kafka.collect(NexmarkKafka.STOCK, check);
+                List<String> fused = kafka.collect(NexmarkKafka.FUSED, check);
+                if (!stock.equals(fused)) {
+                    throw new IllegalStateException(format + ": the connectors disagree on q2: " + stock + " vs " + fused);
+                }
+                for (String query : NexmarkKafka.QUERIES.keySet()) {
+                    double stockRate = bestRate(kafka, NexmarkKafka.STOCK, query, events);
+                    double fusedRate = bestRate(kafka, NexmarkKafka.FUSED, query, events);
+                    System.out.printf(
+                            "| %s | %s | %,.0f | %,.0f | %.2fx |%n", format, query, stockRate, fusedRate, fusedRate / stockRate);
+                }
             }
         }
     }

@@ -1,11 +1,8 @@
 package dev.streamfusion.kafka.source;
 
-import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
-
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
-
-import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.flink.table.data.RowData;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,26 +20,34 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
     /** One partition's records of the poll. */
     static final class SplitBatch {
         final String splitId;
-        final VectorSchemaRoot root;
-        final ArrowColumnarBatch rows;
-        /** Record {@code i}'s rows are {@code rowStarts[i]} up to {@code rowStarts[i + 1]}. */
-        final int[] rowStarts;
+        final DecodedPart values;
+        /** The records' keys, or {@code null} when the table reads none. */
+        final DecodedPart keys;
         final long[] offsets;
         final long[] timestamps;
+        /** Per record its metadata columns, or {@code null} when the table reads none. */
+        final RowData[] metadata;
 
         SplitBatch(
                 String splitId,
-                VectorSchemaRoot root,
-                ArrowColumnarBatch rows,
-                int[] rowStarts,
+                DecodedPart values,
+                DecodedPart keys,
                 long[] offsets,
-                long[] timestamps) {
+                long[] timestamps,
+                RowData[] metadata) {
             this.splitId = splitId;
-            this.root = root;
-            this.rows = rows;
-            this.rowStarts = rowStarts;
+            this.values = values;
+            this.keys = keys;
             this.offsets = offsets;
             this.timestamps = timestamps;
+            this.metadata = metadata;
+        }
+
+        void close() {
+            values.close();
+            if (keys != null) {
+                keys.close();
+            }
         }
     }
 
@@ -74,11 +79,12 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
             return null;
         }
         message.moveTo(
-                batch.rows,
-                batch.rowStarts[record],
-                batch.rowStarts[record + 1],
+                batch.values,
+                batch.keys,
+                record,
                 batch.offsets[record],
-                batch.timestamps[record]);
+                batch.timestamps[record],
+                batch.metadata == null ? null : batch.metadata[record]);
         record++;
         return message;
     }
@@ -96,7 +102,7 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
         }
         recycled = true;
         for (SplitBatch batch : batches) {
-            batch.root.close();
+            batch.close();
         }
         onRecycle.accept(this);
     }

@@ -11,6 +11,7 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.reader.KafkaPartitionSplitReader;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.table.data.RowData;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -31,7 +32,8 @@ import java.util.Set;
 
 /**
  * The Java rung: Flink's own Kafka split reader (kafka-clients) polls, and each partition's
- * records of a poll are decoded natively in one call into one Arrow batch.
+ * records of a poll are decoded natively in one call into one Arrow batch (and their keys in a
+ * second, when the table reads keys).
  */
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
@@ -39,26 +41,41 @@ import java.util.Set;
 final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartitionSplit>, OffsetCommitter {
 
     private final KafkaPartitionSplitReader consumer;
-    private final NativeValueDecoding decoding;
+    private final FormatDecoding decoding;
+    private final KafkaMetadata metadata;
     private final NativeFormatDecoder decoder;
+    /** The key's decoding and decoder, or {@code null} when the table reads no key. */
+    private final FormatDecoding keyDecoding;
+    private final NativeFormatDecoder keyDecoder;
     private final BufferAllocator allocator;
     private final LivePolls livePolls;
+    private final ReaderMetrics readerMetrics;
 
     JavaRungSplitReader(
             Properties properties,
             SourceReaderContext context,
             KafkaSourceReaderMetrics metrics,
-            NativeValueDecoding decoding,
+            FormatDecoding decoding,
+            KeyDecoding keys,
+            KafkaMetadata metadata,
             BufferAllocator allocator,
-            LivePolls livePolls) {
+            LivePolls livePolls,
+            ReaderMetrics readerMetrics) {
         this.consumer = new KafkaPartitionSplitReader(properties, context, metrics);
+        this.readerMetrics = readerMetrics;
         this.decoding = decoding;
+        this.metadata = metadata;
         this.allocator = allocator;
         this.livePolls = livePolls;
-        NativeFormatDecoder opened;
+        this.keyDecoding = keys == null ? null : keys.key();
+        NativeFormatDecoder opened = null;
         try {
             opened = decoding.openDecoder(allocator);
+            this.keyDecoder = keyDecoding == null ? null : keyDecoding.openDecoder(allocator);
         } catch (RuntimeException e) {
+            if (opened != null) {
+                opened.close();
+            }
             closeQuietly(consumer, e);
             throw e;
         }
@@ -83,7 +100,7 @@ final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartit
                 }
             }
         } catch (IOException | RuntimeException e) {
-            batches.forEach(b -> b.root.close());
+            batches.forEach(DecodedPoll.SplitBatch::close);
             throw e;
         } finally {
             records.recycle();
@@ -97,21 +114,52 @@ final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartit
         List<byte[]> values = new ArrayList<>(count);
         long[] offsets = new long[count];
         long[] timestamps = new long[count];
+        RowData[] metadataRows = metadata.isEmpty() ? null : new RowData[count];
         for (int i = 0; i < count; i++) {
             ConsumerRecord<byte[], byte[]> record = records.get(i);
             values.add(record.value());
             offsets[i] = record.offset();
             timestamps[i] = record.timestamp();
+            if (metadataRows != null) {
+                metadataRows[i] = metadata.of(record);
+            }
         }
-        int[] rowStarts = new int[count + 1];
+        DecodedPart valueRows = decodePart(decoder, decoding, "value", values, offsets, split);
+        DecodedPart keyRows = null;
+        if (keyDecoder != null) {
+            List<byte[]> keys = new ArrayList<>(count);
+            records.forEach(r -> keys.add(r.key()));
+            try {
+                keyRows = decodePart(keyDecoder, keyDecoding, "key", keys, offsets, split);
+            } catch (IOException | RuntimeException e) {
+                valueRows.close();
+                throw e;
+            }
+        }
+        return new DecodedPoll.SplitBatch(split, valueRows, keyRows, offsets, timestamps, metadataRows);
+    }
+
+    /** Decodes one part of the records (values or keys) into a batch of its own. */
+    private DecodedPart decodePart(
+            NativeFormatDecoder partDecoder,
+            FormatDecoding partDecoding,
+            String part,
+            List<byte[]> messages,
+            long[] offsets,
+            String split)
+            throws IOException {
+        int[] rowStarts = new int[messages.size() + 1];
         VectorSchemaRoot decoded;
+        long started = System.nanoTime();
+        long skippedBefore = partDecoder.skipped();
         try {
-            decoded = decoder.decode(values, rowStarts);
+            decoded = partDecoder.decode(messages, rowStarts);
+            readerMetrics.decoded(System.nanoTime() - started, partDecoder.skipped() - skippedBefore);
         } catch (NativeDecodeException e) {
-            long offset = e.position() >= 0 && e.position() < count ? offsets[(int) e.position()] : -1;
+            long offset = e.position() >= 0 && e.position() < offsets.length ? offsets[(int) e.position()] : -1;
             throw new IOException(
-                    "Failed to decode the value of the Kafka record at offset " + offset + " of " + split + " ("
-                            + decoding.format() + "): " + e.getMessage(),
+                    "Failed to decode the " + part + " of the Kafka record at offset " + offset + " of " + split + " ("
+                            + partDecoding.format() + "): " + e.getMessage(),
                     e);
         }
         // The decoder reuses its root: the batch moves to one of its own, which the reader frees
@@ -124,7 +172,7 @@ final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartit
         }
         VectorSchemaRoot root = new VectorSchemaRoot(vectors);
         root.setRowCount(decoded.getRowCount());
-        return new DecodedPoll.SplitBatch(split, root, decoding.rows(root), rowStarts, offsets, timestamps);
+        return new DecodedPart(root, partDecoding.rows(root), rowStarts);
     }
 
     @Override
@@ -154,6 +202,9 @@ final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartit
             consumer.close();
         } finally {
             decoder.close();
+            if (keyDecoder != null) {
+                keyDecoder.close();
+            }
         }
     }
 

@@ -54,12 +54,13 @@ final class KafkaBatchSourceReader
 
     KafkaBatchSourceReader(
             KafkaBatchFetcherManager fetcherManager,
+            KafkaMessageEmitter emitter,
             Configuration configuration,
             SourceReaderContext context,
             KafkaSourceReaderMetrics metrics,
             LivePolls livePolls,
             BufferAllocator allocator) {
-        super(fetcherManager, new KafkaMessageEmitter(), configuration, context);
+        super(fetcherManager, emitter, configuration, context);
         this.fetcherManager = fetcherManager;
         this.metrics = metrics;
         this.livePolls = livePolls;

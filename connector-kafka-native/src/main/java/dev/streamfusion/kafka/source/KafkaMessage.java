@@ -1,40 +1,44 @@
 package dev.streamfusion.kafka.source;
 
-import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
-
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.RowData;
 
 /**
  * One Kafka record of a decoded poll, as the reader emits it: the rows its value gave (none when
- * it was skipped as malformed), its offset and its timestamp. One instance is moved along a poll.
+ * it was skipped as malformed) and its key gave (when the table reads keys), its offset, its
+ * timestamp and the metadata columns the table reads. One instance is moved along a poll.
  */
 @Internal
 final class KafkaMessage {
 
-    private ArrowColumnarBatch rows;
-    private int firstRow;
-    private int endRow;
+    private DecodedPart values;
+    private DecodedPart keys;
+    private int record;
     private long offset;
     private long timestamp;
+    private RowData metadata;
 
-    void moveTo(ArrowColumnarBatch rows, int firstRow, int endRow, long offset, long timestamp) {
-        this.rows = rows;
-        this.firstRow = firstRow;
-        this.endRow = endRow;
+    void moveTo(DecodedPart values, DecodedPart keys, int record, long offset, long timestamp, RowData metadata) {
+        this.values = values;
+        this.keys = keys;
+        this.record = record;
         this.offset = offset;
         this.timestamp = timestamp;
+        this.metadata = metadata;
     }
 
-    ArrowColumnarBatch rows() {
-        return rows;
+    DecodedPart values() {
+        return values;
     }
 
-    int firstRow() {
-        return firstRow;
+    /** The poll's decoded keys, or {@code null} when the table reads none. */
+    DecodedPart keys() {
+        return keys;
     }
 
-    int endRow() {
-        return endRow;
+    /** The record's index in its poll's batches. */
+    int record() {
+        return record;
     }
 
     long offset() {
@@ -43,5 +47,10 @@ final class KafkaMessage {
 
     long timestamp() {
         return timestamp;
+    }
+
+    /** The record's metadata columns, or {@code null} when the table reads none. */
+    RowData metadata() {
+        return metadata;
     }
 }

@@ -36,21 +36,29 @@ public final class StreamFusionKafkaSource
 
     private final KafkaSource<RowData> enumeration;
     private final Properties consumerProperties;
-    private final NativeValueDecoding decoding;
+    private final FormatDecoding decoding;
+    private final KeyDecoding keys;
+    private final KafkaMetadata metadata;
     private final TypeInformation<RowData> producedType;
 
     /**
      * @param enumeration the stock source the table would run, for enumeration and state
      * @param consumerProperties the consumer properties the stock source's readers would use
+     * @param keys how keys are decoded and placed, or {@code null} when the table reads none
+     * @param metadata the metadata columns that follow the value's in each produced row
      */
     public StreamFusionKafkaSource(
             KafkaSource<RowData> enumeration,
             Properties consumerProperties,
-            NativeValueDecoding decoding,
+            FormatDecoding decoding,
+            KeyDecoding keys,
+            KafkaMetadata metadata,
             TypeInformation<RowData> producedType) {
         this.enumeration = enumeration;
         this.consumerProperties = consumerProperties;
         this.decoding = decoding;
+        this.keys = keys;
+        this.metadata = metadata;
         this.producedType = producedType;
     }
 
@@ -66,15 +74,17 @@ public final class StreamFusionKafkaSource
                 .forEach(key -> configuration.setString(key, consumerProperties.getProperty(key)));
         KafkaSourceReaderMetrics metrics = new KafkaSourceReaderMetrics(context.metricGroup());
         LivePolls livePolls = new LivePolls();
+        ReaderMetrics readerMetrics = new ReaderMetrics(context.metricGroup(), "java");
         BufferAllocator allocator = new RootAllocator();
         try {
             KafkaBatchFetcherManager fetcherManager =
                     new KafkaBatchFetcherManager(
                             () ->
                                     new JavaRungSplitReader(
-                                            consumerProperties, context, metrics, decoding, allocator, livePolls),
+                                            consumerProperties, context, metrics, decoding, keys, metadata, allocator, livePolls, readerMetrics),
                             configuration);
-            return new KafkaBatchSourceReader(fetcherManager, configuration, context, metrics, livePolls, allocator);
+            return new KafkaBatchSourceReader(
+                    fetcherManager, new KafkaMessageEmitter(keys), configuration, context, metrics, livePolls, allocator);
         } catch (RuntimeException e) {
             allocator.close();
             throw e;

@@ -3,12 +3,12 @@ package dev.streamfusion.formats.bench;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.formats.NativeFormatDecoder;
-import dev.streamfusion.formats.bench.proto.Bid;
+import dev.streamfusion.testkit.nexmark.NexmarkBids;
+import dev.streamfusion.testkit.nexmark.proto.Bid;
 
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.formats.protobuf.PbFormatConfig;
 import org.apache.flink.formats.protobuf.deserialize.PbRowDataDeserializationSchema;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
@@ -34,8 +34,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.apache.flink.table.api.DataTypes.FIELD;
 
 /**
  * Protobuf decode on the JVM, same bytes, same run: Flink's protobuf deserializer producing
@@ -67,18 +65,7 @@ public class ProtobufDecodeBenchmark {
     public void setUp() throws Exception {
         NativeLibrary.requireRelease("ProtobufDecodeBenchmark");
         allocator = new RootAllocator();
-        rowType =
-                (RowType)
-                        DataTypes.ROW(
-                                        FIELD("auction", DataTypes.BIGINT()),
-                                        FIELD("bidder", DataTypes.BIGINT()),
-                                        FIELD("price", DataTypes.BIGINT()),
-                                        FIELD("channel", DataTypes.STRING()),
-                                        FIELD("url", DataTypes.STRING()),
-                                        FIELD("date_time", DataTypes.BIGINT()),
-                                        FIELD("extra", DataTypes.STRING()))
-                                .notNull()
-                                .getLogicalType();
+        rowType = NexmarkBids.PROTOBUF_BID_TYPE;
         messages = bids(MESSAGES);
         flink =
                 new PbRowDataDeserializationSchema(

@@ -6,6 +6,7 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.util.ArrayList;
@@ -43,18 +44,14 @@ import static org.apache.flink.table.api.DataTypes.FIELD;
 public final class NexmarkBids {
 
     /** The Nexmark bid table: {@code auction, bidder, price, channel, url, date_time, extra}. */
-    public static final RowType BID_TYPE =
-            (RowType)
-                    DataTypes.ROW(
-                                    FIELD("auction", DataTypes.BIGINT()),
-                                    FIELD("bidder", DataTypes.BIGINT()),
-                                    FIELD("price", DataTypes.BIGINT()),
-                                    FIELD("channel", DataTypes.STRING()),
-                                    FIELD("url", DataTypes.STRING()),
-                                    FIELD("date_time", DataTypes.TIMESTAMP(3)),
-                                    FIELD("extra", DataTypes.STRING()))
-                            .notNull()
-                            .getLogicalType();
+    public static final RowType BID_TYPE = bidType(DataTypes.TIMESTAMP(3));
+
+    /**
+     * The bid table as Flink's protobuf format reads the {@code Bid} message of {@code
+     * nexmark.proto}: {@code date_time} as epoch milliseconds (BIGINT), as protobuf has no
+     * timestamp type. {@link #withEpochMillis} turns bids into such rows.
+     */
+    public static final RowType PROTOBUF_BID_TYPE = bidType(DataTypes.BIGINT());
 
     private static final int PERSONS_PER_CYCLE = 1;
     private static final int AUCTIONS_PER_CYCLE = 3;
@@ -138,6 +135,37 @@ public final class NexmarkBids {
                 StringData.fromString(url),
                 TimestampData.fromEpochMillis(START_MILLIS + event * 1000 / EVENTS_PER_SECOND),
                 StringData.fromString(extra(AVERAGE_BID_BYTES - size)));
+    }
+
+    private static RowType bidType(DataType dateTime) {
+        return (RowType)
+                DataTypes.ROW(
+                                FIELD("auction", DataTypes.BIGINT()),
+                                FIELD("bidder", DataTypes.BIGINT()),
+                                FIELD("price", DataTypes.BIGINT()),
+                                FIELD("channel", DataTypes.STRING()),
+                                FIELD("url", DataTypes.STRING()),
+                                FIELD("date_time", dateTime),
+                                FIELD("extra", DataTypes.STRING()))
+                        .notNull()
+                        .getLogicalType();
+    }
+
+    /** Bids of {@link #BID_TYPE} as rows of {@link #PROTOBUF_BID_TYPE}. */
+    public static List<RowData> withEpochMillis(List<RowData> bids) {
+        List<RowData> rows = new ArrayList<>(bids.size());
+        for (RowData bid : bids) {
+            rows.add(
+                    GenericRowData.of(
+                            bid.getLong(0),
+                            bid.getLong(1),
+                            bid.getLong(2),
+                            bid.getString(3),
+                            bid.getString(4),
+                            bid.getTimestamp(5, 3).getMillisecond(),
+                            bid.getString(6)));
+        }
+        return rows;
     }
 
     /** A numbered channel's URL, drawn once per channel and kept. */

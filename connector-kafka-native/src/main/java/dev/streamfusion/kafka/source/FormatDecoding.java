@@ -15,12 +15,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * How a table's Kafka record values are decoded natively: the value format and its options (keys
- * without the format prefix), the row type the format writes, and the (possibly nested) fields the
- * query reads.
+ * How one part of a Kafka record (its value, or its key) is decoded natively: the format and its
+ * options (keys without the format prefix), the row type the format writes, and the (possibly
+ * nested) fields the query reads.
  */
 @Internal
-public final class NativeValueDecoding implements Serializable {
+public final class FormatDecoding implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -33,7 +33,7 @@ public final class NativeValueDecoding implements Serializable {
      * @param projection paths of field indices into {@code physicalType} that the query reads, as
      *     the planner pushes them ({@code [[2], [0, 1]]})
      */
-    public NativeValueDecoding(String format, Map<String, String> options, RowType physicalType, int[][] projection) {
+    public FormatDecoding(String format, Map<String, String> options, RowType physicalType, int[][] projection) {
         this.format = format;
         this.options = new HashMap<>(options);
         this.physicalType = physicalType;
