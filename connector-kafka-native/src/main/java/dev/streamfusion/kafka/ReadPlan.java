@@ -49,8 +49,7 @@ final class ReadPlan {
                     "'" + StreamFusionKafkaOptions.RUNG.key() + "' = 'NATIVE': the librdkafka rung is not available "
                             + "in this version; use 'AUTO' or 'JAVA'");
         }
-        boolean valuePrefixed = options.containsKey("value.format");
-        String format = valuePrefixed ? options.get("value.format") : options.get("format");
+        String format = valueFormat(options);
         String keyFormat = options.get("key.format");
         String stockReason = null;
         if (format == null || !NATIVE_FORMATS.contains(format)) {
@@ -64,10 +63,20 @@ final class ReadPlan {
         }
         return new ReadPlan(
                 format,
-                formatOptions(options, (valuePrefixed ? "value." : "") + format + "."),
+                valueFormatOptions(options),
                 keyFormat,
                 keyFormat == null ? null : formatOptions(options, "key." + keyFormat + "."),
                 stockReason);
+    }
+
+    /** The value format's identifier: {@code value.format}, else {@code format}. */
+    static String valueFormat(Map<String, String> options) {
+        return options.containsKey("value.format") ? options.get("value.format") : options.get("format");
+    }
+
+    /** The value format's options, without their prefix. */
+    static Map<String, String> valueFormatOptions(Map<String, String> options) {
+        return formatOptions(options, (options.containsKey("value.format") ? "value." : "") + valueFormat(options) + ".");
     }
 
     /** The options under {@code prefix}, without it. */

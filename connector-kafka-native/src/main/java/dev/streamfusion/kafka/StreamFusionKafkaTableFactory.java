@@ -2,12 +2,19 @@ package dev.streamfusion.kafka;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.streaming.connectors.kafka.config.BoundedMode;
 import org.apache.flink.streaming.connectors.kafka.config.StartupMode;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory;
 import org.apache.flink.table.connector.format.DecodingFormat;
+import org.apache.flink.table.connector.format.EncodingFormat;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
@@ -26,8 +33,8 @@ import java.util.regex.Pattern;
 /**
  * The {@code 'connector' = 'streamfusion-kafka'} factory: every option of Flink's kafka connector,
  * read and validated by Flink's own factory, plus {@code streamfusion.rung}. Sources decode values
- * natively where the table allows it and say which reader they use in their description; sinks
- * are Flink's.
+ * natively where the table allows it and sinks encode natively where it allows that; each says
+ * which reader or writer it uses in its description.
  */
 @Internal
 public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
@@ -38,6 +45,8 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
 
     /** The plan of the table being created, from its context to the source built for it. */
     private ReadPlan plan;
+    /** The table being written to, from its context to the sink built for it. */
+    private WriteContext writing;
 
     @Override
     public String factoryIdentifier() {
@@ -61,6 +70,59 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         } finally {
             plan = null;
         }
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        writing = WriteContext.of(context);
+        try {
+            return super.createDynamicTableSink(context);
+        } finally {
+            writing = null;
+        }
+    }
+
+    @Override
+    protected KafkaDynamicSink createKafkaTableSink(
+            DataType physicalDataType,
+            EncodingFormat<SerializationSchema<RowData>> keyEncodingFormat,
+            EncodingFormat<SerializationSchema<RowData>> valueEncodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            String keyPrefix,
+            List<String> topics,
+            Pattern topicPattern,
+            Properties properties,
+            KafkaPartitioner<RowData> partitioner,
+            DeliveryGuarantee deliveryGuarantee,
+            Integer parallelism,
+            String transactionalIdPrefix,
+            TransactionNamingStrategy transactionNamingStrategy) {
+        if (writing == null) {
+            throw new IllegalStateException("a streamfusion-kafka sink is built only from a table's options");
+        }
+        KafkaSinkParameters parameters =
+                new KafkaSinkParameters(
+                        physicalDataType,
+                        keyEncodingFormat,
+                        valueEncodingFormat,
+                        keyProjection,
+                        valueProjection,
+                        keyPrefix,
+                        topics,
+                        topicPattern,
+                        properties,
+                        partitioner,
+                        deliveryGuarantee,
+                        parallelism,
+                        transactionalIdPrefix,
+                        transactionNamingStrategy);
+        String stockReason =
+                StreamFusionKafkaTableSink.stockReason(parameters, writing.format, writing.hasMetadataColumns);
+        StreamFusionKafkaTableSink sink =
+                new StreamFusionKafkaTableSink(parameters, writing.format, writing.formatOptions, stockReason);
+        LOG.info("streamfusion-kafka table {}: {}", writing.table, sink.asSummaryString());
+        return sink;
     }
 
     @Override

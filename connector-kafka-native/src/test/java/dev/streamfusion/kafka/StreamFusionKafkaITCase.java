@@ -23,6 +23,7 @@ import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
@@ -50,6 +51,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -66,10 +69,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * streamfusion-kafka against Flink's kafka connector on a real broker, in real MiniCluster jobs:
- * the same table options over the same topic give the same rows, for Nexmark's queries, every
- * startup and bounded mode, topic patterns and malformed records.
+ * the same table options over the same topic give the same rows (Nexmark's queries, every startup
+ * and bounded mode, topic patterns, formats, keys, metadata, event-time windows, malformed
+ * records), a failed job resumes without loss or duplication, and the sink writes the bytes
+ * Flink's sink writes.
  */
-class StreamFusionKafkaSourceITCase {
+class StreamFusionKafkaITCase {
 
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
@@ -196,6 +201,49 @@ class StreamFusionKafkaSourceITCase {
         assertThatThrownBy(() -> source(unknown)).hasStackTraceContaining("streamfusion.rung");
     }
 
+    private static Map<String, String> sinkTable(String topic, String format) {
+        return Map.of(
+                "topic", topic,
+                "properties.bootstrap.servers", KAFKA.bootstrapServers(),
+                "format", format,
+                "sink.delivery-guarantee", "at-least-once");
+    }
+
+    /** Every value in {@code topic}, as hex. */
+    private static List<String> values(String topic) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", KAFKA.bootstrapServers());
+        props.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(HexFormat.of().formatHex(r.value())));
+            }
+        }
+        return values;
+    }
+
+    /** The sink the factory makes for a bids table with {@code options}. */
+    private static DynamicTableSink sink(Map<String, String> options) {
+        return FactoryUtil.createDynamicTableSink(
+                null,
+                ObjectIdentifier.of("default_catalog", "default_database", "out"),
+                table(options, BID_COLUMNS),
+                Map.of(),
+                new Configuration(),
+                StreamFusionKafkaITCase.class.getClassLoader(),
+                false);
+    }
+
     /** The sum over a job's readers of StreamFusion's counter {@code name}. */
     private static long sum(Map<String, Metric> metrics, String name) {
         return metrics.entrySet().stream()
@@ -211,6 +259,18 @@ class StreamFusionKafkaSourceITCase {
 
     /** The source the factory makes for a table of {@code columns} with {@code options}. */
     private static DynamicTableSource source(Map<String, String> options, String columns) {
+        return FactoryUtil.createDynamicTableSource(
+                null,
+                ObjectIdentifier.of("default_catalog", "default_database", "bids"),
+                table(options, columns),
+                Map.of(),
+                new Configuration(),
+                StreamFusionKafkaITCase.class.getClassLoader(),
+                false);
+    }
+
+    /** A streamfusion-kafka catalog table of {@code columns} with {@code options}. */
+    private static ResolvedCatalogTable table(Map<String, String> options, String columns) {
         Map<String, String> all = new HashMap<>(options);
         all.put("connector", "streamfusion-kafka");
         StreamTableEnvironment tables = tables();
@@ -221,14 +281,7 @@ class StreamFusionKafkaSourceITCase {
                         .schema(Schema.newBuilder().fromResolvedSchema(schema).build())
                         .options(all)
                         .build();
-        return FactoryUtil.createDynamicTableSource(
-                null,
-                ObjectIdentifier.of("default_catalog", "default_database", "bids"),
-                new ResolvedCatalogTable(table, schema),
-                Map.of(),
-                new Configuration(),
-                StreamFusionKafkaSourceITCase.class.getClassLoader(),
-                false);
+        return new ResolvedCatalogTable(table, schema);
     }
 
     @Test
@@ -367,6 +420,61 @@ class StreamFusionKafkaSourceITCase {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"json", "csv", "avro"})
+    void theSinkWritesTheBytesFlinkWrites(String format) throws Exception {
+        String stockTopic = "sink-stock-" + format;
+        String fusedTopic = "sink-fused-" + format;
+        KAFKA.cluster().createTopic(stockTopic, 2);
+        KAFKA.cluster().createTopic(fusedTopic, 2);
+        Map<String, String> stockOut = sinkTable(stockTopic, format);
+        Map<String, String> fusedOut = sinkTable(fusedTopic, format);
+        assertThat(sink(fusedOut).asSummaryString())
+                .isEqualTo("StreamFusion Kafka table sink ('" + format + "' encoded natively per batch, at-least-once)");
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("bids", "kafka", bidsTable("topic", BIDS, Map.of())));
+        tables.executeSql(ddl("stock_out", "kafka", stockOut));
+        tables.executeSql(ddl("fused_out", "streamfusion-kafka", fusedOut));
+        tables.executeSql("INSERT INTO stock_out SELECT * FROM bids").await(2, TimeUnit.MINUTES);
+        tables.executeSql("INSERT INTO fused_out SELECT * FROM bids").await(2, TimeUnit.MINUTES);
+
+        List<String> stockBytes = values(stockTopic);
+        assertThat(stockBytes).hasSize(COUNT);
+        assertThat(values(fusedTopic)).containsExactlyInAnyOrderElementsOf(stockBytes);
+    }
+
+    @Test
+    void sinksFallBackToFlinksWhereTheTableAsksForIt() {
+        Map<String, String> exactlyOnce = new HashMap<>(sinkTable("unused", "json"));
+        exactlyOnce.putAll(Map.of("sink.delivery-guarantee", "exactly-once", "sink.transactional-id-prefix", "sf"));
+        assertThat(sink(exactlyOnce).asSummaryString())
+                .isEqualTo("StreamFusion Kafka table sink (Flink's own sink: exactly-once delivery uses Flink's transactional sink)");
+        Map<String, String> none = new HashMap<>(sinkTable("unused", "json"));
+        none.put("sink.delivery-guarantee", "none");
+        assertThat(sink(none).asSummaryString()).isEqualTo("StreamFusion Kafka table sink ('json' encoded natively per batch, none)");
+    }
+
+    @Test
+    void anAtLeastOnceSinkLosesNothingWhenItsJobFails() throws Exception {
+        String topic = "sink-failover";
+        KAFKA.cluster().createTopic(topic, 2);
+        StreamTableEnvironment tables = failingOnceTables();
+        tables.executeSql(ddl("bids", "kafka", bidsTable("topic", BIDS, Map.of())));
+        tables.executeSql(ddl("fused_out", "streamfusion-kafka", sinkTable(topic, "json")));
+        FailOnce.reset(COUNT * 2 / 3);
+        tables.executeSql(
+                        "INSERT INTO fused_out SELECT auction, bidder, fail_once(price), channel, url, date_time, extra FROM bids")
+                .await(3, TimeUnit.MINUTES);
+        assertThat(FailOnce.FAILED.get()).as("the job failed once").isTrue();
+
+        tables.executeSql(ddl("written", "kafka", bidsTable("topic", topic, Map.of())));
+        List<String> written = collect(tables.executeSql("SELECT * FROM written"));
+        List<String> expected = collect(tables.executeSql("SELECT * FROM bids"));
+        // At least once: every row, perhaps some twice (those sent after the last checkpoint).
+        assertThat(new HashSet<>(written)).isEqualTo(new HashSet<>(expected));
+        assertThat(written.size()).isGreaterThanOrEqualTo(expected.size());
+    }
+
     @Test
     void aFailedJobResumesFromItsCheckpointWithoutLossOrDuplication() throws Exception {
         Map<String, String> options = bidsTable("topic", BIDS, Map.of());
@@ -374,15 +482,7 @@ class StreamFusionKafkaSourceITCase {
         stock.executeSql(ddl("stock", "kafka", options));
         List<String> expected = collect(stock.executeSql("SELECT auction, bidder, price, date_time FROM stock"));
 
-        Configuration configuration = new Configuration();
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
-        env.setParallelism(2);
-        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        tables.createTemporarySystemFunction("fail_once", FailOnce.class);
+        StreamTableEnvironment tables = failingOnceTables();
         tables.executeSql(ddl("fused", "streamfusion-kafka", options));
         FailOnce.reset(COUNT * 2 / 3);
         List<String> actual =
@@ -392,6 +492,23 @@ class StreamFusionKafkaSourceITCase {
         // Restarted from a checkpoint, not from the start: fewer calls than two full reads.
         assertThat(FailOnce.CALLS.get()).isLessThan(COUNT * 2 / 3 + COUNT);
         assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /**
+     * Tables whose jobs checkpoint every 100 ms and restart after a failure, with {@code
+     * fail_once} (see {@link FailOnce}) registered.
+     */
+    private static StreamTableEnvironment failingOnceTables() {
+        Configuration configuration = new Configuration();
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.setParallelism(2);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        tables.createTemporarySystemFunction("fail_once", FailOnce.class);
+        return tables;
     }
 
     /** Passes prices through slowly enough for checkpoints to complete, and fails once. */
