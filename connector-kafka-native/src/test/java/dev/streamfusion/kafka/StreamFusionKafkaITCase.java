@@ -3,6 +3,7 @@ package dev.streamfusion.kafka;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
+import dev.streamfusion.testkit.nexmark.proto.Bid;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -10,6 +11,8 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonFormatOptions;
 import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.formats.protobuf.PbFormatConfig;
+import org.apache.flink.formats.protobuf.serialize.PbRowDataSerializationSchema;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -27,11 +30,14 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -47,6 +53,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -473,6 +480,97 @@ class StreamFusionKafkaITCase {
         // At least once: every row, perhaps some twice (those sent after the last checkpoint).
         assertThat(new HashSet<>(written)).isEqualTo(new HashSet<>(expected));
         assertThat(written.size()).isGreaterThanOrEqualTo(expected.size());
+    }
+
+    @Test
+    void protobufReadsWhatFlinkReads() throws Exception {
+        String topic = "formats-protobuf";
+        KAFKA.cluster().createTopic(topic, 2);
+        RowType type = NexmarkBids.PROTOBUF_BID_TYPE;
+        PbRowDataSerializationSchema protobuf =
+                new PbRowDataSerializationSchema(type, new PbFormatConfig(Bid.class.getName(), false, false, ""));
+        protobuf.open(null);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (RowData bid : NexmarkBids.withEpochMillis(new NexmarkBids(9).next(COUNT))) {
+                producer.send(new ProducerRecord<>(topic, protobuf.serialize(bid)));
+            }
+            producer.flush();
+        }
+        String columns =
+                "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, date_time BIGINT, extra STRING";
+        Map<String, String> options =
+                bidsTable("topic", topic, Map.of("format", "protobuf", "protobuf.message-class-name", Bid.class.getName()));
+        assertSameRows("SELECT * FROM %s", columns, options);
+        assertSameRows("SELECT url, price FROM %s WHERE MOD(auction, 7) = 0", columns, options);
+    }
+
+    @Test
+    void aPartitionAddedWhileTheJobRunsIsRead() throws Exception {
+        String topic = "growing";
+        KAFKA.cluster().createTopic(topic, 1);
+        List<RowData> bids = new NexmarkBids(11).next(15);
+        JsonRowDataSerializationSchema json =
+                new JsonRowDataSerializationSchema(
+                        NexmarkBids.BID_TYPE, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+        json.open(null);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, json.serialize(bids.get(i)))).get();
+            }
+        }
+        Map<String, String> options =
+                new HashMap<>(bidsTable("topic", topic, Map.of("scan.topic-partition-discovery.interval", "200 ms")));
+        options.remove("scan.bounded.mode");
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("live", "streamfusion-kafka", BID_COLUMNS + ", part INT METADATA FROM 'partition' VIRTUAL", options));
+        List<String> rows = new ArrayList<>();
+        CloseableIterator<Row> live = tables.executeSql("SELECT part, auction FROM live").collect();
+        try {
+            CompletableFuture.runAsync(
+                            () -> {
+                                while (rows.size() < 10 && live.hasNext()) {
+                                    rows.add(live.next().toString());
+                                }
+                            })
+                    .get(2, TimeUnit.MINUTES);
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()));
+                    KafkaProducer<byte[], byte[]> producer = producer()) {
+                admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(2))).all().get();
+                for (int i = 10; i < 15; i++) {
+                    producer.send(new ProducerRecord<>(topic, 1, null, json.serialize(bids.get(i)))).get();
+                }
+            }
+            CompletableFuture.runAsync(
+                            () -> {
+                                while (rows.size() < 15 && live.hasNext()) {
+                                    rows.add(live.next().toString());
+                                }
+                            })
+                    .get(2, TimeUnit.MINUTES);
+        } finally {
+            live.close();
+        }
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            expected.add("+I[" + (i < 10 ? 0 : 1) + ", " + bids.get(i).getLong(0) + "]");
+        }
+        assertThat(rows).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void anUnreachableBrokerFailsTheJobAfterTheConfiguredTimeout() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        Map<String, String> options = new HashMap<>(bidsTable("topic", BIDS, Map.of("properties.default.api.timeout.ms", "2000", "properties.request.timeout.ms", "1000")));
+        options.put("properties.bootstrap.servers", "127.0.0.1:" + closedPort);
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("unreachable", "streamfusion-kafka", options));
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM unreachable")))
+                .hasStackTraceContaining("Timed out");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(60));
     }
 
     @Test
