@@ -112,10 +112,7 @@ class StreamFusionKafkaITCase {
     static void produce() throws Exception {
         KAFKA.cluster().createTopic(BIDS, PARTITIONS);
         KAFKA.cluster().createTopic(BAD, 1);
-        JsonRowDataSerializationSchema json =
-                new JsonRowDataSerializationSchema(
-                        NexmarkBids.BID_TYPE, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
-        json.open(null);
+        JsonRowDataSerializationSchema json = json();
         List<RowData> bids = new NexmarkBids(5).next(COUNT);
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
@@ -391,13 +388,7 @@ class StreamFusionKafkaITCase {
         List<String> fired = new ArrayList<>();
         CloseableIterator<Row> live = tables.executeSql(String.format(windows, "live")).collect();
         try {
-            CompletableFuture.runAsync(
-                            () -> {
-                                while (fired.size() < 5 && live.hasNext()) {
-                                    fired.add(live.next().toString());
-                                }
-                            })
-                    .get(2, TimeUnit.MINUTES);
+            take(live, fired, 5);
         } finally {
             live.close();
         }
@@ -509,10 +500,7 @@ class StreamFusionKafkaITCase {
         String topic = "growing";
         KAFKA.cluster().createTopic(topic, 1);
         List<RowData> bids = new NexmarkBids(11).next(15);
-        JsonRowDataSerializationSchema json =
-                new JsonRowDataSerializationSchema(
-                        NexmarkBids.BID_TYPE, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
-        json.open(null);
+        JsonRowDataSerializationSchema json = json();
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (int i = 0; i < 10; i++) {
                 producer.send(new ProducerRecord<>(topic, 0, null, json.serialize(bids.get(i)))).get();
@@ -526,13 +514,7 @@ class StreamFusionKafkaITCase {
         List<String> rows = new ArrayList<>();
         CloseableIterator<Row> live = tables.executeSql("SELECT part, auction FROM live").collect();
         try {
-            CompletableFuture.runAsync(
-                            () -> {
-                                while (rows.size() < 10 && live.hasNext()) {
-                                    rows.add(live.next().toString());
-                                }
-                            })
-                    .get(2, TimeUnit.MINUTES);
+            take(live, rows, 10);
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()));
                     KafkaProducer<byte[], byte[]> producer = producer()) {
                 admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(2))).all().get();
@@ -540,13 +522,7 @@ class StreamFusionKafkaITCase {
                     producer.send(new ProducerRecord<>(topic, 1, null, json.serialize(bids.get(i)))).get();
                 }
             }
-            CompletableFuture.runAsync(
-                            () -> {
-                                while (rows.size() < 15 && live.hasNext()) {
-                                    rows.add(live.next().toString());
-                                }
-                            })
-                    .get(2, TimeUnit.MINUTES);
+            take(live, rows, 15);
         } finally {
             live.close();
         }
@@ -571,6 +547,77 @@ class StreamFusionKafkaITCase {
         assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM unreachable")))
                 .hasStackTraceContaining("Timed out");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void aBrokerRestartedMidStreamLosesAndDuplicatesNothing() throws Exception {
+        String topic = "restarting";
+        KAFKA.cluster().createTopic(topic, 2);
+        List<RowData> bids = new NexmarkBids(13).next(1000);
+        JsonRowDataSerializationSchema json = json();
+        produceAlternating(topic, json, bids.subList(0, 500));
+        // Bounded at the offsets the whole input will reach, so the job ends once it read it all.
+        Map<String, String> options =
+                new HashMap<>(
+                        bidsTable(
+                                "topic",
+                                topic,
+                                Map.of(
+                                        "scan.bounded.mode", "specific-offsets",
+                                        "scan.bounded.specific-offsets", "partition:0,offset:500;partition:1,offset:500")));
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("restarting", "streamfusion-kafka", options));
+        List<String> rows = new ArrayList<>();
+        CloseableIterator<Row> live = tables.executeSql("SELECT auction, bidder, price, url FROM restarting").collect();
+        try {
+            take(live, rows, 500);
+            KAFKA.cluster().restart();
+            produceAlternating(topic, json, bids.subList(500, 1000));
+            CompletableFuture.runAsync(() -> live.forEachRemaining(row -> rows.add(row.toString())))
+                    .get(3, TimeUnit.MINUTES);
+        } finally {
+            live.close();
+        }
+        List<String> expected = new ArrayList<>();
+        for (RowData bid : bids) {
+            expected.add(
+                    "+I[" + bid.getLong(0) + ", " + bid.getLong(1) + ", " + bid.getLong(2) + ", " + bid.getString(4) + "]");
+        }
+        assertThat(rows).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** Reads rows of a running query until {@code rows} holds {@code count}; two minutes at most. */
+    private static void take(CloseableIterator<Row> live, List<String> rows, int count) throws Exception {
+        CompletableFuture.runAsync(
+                        () -> {
+                            while (rows.size() < count && live.hasNext()) {
+                                rows.add(live.next().toString());
+                            }
+                        })
+                .get(2, TimeUnit.MINUTES);
+    }
+
+    /** Flink's JSON serializer of bids. */
+    private static JsonRowDataSerializationSchema json() throws Exception {
+        JsonRowDataSerializationSchema json =
+                new JsonRowDataSerializationSchema(
+                        NexmarkBids.BID_TYPE, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+        json.open(null);
+        return json;
+    }
+
+    /** Produces {@code bids} as JSON, record {@code i} to partition {@code i % 2}. */
+    private static void produceAlternating(String topic, JsonRowDataSerializationSchema json, List<RowData> bids)
+            throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (int i = 0; i < bids.size(); i++) {
+                sent.add(producer.send(new ProducerRecord<>(topic, i % 2, null, json.serialize(bids.get(i)))));
+            }
+            for (Future<RecordMetadata> send : sent) {
+                send.get();
+            }
+        }
     }
 
     @Test

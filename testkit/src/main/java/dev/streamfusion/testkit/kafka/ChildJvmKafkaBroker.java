@@ -87,15 +87,20 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                     "metadata.log.dir");
 
     private final Path directory;
-    private final Process process;
+    private final List<String> command;
+    private final Duration startTimeout;
+    /** The broker's JVM; replaced by {@link #restart()}. */
+    private volatile Process process;
     private final int port;
     private final Thread shutdownHook;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Created once the broker's port is open: a client starts connecting as soon as it exists. */
     private Admin admin;
 
-    private ChildJvmKafkaBroker(Path directory, Process process, int port) {
+    private ChildJvmKafkaBroker(Path directory, List<String> command, Duration startTimeout, Process process, int port) {
         this.directory = directory;
+        this.command = command;
+        this.startTimeout = startTimeout;
         this.process = process;
         this.port = port;
         this.shutdownHook = new Thread(this::close, "kafka-broker-stop-" + port);
@@ -212,12 +217,55 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
         LOG.info("Stopped the Kafka broker at {}", bootstrapServers());
     }
 
+    /**
+     * Kills the broker's JVM (as a crash would) and starts it again on the same ports with the same
+     * data; returns once it answers again. Clients see the broker go away and come back.
+     *
+     * @throws IllegalStateException if the broker does not come back; the message holds its log
+     */
+    @Override
+    public synchronized void restart() {
+        if (closed.get()) {
+            throw new IllegalStateException("the Kafka broker at " + bootstrapServers() + " is closed");
+        }
+        if (admin != null) {
+            admin.close(Duration.ZERO);
+            admin = null;
+        }
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping the Kafka broker", e);
+        }
+        closeQuietly(process.getOutputStream());
+        try {
+            process = spawn(command, directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not relaunch the Kafka broker's JVM in " + directory, e);
+        }
+        awaitReady(startTimeout);
+        LOG.info("Restarted the Kafka broker at {}", bootstrapServers());
+    }
+
+    /** Starts the broker's JVM; its output goes to the log file, appended. */
+    private static Process spawn(List<String> command, Path directory) throws IOException {
+        // Standard input stays a pipe held by this JVM: the child stops when it closes.
+        return new ProcessBuilder(command)
+                .directory(directory.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve(LOG_FILE).toFile()))
+                .start();
+    }
+
     private void stop(boolean graceful) {
         synchronized (this) {
             if (admin != null) {
                 admin.close(Duration.ZERO);
             }
         }
+        Process process = this.process;
         try {
             if (graceful) {
                 // SIGTERM: the broker's own shutdown hook stops it cleanly.
@@ -446,6 +494,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                 throw new UncheckedIOException("Could not create a directory for the Kafka broker", e);
             }
             Process process;
+            List<String> command;
             int port;
             try {
                 int[] ports = freePorts();
@@ -454,7 +503,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                 try (Writer out = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
                     configuration(directory, ports[0], ports[1]).store(out, "Kafka broker for StreamFusion tests");
                 }
-                List<String> command =
+                command =
                         List.of(
                                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                                 "-Xmx512m",
@@ -464,18 +513,12 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                                 classpath,
                                 KafkaServerClasspath.MAIN_CLASS,
                                 config.toString());
-                // Standard input stays a pipe held by this JVM: the child stops when it closes.
-                process =
-                        new ProcessBuilder(command)
-                                .directory(directory.toFile())
-                                .redirectErrorStream(true)
-                                .redirectOutput(directory.resolve(LOG_FILE).toFile())
-                                .start();
+                process = spawn(command, directory);
             } catch (IOException e) {
                 deleteDirectory(directory);
                 throw new UncheckedIOException("Could not launch the Kafka broker's JVM in " + directory, e);
             }
-            ChildJvmKafkaBroker broker = new ChildJvmKafkaBroker(directory, process, port);
+            ChildJvmKafkaBroker broker = new ChildJvmKafkaBroker(directory, command, startTimeout, process, port);
             try {
                 broker.awaitReady(startTimeout);
             } catch (RuntimeException e) {

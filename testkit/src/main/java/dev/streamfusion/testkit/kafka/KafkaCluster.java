@@ -36,6 +36,12 @@ public interface KafkaCluster extends AutoCloseable {
      */
     void createTopic(String topic, int partitions, Map<String, String> topicConfigs);
 
+    /**
+     * Stops the servers abruptly and starts them again on the same addresses with the same data;
+     * returns once they answer again.
+     */
+    void restart();
+
     /** Stops the cluster and deletes its data. Calling it again does nothing. */
     @Override
     void close();

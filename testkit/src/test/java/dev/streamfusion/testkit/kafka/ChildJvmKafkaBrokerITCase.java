@@ -55,6 +55,20 @@ class ChildJvmKafkaBrokerITCase {
     }
 
     @Test
+    void aRestartedBrokerKeepsItsAddressAndData() throws Exception {
+        try (ChildJvmKafkaBroker kafka = ChildJvmKafkaBroker.start()) {
+            String address = kafka.bootstrapServers();
+            kafka.createTopic("kept", 1);
+            produce(kafka, "kept", "before", "1");
+            kafka.restart();
+            assertThat(kafka.bootstrapServers()).isEqualTo(address);
+            produce(kafka, "kept", "after", "2");
+            List<ConsumerRecord<String, String>> records = consume(kafka, "kept", 2);
+            assertThat(records).extracting(ConsumerRecord::key).containsExactly("before", "after");
+        }
+    }
+
+    @Test
     void twoBrokersRunSideBySideIndependently() throws Exception {
         try (ChildJvmKafkaBroker first = ChildJvmKafkaBroker.start();
                 ChildJvmKafkaBroker second = ChildJvmKafkaBroker.start()) {

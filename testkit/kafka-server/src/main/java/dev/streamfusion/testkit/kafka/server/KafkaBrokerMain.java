@@ -8,11 +8,15 @@ import org.apache.kafka.common.Uuid;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
 
 /**
  * Entry point of the child JVM that runs a test Kafka broker: formats the KRaft storage named by
- * the given {@code server.properties} with a fresh cluster id, then runs the broker (combined
- * broker and controller) until the JVM is told to stop.
+ * the given {@code server.properties} with a fresh cluster id (unless it holds a broker's data
+ * already, as after a restart), then runs the broker (combined broker and controller) until the
+ * JVM is told to stop.
  *
  * <p>Formatting here rather than in a separate {@code kafka-storage} process saves one JVM start
  * (with Scala) per broker.
@@ -39,7 +43,7 @@ public final class KafkaBrokerMain {
 
         int formatted;
         try {
-            formatted =
+            formatted = isFormatted(config) ? 0 :
                     StorageTool.execute(
                             new String[] {
                                 "format",
@@ -58,6 +62,16 @@ public final class KafkaBrokerMain {
             System.exit(formatted);
         }
         Kafka.main(new String[] {config});
+    }
+
+    /** Whether the storage ({@code log.dirs}) already holds a formatted broker's data. */
+    private static boolean isFormatted(String config) throws IOException {
+        Properties properties = new Properties();
+        try (InputStream in = Files.newInputStream(Path.of(config))) {
+            properties.load(in);
+        }
+        String logDirs = properties.getProperty("log.dirs");
+        return logDirs != null && Files.exists(Path.of(logDirs.split(",")[0], "meta.properties"));
     }
 
     private static void exitWhenStdinCloses() {
