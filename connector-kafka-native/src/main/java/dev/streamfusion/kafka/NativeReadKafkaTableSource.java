@@ -121,7 +121,7 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
         }
         FormatDecoding decoding =
                 new FormatDecoding(
-                        plan.format, plan.formatOptions, project(physical, valueProjection, null), valuePaths.toArray(new int[0][]));
+                        plan.format, plan.formatOptions, FormatRows.project(physical, valueProjection, null), valuePaths.toArray(new int[0][]));
         KeyDecoding keys =
                 plan.keyFormat == null
                         ? null
@@ -129,7 +129,7 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
                                 new FormatDecoding(
                                         plan.keyFormat,
                                         plan.keyFormatOptions,
-                                        project(physical, keyProjection, keyPrefix),
+                                        FormatRows.project(physical, keyProjection, keyPrefix),
                                         keyPaths.toArray(new int[0][])),
                                 fromKey,
                                 column);
@@ -176,22 +176,6 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
             }
         }
         return -1;
-    }
-
-    /**
-     * The row a format reads: the physical columns at {@code fields}, their names without {@code
-     * prefix} ({@code key.fields-prefix}) when one is given.
-     */
-    private static RowType project(RowType physical, int[] fields, String prefix) {
-        List<RowType.RowField> projected = new ArrayList<>(fields.length);
-        for (int f : fields) {
-            RowType.RowField field = physical.getFields().get(f);
-            String name = prefix != null && field.getName().startsWith(prefix)
-                    ? field.getName().substring(prefix.length())
-                    : field.getName();
-            projected.add(new RowType.RowField(name, field.getType()));
-        }
-        return new RowType(physical.isNullable(), projected);
     }
 
     /**

@@ -65,7 +65,7 @@ final class ReadPlan {
                 format,
                 valueFormatOptions(options),
                 keyFormat,
-                keyFormat == null ? null : formatOptions(options, "key." + keyFormat + "."),
+                keyFormat == null ? null : keyFormatOptions(options, keyFormat),
                 stockReason);
     }
 
@@ -77,6 +77,11 @@ final class ReadPlan {
     /** The value format's options, without their prefix. */
     static Map<String, String> valueFormatOptions(Map<String, String> options) {
         return formatOptions(options, (options.containsKey("value.format") ? "value." : "") + valueFormat(options) + ".");
+    }
+
+    /** The key format's options, without their prefix. */
+    static Map<String, String> keyFormatOptions(Map<String, String> options, String keyFormat) {
+        return formatOptions(options, "key." + keyFormat + ".");
     }
 
     /** The options under {@code prefix}, without it. */

@@ -117,10 +117,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
                         parallelism,
                         transactionalIdPrefix,
                         transactionNamingStrategy);
-        String stockReason =
-                StreamFusionKafkaTableSink.stockReason(parameters, writing.format, writing.hasMetadataColumns);
-        StreamFusionKafkaTableSink sink =
-                new StreamFusionKafkaTableSink(parameters, writing.format, writing.formatOptions, stockReason);
+        StreamFusionKafkaTableSink sink = new StreamFusionKafkaTableSink(parameters, writing);
         LOG.info("streamfusion-kafka table {}: {}", writing.table, sink.asSummaryString());
         return sink;
     }

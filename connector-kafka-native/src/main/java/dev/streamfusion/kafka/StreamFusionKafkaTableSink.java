@@ -1,5 +1,6 @@
 package dev.streamfusion.kafka;
 
+import dev.streamfusion.kafka.sink.RecordLayout;
 import dev.streamfusion.kafka.sink.StreamFusionKafkaSink;
 
 import org.apache.flink.annotation.Internal;
@@ -11,14 +12,13 @@ import org.apache.flink.table.connector.sink.SinkV2Provider;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.DataTypeUtils;
 
-import java.util.Map;
 import java.util.Set;
 
 /**
- * A streamfusion-kafka table written to: values encoded natively a batch at a time where the
- * table allows it ({@code none} or {@code at-least-once} delivery, a natively encoded value format,
- * no key format or writable metadata, one topic), otherwise Flink's own Kafka sink. Which one, and
- * why, is in the summary.
+ * A streamfusion-kafka table written to: values and keys encoded natively a batch at a time
+ * where the table allows it ({@code none} or {@code at-least-once} delivery, natively encoded
+ * formats, writable metadata limited to {@code headers} and {@code timestamp}, one topic),
+ * otherwise Flink's own Kafka sink. Which one, and why, is in the summary.
  */
 @Internal
 final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
@@ -27,13 +27,11 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
     static final Set<String> NATIVE_FORMATS = ReadPlan.NATIVE_FORMATS;
 
     private final KafkaSinkParameters parameters;
-    private final String format;
-    private final Map<String, String> formatOptions;
+    private final WriteContext writing;
     /** Why Flink's own sink writes the table, or {@code null} when it is written natively. */
     private final String stockReason;
 
-    StreamFusionKafkaTableSink(
-            KafkaSinkParameters p, String format, Map<String, String> formatOptions, String stockReason) {
+    StreamFusionKafkaTableSink(KafkaSinkParameters p, WriteContext writing) {
         super(
                 p.physicalDataType,
                 p.physicalDataType,
@@ -53,21 +51,20 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
                 p.transactionalIdPrefix,
                 p.transactionNamingStrategy);
         this.parameters = p;
-        this.format = format;
-        this.formatOptions = formatOptions;
-        this.stockReason = stockReason;
+        this.writing = writing;
+        this.stockReason = stockReason(p, writing);
     }
 
     /** Why Flink's own sink must write a table with these parameters, or {@code null}. */
-    static String stockReason(KafkaSinkParameters p, String format, boolean hasMetadataColumns) {
-        if (format == null || !NATIVE_FORMATS.contains(format)) {
-            return "the value format '" + format + "' is not encoded natively";
+    private static String stockReason(KafkaSinkParameters p, WriteContext writing) {
+        if (writing.format == null || !NATIVE_FORMATS.contains(writing.format)) {
+            return "the value format '" + writing.format + "' is not encoded natively";
         }
-        if (p.keyEncodingFormat != null) {
-            return "'key.format' is not encoded natively yet";
+        if (writing.keyFormat != null && !NATIVE_FORMATS.contains(writing.keyFormat)) {
+            return "the key format '" + writing.keyFormat + "' is not encoded natively";
         }
-        if (hasMetadataColumns) {
-            return "writable metadata columns are not written natively yet";
+        if (writing.unsupportedMetadata != null) {
+            return "the metadata column '" + writing.unsupportedMetadata + "' is not written natively";
         }
         if (p.deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
             return "exactly-once delivery uses Flink's transactional sink";
@@ -83,13 +80,26 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
         if (stockReason != null) {
             return super.getSinkRuntimeProvider(context);
         }
+        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+        int physicalArity = physical.getFieldCount();
+        RecordLayout layout =
+                new RecordLayout(
+                        physicalArity + metadataKeys.size(),
+                        FormatRows.project(physical, valueProjection, null),
+                        valueProjection,
+                        writing.keyFormat,
+                        writing.keyFormatOptions,
+                        writing.keyFormat == null ? null : FormatRows.project(physical, keyProjection, keyPrefix),
+                        writing.keyFormat == null ? null : keyProjection,
+                        metadataKeys.contains("headers") ? physicalArity + metadataKeys.indexOf("headers") : -1,
+                        metadataKeys.contains("timestamp") ? physicalArity + metadataKeys.indexOf("timestamp") : -1);
         StreamFusionKafkaSink sink =
                 new StreamFusionKafkaSink(
                         parameters.properties,
                         parameters.topics.get(0),
-                        format,
-                        formatOptions,
-                        (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType(),
+                        writing.format,
+                        writing.formatOptions,
+                        layout,
                         parameters.partitioner,
                         parameters.deliveryGuarantee);
         return SinkV2Provider.of(sink, parameters.parallelism);
@@ -97,7 +107,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
 
     @Override
     public DynamicTableSink copy() {
-        StreamFusionKafkaTableSink copy = new StreamFusionKafkaTableSink(parameters, format, formatOptions, stockReason);
+        StreamFusionKafkaTableSink copy = new StreamFusionKafkaTableSink(parameters, writing);
         copy.metadataKeys = metadataKeys;
         copy.consumedDataType = consumedDataType;
         return copy;
@@ -107,7 +117,9 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
     public String asSummaryString() {
         return "StreamFusion Kafka table sink ("
                 + (stockReason == null
-                        ? "'" + format + "' encoded natively per batch, " + parameters.deliveryGuarantee
+                        ? "'" + writing.format + "' "
+                                + (writing.keyFormat == null ? "" : "values and '" + writing.keyFormat + "' keys ")
+                                + "encoded natively per batch, " + parameters.deliveryGuarantee
                         : "Flink's own sink: " + stockReason)
                 + ")";
     }

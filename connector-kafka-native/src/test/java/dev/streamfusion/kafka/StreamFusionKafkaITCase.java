@@ -1,5 +1,6 @@
 package dev.streamfusion.kafka;
 
+import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
@@ -38,6 +39,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -46,6 +48,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -143,6 +146,16 @@ class StreamFusionKafkaITCase {
         }
     }
 
+    /** Every reader and writer freed its native memory once the jobs ended (cancelled ones too). */
+    @AfterAll
+    static void nativeMemoryIsFreed() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (NativeLibrary.nativeAllocatedBytes() != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(NativeLibrary.nativeAllocatedBytes()).as("native bytes still allocated").isZero();
+    }
+
     static Stream<Map<String, String>> readModes() {
         return Stream.of(
                 Map.of("scan.startup.mode", "earliest-offset", "scan.bounded.mode", "latest-offset"),
@@ -215,6 +228,14 @@ class StreamFusionKafkaITCase {
 
     /** Every value in {@code topic}, as hex. */
     private static List<String> values(String topic) {
+        return records(topic, false);
+    }
+
+    /**
+     * Every record in {@code topic}: its value as hex, and with {@code whole} also its key, headers
+     * and timestamp.
+     */
+    private static List<String> records(String topic, boolean whole) {
         Properties props = new Properties();
         props.put("bootstrap.servers", KAFKA.bootstrapServers());
         props.put("key.deserializer", ByteArrayDeserializer.class.getName());
@@ -230,18 +251,35 @@ class StreamFusionKafkaITCase {
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(HexFormat.of().formatHex(r.value())));
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(describe(r, whole)));
             }
         }
         return values;
     }
 
+    private static String describe(ConsumerRecord<byte[], byte[]> record, boolean whole) {
+        HexFormat hex = HexFormat.of();
+        String value = record.value() == null ? "null" : hex.formatHex(record.value());
+        if (!whole) {
+            return value;
+        }
+        StringBuilder headers = new StringBuilder();
+        record.headers().forEach(h -> headers.append(h.key()).append('=').append(h.value() == null ? "null" : hex.formatHex(h.value())).append(';'));
+        return (record.key() == null ? "null" : hex.formatHex(record.key())) + "|" + value + "|" + headers + "|"
+                + record.timestamp() + "|" + record.timestampType() + "|partition " + record.partition();
+    }
+
     /** The sink the factory makes for a bids table with {@code options}. */
     private static DynamicTableSink sink(Map<String, String> options) {
+        return sink(options, BID_COLUMNS);
+    }
+
+    /** The sink the factory makes for a table of {@code columns} with {@code options}. */
+    private static DynamicTableSink sink(Map<String, String> options, String columns) {
         return FactoryUtil.createDynamicTableSink(
                 null,
                 ObjectIdentifier.of("default_catalog", "default_database", "out"),
-                table(options, BID_COLUMNS),
+                table(options, columns),
                 Map.of(),
                 new Configuration(),
                 StreamFusionKafkaITCase.class.getClassLoader(),
@@ -439,6 +477,43 @@ class StreamFusionKafkaITCase {
         List<String> stockBytes = values(stockTopic);
         assertThat(stockBytes).hasSize(COUNT);
         assertThat(values(fusedTopic)).containsExactlyInAnyOrderElementsOf(stockBytes);
+    }
+
+    @Test
+    void keysHeadersAndTimestampsAreWrittenAsFlinkWritesThem() throws Exception {
+        String columns =
+                "k_auction BIGINT, k_channel STRING, " + BID_COLUMNS
+                        + ", headers MAP<STRING, BYTES> METADATA, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp'";
+        Map<String, List<String>> written = new HashMap<>();
+        for (String connector : List.of("kafka", "streamfusion-kafka")) {
+            String topic = "sink-keyed-" + connector;
+            KAFKA.cluster().createTopic(topic, 2);
+            Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
+            options.remove("format");
+            options.putAll(
+                    Map.of(
+                            "key.format", "json",
+                            "key.fields", "k_auction;k_channel",
+                            "key.fields-prefix", "k_",
+                            "value.format", "json",
+                            "value.fields-include", "EXCEPT_KEY",
+                            "sink.partitioner", "fixed"));
+            if (connector.equals("streamfusion-kafka")) {
+                assertThat(sink(options, columns).asSummaryString())
+                        .isEqualTo("StreamFusion Kafka table sink ('json' values and 'json' keys encoded natively per batch, at-least-once)");
+            }
+            StreamTableEnvironment tables = tables();
+            tables.executeSql(ddl("bids", "kafka", bidsTable("topic", BIDS, Map.of())));
+            tables.executeSql(ddl("keyed_out", connector, columns, options));
+            tables.executeSql(
+                            "INSERT INTO keyed_out SELECT auction, channel, *, "
+                                    + "MAP['bidder', CAST(CAST(bidder AS STRING) AS BYTES), 'empty', CAST(NULL AS BYTES)], "
+                                    + "TO_TIMESTAMP_LTZ(auction, 3) FROM bids")
+                    .await(2, TimeUnit.MINUTES);
+            written.put(connector, records(topic, true));
+        }
+        assertThat(written.get("kafka")).hasSize(COUNT);
+        assertThat(written.get("streamfusion-kafka")).containsExactlyInAnyOrderElementsOf(written.get("kafka"));
     }
 
     @Test

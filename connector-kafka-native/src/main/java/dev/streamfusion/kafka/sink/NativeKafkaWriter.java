@@ -8,7 +8,6 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -24,7 +23,10 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** Writes rows a batch at a time: one native encode call per batch, then one send per message. */
+/**
+ * Writes rows a batch at a time: one native encode call per batch for the values (and one for the
+ * keys), then one send per record.
+ */
 @Internal
 final class NativeKafkaWriter implements SinkWriter<RowData> {
 
@@ -37,6 +39,9 @@ final class NativeKafkaWriter implements SinkWriter<RowData> {
     private final TypeSerializer<RowData> copier;
     private final BufferAllocator allocator;
     private final NativeFormatEncoder encoder;
+    /** The key encoder, or {@code null} when the table writes no key. */
+    private final NativeFormatEncoder keyEncoder;
+    private final RecordLayout layout;
     private final KafkaProducer<byte[], byte[]> producer;
     private final List<RowData> pending = new ArrayList<>(BATCH);
     /** The first failed send, reported by the next write or flush. */
@@ -49,7 +54,7 @@ final class NativeKafkaWriter implements SinkWriter<RowData> {
             String topic,
             String format,
             Map<String, String> formatOptions,
-            RowType rowType,
+            RecordLayout layout,
             KafkaPartitioner<RowData> partitioner,
             DeliveryGuarantee deliveryGuarantee,
             TypeSerializer<RowData> copier) {
@@ -57,13 +62,21 @@ final class NativeKafkaWriter implements SinkWriter<RowData> {
         this.partitioner = partitioner;
         this.deliveryGuarantee = deliveryGuarantee;
         this.copier = copier;
+        this.layout = layout;
         this.allocator = new RootAllocator();
         NativeFormatEncoder opened = null;
+        NativeFormatEncoder openedKey = null;
         try {
-            opened = NativeFormatEncoder.create(allocator, format, formatOptions, rowType);
+            opened = NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType);
+            if (layout.keyFormat != null) {
+                openedKey = NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType);
+            }
             this.producer =
                     new KafkaProducer<>(producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
         } catch (RuntimeException e) {
+            if (openedKey != null) {
+                openedKey.close();
+            }
             if (opened != null) {
                 opened.close();
             }
@@ -71,6 +84,7 @@ final class NativeKafkaWriter implements SinkWriter<RowData> {
             throw e;
         }
         this.encoder = opened;
+        this.keyEncoder = openedKey;
     }
 
     @Override
@@ -95,12 +109,15 @@ final class NativeKafkaWriter implements SinkWriter<RowData> {
         if (pending.isEmpty()) {
             return;
         }
-        List<byte[]> values = encoder.encode(pending);
+        List<byte[]> values = encoder.encode(layout.values(pending));
+        List<byte[]> keys = keyEncoder == null ? null : keyEncoder.encode(layout.keys(pending));
         for (int i = 0; i < values.size(); i++) {
+            RowData row = pending.get(i);
             byte[] value = values.get(i);
-            Integer partition = partitioner == null ? null : partitioner.partition(pending.get(i), null, value, topic, partitions());
+            byte[] key = keys == null ? null : keys.get(i);
+            Integer partition = partitioner == null ? null : partitioner.partition(row, key, value, topic, partitions());
             producer.send(
-                    new ProducerRecord<>(topic, partition, null, null, value),
+                    new ProducerRecord<>(topic, partition, layout.timestamp(row), key, value, layout.headers(row)),
                     (metadata, error) -> {
                         if (error != null) {
                             sendError.compareAndSet(null, error);
@@ -132,6 +149,9 @@ final class NativeKafkaWriter implements SinkWriter<RowData> {
             producer.close();
         } finally {
             encoder.close();
+            if (keyEncoder != null) {
+                keyEncoder.close();
+            }
             allocator.close();
         }
     }

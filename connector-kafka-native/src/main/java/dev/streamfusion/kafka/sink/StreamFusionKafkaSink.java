@@ -7,7 +7,6 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -15,9 +14,9 @@ import java.util.Properties;
 
 /**
  * The streamfusion-kafka sink for {@code none} and {@code at-least-once} delivery: rows are
- * collected into batches, each batch is encoded natively in one call, and the messages go to one
- * topic through a kafka-clients producer that is flushed on every checkpoint (at-least-once) and at
- * the end of input.
+ * collected into batches, each batch's values (and keys) are encoded natively in one call each,
+ * and the records, with their headers and timestamps, go to one topic through a kafka-clients
+ * producer that is flushed on every checkpoint (at-least-once) and at the end of input.
  */
 @Internal
 public final class StreamFusionKafkaSink implements Sink<RowData> {
@@ -28,7 +27,7 @@ public final class StreamFusionKafkaSink implements Sink<RowData> {
     private final String topic;
     private final String format;
     private final HashMap<String, String> formatOptions;
-    private final RowType rowType;
+    private final RecordLayout layout;
     private final KafkaPartitioner<RowData> partitioner;
     private final DeliveryGuarantee deliveryGuarantee;
 
@@ -41,7 +40,7 @@ public final class StreamFusionKafkaSink implements Sink<RowData> {
             String topic,
             String format,
             Map<String, String> formatOptions,
-            RowType rowType,
+            RecordLayout layout,
             KafkaPartitioner<RowData> partitioner,
             DeliveryGuarantee deliveryGuarantee) {
         if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
@@ -51,7 +50,7 @@ public final class StreamFusionKafkaSink implements Sink<RowData> {
         this.topic = topic;
         this.format = format;
         this.formatOptions = new HashMap<>(formatOptions);
-        this.rowType = rowType;
+        this.layout = layout;
         this.partitioner = partitioner;
         this.deliveryGuarantee = deliveryGuarantee;
     }
@@ -67,7 +66,7 @@ public final class StreamFusionKafkaSink implements Sink<RowData> {
                 topic,
                 format,
                 formatOptions,
-                rowType,
+                layout,
                 partitioner,
                 deliveryGuarantee,
                 context.isObjectReuseEnabled() ? context.createInputSerializer() : null);

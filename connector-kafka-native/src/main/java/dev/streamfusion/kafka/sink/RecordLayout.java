@@ -1,0 +1,107 @@
+package dev.streamfusion.kafka.sink;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.MapData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.utils.ProjectedRowData;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where the parts of a Kafka record come from in a sink's input row (the physical columns, then
+ * the writable metadata columns), as Flink's kafka connector lays them out: the value's and the
+ * key's columns, and the {@code headers} and {@code timestamp} metadata.
+ */
+@Internal
+public final class RecordLayout implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    final RowType valueType;
+    private final int[] valueFields;
+    private final boolean valueIsWholeRow;
+    /** The key format, its options, row type and fields; the format is {@code null} without a key. */
+    final String keyFormat;
+    final HashMap<String, String> keyFormatOptions;
+    final RowType keyType;
+    private final int[] keyFields;
+    private final int headers;
+    private final int timestamp;
+
+    /**
+     * @param inputArity the input row's arity (physical columns and writable metadata)
+     * @param headers the position of the {@code headers} metadata column, or -1
+     * @param timestamp the position of the {@code timestamp} metadata column, or -1
+     */
+    public RecordLayout(
+            int inputArity,
+            RowType valueType,
+            int[] valueFields,
+            String keyFormat,
+            Map<String, String> keyFormatOptions,
+            RowType keyType,
+            int[] keyFields,
+            int headers,
+            int timestamp) {
+        this.valueType = valueType;
+        this.valueFields = valueFields.clone();
+        boolean identity = valueFields.length == inputArity;
+        for (int i = 0; identity && i < valueFields.length; i++) {
+            identity = valueFields[i] == i;
+        }
+        this.valueIsWholeRow = identity;
+        this.keyFormat = keyFormat;
+        this.keyFormatOptions = keyFormatOptions == null ? null : new HashMap<>(keyFormatOptions);
+        this.keyType = keyType;
+        this.keyFields = keyFields == null ? null : keyFields.clone();
+        this.headers = headers;
+        this.timestamp = timestamp;
+    }
+
+    /** The values' rows of {@code rows}. */
+    List<RowData> values(List<RowData> rows) {
+        return valueIsWholeRow ? rows : project(rows, valueFields);
+    }
+
+    /** The keys' rows of {@code rows}. */
+    List<RowData> keys(List<RowData> rows) {
+        return project(rows, keyFields);
+    }
+
+    private static List<RowData> project(List<RowData> rows, int[] fields) {
+        List<RowData> projected = new ArrayList<>(rows.size());
+        for (RowData row : rows) {
+            projected.add(ProjectedRowData.from(fields).replaceRow(row));
+        }
+        return projected;
+    }
+
+    /**
+     * The record's headers, from the {@code headers} column (none without it, or when NULL); as in
+     * Flink, an entry with a NULL key or value is left out.
+     */
+    RecordHeaders headers(RowData row) {
+        RecordHeaders out = new RecordHeaders();
+        if (headers >= 0 && !row.isNullAt(headers)) {
+            MapData map = row.getMap(headers);
+            for (int i = 0; i < map.size(); i++) {
+                if (!map.keyArray().isNullAt(i) && !map.valueArray().isNullAt(i)) {
+                    out.add(map.keyArray().getString(i).toString(), map.valueArray().getBinary(i));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The record's timestamp, from the {@code timestamp} column ({@code null}: the producer's). */
+    Long timestamp(RowData row) {
+        return timestamp < 0 || row.isNullAt(timestamp) ? null : row.getTimestamp(timestamp, 3).getMillisecond();
+    }
+}
