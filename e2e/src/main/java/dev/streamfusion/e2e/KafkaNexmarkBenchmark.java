@@ -12,7 +12,8 @@ import java.util.List;
  * Each format's topic is checked first: both connectors must agree on q2's count, sum and maximum.
  * Refuses a debug native build.
  *
- * <p>{@code ./bin/bench-kafka [events]} (default 2,000,000).
+ * <p>{@code ./bin/bench-kafka [events [formats [queries]]]}: by default 2,000,000 events, formats
+ * {@code json,avro,protobuf}, queries {@code q0,q1,q2}.
  */
 public final class KafkaNexmarkBenchmark {
 
@@ -24,10 +25,12 @@ public final class KafkaNexmarkBenchmark {
     public static void main(String[] args) throws Exception {
         NativeLibrary.requireRelease("the Kafka benchmark");
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
+        List<String> formats = args.length > 1 ? List.of(args[1].split(",")) : FORMATS;
+        List<String> queries = args.length > 2 ? List.of(args[2].split(",")) : List.copyOf(NexmarkKafka.QUERIES.keySet());
         try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start()) {
             System.out.printf("%n| format | query | stock `kafka` (rows/s) | `streamfusion-kafka`, Java rung (rows/s) | ratio |%n");
             System.out.println("|---|---|---|---|---|");
-            for (String format : FORMATS) {
+            for (String format : formats) {
                 String topic = "bids-" + format;
                 broker.createTopic(topic, 1);
                 NexmarkKafka kafka = new NexmarkKafka(broker.bootstrapServers(), topic, format);
@@ -38,7 +41,7 @@ public final class KafkaNexmarkBenchmark {
                 if (!stock.equals(fused)) {
                     throw new IllegalStateException(format + ": the connectors disagree on q2: " + stock + " vs " + fused);
                 }
-                for (String query : NexmarkKafka.QUERIES.keySet()) {
+                for (String query : queries) {
                     double stockRate = bestRate(kafka, NexmarkKafka.STOCK, query, events);
                     double fusedRate = bestRate(kafka, NexmarkKafka.FUSED, query, events);
                     System.out.printf(
