@@ -14,10 +14,8 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
-import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
@@ -39,40 +37,18 @@ import java.util.Set;
  * building only the (possibly nested) fields the query reads.
  */
 @Internal
-final class NativeReadKafkaTableSource extends KafkaDynamicSource implements SupportsProjectionPushDown {
+final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource implements SupportsProjectionPushDown {
 
     /** Formats whose decoders read nested fields by name, so a nested projection prunes them. */
     private static final Set<String> NESTED_PROJECTION_FORMATS = Set.of("json", "protobuf");
 
-    private final KafkaTableParameters parameters;
-    private final ReadPlan plan;
     /** The paths the query reads (every column until a projection is pushed). */
     private int[][] projection;
     /** What the source produces: the projected value fields, then the metadata columns. */
     private DataType projectedDataType;
 
     NativeReadKafkaTableSource(KafkaTableParameters p, ReadPlan plan) {
-        super(
-                p.physicalDataType,
-                p.keyDecodingFormat,
-                p.valueDecodingFormat,
-                p.keyProjection,
-                p.valueProjection,
-                p.keyPrefix,
-                p.topics,
-                p.topicPattern,
-                p.properties,
-                p.startupMode,
-                p.specificStartupOffsets,
-                p.startupTimestampMillis,
-                p.boundedMode,
-                p.specificBoundedOffsets,
-                p.boundedTimestampMillis,
-                false,
-                p.tableIdentifier,
-                p.parallelism);
-        this.parameters = p;
-        this.plan = plan;
+        super(p, plan);
         int columns = DataType.getFieldCount(p.physicalDataType);
         this.projection = new int[columns][];
         for (int c = 0; c < columns; c++) {
@@ -83,8 +59,8 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
 
     @Override
     public boolean supportsNestedProjection() {
-        return NESTED_PROJECTION_FORMATS.contains(plan.format)
-                && (plan.keyFormat == null || NESTED_PROJECTION_FORMATS.contains(plan.keyFormat));
+        return NESTED_PROJECTION_FORMATS.contains(plan.formats.format)
+                && (plan.formats.keyFormat == null || NESTED_PROJECTION_FORMATS.contains(plan.formats.keyFormat));
     }
 
     @Override
@@ -121,14 +97,14 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
         }
         FormatDecoding decoding =
                 new FormatDecoding(
-                        plan.format, plan.formatOptions, FormatRows.project(physical, valueProjection, null), valuePaths.toArray(new int[0][]));
+                        plan.formats.format, plan.formats.formatOptions, FormatRows.project(physical, valueProjection, null), valuePaths.toArray(new int[0][]));
         KeyDecoding keys =
-                plan.keyFormat == null
+                plan.formats.keyFormat == null
                         ? null
                         : new KeyDecoding(
                                 new FormatDecoding(
-                                        plan.keyFormat,
-                                        plan.keyFormatOptions,
+                                        plan.formats.keyFormat,
+                                        plan.formats.keyFormatOptions,
                                         FormatRows.project(physical, keyProjection, keyPrefix),
                                         keyPaths.toArray(new int[0][])),
                                 fromKey,
@@ -199,19 +175,11 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
     }
 
     @Override
-    public DynamicTableSource copy() {
+    StreamFusionKafkaTableSource fresh() {
         NativeReadKafkaTableSource copy = new NativeReadKafkaTableSource(parameters, plan);
-        copy.producedDataType = producedDataType;
-        copy.metadataKeys = metadataKeys;
-        copy.watermarkStrategy = watermarkStrategy;
         copy.projection = projection;
         copy.projectedDataType = projectedDataType;
         return copy;
-    }
-
-    @Override
-    public String asSummaryString() {
-        return "StreamFusion Kafka table source (" + plan.describe() + ")";
     }
 
     @Override
@@ -222,8 +190,8 @@ final class NativeReadKafkaTableSource extends KafkaDynamicSource implements Sup
         NativeReadKafkaTableSource that = (NativeReadKafkaTableSource) o;
         return Arrays.deepEquals(projection, that.projection)
                 && Objects.equals(projectedDataType, that.projectedDataType)
-                && plan.format.equals(that.plan.format)
-                && plan.formatOptions.equals(that.plan.formatOptions);
+                && plan.formats.format.equals(that.plan.formats.format)
+                && plan.formats.formatOptions.equals(that.plan.formats.formatOptions);
     }
 
     @Override

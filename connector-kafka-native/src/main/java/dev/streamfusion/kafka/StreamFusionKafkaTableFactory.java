@@ -165,6 +165,6 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         }
         return plan.stockReason == null
                 ? new NativeReadKafkaTableSource(parameters, plan)
-                : new StockReadKafkaTableSource(parameters, plan);
+                : new StreamFusionKafkaTableSource(parameters, plan);
     }
 }

@@ -12,7 +12,6 @@ import org.apache.flink.table.connector.sink.SinkV2Provider;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.DataTypeUtils;
 
-import java.util.Set;
 
 /**
  * A streamfusion-kafka table written to: values and keys encoded natively a batch at a time
@@ -22,9 +21,6 @@ import java.util.Set;
  */
 @Internal
 final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
-
-    /** Value formats encoded natively. */
-    static final Set<String> NATIVE_FORMATS = ReadPlan.NATIVE_FORMATS;
 
     private final KafkaSinkParameters parameters;
     private final WriteContext writing;
@@ -57,11 +53,9 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
 
     /** Why Flink's own sink must write a table with these parameters, or {@code null}. */
     private static String stockReason(KafkaSinkParameters p, WriteContext writing) {
-        if (writing.format == null || !NATIVE_FORMATS.contains(writing.format)) {
-            return "the value format '" + writing.format + "' is not encoded natively";
-        }
-        if (writing.keyFormat != null && !NATIVE_FORMATS.contains(writing.keyFormat)) {
-            return "the key format '" + writing.keyFormat + "' is not encoded natively";
+        String formats = writing.formats.notNative("encoded");
+        if (formats != null) {
+            return formats;
         }
         if (writing.unsupportedMetadata != null) {
             return "the metadata column '" + writing.unsupportedMetadata + "' is not written natively";
@@ -87,18 +81,18 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
                         physicalArity + metadataKeys.size(),
                         FormatRows.project(physical, valueProjection, null),
                         valueProjection,
-                        writing.keyFormat,
-                        writing.keyFormatOptions,
-                        writing.keyFormat == null ? null : FormatRows.project(physical, keyProjection, keyPrefix),
-                        writing.keyFormat == null ? null : keyProjection,
+                        writing.formats.keyFormat,
+                        writing.formats.keyFormatOptions,
+                        writing.formats.keyFormat == null ? null : FormatRows.project(physical, keyProjection, keyPrefix),
+                        writing.formats.keyFormat == null ? null : keyProjection,
                         metadataKeys.contains("headers") ? physicalArity + metadataKeys.indexOf("headers") : -1,
                         metadataKeys.contains("timestamp") ? physicalArity + metadataKeys.indexOf("timestamp") : -1);
         StreamFusionKafkaSink sink =
                 new StreamFusionKafkaSink(
                         parameters.properties,
                         parameters.topics.get(0),
-                        writing.format,
-                        writing.formatOptions,
+                        writing.formats.format,
+                        writing.formats.formatOptions,
                         layout,
                         parameters.partitioner,
                         parameters.deliveryGuarantee);
@@ -117,9 +111,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
     public String asSummaryString() {
         return "StreamFusion Kafka table sink ("
                 + (stockReason == null
-                        ? "'" + writing.format + "' "
-                                + (writing.keyFormat == null ? "" : "values and '" + writing.keyFormat + "' keys ")
-                                + "encoded natively per batch, " + parameters.deliveryGuarantee
+                        ? writing.formats.describe() + "encoded natively per batch, " + parameters.deliveryGuarantee
                         : "Flink's own sink: " + stockReason)
                 + ")";
     }

@@ -4,7 +4,6 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.factories.DynamicTableFactory;
 
-import java.util.Map;
 import java.util.Set;
 
 /** What a sink needs from its table beyond what Flink's factory resolves: its formats' options. */
@@ -15,32 +14,17 @@ final class WriteContext {
     static final Set<String> NATIVE_METADATA = Set.of("headers", "timestamp");
 
     final String table;
-    final String format;
-    final Map<String, String> formatOptions;
-    /** The key format and its options, or {@code null} when the table writes no key. */
-    final String keyFormat;
-    final Map<String, String> keyFormatOptions;
+    final KafkaFormats formats;
     /** Writable metadata the table declares that the native sink does not write, or {@code null}. */
     final String unsupportedMetadata;
 
-    private WriteContext(
-            String table,
-            String format,
-            Map<String, String> formatOptions,
-            String keyFormat,
-            Map<String, String> keyFormatOptions,
-            String unsupportedMetadata) {
+    private WriteContext(String table, KafkaFormats formats, String unsupportedMetadata) {
         this.table = table;
-        this.format = format;
-        this.formatOptions = formatOptions;
-        this.keyFormat = keyFormat;
-        this.keyFormatOptions = keyFormatOptions;
+        this.formats = formats;
         this.unsupportedMetadata = unsupportedMetadata;
     }
 
     static WriteContext of(DynamicTableFactory.Context context) {
-        Map<String, String> options = context.getCatalogTable().getOptions();
-        String keyFormat = options.get("key.format");
         String unsupported =
                 context.getCatalogTable().getResolvedSchema().getColumns().stream()
                         .filter(c -> c instanceof Column.MetadataColumn && ((Column.MetadataColumn) c).isPersisted())
@@ -50,10 +34,7 @@ final class WriteContext {
                         .orElse(null);
         return new WriteContext(
                 context.getObjectIdentifier().asSummaryString(),
-                ReadPlan.valueFormat(options),
-                ReadPlan.valueFormatOptions(options),
-                keyFormat,
-                keyFormat == null ? null : ReadPlan.keyFormatOptions(options, keyFormat),
+                KafkaFormats.of(context.getCatalogTable().getOptions()),
                 unsupported);
     }
 }

@@ -5,17 +5,18 @@ import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 
 /**
- * A streamfusion-kafka table that asks for something the native reader does not do yet: it reads
- * with Flink's own Kafka reader, exactly as the kafka connector would, and says why in its
- * description.
+ * A streamfusion-kafka table source built from what Flink's factory resolved. As it is, it reads
+ * with Flink's own Kafka reader, exactly as the kafka connector would (for tables that ask for
+ * something the native reader does not do), and says why in its description;
+ * {@link NativeReadKafkaTableSource} reads natively.
  */
 @Internal
-final class StockReadKafkaTableSource extends KafkaDynamicSource {
+class StreamFusionKafkaTableSource extends KafkaDynamicSource {
 
-    private final KafkaTableParameters parameters;
-    private final ReadPlan plan;
+    final KafkaTableParameters parameters;
+    final ReadPlan plan;
 
-    StockReadKafkaTableSource(KafkaTableParameters p, ReadPlan plan) {
+    StreamFusionKafkaTableSource(KafkaTableParameters p, ReadPlan plan) {
         super(
                 p.physicalDataType,
                 p.keyDecodingFormat,
@@ -39,9 +40,14 @@ final class StockReadKafkaTableSource extends KafkaDynamicSource {
         this.plan = plan;
     }
 
+    /** A new source of the same table and kind, without what was pushed into this one. */
+    StreamFusionKafkaTableSource fresh() {
+        return new StreamFusionKafkaTableSource(parameters, plan);
+    }
+
     @Override
     public DynamicTableSource copy() {
-        StockReadKafkaTableSource copy = new StockReadKafkaTableSource(parameters, plan);
+        StreamFusionKafkaTableSource copy = fresh();
         copy.producedDataType = producedDataType;
         copy.metadataKeys = metadataKeys;
         copy.watermarkStrategy = watermarkStrategy;
