@@ -47,14 +47,15 @@ final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource impl
     /** What the source produces: the projected value fields, then the metadata columns. */
     private DataType projectedDataType;
 
-    NativeReadKafkaTableSource(KafkaTableParameters p, ReadPlan plan) {
-        super(p, plan);
-        int columns = DataType.getFieldCount(p.physicalDataType);
+    /** A native source of {@code table}'s table, whose plan reads natively. */
+    NativeReadKafkaTableSource(StreamFusionKafkaTableSource table) {
+        super(table);
+        int columns = DataType.getFieldCount(physicalDataType);
         this.projection = new int[columns][];
         for (int c = 0; c < columns; c++) {
             projection[c] = new int[] {c};
         }
-        this.projectedDataType = p.physicalDataType;
+        this.projectedDataType = physicalDataType;
     }
 
     @Override
@@ -176,7 +177,7 @@ final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource impl
 
     @Override
     StreamFusionKafkaTableSource fresh() {
-        NativeReadKafkaTableSource copy = new NativeReadKafkaTableSource(parameters, plan);
+        NativeReadKafkaTableSource copy = new NativeReadKafkaTableSource(this);
         copy.projection = projection;
         copy.projectedDataType = projectedDataType;
         return copy;

@@ -101,8 +101,8 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         if (writing == null) {
             throw new IllegalStateException("a streamfusion-kafka sink is built only from a table's options");
         }
-        KafkaSinkParameters parameters =
-                new KafkaSinkParameters(
+        StreamFusionKafkaTableSink sink =
+                new StreamFusionKafkaTableSink(
                         physicalDataType,
                         keyEncodingFormat,
                         valueEncodingFormat,
@@ -116,8 +116,8 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
                         deliveryGuarantee,
                         parallelism,
                         transactionalIdPrefix,
-                        transactionNamingStrategy);
-        StreamFusionKafkaTableSink sink = new StreamFusionKafkaTableSink(parameters, writing);
+                        transactionNamingStrategy,
+                        writing);
         LOG.info("streamfusion-kafka table {}: {}", writing.table, sink.asSummaryString());
         return sink;
     }
@@ -141,8 +141,11 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
             long endTimestampMillis,
             String tableIdentifier,
             Integer parallelism) {
-        KafkaTableParameters parameters =
-                new KafkaTableParameters(
+        if (plan == null) {
+            throw new IllegalStateException("a streamfusion-kafka source is built only from a table's options");
+        }
+        StreamFusionKafkaTableSource source =
+                new StreamFusionKafkaTableSource(
                         physicalDataType,
                         keyDecodingFormat,
                         valueDecodingFormat,
@@ -159,12 +162,8 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
                         specificEndOffsets,
                         endTimestampMillis,
                         tableIdentifier,
-                        parallelism);
-        if (plan == null) {
-            throw new IllegalStateException("a streamfusion-kafka source is built only from a table's options");
-        }
-        return plan.stockReason == null
-                ? new NativeReadKafkaTableSource(parameters, plan)
-                : new StreamFusionKafkaTableSource(parameters, plan);
+                        parallelism,
+                        plan);
+        return plan.stockReason == null ? new NativeReadKafkaTableSource(source) : source;
     }
 }

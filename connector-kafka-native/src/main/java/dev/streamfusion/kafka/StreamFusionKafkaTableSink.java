@@ -4,14 +4,23 @@ import dev.streamfusion.kafka.sink.RecordLayout;
 import dev.streamfusion.kafka.sink.StreamFusionKafkaSink;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
 import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.connector.sink.SinkV2Provider;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.DataTypeUtils;
 
+import java.util.List;
+import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * A streamfusion-kafka table written to: values and keys encoded natively a batch at a time
@@ -22,37 +31,58 @@ import org.apache.flink.table.types.utils.DataTypeUtils;
 @Internal
 final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
 
-    private final KafkaSinkParameters parameters;
     private final WriteContext writing;
+    // Kept for copies: Flink's sink holds these privately.
+    private final DeliveryGuarantee deliveryGuarantee;
+    private final String transactionalIdPrefix;
+    private final TransactionNamingStrategy transactionNamingStrategy;
     /** Why Flink's own sink writes the table, or {@code null} when it is written natively. */
     private final String stockReason;
 
-    StreamFusionKafkaTableSink(KafkaSinkParameters p, WriteContext writing) {
+    /** A sink of what Flink's factory resolved from the table's options. */
+    StreamFusionKafkaTableSink(
+            DataType physicalDataType,
+            EncodingFormat<SerializationSchema<RowData>> keyEncodingFormat,
+            EncodingFormat<SerializationSchema<RowData>> valueEncodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            String keyPrefix,
+            List<String> topics,
+            Pattern topicPattern,
+            Properties properties,
+            KafkaPartitioner<RowData> partitioner,
+            DeliveryGuarantee deliveryGuarantee,
+            Integer parallelism,
+            String transactionalIdPrefix,
+            TransactionNamingStrategy transactionNamingStrategy,
+            WriteContext writing) {
         super(
-                p.physicalDataType,
-                p.physicalDataType,
-                p.keyEncodingFormat,
-                p.valueEncodingFormat,
-                p.keyProjection,
-                p.valueProjection,
-                p.keyPrefix,
-                p.topics,
-                p.topicPattern,
-                p.properties,
-                p.partitioner,
-                p.deliveryGuarantee,
+                physicalDataType,
+                physicalDataType,
+                keyEncodingFormat,
+                valueEncodingFormat,
+                keyProjection,
+                valueProjection,
+                keyPrefix,
+                topics,
+                topicPattern,
+                properties,
+                partitioner,
+                deliveryGuarantee,
                 false,
                 SinkBufferFlushMode.DISABLED,
-                p.parallelism,
-                p.transactionalIdPrefix,
-                p.transactionNamingStrategy);
-        this.parameters = p;
+                parallelism,
+                transactionalIdPrefix,
+                transactionNamingStrategy);
         this.writing = writing;
-        this.stockReason = stockReason(p, writing);
+        this.deliveryGuarantee = deliveryGuarantee;
+        this.transactionalIdPrefix = transactionalIdPrefix;
+        this.transactionNamingStrategy = transactionNamingStrategy;
+        this.stockReason = stockReason();
     }
 
-    /** Why Flink's own sink must write a table with these parameters, or {@code null}. */
-    private static String stockReason(KafkaSinkParameters p, WriteContext writing) {
+    /** Why Flink's own sink must write this table, or {@code null}. */
+    private String stockReason() {
         String formats = writing.formats.notNative("encoded");
         if (formats != null) {
             return formats;
@@ -60,10 +90,10 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
         if (writing.unsupportedMetadata != null) {
             return "the metadata column '" + writing.unsupportedMetadata + "' is not written natively";
         }
-        if (p.deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
+        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
             return "exactly-once delivery uses Flink's transactional sink";
         }
-        if (p.topics == null || p.topics.size() != 1) {
+        if (topics == null || topics.size() != 1) {
             return "the native sink writes one fixed topic";
         }
         return null;
@@ -89,19 +119,35 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
                         metadataKeys.contains("timestamp") ? physicalArity + metadataKeys.indexOf("timestamp") : -1);
         StreamFusionKafkaSink sink =
                 new StreamFusionKafkaSink(
-                        parameters.properties,
-                        parameters.topics.get(0),
+                        properties,
+                        topics.get(0),
                         writing.formats.format,
                         writing.formats.formatOptions,
                         layout,
-                        parameters.partitioner,
-                        parameters.deliveryGuarantee);
-        return SinkV2Provider.of(sink, parameters.parallelism);
+                        partitioner,
+                        deliveryGuarantee);
+        return SinkV2Provider.of(sink, parallelism);
     }
 
     @Override
     public DynamicTableSink copy() {
-        StreamFusionKafkaTableSink copy = new StreamFusionKafkaTableSink(parameters, writing);
+        StreamFusionKafkaTableSink copy =
+                new StreamFusionKafkaTableSink(
+                        physicalDataType,
+                        keyEncodingFormat,
+                        valueEncodingFormat,
+                        keyProjection,
+                        valueProjection,
+                        keyPrefix,
+                        topics,
+                        topicPattern,
+                        properties,
+                        partitioner,
+                        deliveryGuarantee,
+                        parallelism,
+                        transactionalIdPrefix,
+                        transactionNamingStrategy,
+                        writing);
         copy.metadataKeys = metadataKeys;
         copy.consumedDataType = consumedDataType;
         return copy;
@@ -111,7 +157,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
     public String asSummaryString() {
         return "StreamFusion Kafka table sink ("
                 + (stockReason == null
-                        ? writing.formats.describe() + "encoded natively per batch, " + parameters.deliveryGuarantee
+                        ? writing.formats.describe() + "encoded natively per batch, " + deliveryGuarantee
                         : "Flink's own sink: " + stockReason)
                 + ")";
     }

@@ -1,8 +1,21 @@
 package dev.streamfusion.kafka;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.streaming.connectors.kafka.config.BoundedMode;
+import org.apache.flink.streaming.connectors.kafka.config.StartupMode;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
+import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+
+import org.apache.kafka.common.TopicPartition;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * A streamfusion-kafka table source built from what Flink's factory resolved. As it is, it reads
@@ -13,36 +26,76 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 @Internal
 class StreamFusionKafkaTableSource extends KafkaDynamicSource {
 
-    final KafkaTableParameters parameters;
     final ReadPlan plan;
 
-    StreamFusionKafkaTableSource(KafkaTableParameters p, ReadPlan plan) {
+    /** A source of what Flink's factory resolved from the table's options. */
+    StreamFusionKafkaTableSource(
+            DataType physicalDataType,
+            DecodingFormat<DeserializationSchema<RowData>> keyDecodingFormat,
+            DecodingFormat<DeserializationSchema<RowData>> valueDecodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            String keyPrefix,
+            List<String> topics,
+            Pattern topicPattern,
+            Properties properties,
+            StartupMode startupMode,
+            Map<TopicPartition, Long> specificStartupOffsets,
+            long startupTimestampMillis,
+            BoundedMode boundedMode,
+            Map<TopicPartition, Long> specificBoundedOffsets,
+            long boundedTimestampMillis,
+            String tableIdentifier,
+            Integer parallelism,
+            ReadPlan plan) {
         super(
-                p.physicalDataType,
-                p.keyDecodingFormat,
-                p.valueDecodingFormat,
-                p.keyProjection,
-                p.valueProjection,
-                p.keyPrefix,
-                p.topics,
-                p.topicPattern,
-                p.properties,
-                p.startupMode,
-                p.specificStartupOffsets,
-                p.startupTimestampMillis,
-                p.boundedMode,
-                p.specificBoundedOffsets,
-                p.boundedTimestampMillis,
+                physicalDataType,
+                keyDecodingFormat,
+                valueDecodingFormat,
+                keyProjection,
+                valueProjection,
+                keyPrefix,
+                topics,
+                topicPattern,
+                properties,
+                startupMode,
+                specificStartupOffsets,
+                startupTimestampMillis,
+                boundedMode,
+                specificBoundedOffsets,
+                boundedTimestampMillis,
                 false,
-                p.tableIdentifier,
-                p.parallelism);
-        this.parameters = p;
+                tableIdentifier,
+                parallelism);
         this.plan = plan;
+    }
+
+    /** A source of the same table as {@code other}, without what was pushed into it. */
+    StreamFusionKafkaTableSource(StreamFusionKafkaTableSource other) {
+        this(
+                other.physicalDataType,
+                other.keyDecodingFormat,
+                other.valueDecodingFormat,
+                other.keyProjection,
+                other.valueProjection,
+                other.keyPrefix,
+                other.topics,
+                other.topicPattern,
+                other.properties,
+                other.startupMode,
+                other.specificStartupOffsets,
+                other.startupTimestampMillis,
+                other.boundedMode,
+                other.specificBoundedOffsets,
+                other.boundedTimestampMillis,
+                other.tableIdentifier,
+                other.parallelism,
+                other.plan);
     }
 
     /** A new source of the same table and kind, without what was pushed into this one. */
     StreamFusionKafkaTableSource fresh() {
-        return new StreamFusionKafkaTableSource(parameters, plan);
+        return new StreamFusionKafkaTableSource(this);
     }
 
     @Override
