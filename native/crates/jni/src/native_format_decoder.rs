@@ -3,6 +3,7 @@
 
 use arrow::array::{Array, BinaryArray};
 use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
 use jni::objects::{JByteArray, JClass, JIntArray, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
@@ -18,7 +19,7 @@ const KIND: &str = "format decoder";
 /// A decoder and the schema of the message batches Java sends it.
 #[derive(Debug)]
 pub struct FormatDecoder {
-    decoder: Box<dyn Decoder>,
+    pub(crate) decoder: Box<dyn Decoder>,
     messages: SchemaRef,
 }
 
@@ -48,6 +49,40 @@ pub(crate) fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResu
         out.push(s.try_to_string(env)?);
     }
     Ok(out)
+}
+
+/// Decodes `messages` into one batch, writing where each message's rows start (and one past the
+/// last row) into `row_starts` unless it is null. The decoder is flushed even when a message
+/// fails, so a failed batch leaves no rows behind for the next one.
+pub(crate) fn decode_messages<'m>(
+    decoder: &mut dyn Decoder,
+    messages: impl Iterator<Item = Option<&'m [u8]>>,
+    env: &mut Env<'_>,
+    row_starts: &JIntArray<'_>,
+) -> NativeResult<RecordBatch> {
+    let mut starts = Vec::new();
+    let mut result = Ok(());
+    for message in messages {
+        starts.push(decoder.pending_rows() as jint);
+        result = decoder.decode(message);
+        if result.is_err() {
+            // The failing message's position is its index: no further starts are needed.
+            break;
+        }
+    }
+    starts.push(decoder.pending_rows() as jint);
+    let rows = decoder.flush()?;
+    result?;
+    if !row_starts.is_null() {
+        if row_starts.len(env)? < starts.len() {
+            return Err(NativeError::Config(format!(
+                "the row-start array needs {} elements",
+                starts.len()
+            )));
+        }
+        row_starts.set_region(env, 0, &starts)?;
+    }
+    Ok(rows)
 }
 
 /// # Safety
@@ -112,26 +147,8 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_decode<
             .as_any()
             .downcast_ref::<BinaryArray>()
             .ok_or_else(|| NativeError::Config("messages must be a binary column".into()))?;
-        // Where each message's rows start, and one past the last row.
-        let mut starts = Vec::with_capacity(messages.len() + 1);
-        let result = (0..messages.len()).try_for_each(|i| {
-            starts.push(this.decoder.pending_rows() as jint);
-            let message = messages.is_valid(i).then(|| messages.value(i));
-            this.decoder.decode(message)
-        });
-        starts.push(this.decoder.pending_rows() as jint);
-        // Always flush: a failed batch must not leave rows behind for the next one.
-        let rows = this.decoder.flush()?;
-        result?;
-        if !row_starts.is_null() {
-            if row_starts.len(env)? < starts.len() {
-                return Err(NativeError::Config(format!(
-                    "the row-start array needs {} elements",
-                    starts.len()
-                )));
-            }
-            row_starts.set_region(env, 0, &starts)?;
-        }
+        let messages = (0..messages.len()).map(|i| messages.is_valid(i).then(|| messages.value(i)));
+        let rows = decode_messages(this.decoder.as_mut(), messages, env, &row_starts)?;
         // SAFETY: Java passes a freshly allocated, empty array struct.
         unsafe { export_batch(rows, out_array_addr) }
     })

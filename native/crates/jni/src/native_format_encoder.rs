@@ -21,7 +21,7 @@ const KIND: &str = "format encoder";
 /// An encoder and the schema of the message batches it returns.
 #[derive(Debug)]
 pub struct FormatEncoder {
-    encoder: Box<dyn Encoder>,
+    pub(crate) encoder: Box<dyn Encoder>,
     messages: SchemaRef,
 }
 

@@ -117,7 +117,8 @@ final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource impl
                         decoding,
                         keys,
                         new KafkaMetadata(metadataKeys),
-                        producedType);
+                        producedType,
+                        plan.nativeRung());
         WatermarkStrategy<RowData> watermarks =
                 watermarkStrategy == null ? WatermarkStrategy.noWatermarks() : watermarkStrategy;
         String name = "StreamFusionKafkaSource-" + tableIdentifier;

@@ -1,17 +1,21 @@
 package dev.streamfusion.kafka;
 
+import dev.streamfusion.kafka.sink.LibrdkafkaSink;
 import dev.streamfusion.kafka.sink.RecordLayout;
 import dev.streamfusion.kafka.sink.StreamFusionKafkaSink;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.streaming.connectors.kafka.partitioner.FlinkFixedPartitioner;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
 import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
-import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.format.EncodingFormat;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.SinkV2Provider;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
@@ -38,6 +42,8 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
     private final TransactionNamingStrategy transactionNamingStrategy;
     /** Why Flink's own sink writes the table, or {@code null} when it is written natively. */
     private final String stockReason;
+    /** Why kafka-clients produces, or {@code null} when librdkafka does. */
+    private final String kafkaClientsReason;
 
     /** A sink of what Flink's factory resolved from the table's options. */
     StreamFusionKafkaTableSink(
@@ -79,6 +85,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
         this.transactionalIdPrefix = transactionalIdPrefix;
         this.transactionNamingStrategy = transactionNamingStrategy;
         this.stockReason = stockReason();
+        this.kafkaClientsReason = stockReason == null ? kafkaClientsReason() : null;
     }
 
     /** Why Flink's own sink must write this table, or {@code null}. */
@@ -90,13 +97,32 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
         if (writing.unsupportedMetadata != null) {
             return "the metadata column '" + writing.unsupportedMetadata + "' is not written natively";
         }
-        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
-            return "exactly-once delivery uses Flink's transactional sink";
-        }
         if (topics == null || topics.size() != 1) {
             return "the native sink writes one fixed topic";
         }
         return null;
+    }
+
+    /** Why kafka-clients must produce this natively encoded table, or {@code null}. */
+    private String kafkaClientsReason() {
+        String forced = "'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + writing.rung + "'";
+        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
+            return "exactly-once runs in Kafka transactions";
+        }
+        if (writing.rung == StreamFusionKafkaOptions.Rung.JAVA) {
+            return "chosen by " + forced;
+        }
+        List<String> untranslatable = LibrdkafkaConfig.producer(properties).untranslatable();
+        String reason = null;
+        if (!untranslatable.isEmpty()) {
+            reason = "librdkafka cannot take " + String.join("; ", untranslatable);
+        } else if (partitioner != null && !(partitioner instanceof FlinkFixedPartitioner)) {
+            reason = "the partitioner " + partitioner.getClass().getName() + " may read the encoded bytes";
+        }
+        if (reason != null && writing.rung == StreamFusionKafkaOptions.Rung.NATIVE) {
+            throw new ValidationException(forced + ", but " + reason);
+        }
+        return reason;
     }
 
     @Override
@@ -117,15 +143,26 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
                         writing.formats.keyFormat == null ? null : keyProjection,
                         metadataKeys.contains("headers") ? physicalArity + metadataKeys.indexOf("headers") : -1,
                         metadataKeys.contains("timestamp") ? physicalArity + metadataKeys.indexOf("timestamp") : -1);
-        StreamFusionKafkaSink sink =
-                new StreamFusionKafkaSink(
-                        properties,
-                        topics.get(0),
-                        writing.formats.format,
-                        writing.formats.formatOptions,
-                        layout,
-                        partitioner,
-                        deliveryGuarantee);
+        Sink<RowData> sink =
+                kafkaClientsReason == null
+                        ? new LibrdkafkaSink(
+                                LibrdkafkaConfig.producer(properties).properties(),
+                                topics.get(0),
+                                writing.formats.format,
+                                writing.formats.formatOptions,
+                                layout,
+                                partitioner,
+                                deliveryGuarantee)
+                        : new StreamFusionKafkaSink(
+                                properties,
+                                topics.get(0),
+                                writing.formats.format,
+                                writing.formats.formatOptions,
+                                layout,
+                                partitioner,
+                                deliveryGuarantee,
+                                transactionalIdPrefix,
+                                transactionNamingStrategy);
         return SinkV2Provider.of(sink, parallelism);
     }
 
@@ -157,7 +194,11 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
     public String asSummaryString() {
         return "StreamFusion Kafka table sink ("
                 + (stockReason == null
-                        ? writing.formats.describe() + "encoded natively per batch, " + deliveryGuarantee
+                        ? writing.formats.describe() + "encoded natively per batch, "
+                                + (kafkaClientsReason == null
+                                        ? "produced by librdkafka, "
+                                        : "produced by kafka-clients (" + kafkaClientsReason + "), ")
+                                + deliveryGuarantee
                         : "Flink's own sink: " + stockReason)
                 + ")";
     }

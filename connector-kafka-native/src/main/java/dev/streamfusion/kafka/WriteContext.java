@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.factories.DynamicTableFactory;
 
@@ -17,11 +18,15 @@ final class WriteContext {
     final KafkaFormats formats;
     /** Writable metadata the table declares that the native sink does not write, or {@code null}. */
     final String unsupportedMetadata;
+    /** The table's {@code streamfusion.rung}: which client produces. */
+    final StreamFusionKafkaOptions.Rung rung;
 
-    private WriteContext(String table, KafkaFormats formats, String unsupportedMetadata) {
+    private WriteContext(
+            String table, KafkaFormats formats, String unsupportedMetadata, StreamFusionKafkaOptions.Rung rung) {
         this.table = table;
         this.formats = formats;
         this.unsupportedMetadata = unsupportedMetadata;
+        this.rung = rung;
     }
 
     static WriteContext of(DynamicTableFactory.Context context) {
@@ -35,6 +40,7 @@ final class WriteContext {
         return new WriteContext(
                 context.getObjectIdentifier().asSummaryString(),
                 KafkaFormats.of(context.getCatalogTable().getOptions()),
-                unsupported);
+                unsupported,
+                Configuration.fromMap(context.getCatalogTable().getOptions()).get(StreamFusionKafkaOptions.RUNG));
     }
 }

@@ -41,7 +41,10 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -67,6 +70,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -86,8 +90,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * and bounded mode, topic patterns, formats, keys, metadata, event-time windows, malformed
  * records), a failed job resumes without loss or duplication, and the sink writes the bytes
  * Flink's sink writes.
+ *
+ * <p>The suite runs once per rung: the system property {@code streamfusion.it.rung} ({@code
+ * NATIVE} or {@code JAVA}) is set on every streamfusion-kafka table it reads.
  */
 class StreamFusionKafkaITCase {
+
+    /** The rung every streamfusion-kafka table of this run reads with. */
+    private static final String RUNG = System.getProperty("streamfusion.it.rung", "NATIVE");
+
+    /** How this run's sinks produce, as their summaries say. */
+    private static final String PRODUCER =
+            RUNG.equals("JAVA")
+                    ? "produced by kafka-clients (chosen by 'streamfusion.rung' = 'JAVA'), "
+                    : "produced by librdkafka, ";
+
+    private static final String RUNG_DESCRIPTION =
+            RUNG.equals("JAVA")
+                    ? "Java rung (chosen by 'streamfusion.rung' = 'JAVA'): kafka-clients polls, 'json' decoded natively per poll"
+                    : "native rung: librdkafka polls, 'json' decoded natively";
 
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
@@ -229,8 +250,28 @@ class StreamFusionKafkaITCase {
     @Test
     void theTableSaysHowItReads() {
         assertThat(source(bidsTable("topic", BIDS, Map.of())).asSummaryString())
-                .isEqualTo("StreamFusion Kafka table source (Java rung: kafka-clients polls, 'json' decoded natively per poll)");
-        Map<String, String> changelog = bidsTable("topic", BIDS, Map.of("format", "debezium-json"));
+                .isEqualTo("StreamFusion Kafka table source (" + RUNG_DESCRIPTION + ")");
+        Map<String, String> auto = new HashMap<>(bidsTable("topic", BIDS, Map.of()));
+        auto.put("streamfusion.rung", "AUTO");
+        assertThat(source(auto).asSummaryString())
+                .isEqualTo("StreamFusion Kafka table source (native rung: librdkafka polls, 'json' decoded natively)");
+        // A JKS trust store has no librdkafka equivalent: AUTO reads with kafka-clients, NATIVE fails.
+        auto.put("properties.ssl.truststore.location", "/etc/kafka/truststore.jks");
+        assertThat(source(auto).asSummaryString())
+                .isEqualTo(
+                        "StreamFusion Kafka table source (Java rung (librdkafka cannot take 'ssl.truststore.location' = "
+                                + "'/etc/kafka/truststore.jks': librdkafka reads CA certificates from PEM only "
+                                + "(ssl.truststore.type is JKS)): kafka-clients polls, 'json' decoded natively per poll)");
+        Map<String, String> nativeForced = new HashMap<>(auto);
+        nativeForced.put("streamfusion.rung", "NATIVE");
+        nativeForced.put("properties.sasl.jaas.config", "com.example.Login required token=\"t\";");
+        assertThatThrownBy(() -> source(nativeForced))
+                .hasStackTraceContaining(
+                        "'streamfusion.rung' = 'NATIVE', but librdkafka cannot take these properties: "
+                                + "'sasl.jaas.config' = '******': only PlainLoginModule and ScramLoginModule with username "
+                                + "and password translate; 'ssl.truststore.location' = '/etc/kafka/truststore.jks'");
+        Map<String, String> changelog =
+                bidsTable("topic", BIDS, Map.of("format", "debezium-json", "streamfusion.rung", "AUTO"));
         assertThat(source(changelog).asSummaryString())
                 .isEqualTo("StreamFusion Kafka table source (Flink's own reader: the value format 'debezium-json' is not decoded natively)");
         Map<String, String> forced = new HashMap<>(changelog);
@@ -337,7 +378,7 @@ class StreamFusionKafkaITCase {
 
     /** A streamfusion-kafka catalog table of {@code columns} with {@code options}. */
     private static ResolvedCatalogTable table(Map<String, String> options, String columns) {
-        Map<String, String> all = new HashMap<>(options);
+        Map<String, String> all = new HashMap<>(withRung("streamfusion-kafka", options));
         all.put("connector", "streamfusion-kafka");
         StreamTableEnvironment tables = tables();
         tables.executeSql("CREATE TEMPORARY TABLE shape (" + columns + ") WITH ('connector' = 'datagen')");
@@ -363,7 +404,7 @@ class StreamFusionKafkaITCase {
         assertThat(sum(metrics, "decodeNanos")).isPositive();
         assertThat(metrics.entrySet().stream().filter(e -> e.getKey().endsWith(".rung")))
                 .isNotEmpty()
-                .allSatisfy(e -> assertThat(((Gauge<?>) e.getValue()).getValue()).isEqualTo("java"));
+                .allSatisfy(e -> assertThat(((Gauge<?>) e.getValue()).getValue()).isEqualTo(RUNG.toLowerCase(Locale.ROOT)));
 
         tables.executeSql(ddl("bad", "streamfusion-kafka", bidsTable("topic", BAD, Map.of())));
         assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM bad")))
@@ -423,7 +464,7 @@ class StreamFusionKafkaITCase {
         assertSameRows("SELECT off, part, auction FROM %s WHERE MOD(off, 10) = 0", columns, bids);
         Map<String, String> withHeaders = bidsTable("topic", BAD, Map.of("json.ignore-parse-errors", "true"));
         assertSameRows("SELECT auction, off, headers, kind FROM %s", columns, withHeaders);
-        assertThat(source(bids).asSummaryString()).contains("Java rung");
+        assertThat(source(bids).asSummaryString()).contains(RUNG_DESCRIPTION);
     }
 
     @Test
@@ -490,7 +531,7 @@ class StreamFusionKafkaITCase {
         Map<String, String> stockOut = sinkTable(stockTopic, format);
         Map<String, String> fusedOut = sinkTable(fusedTopic, format);
         assertThat(sink(fusedOut).asSummaryString())
-                .isEqualTo("StreamFusion Kafka table sink ('" + format + "' encoded natively per batch, at-least-once)");
+                .isEqualTo("StreamFusion Kafka table sink ('" + format + "' encoded natively per batch, " + PRODUCER + "at-least-once)");
         StreamTableEnvironment tables = tables();
         tables.executeSql(ddl("bids", "kafka", bidsTable("topic", BIDS, Map.of())));
         tables.executeSql(ddl("stock_out", "kafka", stockOut));
@@ -524,7 +565,7 @@ class StreamFusionKafkaITCase {
                             "sink.partitioner", "fixed"));
             if (connector.equals("streamfusion-kafka")) {
                 assertThat(sink(options, columns).asSummaryString())
-                        .isEqualTo("StreamFusion Kafka table sink ('json' values and 'json' keys encoded natively per batch, at-least-once)");
+                        .isEqualTo("StreamFusion Kafka table sink ('json' values and 'json' keys encoded natively per batch, " + PRODUCER + "at-least-once)");
             }
             StreamTableEnvironment tables = tables();
             tables.executeSql(ddl("bids", "kafka", bidsTable("topic", BIDS, Map.of())));
@@ -545,10 +586,29 @@ class StreamFusionKafkaITCase {
         Map<String, String> exactlyOnce = new HashMap<>(sinkTable("unused", "json"));
         exactlyOnce.putAll(Map.of("sink.delivery-guarantee", "exactly-once", "sink.transactional-id-prefix", "sf"));
         assertThat(sink(exactlyOnce).asSummaryString())
-                .isEqualTo("StreamFusion Kafka table sink (Flink's own sink: exactly-once delivery uses Flink's transactional sink)");
+                .isEqualTo(
+                        "StreamFusion Kafka table sink ('json' encoded natively per batch, produced by kafka-clients "
+                                + "(exactly-once runs in Kafka transactions), exactly-once)");
+        Map<String, String> changelog = new HashMap<>(sinkTable("unused", "json"));
+        changelog.put("format", "debezium-json");
+        assertThat(sink(changelog).asSummaryString())
+                .isEqualTo("StreamFusion Kafka table sink (Flink's own sink: the value format 'debezium-json' is not encoded natively)");
         Map<String, String> none = new HashMap<>(sinkTable("unused", "json"));
         none.put("sink.delivery-guarantee", "none");
-        assertThat(sink(none).asSummaryString()).isEqualTo("StreamFusion Kafka table sink ('json' encoded natively per batch, none)");
+        assertThat(sink(none).asSummaryString())
+                .isEqualTo("StreamFusion Kafka table sink ('json' encoded natively per batch, " + PRODUCER + "none)");
+        // A round-robin partitioner is kafka-clients' own class: librdkafka has none like it.
+        Map<String, String> roundRobin = new HashMap<>(none);
+        roundRobin.put("properties.partitioner.class", "org.apache.kafka.clients.producer.RoundRobinPartitioner");
+        roundRobin.put("streamfusion.rung", "AUTO");
+        assertThat(sink(roundRobin).asSummaryString())
+                .isEqualTo(
+                        "StreamFusion Kafka table sink ('json' encoded natively per batch, produced by kafka-clients "
+                                + "(librdkafka cannot take 'partitioner.class' = "
+                                + "'org.apache.kafka.clients.producer.RoundRobinPartitioner': no librdkafka equivalent), none)");
+        roundRobin.put("streamfusion.rung", "NATIVE");
+        assertThatThrownBy(() -> sink(roundRobin))
+                .hasStackTraceContaining("'streamfusion.rung' = 'NATIVE', but librdkafka cannot take 'partitioner.class'");
     }
 
     @Test
@@ -570,6 +630,46 @@ class StreamFusionKafkaITCase {
         // At least once: every row, perhaps some twice (those sent after the last checkpoint).
         assertThat(new HashSet<>(written)).isEqualTo(new HashSet<>(expected));
         assertThat(written.size()).isGreaterThanOrEqualTo(expected.size());
+    }
+
+    @Test
+    void anExactlyOnceJobThatFailsWritesEveryRowOnceAndLeavesNoTransactionOpen() throws Exception {
+        String topic = "sink-exactly-once";
+        KAFKA.cluster().createTopic(topic, 2);
+        StreamTableEnvironment tables = failingOnceTables();
+        tables.executeSql(ddl("bids", "streamfusion-kafka", bidsTable("topic", BIDS, Map.of())));
+        Map<String, String> exactlyOnce = new HashMap<>(sinkTable(topic, "json"));
+        exactlyOnce.putAll(
+                Map.of(
+                        "sink.delivery-guarantee", "exactly-once",
+                        "sink.transactional-id-prefix", "sf-eos-" + RUNG,
+                        "properties.transaction.timeout.ms", "60000"));
+        tables.executeSql(ddl("fused_out", "streamfusion-kafka", exactlyOnce));
+        FailOnce.reset(COUNT * 2 / 3);
+        tables.executeSql(
+                        "INSERT INTO fused_out SELECT auction, bidder, fail_once(price), channel, url, date_time, extra FROM bids")
+                .await(3, TimeUnit.MINUTES);
+        assertThat(FailOnce.FAILED.get()).as("the job failed once").isTrue();
+
+        tables.executeSql(
+                ddl("committed_out", "kafka", bidsTable("topic", topic, Map.of("properties.isolation.level", "read_committed"))));
+        List<String> written = collect(tables.executeSql("SELECT * FROM committed_out"));
+        List<String> expected = collect(tables.executeSql("SELECT * FROM bids"));
+        // Exactly once end to end: the source emits each record once after its restore, and the
+        // transactions of the failed attempt were aborted.
+        assertThat(written).hasSameSizeAs(expected).containsExactlyInAnyOrderElementsOf(expected);
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+            List<String> open =
+                    admin
+                            .listTransactions(new ListTransactionsOptions().filterStates(List.of(TransactionState.ONGOING)))
+                            .all()
+                            .get(30, TimeUnit.SECONDS)
+                            .stream()
+                            .map(TransactionListing::transactionalId)
+                            .filter(id -> id.startsWith("sf-eos-" + RUNG))
+                            .collect(Collectors.toList());
+            assertThat(open).as("transactions left open").isEmpty();
+        }
     }
 
     @Test
@@ -814,10 +914,20 @@ class StreamFusionKafkaITCase {
 
     private static String ddl(String name, String connector, String columns, Map<String, String> options) {
         String with =
-                options.entrySet().stream()
+                withRung(connector, options).entrySet().stream()
                         .map(e -> "'" + e.getKey() + "' = '" + e.getValue() + "'")
                         .collect(Collectors.joining(", "));
         return "CREATE TABLE " + name + " (" + columns + ") WITH ('connector' = '" + connector + "', " + with + ")";
+    }
+
+    /** {@code options}, with this run's rung for a streamfusion-kafka table that names none. */
+    private static Map<String, String> withRung(String connector, Map<String, String> options) {
+        if (!connector.equals("streamfusion-kafka") || options.containsKey("streamfusion.rung")) {
+            return options;
+        }
+        Map<String, String> withRung = new HashMap<>(options);
+        withRung.put("streamfusion.rung", RUNG);
+        return withRung;
     }
 
     /** The final rows of a bounded query; a job still running after two minutes fails the test. */

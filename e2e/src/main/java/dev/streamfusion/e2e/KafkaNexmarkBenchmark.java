@@ -7,9 +7,10 @@ import java.util.List;
 
 /**
  * Nexmark q0-q2 over bids in Kafka as JSON, Avro and Protobuf, stock {@code kafka} against {@code
- * streamfusion-kafka}, same topic, same JVM, parallelism 1, into a blackhole sink: one warm-up run
- * per connector and query, then the best of three. Rows per second from the jobs' net run times.
- * Each format's topic is checked first: both connectors must agree on q2's count, sum and maximum.
+ * streamfusion-kafka} on each rung (native: librdkafka polls; Java: kafka-clients polls), same
+ * topic, same JVM, parallelism 1, into a blackhole sink: one warm-up run per connector and query,
+ * then the best of three. Rows per second from the jobs' net run times.
+ * Each format's topic is checked first: every reader must agree on q2's count, sum and maximum.
  * Refuses a debug native build.
  *
  * <p>{@code ./bin/bench-kafka [events [formats [queries]]]}: by default 2,000,000 events, formats
@@ -28,8 +29,9 @@ public final class KafkaNexmarkBenchmark {
         List<String> formats = args.length > 1 ? List.of(args[1].split(",")) : FORMATS;
         List<String> queries = args.length > 2 ? List.of(args[2].split(",")) : List.copyOf(NexmarkKafka.QUERIES.keySet());
         try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start()) {
-            System.out.printf("%n| format | query | stock `kafka` (rows/s) | `streamfusion-kafka`, Java rung (rows/s) | ratio |%n");
-            System.out.println("|---|---|---|---|---|");
+            System.out.printf(
+                    "%n| format | query | stock `kafka` (rows/s) | native rung (rows/s) | ratio | Java rung (rows/s) | ratio |%n");
+            System.out.println("|---|---|---|---|---|---|---|");
             for (String format : formats) {
                 String topic = "bids-" + format;
                 broker.createTopic(topic, 1);
@@ -37,15 +39,25 @@ public final class KafkaNexmarkBenchmark {
                 kafka.produce(events);
                 String check = "SELECT COUNT(*), SUM(price), MAX(url) FROM %s WHERE MOD(auction, 123) = 0";
                 List<String> stock = kafka.collect(NexmarkKafka.STOCK, check);
-                List<String> fused = kafka.collect(NexmarkKafka.FUSED, check);
-                if (!stock.equals(fused)) {
-                    throw new IllegalStateException(format + ": the connectors disagree on q2: " + stock + " vs " + fused);
+                for (String rung : List.of(NexmarkKafka.FUSED, NexmarkKafka.FUSED_JAVA_RUNG)) {
+                    List<String> fused = kafka.collect(rung, check);
+                    if (!stock.equals(fused)) {
+                        throw new IllegalStateException(format + ": " + rung + " disagrees on q2: " + stock + " vs " + fused);
+                    }
                 }
                 for (String query : queries) {
                     double stockRate = bestRate(kafka, NexmarkKafka.STOCK, query, events);
-                    double fusedRate = bestRate(kafka, NexmarkKafka.FUSED, query, events);
+                    double nativeRate = bestRate(kafka, NexmarkKafka.FUSED, query, events);
+                    double javaRate = bestRate(kafka, NexmarkKafka.FUSED_JAVA_RUNG, query, events);
                     System.out.printf(
-                            "| %s | %s | %,.0f | %,.0f | %.2fx |%n", format, query, stockRate, fusedRate, fusedRate / stockRate);
+                            "| %s | %s | %,.0f | %,.0f | %.2fx | %,.0f | %.2fx |%n",
+                            format,
+                            query,
+                            stockRate,
+                            nativeRate,
+                            nativeRate / stockRate,
+                            javaRate,
+                            javaRate / stockRate);
                 }
             }
         }

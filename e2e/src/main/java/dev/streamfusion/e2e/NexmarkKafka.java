@@ -42,7 +42,10 @@ final class NexmarkKafka {
     }
 
     static final String STOCK = "kafka";
+    /** streamfusion-kafka as a table reads by default: the native rung where options allow. */
     static final String FUSED = "streamfusion-kafka";
+    /** streamfusion-kafka forced to its Java rung (a connector name, then the rung after a colon). */
+    static final String FUSED_JAVA_RUNG = "streamfusion-kafka:JAVA";
 
     private static final int BATCH = 4096;
 
@@ -91,8 +94,17 @@ final class NexmarkKafka {
         }
     }
 
-    /** A table environment with the topic as table {@code bids} through {@code connector}. */
+    /**
+     * A table environment with the topic as table {@code bids} through {@code connector} (a
+     * connector name, optionally followed by {@code :RUNG} for streamfusion-kafka).
+     */
     StreamTableEnvironment tables(String connector, int parallelism) {
+        String rung = "";
+        int colon = connector.indexOf(':');
+        if (colon >= 0) {
+            rung = ", 'streamfusion.rung' = '" + connector.substring(colon + 1) + "'";
+            connector = connector.substring(0, colon);
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
@@ -106,7 +118,7 @@ final class NexmarkKafka {
                         + "'properties.bootstrap.servers' = '" + bootstrapServers + "', "
                         + "'scan.startup.mode' = 'earliest-offset', "
                         + "'scan.bounded.mode' = 'latest-offset', "
-                        + "'format' = '" + format + "'" + with + ")");
+                        + "'format' = '" + format + "'" + with + rung + ")");
         return tables;
     }
 

@@ -176,6 +176,40 @@ public final class NativeFormatDecoder extends NativeHandle {
                 out -> ArrowBatchExporter.exportBatch(allocator, messages, in -> decode(handle, in, out, rowStarts)));
     }
 
+    /** A native call that decodes messages native code holds with this decoder. */
+    @FunctionalInterface
+    public interface NativeMessages {
+        /**
+         * Decodes with the decoder at {@code decoderAddress} into the empty {@code ArrowArray} at
+         * {@code outArrayAddress}.
+         */
+        void decode(long decoderAddress, long outArrayAddress);
+    }
+
+    /**
+     * Decodes messages that never crossed into Java (a native Kafka poll's values, say): {@code
+     * messages} runs with this decoder's handle, under its lock. The returned root is reused by
+     * the next call.
+     */
+    public synchronized VectorSchemaRoot decode(NativeMessages messages) {
+        long handle = address();
+        return rows.importBatch(out -> messages.decode(handle, out));
+    }
+
+    /**
+     * For avro-confluent: fetches from the schema registry the writer schema of every id in
+     * {@code ids} that native code has not seen. Other formats ignore the call.
+     */
+    public synchronized void addWriterSchemas(int[] ids) {
+        if (registry == null) {
+            return;
+        }
+        long handle = address();
+        for (int id : ids) {
+            addWriterSchema(handle, id);
+        }
+    }
+
     /**
      * Fetches the writer schema of every schema id in {@code batch} that native code has not seen
      * (Confluent framing: a zero byte, then the id as four big-endian bytes). Native code does no
@@ -183,14 +217,16 @@ public final class NativeFormatDecoder extends NativeHandle {
      */
     private void addMissingWriterSchemas(long handle, List<byte[]> batch) {
         for (byte[] message : batch) {
-            if (message == null || message.length < 5 || message[0] != 0) {
-                continue;
+            if (message != null && message.length >= 5 && message[0] == 0) {
+                addWriterSchema(handle, ByteBuffer.wrap(message, 1, 4).getInt());
             }
-            int id = ByteBuffer.wrap(message, 1, 4).getInt();
-            if (!knownSchemaIds.contains(id)) {
-                addWriterSchema(handle, id, registry.schemaById(id));
-                knownSchemaIds.add(id);
-            }
+        }
+    }
+
+    private void addWriterSchema(long handle, int id) {
+        if (!knownSchemaIds.contains(id)) {
+            addWriterSchema(handle, id, registry.schemaById(id));
+            knownSchemaIds.add(id);
         }
     }
 

@@ -161,6 +161,28 @@ public final class NativeFormatEncoder extends NativeHandle {
                 out -> ArrowBatchExporter.exportBatch(allocator, rows, in -> encode(handle, in, out)));
     }
 
+    /** A native call that encodes, with this encoder, rows exported to native code. */
+    @FunctionalInterface
+    public interface NativeRows {
+        /**
+         * Runs with the encoder at {@code encoderAddress} and the rows as an exported {@code
+         * ArrowArray} at {@code rowsAddress} (of this encoder's row type).
+         */
+        void encode(long encoderAddress, long rowsAddress);
+    }
+
+    /**
+     * Hands {@code rows}, transposed to Arrow, to a native call that encodes them with this
+     * encoder and keeps the messages native (a Kafka producer, say).
+     */
+    public synchronized void encode(List<? extends RowData> rows, NativeRows call) {
+        long handle = address();
+        ArrowBatchExporter.exportBatch(allocator, writer.write(rows), in -> {
+            call.encode(handle, in);
+            return null;
+        });
+    }
+
     @Override
     protected void free(long address) {
         free0(address);

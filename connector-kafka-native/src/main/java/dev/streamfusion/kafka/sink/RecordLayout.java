@@ -83,6 +83,16 @@ public final class RecordLayout implements Serializable {
         return projected;
     }
 
+    /** Whether the table writes the {@code headers} metadata column. */
+    boolean writesHeaders() {
+        return headers >= 0;
+    }
+
+    /** Whether the table writes the {@code timestamp} metadata column. */
+    boolean writesTimestamp() {
+        return timestamp >= 0;
+    }
+
     /**
      * The record's headers, from the {@code headers} column (none without it, or when NULL); as in
      * Flink, an entry with a NULL key or value is left out.

@@ -1,39 +1,53 @@
 package dev.streamfusion.kafka.sink;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaCommittable;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
+import org.apache.flink.connector.kafka.sink.KafkaWriterState;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.connector.kafka.sink.TwoPhaseCommittingStatefulSink;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPostCommitTopology;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 
+import java.io.IOException;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 
 /**
- * The streamfusion-kafka sink for {@code none} and {@code at-least-once} delivery: rows are
- * collected into batches, each batch's values (and keys) are encoded natively in one call each,
- * and the records, with their headers and timestamps, go to one topic through a kafka-clients
- * producer that is flushed on every checkpoint (at-least-once) and at the end of input.
+ * The streamfusion-kafka sink: rows are encoded natively a batch at a time (values and keys, one
+ * call each) and the encoded records go through Flink's own {@link KafkaSink}, built as the stock
+ * table sink builds it. Flink's writer sends them and flushes on every checkpoint (at-least-once),
+ * or writes them in Kafka transactions that its committer commits when the checkpoint completes
+ * and aborts after a failure (exactly-once); its writer state, committables and transaction
+ * cleanup are Flink's, so they recover exactly as the stock sink's do.
  */
 @Internal
-public final class StreamFusionKafkaSink implements Sink<RowData> {
+public final class StreamFusionKafkaSink
+        implements TwoPhaseCommittingStatefulSink<RowData, KafkaWriterState, KafkaCommittable>,
+                SupportsPostCommitTopology<KafkaCommittable> {
 
     private static final long serialVersionUID = 1L;
 
-    private final Properties producerProperties;
-    private final String topic;
+    private final KafkaSink<EncodedRecord> kafka;
     private final String format;
     private final HashMap<String, String> formatOptions;
     private final RecordLayout layout;
-    private final KafkaPartitioner<RowData> partitioner;
-    private final DeliveryGuarantee deliveryGuarantee;
 
     /**
      * @param partitioner Flink's partitioner for the table ({@code sink.partitioner}), or {@code
      *     null} for the producer's own (the default, and round-robin through its properties)
+     * @param transactionalIdPrefix for exactly-once: the prefix of the transactional ids
      */
     public StreamFusionKafkaSink(
             Properties producerProperties,
@@ -42,33 +56,76 @@ public final class StreamFusionKafkaSink implements Sink<RowData> {
             Map<String, String> formatOptions,
             RecordLayout layout,
             KafkaPartitioner<RowData> partitioner,
-            DeliveryGuarantee deliveryGuarantee) {
-        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
-            throw new IllegalArgumentException("exactly-once delivery is written by Flink's Kafka sink");
+            DeliveryGuarantee deliveryGuarantee,
+            String transactionalIdPrefix,
+            TransactionNamingStrategy transactionNamingStrategy) {
+        KafkaSinkBuilder<EncodedRecord> builder =
+                KafkaSink.<EncodedRecord>builder()
+                        .setKafkaProducerConfig(producerProperties)
+                        .setDeliveryGuarantee(deliveryGuarantee)
+                        .setRecordSerializer(new EncodedRecordSchema(topic, partitioner));
+        if (transactionalIdPrefix != null) {
+            builder.setTransactionalIdPrefix(transactionalIdPrefix);
         }
-        this.producerProperties = producerProperties;
-        this.topic = topic;
+        if (transactionNamingStrategy != null) {
+            builder.setTransactionNamingStrategy(transactionNamingStrategy);
+        }
+        this.kafka = builder.build();
         this.format = format;
         this.formatOptions = new HashMap<>(formatOptions);
         this.layout = layout;
-        this.partitioner = partitioner;
-        this.deliveryGuarantee = deliveryGuarantee;
     }
 
     @Override
-    public SinkWriter<RowData> createWriter(WriterInitContext context) {
-        if (partitioner != null) {
-            partitioner.open(
-                    context.getTaskInfo().getIndexOfThisSubtask(), context.getTaskInfo().getNumberOfParallelSubtasks());
+    public PrecommittingStatefulSinkWriter<RowData, KafkaWriterState, KafkaCommittable> createWriter(
+            WriterInitContext context) throws IOException {
+        return encoding(kafka.createWriter(context), context);
+    }
+
+    @Override
+    public PrecommittingStatefulSinkWriter<RowData, KafkaWriterState, KafkaCommittable> restoreWriter(
+            WriterInitContext context, Collection<KafkaWriterState> states) throws IOException {
+        return encoding(kafka.restoreWriter(context, states), context);
+    }
+
+    private EncodingKafkaWriter encoding(
+            PrecommittingStatefulSinkWriter<EncodedRecord, KafkaWriterState, KafkaCommittable> writer,
+            WriterInitContext context)
+            throws IOException {
+        try {
+            return new EncodingKafkaWriter(
+                    writer,
+                    format,
+                    formatOptions,
+                    layout,
+                    context.isObjectReuseEnabled() ? context.createInputSerializer() : null);
+        } catch (RuntimeException e) {
+            try {
+                writer.close();
+            } catch (Exception closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
         }
-        return new NativeKafkaWriter(
-                producerProperties,
-                topic,
-                format,
-                formatOptions,
-                layout,
-                partitioner,
-                deliveryGuarantee,
-                context.isObjectReuseEnabled() ? context.createInputSerializer() : null);
+    }
+
+    @Override
+    public Committer<KafkaCommittable> createCommitter(CommitterInitContext context) {
+        return kafka.createCommitter(context);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<KafkaCommittable> getCommittableSerializer() {
+        return kafka.getCommittableSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<KafkaWriterState> getWriterStateSerializer() {
+        return kafka.getWriterStateSerializer();
+    }
+
+    @Override
+    public void addPostCommitTopology(DataStream<CommittableMessage<KafkaCommittable>> committables) {
+        kafka.addPostCommitTopology(committables);
     }
 }

@@ -10,19 +10,24 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * The records of one poll, decoded: per partition one Arrow batch of rows, and per record its
- * rows, offset and timestamp. The batches are freed when the reader has emitted every record
- * ({@link #recycle()}), or when the reader closes.
+ * The records of one poll, decoded: Arrow batches of rows, and per partition its records' rows,
+ * offsets and timestamps. The batches are freed when the reader has emitted every record ({@link
+ * #recycle()}), or when the reader closes.
  */
 @Internal
 final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
 
-    /** One partition's records of the poll. */
+    /**
+     * One partition's records of the poll: records {@code first} up to {@code first + count} of
+     * its parts and arrays, which may hold other partitions' records too.
+     */
     static final class SplitBatch {
         final String splitId;
         final DecodedPart values;
         /** The records' keys, or {@code null} when the table reads none. */
         final DecodedPart keys;
+        final int first;
+        final int count;
         final long[] offsets;
         final long[] timestamps;
         /** Per record its metadata columns, or {@code null} when the table reads none. */
@@ -32,26 +37,25 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
                 String splitId,
                 DecodedPart values,
                 DecodedPart keys,
+                int first,
+                int count,
                 long[] offsets,
                 long[] timestamps,
                 RowData[] metadata) {
             this.splitId = splitId;
             this.values = values;
             this.keys = keys;
+            this.first = first;
+            this.count = count;
             this.offsets = offsets;
             this.timestamps = timestamps;
             this.metadata = metadata;
         }
-
-        void close() {
-            values.close();
-            if (keys != null) {
-                keys.close();
-            }
-        }
     }
 
     private final List<SplitBatch> batches;
+    /** The decoded batches the split batches read, each freed once. */
+    private final List<DecodedPart> parts;
     private final Set<String> finishedSplits;
     private final Consumer<DecodedPoll> onRecycle;
     private final KafkaMessage message = new KafkaMessage();
@@ -59,10 +63,39 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
     private int record;
     private boolean recycled;
 
-    DecodedPoll(List<SplitBatch> batches, Set<String> finishedSplits, Consumer<DecodedPoll> onRecycle) {
-        this.batches = new ArrayList<>(batches);
+    DecodedPoll(
+            List<SplitBatch> batches,
+            List<DecodedPart> parts,
+            Set<String> finishedSplits,
+            Consumer<DecodedPoll> onRecycle) {
+        this.batches = firstRecordsFirst(batches);
+        this.parts = new ArrayList<>(parts);
         this.finishedSplits = finishedSplits;
         this.onRecycle = onRecycle;
+    }
+
+    /**
+     * Puts each partition's first record before any partition's other records. Flink creates a
+     * partition's watermark output at its first record: until every partition of the poll has
+     * one, a periodic watermark would follow the partitions emitted so far alone, and the others'
+     * records would arrive late. Flink's reader accepts a split id again later in one poll.
+     */
+    private static List<SplitBatch> firstRecordsFirst(List<SplitBatch> batches) {
+        if (batches.size() < 2) {
+            return new ArrayList<>(batches);
+        }
+        List<SplitBatch> ordered = new ArrayList<>(2 * batches.size());
+        for (SplitBatch b : batches) {
+            ordered.add(new SplitBatch(b.splitId, b.values, b.keys, b.first, 1, b.offsets, b.timestamps, b.metadata));
+        }
+        for (SplitBatch b : batches) {
+            if (b.count > 1) {
+                ordered.add(
+                        new SplitBatch(
+                                b.splitId, b.values, b.keys, b.first + 1, b.count - 1, b.offsets, b.timestamps, b.metadata));
+            }
+        }
+        return ordered;
     }
 
     @Override
@@ -75,16 +108,17 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
     @Override
     public KafkaMessage nextRecordFromSplit() {
         SplitBatch batch = batches.get(split);
-        if (record >= batch.offsets.length) {
+        if (record >= batch.count) {
             return null;
         }
+        int at = batch.first + record;
         message.moveTo(
                 batch.values,
                 batch.keys,
-                record,
-                batch.offsets[record],
-                batch.timestamps[record],
-                batch.metadata == null ? null : batch.metadata[record]);
+                at,
+                batch.offsets[at],
+                batch.timestamps[at],
+                batch.metadata == null ? null : batch.metadata[at]);
         record++;
         return message;
     }
@@ -101,9 +135,7 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
             return;
         }
         recycled = true;
-        for (SplitBatch batch : batches) {
-            batch.close();
-        }
+        parts.forEach(DecodedPart::close);
         onRecycle.accept(this);
     }
 }

@@ -1,12 +1,9 @@
 package dev.streamfusion.kafka.source;
 
-import dev.streamfusion.bridge.NativeDecodeException;
-import dev.streamfusion.formats.NativeFormatDecoder;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
-import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.reader.KafkaPartitionSplitReader;
@@ -14,8 +11,6 @@ import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.table.data.RowData;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
@@ -29,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * The Java rung: Flink's own Kafka split reader (kafka-clients) polls, and each partition's
@@ -38,18 +34,9 @@ import java.util.Set;
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartitionSplit>, OffsetCommitter {
+final class JavaRungSplitReader extends DecodingSplitReader {
 
     private final KafkaPartitionSplitReader consumer;
-    private final FormatDecoding decoding;
-    private final KafkaMetadata metadata;
-    private final NativeFormatDecoder decoder;
-    /** The key's decoding and decoder, or {@code null} when the table reads no key. */
-    private final FormatDecoding keyDecoding;
-    private final NativeFormatDecoder keyDecoder;
-    private final BufferAllocator allocator;
-    private final LivePolls livePolls;
-    private final ReaderMetrics readerMetrics;
 
     JavaRungSplitReader(
             Properties properties,
@@ -61,25 +48,13 @@ final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartit
             BufferAllocator allocator,
             LivePolls livePolls,
             ReaderMetrics readerMetrics) {
-        this.consumer = new KafkaPartitionSplitReader(properties, context, metrics);
-        this.readerMetrics = readerMetrics;
-        this.decoding = decoding;
-        this.metadata = metadata;
-        this.allocator = allocator;
-        this.livePolls = livePolls;
-        this.keyDecoding = keys == null ? null : keys.key();
-        NativeFormatDecoder opened = null;
+        super(decoding, keys, metadata, allocator, livePolls, readerMetrics);
         try {
-            opened = decoding.openDecoder(allocator);
-            this.keyDecoder = keyDecoding == null ? null : keyDecoding.openDecoder(allocator);
+            this.consumer = new KafkaPartitionSplitReader(properties, context, metrics);
         } catch (RuntimeException e) {
-            if (opened != null) {
-                opened.close();
-            }
-            closeQuietly(consumer, e);
+            closeDecoders();
             throw e;
         }
-        this.decoder = opened;
     }
 
     @Override
@@ -87,6 +62,7 @@ final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartit
         RecordsWithSplitIds<ConsumerRecord<byte[], byte[]>> records = consumer.fetch();
         Set<String> finishedSplits = new HashSet<>(records.finishedSplits());
         List<DecodedPoll.SplitBatch> batches = new ArrayList<>();
+        List<DecodedPart> parts = new ArrayList<>();
         try {
             String split;
             while ((split = records.nextSplit()) != null) {
@@ -96,83 +72,45 @@ final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartit
                     polled.add(record);
                 }
                 if (!polled.isEmpty()) {
-                    batches.add(decode(split, polled));
+                    batches.add(decode(split, polled, parts));
                 }
             }
         } catch (IOException | RuntimeException e) {
-            batches.forEach(DecodedPoll.SplitBatch::close);
+            parts.forEach(DecodedPart::close);
             throw e;
         } finally {
             records.recycle();
         }
-        return livePolls.register(batches, finishedSplits);
+        return livePolls.register(batches, parts, finishedSplits);
     }
 
-    private DecodedPoll.SplitBatch decode(String split, List<ConsumerRecord<byte[], byte[]>> records)
-            throws IOException {
+    private DecodedPoll.SplitBatch decode(
+            String split, List<ConsumerRecord<byte[], byte[]>> records, List<DecodedPart> parts) throws IOException {
         int count = records.size();
-        List<byte[]> values = new ArrayList<>(count);
+        List<byte[]> messages = new ArrayList<>(count);
         long[] offsets = new long[count];
         long[] timestamps = new long[count];
         RowData[] metadataRows = metadata.isEmpty() ? null : new RowData[count];
         for (int i = 0; i < count; i++) {
             ConsumerRecord<byte[], byte[]> record = records.get(i);
-            values.add(record.value());
+            messages.add(record.value());
             offsets[i] = record.offset();
             timestamps[i] = record.timestamp();
             if (metadataRows != null) {
                 metadataRows[i] = metadata.of(record);
             }
         }
-        DecodedPart valueRows = decodePart(decoder, decoding, "value", values, offsets, split);
+        IntFunction<String> recordName = i -> "the Kafka record at offset " + offsets[i] + " of " + split;
+        DecodedPart valueRows = values.decode(count, (d, starts) -> d.decode(messages, starts), recordName);
+        parts.add(valueRows);
         DecodedPart keyRows = null;
-        if (keyDecoder != null) {
-            List<byte[]> keys = new ArrayList<>(count);
-            records.forEach(r -> keys.add(r.key()));
-            try {
-                keyRows = decodePart(keyDecoder, keyDecoding, "key", keys, offsets, split);
-            } catch (IOException | RuntimeException e) {
-                valueRows.close();
-                throw e;
-            }
+        if (keys != null) {
+            List<byte[]> keyBytes = new ArrayList<>(count);
+            records.forEach(r -> keyBytes.add(r.key()));
+            keyRows = keys.decode(count, (d, starts) -> d.decode(keyBytes, starts), recordName);
+            parts.add(keyRows);
         }
-        return new DecodedPoll.SplitBatch(split, valueRows, keyRows, offsets, timestamps, metadataRows);
-    }
-
-    /** Decodes one part of the records (values or keys) into a batch of its own. */
-    private DecodedPart decodePart(
-            NativeFormatDecoder partDecoder,
-            FormatDecoding partDecoding,
-            String part,
-            List<byte[]> messages,
-            long[] offsets,
-            String split)
-            throws IOException {
-        int[] rowStarts = new int[messages.size() + 1];
-        VectorSchemaRoot decoded;
-        long started = System.nanoTime();
-        long skippedBefore = partDecoder.skipped();
-        try {
-            decoded = partDecoder.decode(messages, rowStarts);
-            readerMetrics.decoded(System.nanoTime() - started, partDecoder.skipped() - skippedBefore);
-        } catch (NativeDecodeException e) {
-            long offset = e.position() >= 0 && e.position() < offsets.length ? offsets[(int) e.position()] : -1;
-            throw new IOException(
-                    "Failed to decode the " + part + " of the Kafka record at offset " + offset + " of " + split + " ("
-                            + partDecoding.format() + "): " + e.getMessage(),
-                    e);
-        }
-        // The decoder reuses its root: the batch moves to one of its own, which the reader frees
-        // once every row is emitted.
-        List<FieldVector> vectors = new ArrayList<>(decoded.getFieldVectors().size());
-        for (FieldVector vector : decoded.getFieldVectors()) {
-            var transfer = vector.getTransferPair(allocator);
-            transfer.transfer();
-            vectors.add((FieldVector) transfer.getTo());
-        }
-        VectorSchemaRoot root = new VectorSchemaRoot(vectors);
-        root.setRowCount(decoded.getRowCount());
-        return new DecodedPart(root, partDecoding.rows(root), rowStarts);
+        return new DecodedPoll.SplitBatch(split, valueRows, keyRows, 0, count, offsets, timestamps, metadataRows);
     }
 
     @Override
@@ -197,22 +135,7 @@ final class JavaRungSplitReader implements SplitReader<KafkaMessage, KafkaPartit
     }
 
     @Override
-    public void close() throws Exception {
-        try {
-            consumer.close();
-        } finally {
-            decoder.close();
-            if (keyDecoder != null) {
-                keyDecoder.close();
-            }
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable closeable, Exception failure) {
-        try {
-            closeable.close();
-        } catch (Exception e) {
-            failure.addSuppressed(e);
-        }
+    void closeConsumer() throws Exception {
+        consumer.close();
     }
 }

@@ -15,8 +15,9 @@ final class LivePolls {
 
     private final Set<DecodedPoll> polls = ConcurrentHashMap.newKeySet();
 
-    DecodedPoll register(List<DecodedPoll.SplitBatch> batches, Set<String> finishedSplits) {
-        DecodedPoll poll = new DecodedPoll(batches, finishedSplits, polls::remove);
+    DecodedPoll register(
+            List<DecodedPoll.SplitBatch> batches, List<DecodedPart> parts, Set<String> finishedSplits) {
+        DecodedPoll poll = new DecodedPoll(batches, parts, finishedSplits, polls::remove);
         polls.add(poll);
         return poll;
     }

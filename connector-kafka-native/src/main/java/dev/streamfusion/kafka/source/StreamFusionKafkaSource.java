@@ -40,12 +40,14 @@ public final class StreamFusionKafkaSource
     private final KeyDecoding keys;
     private final KafkaMetadata metadata;
     private final TypeInformation<RowData> producedType;
+    private final boolean nativeRung;
 
     /**
      * @param enumeration the stock source the table would run, for enumeration and state
      * @param consumerProperties the consumer properties the stock source's readers would use
      * @param keys how keys are decoded and placed, or {@code null} when the table reads none
      * @param metadata the metadata columns that follow the value's in each produced row
+     * @param nativeRung whether librdkafka polls (else kafka-clients)
      */
     public StreamFusionKafkaSource(
             KafkaSource<RowData> enumeration,
@@ -53,13 +55,15 @@ public final class StreamFusionKafkaSource
             FormatDecoding decoding,
             KeyDecoding keys,
             KafkaMetadata metadata,
-            TypeInformation<RowData> producedType) {
+            TypeInformation<RowData> producedType,
+            boolean nativeRung) {
         this.enumeration = enumeration;
         this.consumerProperties = consumerProperties;
         this.decoding = decoding;
         this.keys = keys;
         this.metadata = metadata;
         this.producedType = producedType;
+        this.nativeRung = nativeRung;
     }
 
     @Override
@@ -74,14 +78,17 @@ public final class StreamFusionKafkaSource
                 .forEach(key -> configuration.setString(key, consumerProperties.getProperty(key)));
         KafkaSourceReaderMetrics metrics = new KafkaSourceReaderMetrics(context.metricGroup());
         LivePolls livePolls = new LivePolls();
-        ReaderMetrics readerMetrics = new ReaderMetrics(context.metricGroup(), "java");
+        ReaderMetrics readerMetrics = new ReaderMetrics(context.metricGroup(), nativeRung ? "native" : "java");
         BufferAllocator allocator = new RootAllocator();
         try {
             KafkaBatchFetcherManager fetcherManager =
                     new KafkaBatchFetcherManager(
                             () ->
-                                    new JavaRungSplitReader(
-                                            consumerProperties, context, metrics, decoding, keys, metadata, allocator, livePolls, readerMetrics),
+                                    nativeRung
+                                            ? new NativeRungSplitReader(
+                                                    consumerProperties, context, decoding, keys, metadata, allocator, livePolls, readerMetrics)
+                                            : new JavaRungSplitReader(
+                                                    consumerProperties, context, metrics, decoding, keys, metadata, allocator, livePolls, readerMetrics),
                             configuration);
             return new KafkaBatchSourceReader(
                     fetcherManager, new KafkaMessageEmitter(keys), configuration, context, metrics, livePolls, allocator);

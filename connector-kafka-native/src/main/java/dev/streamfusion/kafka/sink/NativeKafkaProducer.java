@@ -1,0 +1,83 @@
+package dev.streamfusion.kafka.sink;
+
+import dev.streamfusion.bridge.NativeHandle;
+import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.kafka.LibrdkafkaConfig;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.Map;
+
+/**
+ * A librdkafka producer of one topic that encodes rows with format encoders and sends them
+ * without the bytes entering the JVM. Used by one writer thread.
+ */
+@Internal
+final class NativeKafkaProducer extends NativeHandle {
+
+    NativeKafkaProducer(Map<String, String> properties, String topic) {
+        super("Kafka producer", open(properties, topic));
+    }
+
+    private static long open(Map<String, String> properties, String topic) {
+        NativeLibrary.load();
+        String[][] keysAndValues = LibrdkafkaConfig.keysAndValues(properties);
+        return create(keysAndValues[0], keysAndValues[1], topic);
+    }
+
+    /**
+     * Encodes and sends one record per row: the value rows (and key rows, unless {@code
+     * keyEncoder} is 0) are exported Arrow batches of their encoders' row types.
+     *
+     * @param partitions per row, or {@code null} for librdkafka's partitioner
+     * @param timestamps per row ({@code Long.MIN_VALUE} for the time of sending), or {@code null}
+     * @param headerCounts per row, or {@code null} for no headers; {@code headers} holds them as
+     *     UTF-8 key bytes then value bytes
+     * @return bytes of the encoded keys and values
+     */
+    synchronized long send(
+            long valueEncoder,
+            long valueRows,
+            long keyEncoder,
+            long keyRows,
+            int[] partitions,
+            long[] timestamps,
+            int[] headerCounts,
+            byte[][] headers) {
+        return send(address(), valueEncoder, valueRows, keyEncoder, keyRows, partitions, timestamps, headerCounts, headers);
+    }
+
+    /** Waits until every record sent is delivered; fails with the first delivery error. */
+    synchronized void flush(long timeoutMs) {
+        flush(address(), timeoutMs);
+    }
+
+    /** The topic's partition count. */
+    synchronized int partitions(long timeoutMs) {
+        return partitions(address(), timeoutMs);
+    }
+
+    @Override
+    protected void free(long address) {
+        free0(address);
+    }
+
+    private static native long create(String[] keys, String[] values, String topic);
+
+    private static native long send(
+            long handle,
+            long valueEncoder,
+            long valueRows,
+            long keyEncoder,
+            long keyRows,
+            int[] partitions,
+            long[] timestamps,
+            int[] headerCounts,
+            byte[][] headers);
+
+    private static native void flush(long handle, long timeoutMs);
+
+    private static native int partitions(long handle, long timeoutMs);
+
+    private static native void free0(long handle);
+}

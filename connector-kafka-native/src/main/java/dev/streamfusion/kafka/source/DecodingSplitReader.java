@@ -1,0 +1,64 @@
+package dev.streamfusion.kafka.source;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * What both rungs' split readers share: the native decoders of values and keys, the metadata the
+ * table reads, the polls not yet emitted, and closing it all after the consumer.
+ */
+// close() declares Exception, as the Flink interface it implements does.
+@SuppressWarnings("try")
+@Internal
+abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPartitionSplit>, OffsetCommitter {
+
+    final PartDecoder values;
+    /** The key's decoder, or {@code null} when the table reads no key. */
+    final PartDecoder keys;
+    final KafkaMetadata metadata;
+    final LivePolls livePolls;
+
+    DecodingSplitReader(
+            FormatDecoding decoding,
+            KeyDecoding keyDecoding,
+            KafkaMetadata metadata,
+            BufferAllocator allocator,
+            LivePolls livePolls,
+            ReaderMetrics readerMetrics) {
+        this.metadata = metadata;
+        this.livePolls = livePolls;
+        this.values = new PartDecoder(decoding, "value", allocator, readerMetrics);
+        try {
+            this.keys = keyDecoding == null ? null : new PartDecoder(keyDecoding.key(), "key", allocator, readerMetrics);
+        } catch (RuntimeException e) {
+            values.close();
+            throw e;
+        }
+    }
+
+    /** Closes the rung's consumer. */
+    abstract void closeConsumer() throws Exception;
+
+    /** Frees the decoders; for a subclass whose consumer failed to open. */
+    final void closeDecoders() {
+        try {
+            values.close();
+        } finally {
+            if (keys != null) {
+                keys.close();
+            }
+        }
+    }
+
+    @Override
+    public final void close() throws Exception {
+        try {
+            closeConsumer();
+        } finally {
+            closeDecoders();
+        }
+    }
+}

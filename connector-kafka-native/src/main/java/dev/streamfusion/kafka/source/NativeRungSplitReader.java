@@ -1,0 +1,270 @@
+package dev.streamfusion.kafka.source;
+
+import dev.streamfusion.kafka.LibrdkafkaConfig;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.TimestampType;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.IntFunction;
+
+/**
+ * The native rung: librdkafka is assigned the reader's partitions and polls; each poll's values
+ * (and keys) are decoded natively into one Arrow batch without the bytes entering the JVM. Offsets
+ * live in Flink's split state; commits are for monitoring.
+ */
+// close() declares Exception, as the Flink interface it implements does.
+@SuppressWarnings("try")
+@Internal
+final class NativeRungSplitReader extends DecodingSplitReader {
+
+    /** How long a fetch waits for records; bounds how late the fetcher sees new splits or a close. */
+    private static final long POLL_TIMEOUT_MS = 100;
+    /** Records per poll unless {@code max.poll.records} says otherwise. */
+    static final int DEFAULT_MAX_RECORDS = 2048;
+    private static final long LAG_INTERVAL_NANOS = 1_000_000_000L;
+
+    private final NativeKafkaConsumer consumer;
+    private final Counter bytesIn;
+    private final int maxRecords;
+    private final int[] runSplits;
+    private final int[] runCounts;
+    /** Per split id: the split's id in Flink, and its partition. */
+    private final List<String> splitIds = new ArrayList<>();
+    private final List<TopicPartition> partitions = new ArrayList<>();
+    private final Map<String, Integer> idsBySplit = new HashMap<>();
+    private volatile long lag = -1;
+    private long lagUpdated;
+
+    NativeRungSplitReader(
+            Properties properties,
+            SourceReaderContext context,
+            FormatDecoding decoding,
+            KeyDecoding keyDecoding,
+            KafkaMetadata metadata,
+            BufferAllocator allocator,
+            LivePolls livePolls,
+            ReaderMetrics readerMetrics) {
+        super(decoding, keyDecoding, metadata, allocator, livePolls, readerMetrics);
+        LibrdkafkaConfig config = LibrdkafkaConfig.consumer(properties);
+        try {
+            if (!config.untranslatable().isEmpty()) {
+                throw new IllegalArgumentException(
+                        "The native Kafka rung cannot use these properties: " + String.join("; ", config.untranslatable()));
+            }
+            this.maxRecords =
+                    Integer.parseInt(properties.getProperty("max.poll.records", String.valueOf(DEFAULT_MAX_RECORDS)));
+            long apiTimeout = Long.parseLong(properties.getProperty("default.api.timeout.ms", "60000"));
+            this.consumer =
+                    new NativeKafkaConsumer(config.properties(), keyDecoding != null, metadata.reads("headers"), apiTimeout);
+        } catch (RuntimeException e) {
+            closeDecoders();
+            throw e;
+        }
+        this.runSplits = new int[maxRecords];
+        this.runCounts = new int[maxRecords];
+        this.bytesIn = context.metricGroup().getIOMetricGroup().getNumBytesInCounter();
+        context.metricGroup().setPendingRecordsGauge(() -> lag < 0 ? null : lag);
+    }
+
+    @Override
+    public RecordsWithSplitIds<KafkaMessage> fetch() throws IOException {
+        int runs = consumer.poll(maxRecords, POLL_TIMEOUT_MS, runSplits, runCounts);
+        Set<String> finished = new HashSet<>();
+        for (int id : consumer.finished()) {
+            finished.add(splitIds.get(id));
+        }
+        updateLag();
+        int count = 0;
+        for (int r = 0; r < runs; r++) {
+            count += runCounts[r];
+        }
+        if (count == 0) {
+            return livePolls.register(List.of(), List.of(), finished);
+        }
+        long[] offsets = new long[count];
+        long[] timestamps = new long[count];
+        byte[] timestampTypes = metadata.reads("timestamp-type") ? new byte[count] : null;
+        int[] leaderEpochs = metadata.reads("leader-epoch") ? new int[count] : null;
+        bytesIn.inc(consumer.records(offsets, timestamps, timestampTypes, leaderEpochs));
+        int[] recordSplits = new int[count];
+        for (int r = 0, at = 0; r < runs; r++) {
+            for (int i = 0; i < runCounts[r]; i++) {
+                recordSplits[at++] = runSplits[r];
+            }
+        }
+        IntFunction<String> recordName =
+                i -> "the Kafka record at offset " + offsets[i] + " of " + splitIds.get(recordSplits[i]);
+        List<DecodedPart> parts = new ArrayList<>(2);
+        try {
+            DecodedPart valueRows = decode(values, false, count, recordName);
+            parts.add(valueRows);
+            DecodedPart keyRows = null;
+            if (keys != null) {
+                keyRows = decode(keys, true, count, recordName);
+                parts.add(keyRows);
+            }
+            RowData[] metadataRows = metadataRows(count, recordSplits, offsets, timestamps, timestampTypes, leaderEpochs);
+            List<DecodedPoll.SplitBatch> batches = new ArrayList<>(runs);
+            for (int r = 0, first = 0; r < runs; first += runCounts[r], r++) {
+                batches.add(
+                        new DecodedPoll.SplitBatch(
+                                splitIds.get(runSplits[r]),
+                                valueRows,
+                                keyRows,
+                                first,
+                                runCounts[r],
+                                offsets,
+                                timestamps,
+                                metadataRows));
+            }
+            return livePolls.register(batches, parts, finished);
+        } catch (IOException | RuntimeException e) {
+            parts.forEach(DecodedPart::close);
+            throw e;
+        }
+    }
+
+    private DecodedPart decode(PartDecoder part, boolean keyPart, int count, IntFunction<String> recordName)
+            throws IOException {
+        if ("avro-confluent".equals(part.format())) {
+            part.decoder().addWriterSchemas(consumer.schemaIds(keyPart));
+        }
+        return part.decode(count, (decoder, rowStarts) -> consumer.decode(keyPart, decoder, rowStarts), recordName);
+    }
+
+    private RowData[] metadataRows(
+            int count, int[] recordSplits, long[] offsets, long[] timestamps, byte[] timestampTypes, int[] leaderEpochs) {
+        if (metadata.isEmpty()) {
+            return null;
+        }
+        int[] headerCounts = metadata.reads("headers") ? new int[count] : null;
+        byte[][] headers = headerCounts == null ? null : consumer.headers(headerCounts);
+        RowData[] rows = new RowData[count];
+        for (int i = 0, header = 0; i < count; i++) {
+            TopicPartition partition = partitions.get(recordSplits[i]);
+            int firstHeader = header;
+            int headerCount = headerCounts == null ? 0 : headerCounts[i];
+            header += 2 * headerCount;
+            rows[i] =
+                    metadata.of(
+                            partition.topic(),
+                            partition.partition(),
+                            () -> {
+                                Map<StringData, byte[]> map = new HashMap<>();
+                                for (int h = 0; h < headerCount; h++) {
+                                    byte[] key = headers[firstHeader + 2 * h];
+                                    map.put(
+                                            StringData.fromString(new String(key, StandardCharsets.UTF_8)),
+                                            headers[firstHeader + 2 * h + 1]);
+                                }
+                                return map;
+                            },
+                            leaderEpochs == null || leaderEpochs[i] < 0 ? null : leaderEpochs[i],
+                            offsets[i],
+                            timestamps[i],
+                            timestampTypes == null ? null : timestampType(timestampTypes[i]).toString());
+        }
+        return rows;
+    }
+
+    private static TimestampType timestampType(byte id) {
+        return id == 0 ? TimestampType.CREATE_TIME : id == 1 ? TimestampType.LOG_APPEND_TIME : TimestampType.NO_TIMESTAMP_TYPE;
+    }
+
+    private void updateLag() {
+        long now = System.nanoTime();
+        if (now - lagUpdated >= LAG_INTERVAL_NANOS) {
+            lagUpdated = now;
+            lag = consumer.lag();
+        }
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<KafkaPartitionSplit> splitsChange) {
+        if (!(splitsChange instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException(
+                    "The Kafka reader supports only split additions, not " + splitsChange.getClass().getSimpleName());
+        }
+        for (KafkaPartitionSplit split : splitsChange.splits()) {
+            TopicPartition partition = split.getTopicPartition();
+            int id =
+                    consumer.addSplit(
+                            partition.topic(),
+                            partition.partition(),
+                            split.getStartingOffset(),
+                            split.getStoppingOffset().orElse(KafkaPartitionSplit.NO_STOPPING_OFFSET));
+            splitIds.add(split.splitId());
+            partitions.add(partition);
+            idsBySplit.put(split.splitId(), id);
+        }
+    }
+
+    @Override
+    public void pauseOrResumeSplits(
+            Collection<KafkaPartitionSplit> splitsToPause, Collection<KafkaPartitionSplit> splitsToResume) {
+        consumer.pause(ids(splitsToPause), true);
+        consumer.pause(ids(splitsToResume), false);
+    }
+
+    private int[] ids(Collection<KafkaPartitionSplit> splits) {
+        return splits.stream()
+                .map(split -> idsBySplit.get(split.splitId()))
+                .filter(id -> id != null)
+                .mapToInt(Integer::intValue)
+                .toArray();
+    }
+
+    @Override
+    public void wakeUp() {
+        // A fetch returns within POLL_TIMEOUT_MS by itself.
+    }
+
+    @Override
+    public void commitOffsets(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
+        String[] topics = new String[offsets.size()];
+        int[] partitionNumbers = new int[offsets.size()];
+        long[] positions = new long[offsets.size()];
+        int i = 0;
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : offsets.entrySet()) {
+            topics[i] = entry.getKey().topic();
+            partitionNumbers[i] = entry.getKey().partition();
+            positions[i] = entry.getValue().offset();
+            i++;
+        }
+        Exception failure = null;
+        try {
+            consumer.commit(topics, partitionNumbers, positions);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        callback.onComplete(offsets, failure);
+    }
+
+    @Override
+    void closeConsumer() {
+        consumer.close();
+    }
+}

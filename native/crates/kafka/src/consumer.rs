@@ -1,0 +1,420 @@
+//! A librdkafka consumer that is assigned a Flink reader's splits and never rebalances.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+
+use crate::poll::Poll;
+
+/// Flink's `KafkaPartitionSplit` markers for offsets resolved by the reader.
+pub const LATEST_OFFSET: i64 = -1;
+pub const EARLIEST_OFFSET: i64 = -2;
+pub const COMMITTED_OFFSET: i64 = -3;
+/// Flink's marker for a split without a stopping offset.
+pub const NO_STOPPING_OFFSET: i64 = i64::MIN;
+
+/// A failure of a consumer or producer, with a message naming what failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// A property librdkafka rejects.
+    #[error("{0}")]
+    Config(String),
+    /// The broker or the client failed in a way retrying does not mend.
+    #[error("{0}")]
+    Kafka(String),
+}
+
+/// What a poll copies besides values, offsets and timestamps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reads {
+    pub keys: bool,
+    pub headers: bool,
+}
+
+#[derive(Debug)]
+struct Split {
+    topic: String,
+    partition: i32,
+    /// The first offset not to emit, when the split is bounded.
+    stop: Option<i64>,
+    /// Whether the split is done: reached its stop, and no longer assigned.
+    finished: bool,
+}
+
+/// A consumer of explicitly assigned partitions. Calls must come from one thread at a time.
+pub struct SplitConsumer {
+    consumer: BaseConsumer,
+    splits: Vec<Split>,
+    /// (librdkafka topic handle, partition) to split id, filled as messages arrive.
+    routes: HashMap<(usize, i32), u32>,
+    finished: Vec<u32>,
+    reads: Reads,
+    commits: bool,
+    api_timeout: Duration,
+    poll: Poll,
+}
+
+impl std::fmt::Debug for SplitConsumer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SplitConsumer")
+            .field("splits", &self.splits)
+            .field("reads", &self.reads)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Error codes that retrying does not mend: the reader fails with them instead of waiting.
+fn is_permanent(code: RDKafkaErrorCode) -> bool {
+    use RDKafkaErrorCode as C;
+    matches!(
+        code,
+        C::Authentication
+            | C::SaslAuthenticationFailed
+            | C::TopicAuthorizationFailed
+            | C::ClusterAuthorizationFailed
+            | C::UnknownTopic
+            | C::UnknownPartition
+            | C::AutoOffsetReset
+            | C::SSL
+            | C::Fatal
+    )
+}
+
+fn kafka(context: &str, e: KafkaError) -> ClientError {
+    ClientError::Kafka(format!("{context}: {e}"))
+}
+
+impl SplitConsumer {
+    /// A consumer with librdkafka `properties`. Offsets are never committed automatically; with
+    /// `group_id` unset, a private group id is used and [`SplitConsumer::commit`] does nothing.
+    pub fn new(
+        properties: &[(String, String)],
+        reads: Reads,
+        api_timeout: Duration,
+    ) -> Result<Self, ClientError> {
+        let mut config = ClientConfig::new();
+        for (key, value) in properties {
+            config.set(key, value);
+        }
+        let commits = config.get("group.id").is_some();
+        if !commits {
+            config.set(
+                "group.id",
+                format!("streamfusion-reader-{}", std::process::id()),
+            );
+        }
+        config
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("enable.partition.eof", "false");
+        let consumer: BaseConsumer = config.create().map_err(|e| match e {
+            KafkaError::ClientConfig(_, description, key, value) => ClientError::Config(format!(
+                "librdkafka rejects the property '{key}' = '{value}': {description}"
+            )),
+            other => kafka("cannot create the Kafka consumer", other),
+        })?;
+        Ok(Self {
+            consumer,
+            splits: Vec::new(),
+            routes: HashMap::new(),
+            finished: Vec::new(),
+            reads,
+            commits,
+            api_timeout,
+            poll: Poll::default(),
+        })
+    }
+
+    /// Adds a split read from `start` (an offset or a marker) up to `stop` (exclusive, a marker,
+    /// or [`NO_STOPPING_OFFSET`]); returns its id. A split with nothing to read is finished at once.
+    pub fn add_split(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        start: i64,
+        stop: i64,
+    ) -> Result<u32, ClientError> {
+        let id = u32::try_from(self.splits.len())
+            .map_err(|_| ClientError::Config("too many splits".into()))?;
+        let stop = match stop {
+            NO_STOPPING_OFFSET => None,
+            LATEST_OFFSET => Some(self.watermarks(topic, partition)?.1),
+            COMMITTED_OFFSET => Some(self.committed(topic, partition)?.ok_or_else(|| {
+                ClientError::Kafka(format!(
+                    "the partition {topic}-{partition} has no committed offset to stop at"
+                ))
+            })?),
+            offset if offset >= 0 => Some(offset),
+            other => {
+                return Err(ClientError::Config(format!(
+                    "invalid stopping offset {other} for {topic}-{partition}"
+                )));
+            }
+        };
+        let from = match start {
+            EARLIEST_OFFSET => Offset::Beginning,
+            LATEST_OFFSET => Offset::End,
+            COMMITTED_OFFSET => Offset::Stored,
+            offset if offset >= 0 => Offset::Offset(offset),
+            other => {
+                return Err(ClientError::Config(format!(
+                    "invalid starting offset {other} for {topic}-{partition}"
+                )));
+            }
+        };
+        self.splits.push(Split {
+            topic: topic.to_string(),
+            partition,
+            stop,
+            finished: false,
+        });
+        if let Some(stop) = stop {
+            let position = match from {
+                Offset::Offset(offset) => Some(offset),
+                Offset::Beginning => Some(self.watermarks(topic, partition)?.0),
+                Offset::End => Some(self.watermarks(topic, partition)?.1),
+                _ => self.committed(topic, partition)?,
+            };
+            if position.is_some_and(|p| p >= stop) {
+                self.finish(id, false)?;
+                return Ok(id);
+            }
+        }
+        let mut list = TopicPartitionList::new();
+        list.add_partition_offset(topic, partition, from)
+            .map_err(|e| kafka("cannot assign the partition", e))?;
+        self.consumer
+            .incremental_assign(&list)
+            .map_err(|e| kafka(&format!("cannot assign {topic}-{partition}"), e))?;
+        Ok(id)
+    }
+
+    /// Polls for up to `max_records`, waiting up to `timeout` for the first. Records at or past a
+    /// split's stopping offset are dropped and the split finishes.
+    pub fn poll(&mut self, max_records: usize, timeout: Duration) -> Result<&Poll, ClientError> {
+        self.poll.clear();
+        let deadline = Instant::now() + timeout;
+        while self.poll.len_arrived() < max_records {
+            let wait = if self.poll.len_arrived() == 0 {
+                deadline.saturating_duration_since(Instant::now())
+            } else {
+                Duration::ZERO
+            };
+            let Some(result) = self.consumer.poll(wait) else {
+                break;
+            };
+            let message = match result {
+                Ok(message) => message,
+                Err(e) => {
+                    if e.rdkafka_error_code().is_some_and(is_permanent)
+                        || matches!(e, KafkaError::MessageConsumptionFatal(_))
+                    {
+                        return Err(kafka("the Kafka consumer failed", e));
+                    }
+                    // Transport errors and the like: librdkafka reconnects by itself.
+                    if wait.is_zero() {
+                        break;
+                    }
+                    continue;
+                }
+            };
+            let key = (message.topic_ptr() as usize, message.partition());
+            let id = match self.routes.get(&key) {
+                Some(id) => *id,
+                None => match self.split_of(message.topic(), message.partition()) {
+                    Some(id) => {
+                        self.routes.insert(key, id);
+                        id
+                    }
+                    None => continue,
+                },
+            };
+            let split = &self.splits[id as usize];
+            if split.finished {
+                continue;
+            }
+            let offset = message.offset();
+            let stop = split.stop;
+            if stop.is_none_or(|stop| offset < stop) {
+                self.poll
+                    .push(id, &message, self.reads.keys, self.reads.headers);
+            }
+            drop(message);
+            if stop.is_some_and(|stop| offset + 1 >= stop) {
+                self.finish(id, true)?;
+            }
+        }
+        self.finish_passed_splits()?;
+        self.poll.group();
+        Ok(&self.poll)
+    }
+
+    /// The last poll's records.
+    pub fn last_poll(&self) -> &Poll {
+        &self.poll
+    }
+
+    /// Splits finished since the last call.
+    pub fn take_finished(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.finished)
+    }
+
+    /// The split's topic and partition.
+    pub fn split(&self, id: u32) -> Option<(&str, i32)> {
+        self.splits
+            .get(id as usize)
+            .map(|s| (s.topic.as_str(), s.partition))
+    }
+
+    /// Stops or restarts fetching the splits (watermark alignment).
+    pub fn pause(&mut self, ids: &[u32], pause: bool) -> Result<(), ClientError> {
+        let mut list = TopicPartitionList::new();
+        for &id in ids {
+            if let Some(split) = self.splits.get(id as usize).filter(|s| !s.finished) {
+                list.add_partition(&split.topic, split.partition);
+            }
+        }
+        if list.count() == 0 {
+            return Ok(());
+        }
+        let result = if pause {
+            self.consumer.pause(&list)
+        } else {
+            self.consumer.resume(&list)
+        };
+        result.map_err(|e| kafka("cannot pause or resume partitions", e))
+    }
+
+    /// Commits offsets to the group for monitoring; does nothing without a configured group id.
+    pub fn commit(&mut self, offsets: &[(String, i32, i64)]) -> Result<(), ClientError> {
+        if !self.commits || offsets.is_empty() {
+            return Ok(());
+        }
+        let mut list = TopicPartitionList::new();
+        for (topic, partition, offset) in offsets {
+            list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
+                .map_err(|e| kafka("cannot commit offsets", e))?;
+        }
+        self.consumer
+            .commit(&list, CommitMode::Sync)
+            .map_err(|e| kafka("cannot commit offsets", e))
+    }
+
+    /// Records not yet read: per open split, the cached high watermark minus the position.
+    pub fn lag(&self) -> i64 {
+        let Ok(positions) = self.consumer.position() else {
+            return -1;
+        };
+        let mut lag = 0;
+        for element in positions.elements() {
+            let Offset::Offset(position) = element.offset() else {
+                continue;
+            };
+            let mut low = -1;
+            let mut high = -1;
+            let Ok(topic) = std::ffi::CString::new(element.topic()) else {
+                continue;
+            };
+            // SAFETY: the client pointer is valid for the consumer's life; the out pointers are
+            // local; the call only reads librdkafka's cached watermarks.
+            unsafe {
+                rdkafka::bindings::rd_kafka_get_watermark_offsets(
+                    self.consumer.client().native_ptr(),
+                    topic.as_ptr(),
+                    element.partition(),
+                    &mut low,
+                    &mut high,
+                )
+            };
+            if high >= position {
+                lag += high - position;
+            }
+        }
+        lag
+    }
+
+    fn split_of(&self, topic: &str, partition: i32) -> Option<u32> {
+        self.splits
+            .iter()
+            .position(|s| s.partition == partition && s.topic == topic && !s.finished)
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    fn finish(&mut self, id: u32, assigned: bool) -> Result<(), ClientError> {
+        let split = &mut self.splits[id as usize];
+        split.finished = true;
+        self.finished.push(id);
+        if assigned {
+            let mut list = TopicPartitionList::new();
+            list.add_partition(&split.topic, split.partition);
+            self.consumer
+                .incremental_unassign(&list)
+                .map_err(|e| kafka("cannot unassign a finished partition", e))?;
+        }
+        self.routes.retain(|_, split| *split != id);
+        Ok(())
+    }
+
+    /// Finishes bounded splits whose position passed their stop without a record to show for it
+    /// (transaction markers, compacted offsets).
+    fn finish_passed_splits(&mut self) -> Result<(), ClientError> {
+        if !self.splits.iter().any(|s| s.stop.is_some() && !s.finished) {
+            return Ok(());
+        }
+        let positions = self
+            .consumer
+            .position()
+            .map_err(|e| kafka("cannot read positions", e))?;
+        let mut passed = Vec::new();
+        for element in positions.elements() {
+            let Offset::Offset(position) = element.offset() else {
+                continue;
+            };
+            if let Some(id) = self.split_of(element.topic(), element.partition())
+                && self.splits[id as usize]
+                    .stop
+                    .is_some_and(|stop| position >= stop)
+            {
+                passed.push(id);
+            }
+        }
+        for id in passed {
+            self.finish(id, true)?;
+        }
+        Ok(())
+    }
+
+    fn watermarks(&self, topic: &str, partition: i32) -> Result<(i64, i64), ClientError> {
+        self.consumer
+            .fetch_watermarks(topic, partition, self.api_timeout)
+            .map_err(|e| {
+                kafka(
+                    &format!("cannot read the offsets of {topic}-{partition}"),
+                    e,
+                )
+            })
+    }
+
+    fn committed(&self, topic: &str, partition: i32) -> Result<Option<i64>, ClientError> {
+        let mut list = TopicPartitionList::new();
+        list.add_partition(topic, partition);
+        let committed = self
+            .consumer
+            .committed_offsets(list, self.api_timeout)
+            .map_err(|e| {
+                kafka(
+                    &format!("cannot read the committed offset of {topic}-{partition}"),
+                    e,
+                )
+            })?;
+        Ok(committed
+            .find_partition(topic, partition)
+            .and_then(|e| match e.offset() {
+                Offset::Offset(offset) => Some(offset),
+                _ => None,
+            }))
+    }
+}
