@@ -1,13 +1,14 @@
 //! A librdkafka consumer that is assigned a Flink reader's splits and never rebalances.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
 use crate::poll::Poll;
+use crate::raw::{ConsumerQueue, RawMessage};
 
 /// Flink's `KafkaPartitionSplit` markers for offsets resolved by the reader.
 pub const LATEST_OFFSET: i64 = -1;
@@ -15,6 +16,9 @@ pub const EARLIEST_OFFSET: i64 = -2;
 pub const COMMITTED_OFFSET: i64 = -3;
 /// Flink's marker for a split without a stopping offset.
 pub const NO_STOPPING_OFFSET: i64 = i64::MIN;
+
+/// How long librdkafka waits to fetch again when its local queue is full.
+const FETCH_QUEUE_BACKOFF_MS: &str = "10";
 
 /// A failure of a consumer or producer, with a message naming what failed.
 #[derive(Debug, thiserror::Error)]
@@ -46,15 +50,20 @@ struct Split {
 
 /// A consumer of explicitly assigned partitions. Calls must come from one thread at a time.
 pub struct SplitConsumer {
-    consumer: BaseConsumer,
     splits: Vec<Split>,
     /// (librdkafka topic handle, partition) to split id, filled as messages arrive.
     routes: HashMap<(usize, i32), u32>,
     finished: Vec<u32>,
     reads: Reads,
     commits: bool,
+    /// The consumer's queue, which polls read in batches; dropped before `consumer`.
+    queue: ConsumerQueue,
+    /// A reused buffer of one poll's messages.
+    batch: Vec<RawMessage>,
     api_timeout: Duration,
     poll: Poll,
+    /// Last, so it is dropped after the queue that refers to it.
+    consumer: BaseConsumer,
 }
 
 impl std::fmt::Debug for SplitConsumer {
@@ -109,14 +118,23 @@ impl SplitConsumer {
         config
             .set("enable.auto.commit", "false")
             .set("enable.auto.offset.store", "false")
-            .set("enable.partition.eof", "false");
+            .set("enable.partition.eof", "false")
+            // When its local queue holds queued.min.messages, librdkafka pauses fetching for this
+            // long (1 s by default): a reader draining faster than that would idle most of the
+            // time. kafka-clients fetches again as soon as its buffer is consumed.
+            .set("fetch.queue.backoff.ms", FETCH_QUEUE_BACKOFF_MS);
         let consumer: BaseConsumer = config.create().map_err(|e| match e {
             KafkaError::ClientConfig(_, description, key, value) => ClientError::Config(format!(
                 "librdkafka rejects the property '{key}' = '{value}': {description}"
             )),
             other => kafka("cannot create the Kafka consumer", other),
         })?;
+        // SAFETY: the consumer outlives the queue (the queue is dropped first, see the struct).
+        let queue = unsafe { ConsumerQueue::of(consumer.client().native_ptr()) }
+            .ok_or_else(|| ClientError::Kafka("the Kafka consumer has no queue".into()))?;
         Ok(Self {
+            queue,
+            batch: Vec::new(),
             consumer,
             splits: Vec::new(),
             routes: HashMap::new(),
@@ -196,35 +214,45 @@ impl SplitConsumer {
     /// split's stopping offset are dropped and the split finishes.
     pub fn poll(&mut self, max_records: usize, timeout: Duration) -> Result<&Poll, ClientError> {
         self.poll.clear();
-        let deadline = Instant::now() + timeout;
-        while self.poll.len_arrived() < max_records {
-            let wait = if self.poll.len_arrived() == 0 {
-                deadline.saturating_duration_since(Instant::now())
-            } else {
-                Duration::ZERO
-            };
-            let Some(result) = self.consumer.poll(wait) else {
-                break;
-            };
-            let message = match result {
-                Ok(message) => message,
-                Err(e) => {
-                    if e.rdkafka_error_code().is_some_and(is_permanent)
-                        || matches!(e, KafkaError::MessageConsumptionFatal(_))
-                    {
-                        return Err(kafka("the Kafka consumer failed", e));
-                    }
-                    // Transport errors and the like: librdkafka reconnects by itself.
-                    if wait.is_zero() {
-                        break;
-                    }
-                    continue;
+        let max = max_records.max(1);
+        let mut batch = std::mem::take(&mut self.batch);
+        // What is waiting, without waiting; else wait for one record and take what came with it.
+        if self.queue.consume(0, max, &mut batch) == 0 {
+            let wait = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+            if self.queue.consume(wait, 1, &mut batch) > 0 {
+                self.queue.consume(0, max - 1, &mut batch);
+            }
+        }
+        let result = self.take(&mut batch);
+        // Messages left after a failure are destroyed here.
+        batch.clear();
+        self.batch = batch;
+        result?;
+        self.check_fatal()?;
+        self.finish_passed_splits()?;
+        self.poll.group();
+        Ok(&self.poll)
+    }
+
+    /// Moves a batch's records into the poll, dropping those at or past their split's stop.
+    fn take(&mut self, batch: &mut Vec<RawMessage>) -> Result<(), ClientError> {
+        for message in batch.drain(..) {
+            if let Some(code) = message.error() {
+                if is_permanent(code) {
+                    return Err(ClientError::Kafka(format!(
+                        "the Kafka consumer failed on {}-{}: {}",
+                        message.topic(),
+                        message.partition(),
+                        message.error_string()
+                    )));
                 }
-            };
-            let key = (message.topic_ptr() as usize, message.partition());
+                // End of partition, transport errors and the like: librdkafka carries on.
+                continue;
+            }
+            let key = (message.topic_key(), message.partition());
             let id = match self.routes.get(&key) {
                 Some(id) => *id,
-                None => match self.split_of(message.topic(), message.partition()) {
+                None => match self.split_of(&message.topic(), message.partition()) {
                     Some(id) => {
                         self.routes.insert(key, id);
                         id
@@ -242,14 +270,32 @@ impl SplitConsumer {
                 self.poll
                     .push(id, &message, self.reads.keys, self.reads.headers);
             }
-            drop(message);
             if stop.is_some_and(|stop| offset + 1 >= stop) {
                 self.finish(id, true)?;
             }
         }
-        self.finish_passed_splits()?;
-        self.poll.group();
-        Ok(&self.poll)
+        Ok(())
+    }
+
+    /// Fails on a fatal client error (librdkafka stops the client after one).
+    fn check_fatal(&self) -> Result<(), ClientError> {
+        let mut text = [0 as std::ffi::c_char; 512];
+        // SAFETY: the client is live; the buffer is local and its size is passed.
+        let code = unsafe {
+            rdkafka::bindings::rd_kafka_fatal_error(
+                self.consumer.client().native_ptr(),
+                text.as_mut_ptr(),
+                text.len(),
+            )
+        };
+        if code == rdkafka::bindings::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
+            return Ok(());
+        }
+        // SAFETY: librdkafka NUL-terminates what it writes within the buffer.
+        let reason = unsafe { std::ffi::CStr::from_ptr(text.as_ptr()) }.to_string_lossy();
+        Err(ClientError::Kafka(format!(
+            "the Kafka consumer failed: {reason}"
+        )))
     }
 
     /// The last poll's records.

@@ -9,6 +9,7 @@
 mod consumer;
 mod poll;
 mod producer;
+mod raw;
 
 pub use consumer::{
     COMMITTED_OFFSET, ClientError, EARLIEST_OFFSET, LATEST_OFFSET, NO_STOPPING_OFFSET, Reads,

@@ -1,8 +1,7 @@
 //! The records of one poll, owned: the consumer's messages are released as soon as their bytes
 //! are copied here, so nothing of librdkafka's stays borrowed between calls.
 
-use rdkafka::Message;
-use rdkafka::message::{BorrowedMessage, Headers};
+use crate::raw::RawMessage;
 
 /// Which part of a record a decoder reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,25 +93,13 @@ impl Poll {
         self.bytes = 0;
     }
 
-    pub(crate) fn push(
-        &mut self,
-        split: u32,
-        message: &BorrowedMessage<'_>,
-        keys: bool,
-        headers: bool,
-    ) {
+    pub(crate) fn push(&mut self, split: u32, message: &RawMessage, keys: bool, headers: bool) {
         self.splits.push(split);
         self.offsets.push(message.offset());
-        let (timestamp, kind) = match message.timestamp() {
-            rdkafka::Timestamp::CreateTime(t) => (t, TimestampKind::CreateTime),
-            rdkafka::Timestamp::LogAppendTime(t) => (t, TimestampKind::LogAppendTime),
-            rdkafka::Timestamp::NotAvailable => (-1, TimestampKind::None),
-        };
+        let (timestamp, kind) = message.timestamp();
         self.timestamps.push(timestamp);
         self.timestamp_kinds.push(kind as u8);
-        // SAFETY: the message pointer is valid while `message` is borrowed.
-        let epoch = unsafe { rdkafka::bindings::rd_kafka_message_leader_epoch(message.ptr()) };
-        self.leader_epochs.push(epoch);
+        self.leader_epochs.push(message.leader_epoch());
         let value = message.payload();
         self.bytes += value.map_or(0, |v| v.len() as u64);
         self.values.push(value);
@@ -125,21 +112,14 @@ impl Poll {
             if self.header_starts.is_empty() {
                 self.header_starts.push(0);
             }
-            if let Some(list) = message.headers() {
-                for header in list.iter() {
-                    self.headers.push(Header {
-                        key: header.key.to_string(),
-                        value: header.value.map(<[u8]>::to_vec),
-                    });
-                }
-            }
+            message.headers(|key, value| {
+                self.headers.push(Header {
+                    key: key.to_string(),
+                    value: value.map(<[u8]>::to_vec),
+                })
+            });
             self.header_starts.push(self.headers.len());
         }
-    }
-
-    /// Records so far, before grouping.
-    pub(crate) fn len_arrived(&self) -> usize {
-        self.splits.len()
     }
 
     /// Orders the records by split, keeping each split's records in arrival (offset) order.

@@ -1,0 +1,132 @@
+package dev.streamfusion.kafka;
+
+import dev.streamfusion.kafka.sqljar.SqlJarJob;
+import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The SQL jar as a Flink user deploys it: in a JVM with Flink's libraries, Flink's own Kafka SQL
+ * jar beside it, and none of StreamFusion's classes or dependencies but the jar's. Jobs through
+ * both connectors run side by side and agree, and the native library loads from inside the jar.
+ */
+class StreamFusionKafkaSqlJarITCase {
+
+    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    private static final int COUNT = 2_000;
+
+    /**
+     * Classpath entries that the jar must bring itself (or that Flink's Kafka SQL jar brings):
+     * StreamFusion's modules, the Kafka connector and client, Arrow and what they depend on.
+     */
+    private static final Pattern BUNDLED =
+            Pattern.compile(
+                    ".*/(streamfusion-[^/]*|flink-connector-kafka-[^/]*|kafka-clients-[^/]*|arrow-[^/]*"
+                            + "|flatbuffers-java-[^/]*|jackson-[^/]*|commons-codec-[^/]*|zstd-jni-[^/]*|lz4-java-[^/]*"
+                            + "|snappy-java-[^/]*)\\.jar|.*/target/(test-)?classes/?");
+
+    @Test
+    void theSqlJarRunsBesideFlinksKafkaSqlJar() throws Exception {
+        KAFKA.cluster().createTopic("sql-jar-in", 2);
+        KAFKA.cluster().createTopic("sql-jar-out", 2);
+        long priceSum = 0;
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer())) {
+            for (int i = 0; i < COUNT; i++) {
+                String json =
+                        "{\"auction\": " + i + ", \"bidder\": " + (i % 7) + ", \"price\": " + (i * 3) + ", \"channel\": \"c"
+                                + (i % 5) + "\"}";
+                priceSum += i * 3L;
+                producer.send(new ProducerRecord<>("sql-jar-in", json.getBytes(StandardCharsets.UTF_8))).get();
+            }
+        }
+
+        List<String> output = runJob(KAFKA.bootstrapServers(), "sql-jar-in", "sql-jar-out");
+        String expected = "[+I[" + COUNT + ", " + priceSum + ", c4]]";
+        assertThat(output).contains("stock: " + expected, "streamfusion: " + expected, "written: " + expected);
+        // Loaded from a jar resource: the only jar on the child's classpath that holds it is the SQL jar.
+        assertThat(output)
+                .filteredOn(line -> line.startsWith("native: "))
+                .singleElement()
+                .asString()
+                .contains("from jar:/native/linux-x86_64/libstreamfusion.so");
+    }
+
+    private static List<String> runJob(String servers, String in, String out) throws Exception {
+        Path sqlJar = Paths.get(System.getProperty("streamfusion.sql.jar"));
+        assertThat(sqlJar).exists();
+        List<String> classpath = new ArrayList<>();
+        classpath.add(sqlJar.toString());
+        try (Stream<Path> stock = Files.list(Paths.get(System.getProperty("streamfusion.stock.sql.jars")))) {
+            stock.map(Path::toString).forEach(classpath::add);
+        }
+        // The job's own class.
+        classpath.add(Paths.get(SqlJarJob.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !BUNDLED.matcher(entry).matches())
+                .forEach(classpath::add);
+        List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(
+                List.of(
+                        "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                        "--add-opens=java.base/java.util=ALL-UNNAMED",
+                        "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                        "-Xmx1g",
+                        "-cp",
+                        String.join(File.pathSeparator, classpath),
+                        SqlJarJob.class.getName(),
+                        servers,
+                        in,
+                        out));
+        Path log = Files.createTempFile("sql-jar-job", ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            boolean done = process.waitFor(5, TimeUnit.MINUTES);
+            List<String> lines = Files.readAllLines(log);
+            assertThat(done).as("the job finished: %s", tail(lines)).isTrue();
+            assertThat(process.exitValue()).as("the job's exit code: %s", tail(lines)).isZero();
+            return lines;
+        } finally {
+            process.destroyForcibly();
+            deleteQuietly(log);
+        }
+    }
+
+    private static String tail(List<String> lines) {
+        return lines.stream().skip(Math.max(0, lines.size() - 40)).collect(Collectors.joining("\n"));
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            // A leftover temp file is harmless.
+        }
+    }
+}
