@@ -3,6 +3,7 @@ package dev.streamfusion.kafka;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.formats.NativeFormatDecoder;
 import dev.streamfusion.testkit.flink.ChangelogRows;
+import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
 import dev.streamfusion.testkit.nexmark.proto.Bid;
@@ -110,7 +111,10 @@ class StreamFusionKafkaITCase {
                     ? "Java rung (chosen by 'streamfusion.rung' = 'JAVA'): kafka-clients polls, 'json' decoded natively per poll"
                     : "native rung: librdkafka polls, 'json' decoded natively";
 
-    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    /** A broker with a second listener that authenticates with SASL/PLAIN. */
+    @RegisterExtension
+    static final KafkaBrokerExtension KAFKA =
+            new KafkaBrokerExtension(ChildJvmKafkaBroker.builder().saslPlainUser("alice", "alice-secret"));
 
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
@@ -670,6 +674,38 @@ class StreamFusionKafkaITCase {
                             .collect(Collectors.toList());
             assertThat(open).as("transactions left open").isEmpty();
         }
+    }
+
+    @Test
+    void saslPlainCredentialsReachLibrdkafkaAndWrongOnesFailClearly() throws Exception {
+        Map<String, String> sasl = new HashMap<>(bidsTable("topic", BIDS, Map.of()));
+        sasl.put("properties.bootstrap.servers", KAFKA.cluster().saslPlainBootstrapServers());
+        sasl.put("properties.security.protocol", "SASL_PLAINTEXT");
+        sasl.put("properties.sasl.mechanism", "PLAIN");
+        sasl.put("properties.sasl.jaas.config", plainLogin("alice-secret"));
+        // The native rung takes the credentials through the translation table.
+        assertThat(source(sasl).asSummaryString()).contains(RUNG_DESCRIPTION);
+        assertSameRows("SELECT auction, price FROM %s", sasl);
+
+        Map<String, String> wrong = new HashMap<>(sasl);
+        wrong.put("properties.sasl.jaas.config", plainLogin("not-the-password"));
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("denied", "streamfusion-kafka", wrong));
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM denied")))
+                .hasStackTraceContaining("Authentication failed");
+    }
+
+    private static String plainLogin(String password) {
+        return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\""
+                + password + "\";";
+    }
+
+    @Test
+    void anUnknownTopicFailsTheJobNamingIt() {
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("missing", "streamfusion-kafka", bidsTable("topic", "no-such-topic", Map.of())));
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM missing")))
+                .hasStackTraceContaining("no-such-topic");
     }
 
     @Test

@@ -92,17 +92,21 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
     /** The broker's JVM; replaced by {@link #restart()}. */
     private volatile Process process;
     private final int port;
+    /** The SASL/PLAIN listener's port, or 0 without one. */
+    private final int saslPort;
     private final Thread shutdownHook;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Created once the broker's port is open: a client starts connecting as soon as it exists. */
     private Admin admin;
 
-    private ChildJvmKafkaBroker(Path directory, List<String> command, Duration startTimeout, Process process, int port) {
+    private ChildJvmKafkaBroker(
+            Path directory, List<String> command, Duration startTimeout, Process process, int port, int saslPort) {
         this.directory = directory;
         this.command = command;
         this.startTimeout = startTimeout;
         this.process = process;
         this.port = port;
+        this.saslPort = saslPort;
         this.shutdownHook = new Thread(this::close, "kafka-broker-stop-" + port);
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -120,6 +124,14 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
     @Override
     public String bootstrapServers() {
         return HOST + ":" + port;
+    }
+
+    @Override
+    public String saslPlainBootstrapServers() {
+        if (saslPort == 0) {
+            throw new IllegalStateException("the broker was started without SASL/PLAIN users (Builder#saslPlainUser)");
+        }
+        return HOST + ":" + saslPort;
     }
 
     /** The broker's temporary directory (configuration, data, log); deleted by {@link #close()}. */
@@ -430,6 +442,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
     public static final class Builder {
 
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
+        private final Map<String, String> saslPlainUsers = new LinkedHashMap<>();
         private Duration startTimeout = Duration.ofSeconds(60);
 
         private Builder() {}
@@ -454,6 +467,15 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
         /** Adds or overrides several broker properties; see {@link #brokerProperty}. */
         public Builder brokerProperties(Map<String, String> properties) {
             properties.forEach(this::brokerProperty);
+            return this;
+        }
+
+        /**
+         * Adds a user of a second listener that authenticates with SASL/PLAIN over plaintext (see
+         * {@link KafkaCluster#saslPlainBootstrapServers()}); the first user opens that listener.
+         */
+        public Builder saslPlainUser(String user, String password) {
+            saslPlainUsers.put(user, password);
             return this;
         }
 
@@ -496,12 +518,14 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
             Process process;
             List<String> command;
             int port;
+            int saslPort;
             try {
                 int[] ports = freePorts();
                 port = ports[0];
+                saslPort = saslPlainUsers.isEmpty() ? 0 : ports[2];
                 Path config = directory.resolve("server.properties");
                 try (Writer out = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
-                    configuration(directory, ports[0], ports[1]).store(out, "Kafka broker for StreamFusion tests");
+                    configuration(directory, ports[0], ports[1], saslPort).store(out, "Kafka broker for StreamFusion tests");
                 }
                 command =
                         List.of(
@@ -518,7 +542,8 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                 deleteDirectory(directory);
                 throw new UncheckedIOException("Could not launch the Kafka broker's JVM in " + directory, e);
             }
-            ChildJvmKafkaBroker broker = new ChildJvmKafkaBroker(directory, command, startTimeout, process, port);
+            ChildJvmKafkaBroker broker =
+                    new ChildJvmKafkaBroker(directory, command, startTimeout, process, port, saslPort);
             try {
                 broker.awaitReady(startTimeout);
             } catch (RuntimeException e) {
@@ -529,14 +554,23 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
             return broker;
         }
 
-        private Properties configuration(Path directory, int brokerPort, int controllerPort) {
+        private Properties configuration(Path directory, int brokerPort, int controllerPort, int saslPort) {
             Properties config = new Properties();
             config.setProperty("process.roles", "broker,controller");
             config.setProperty("node.id", "1");
+            String sasl = saslPort == 0 ? "" : ",SASL_PLAINTEXT://" + HOST + ":" + saslPort;
             config.setProperty("listeners",
-                    "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
-            config.setProperty("advertised.listeners", "PLAINTEXT://" + HOST + ":" + brokerPort);
-            config.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+                    "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort + sasl);
+            config.setProperty("advertised.listeners", "PLAINTEXT://" + HOST + ":" + brokerPort + sasl);
+            config.setProperty(
+                    "listener.security.protocol.map",
+                    "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (sasl.isEmpty() ? "" : ",SASL_PLAINTEXT:SASL_PLAINTEXT"));
+            if (!sasl.isEmpty()) {
+                StringBuilder users = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+                saslPlainUsers.forEach((user, password) -> users.append(" user_").append(user).append("=\"").append(password).append('"'));
+                config.setProperty("sasl.enabled.mechanisms", "PLAIN");
+                config.setProperty("listener.name.sasl_plaintext.plain.sasl.jaas.config", users.append(';').toString());
+            }
             config.setProperty("controller.listener.names", "CONTROLLER");
             config.setProperty("inter.broker.listener.name", "PLAINTEXT");
             // Static voters: the storage format needs no initial-controller arguments.
@@ -563,8 +597,9 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
         private static int[] freePorts() throws IOException {
             InetAddress host = InetAddress.getByName(HOST);
             try (ServerSocket broker = new ServerSocket(0, 1, host);
-                    ServerSocket controller = new ServerSocket(0, 1, host)) {
-                return new int[] {broker.getLocalPort(), controller.getLocalPort()};
+                    ServerSocket controller = new ServerSocket(0, 1, host);
+                    ServerSocket sasl = new ServerSocket(0, 1, host)) {
+                return new int[] {broker.getLocalPort(), controller.getLocalPort(), sasl.getLocalPort()};
             }
         }
     }

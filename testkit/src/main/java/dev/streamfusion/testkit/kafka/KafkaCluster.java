@@ -18,6 +18,14 @@ public interface KafkaCluster extends AutoCloseable {
     String bootstrapServers();
 
     /**
+     * The {@code bootstrap.servers} value of a listener that authenticates with SASL/PLAIN (over
+     * plaintext), for clients testing authentication.
+     *
+     * @throws IllegalStateException if the cluster was started without SASL/PLAIN users
+     */
+    String saslPlainBootstrapServers();
+
+    /**
      * Creates a topic with the given number of partitions and the broker's default topic
      * configuration, and returns once every partition has a leader.
      *
