@@ -28,6 +28,13 @@ public final class ArrowBatchImporter implements AutoCloseable {
         void exportInto(long arrayAddress);
     }
 
+    /** A native call that may export one batch into the empty struct at an address. */
+    @FunctionalInterface
+    public interface OptionalExport {
+        /** @return whether a batch was exported (nothing is, after the last) */
+        boolean exportInto(long arrayAddress);
+    }
+
     /** A native call that exports a schema into the empty struct at an address. */
     @FunctionalInterface
     public interface NativeSchemaExport {
@@ -53,6 +60,11 @@ public final class ArrowBatchImporter implements AutoCloseable {
         }
     }
 
+    /** An importer of batches of a schema Java already knows. */
+    public static ArrowBatchImporter forSchema(BufferAllocator allocator, Schema schema) {
+        return new ArrowBatchImporter(allocator, schema);
+    }
+
     public Schema schema() {
         return root.getSchema();
     }
@@ -61,6 +73,20 @@ public final class ArrowBatchImporter implements AutoCloseable {
     public VectorSchemaRoot importBatch(NativeExport export) {
         try (ArrowArray struct = ArrowArray.allocateNew(allocator)) {
             export.exportInto(struct.memoryAddress());
+            Data.importIntoVectorSchemaRoot(allocator, struct, root, dictionaries);
+        }
+        return root;
+    }
+
+    /**
+     * Imports the batch that {@code export} writes, or returns {@code null} when it writes none;
+     * the returned root is reused by the next call.
+     */
+    public VectorSchemaRoot importBatchIfAny(OptionalExport export) {
+        try (ArrowArray struct = ArrowArray.allocateNew(allocator)) {
+            if (!export.exportInto(struct.memoryAddress())) {
+                return null;
+            }
             Data.importIntoVectorSchemaRoot(allocator, struct, root, dictionaries);
         }
         return root;

@@ -1,17 +1,15 @@
 package dev.streamfusion.kafka.source;
 
+import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeDecodeException;
 import dev.streamfusion.formats.NativeFormatDecoder;
 
 import org.apache.flink.annotation.Internal;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.IntFunction;
 
 /**
@@ -70,14 +68,7 @@ final class PartDecoder implements AutoCloseable {
         }
         // The decoder reuses its root: the batch moves to one of its own, which the reader frees
         // once every row is emitted.
-        List<FieldVector> vectors = new ArrayList<>(decoded.getFieldVectors().size());
-        for (FieldVector vector : decoded.getFieldVectors()) {
-            var transfer = vector.getTransferPair(allocator);
-            transfer.transfer();
-            vectors.add((FieldVector) transfer.getTo());
-        }
-        VectorSchemaRoot root = new VectorSchemaRoot(vectors);
-        root.setRowCount(decoded.getRowCount());
+        VectorSchemaRoot root = ArrowRoots.moveTo(decoded, allocator);
         return new DecodedPart(root, decoding.rows(root), rowStarts);
     }
 

@@ -1,0 +1,85 @@
+package dev.streamfusion.parquet;
+
+import dev.streamfusion.bridge.ArrowBatchExporter;
+import dev.streamfusion.bridge.ArrowBatchImporter;
+import dev.streamfusion.bridge.NativeHandle;
+import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.types.ArrowTypes;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Row groups of one local Parquet file read natively (parquet-rs) into Arrow batches of a row
+ * type: only its columns are decoded, matched to the file's by name; a column the file lacks
+ * reads as NULLs.
+ */
+@Internal
+public final class NativeParquetReader extends NativeHandle {
+
+    private final ArrowBatchImporter batches;
+
+    private NativeParquetReader(long address, ArrowBatchImporter batches) {
+        super("Parquet reader", address);
+        this.batches = batches;
+    }
+
+    /**
+     * The number of rows of each row group of a file.
+     *
+     * @throws dev.streamfusion.bridge.NativeIoException naming the file when it cannot be read
+     */
+    public static long[] rowGroups(String path) {
+        NativeLibrary.load();
+        return rowGroups0(path);
+    }
+
+    /** A reader of {@code rowGroups} of the file at {@code path}, {@code batchSize} rows a batch. */
+    public static NativeParquetReader open(
+            BufferAllocator allocator, String path, int[] rowGroups, RowType rowType, int batchSize) {
+        NativeLibrary.load();
+        Schema schema = ArrowTypes.toArrowSchema(rowType);
+        ArrowBatchImporter batches = ArrowBatchImporter.forSchema(allocator, schema);
+        try {
+            long address =
+                    ArrowBatchExporter.exportSchema(
+                            allocator, schema, exported -> create(path, rowGroups, exported, batchSize));
+            return new NativeParquetReader(address, batches);
+        } catch (RuntimeException e) {
+            batches.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The next batch, or {@code null} after the last; the root is reused by the next call.
+     *
+     * @throws dev.streamfusion.bridge.NativeIoException naming the file (and column) that failed
+     */
+    public synchronized VectorSchemaRoot next() {
+        long handle = address();
+        return batches.importBatchIfAny(out -> next(handle, out) >= 0);
+    }
+
+    @Override
+    protected void free(long address) {
+        free0(address);
+    }
+
+    @Override
+    protected void closeJavaResources() {
+        batches.close();
+    }
+
+    private static native long[] rowGroups0(String path);
+
+    private static native long create(String path, int[] rowGroups, long schemaAddress, int batchSize);
+
+    private static native int next(long handle, long outArrayAddress);
+
+    private static native void free0(long handle);
+}

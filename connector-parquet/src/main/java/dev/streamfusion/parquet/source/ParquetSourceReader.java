@@ -1,0 +1,80 @@
+package dev.streamfusion.parquet.source;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.table.data.RowData;
+
+import org.apache.arrow.memory.BufferAllocator;
+
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Reads the row groups it is given, asking the enumerator for the next when it runs out. Rows go
+ * downstream as views over native batches; a checkpoint records how many rows of each split were
+ * emitted.
+ */
+// close() declares Exception, as the Flink interface it implements does.
+@SuppressWarnings("try")
+@Internal
+final class ParquetSourceReader
+        extends SingleThreadMultiplexSourceReaderBase<ParquetBatch.Row, RowData, RowGroupSplit, RowGroupSplitState> {
+
+    private final LiveBatches live;
+    private final BufferAllocator allocator;
+
+    ParquetSourceReader(
+            Supplier<SplitReader<ParquetBatch.Row, RowGroupSplit>> splitReaders,
+            Configuration configuration,
+            SourceReaderContext context,
+            LiveBatches live,
+            BufferAllocator allocator) {
+        super(splitReaders, new Emitter(), configuration, context);
+        this.live = live;
+        this.allocator = allocator;
+    }
+
+    @Override
+    public void start() {
+        context.sendSplitRequest();
+    }
+
+    @Override
+    protected void onSplitFinished(Map<String, RowGroupSplitState> finished) {
+        context.sendSplitRequest();
+    }
+
+    @Override
+    protected RowGroupSplitState initializedState(RowGroupSplit split) {
+        return new RowGroupSplitState(split);
+    }
+
+    @Override
+    protected RowGroupSplit toSplitType(String splitId, RowGroupSplitState state) {
+        return state.toSplit();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            live.freeAll();
+            allocator.close();
+        }
+    }
+
+    /** Emits one row and counts it against its split. */
+    private static final class Emitter implements RecordEmitter<ParquetBatch.Row, RowData, RowGroupSplitState> {
+        @Override
+        public void emitRecord(ParquetBatch.Row row, SourceOutput<RowData> output, RowGroupSplitState split) {
+            output.collect(row.rows.row(row.index));
+            split.emitted++;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.streamfusion.parquet.source;
+
+import dev.streamfusion.bridge.ArrowRoots;
+import dev.streamfusion.bridge.NativeException;
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.parquet.NativeParquetReader;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Set;
+
+/**
+ * Reads the assigned row groups one after another, a native batch per fetch. A split restored
+ * with rows already emitted skips them.
+ */
+@Internal
+final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGroupSplit> {
+
+    private final RowType rowType;
+    private final int batchSize;
+    private final BufferAllocator allocator;
+    private final LiveBatches live;
+    private final ArrayDeque<RowGroupSplit> splits = new ArrayDeque<>();
+    private RowGroupSplit current;
+    private NativeParquetReader reader;
+    /** Rows of the current split still to skip (emitted before a restore). */
+    private long toSkip;
+
+    RowGroupSplitReader(RowType rowType, int batchSize, BufferAllocator allocator, LiveBatches live) {
+        this.rowType = rowType;
+        this.batchSize = batchSize;
+        this.allocator = allocator;
+        this.live = live;
+    }
+
+    @Override
+    public RecordsWithSplitIds<ParquetBatch.Row> fetch() throws IOException {
+        if (current == null) {
+            current = splits.poll();
+            if (current == null) {
+                return live.register(null, null, null, Set.of());
+            }
+            toSkip = current.emitted;
+            try {
+                reader = NativeParquetReader.open(allocator, current.path, new int[] {current.rowGroup}, rowType, batchSize);
+            } catch (NativeException e) {
+                throw new IOException("Cannot read " + current + ": " + e.getMessage(), e);
+            }
+        }
+        while (true) {
+            VectorSchemaRoot batch;
+            try {
+                batch = reader.next();
+            } catch (NativeException e) {
+                throw new IOException("Cannot read " + current + ": " + e.getMessage(), e);
+            }
+            if (batch == null) {
+                String finished = current.splitId();
+                closeReader();
+                return live.register(null, null, null, Set.of(finished));
+            }
+            int rows = batch.getRowCount();
+            if (toSkip >= rows) {
+                toSkip -= rows;
+                continue;
+            }
+            VectorSchemaRoot own = ownCopy(batch, (int) toSkip);
+            toSkip = 0;
+            return live.register(current.splitId(), own, ArrowColumnarBatch.of(own, rowType), Set.of());
+        }
+    }
+
+    /** The batch's rows from {@code from} on, moved (or sliced) into a root of its own. */
+    private VectorSchemaRoot ownCopy(VectorSchemaRoot batch, int from) {
+        if (from > 0) {
+            try (VectorSchemaRoot slice = batch.slice(from)) {
+                return ArrowRoots.moveTo(slice, allocator);
+            }
+        }
+        return ArrowRoots.moveTo(batch, allocator);
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<RowGroupSplit> change) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException("The Parquet reader supports only split additions");
+        }
+        splits.addAll(change.splits());
+    }
+
+    @Override
+    public void wakeUp() {}
+
+    private void closeReader() {
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
+        current = null;
+    }
+
+    @Override
+    public void close() {
+        closeReader();
+    }
+}

@@ -1,0 +1,116 @@
+package dev.streamfusion.e2e;
+
+import dev.streamfusion.bridge.NativeLibrary;
+
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Parquet scans, stock Flink's filesystem connector with the parquet format against {@code
+ * streamfusion-parquet}, over the same files, same JVM, parallelism 1, into a blackhole sink: one
+ * warm-up run per connector and query, then the best of three. The files (20 mixed columns) are
+ * written by stock Flink first. Refuses a debug native build.
+ *
+ * <p>{@code ./bin/bench-parquet [rows]}: 5,000,000 rows by default.
+ */
+public final class ParquetScanBenchmark {
+
+    private static final int RUNS = 3;
+
+    /** Twenty columns of mixed types, as a wide fact table has them. */
+    private static final String COLUMNS =
+            "id BIGINT, k1 INT, k2 INT, k3 BIGINT, qty INT, price DECIMAL(12, 2), discount DOUBLE, tax FLOAT, "
+                    + "flag BOOLEAN, status STRING, name STRING, remark STRING, city STRING, code STRING, "
+                    + "shipped DATE, created TIMESTAMP(3), updated TIMESTAMP(6), score DOUBLE, weight FLOAT, small SMALLINT";
+
+    private static final Map<String, String> QUERIES = new LinkedHashMap<>();
+
+    static {
+        QUERIES.put("all 20 columns", "SELECT * FROM %s");
+        QUERIES.put("2 of 20 columns", "SELECT id, price FROM %s");
+        QUERIES.put("selective filter", "SELECT id, name, price FROM %s WHERE k1 = 7");
+    }
+
+    private ParquetScanBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        NativeLibrary.requireRelease("the Parquet benchmark");
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
+        Path directory = Files.createTempDirectory("streamfusion-parquet-bench");
+        try {
+            write(directory, rows);
+            System.out.printf("%n| query | stock filesystem + parquet (rows/s) | `streamfusion-parquet` (rows/s) | ratio |%n");
+            System.out.println("|---|---|---|---|");
+            for (Map.Entry<String, String> query : QUERIES.entrySet()) {
+                double stock = bestRate(directory, "filesystem", query.getValue(), rows);
+                double fused = bestRate(directory, "streamfusion-parquet", query.getValue(), rows);
+                System.out.printf("| %s | %,.0f | %,.0f | %.2fx |%n", query.getKey(), stock, fused, fused / stock);
+            }
+        } finally {
+            try (Stream<Path> files = Files.walk(directory)) {
+                files.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static TableEnvironment tables() {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        env.getConfig().set("table.exec.resource.default-parallelism", "1");
+        return env;
+    }
+
+    private static String table(String name, String connector, Path directory) {
+        return "CREATE TABLE " + name + " (" + COLUMNS + ") WITH ('connector' = '" + connector + "', 'path' = '"
+                + directory + "', 'format' = 'parquet')";
+    }
+
+    /** Writes {@code rows} generated rows with stock Flink. */
+    private static void write(Path directory, long rows) throws Exception {
+        TableEnvironment env = tables();
+        env.executeSql(
+                "CREATE TABLE gen (" + COLUMNS + ") WITH ('connector' = 'datagen', 'number-of-rows' = '" + rows + "', "
+                        + "'rows-per-second' = '1000000000', "
+                        + "'fields.k1.min' = '0', 'fields.k1.max' = '999', 'fields.status.length' = '1', "
+                        + "'fields.name.length' = '18', 'fields.remark.length' = '40', 'fields.city.length' = '10', "
+                        + "'fields.code.length' = '6')");
+        env.executeSql(table("files", "filesystem", directory));
+        env.executeSql("INSERT INTO files SELECT * FROM gen").await(30, TimeUnit.MINUTES);
+    }
+
+    private static double bestRate(Path directory, String connector, String query, long rows) throws Exception {
+        run(directory, connector, query);
+        long best = Long.MAX_VALUE;
+        for (int run = 0; run < RUNS; run++) {
+            best = Math.min(best, run(directory, connector, query));
+        }
+        return rows * 1000.0 / best;
+    }
+
+    /** Runs {@code query} into a blackhole sink; returns the job's net run time in milliseconds. */
+    private static long run(Path directory, String connector, String query) throws Exception {
+        TableEnvironment env = tables();
+        env.executeSql(table("scanned", connector, directory));
+        String select = String.format(query, "scanned");
+        List<String> columns = new ArrayList<>();
+        env.sqlQuery(select).getResolvedSchema().getColumns().forEach(
+                c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
+        env.executeSql("CREATE TABLE sink (" + String.join(", ", columns) + ") WITH ('connector' = 'blackhole')");
+        JobExecutionResult done =
+                env.executeSql("INSERT INTO sink " + select)
+                        .getJobClient()
+                        .orElseThrow()
+                        .getJobExecutionResult()
+                        .get(30, TimeUnit.MINUTES);
+        return done.getNetRuntime();
+    }
+}

@@ -1,0 +1,11 @@
+//! Parquet files of StreamFusion, over parquet-rs.
+//!
+//! [`RowGroupReader`] reads some row groups of one local file into Arrow batches of a target
+//! schema (the table's columns, as the bridge maps Flink types to Arrow): only the columns the
+//! target names are decoded, matched by name; a column the file lacks reads as NULLs; a column
+//! whose file type converts to the target type is converted, and one that does not fails naming
+//! the file and the column.
+
+mod reader;
+
+pub use reader::{ParquetFileError, RowGroupReader, row_group_rows};
