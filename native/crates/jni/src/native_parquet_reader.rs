@@ -1,14 +1,17 @@
 //! Natives of `dev.streamfusion.parquet.NativeParquetReader`: row groups of one local Parquet
 //! file read into Arrow batches of the table's columns.
 
-use jni::objects::{JClass, JIntArray, JLongArray, JString};
+use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
-use streamfusion_parquet::{ParquetFileError, RowGroupReader, row_group_rows};
+use streamfusion_parquet::{
+    ColumnPredicate, Op, ParquetFileError, RowGroupReader, Value, row_groups_matching,
+};
 
 use crate::arrow_ffi::{export_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{borrow_handle, free_handle, into_handle};
+use crate::native_format_decoder::strings;
 
 const KIND: &str = "Parquet reader";
 
@@ -22,15 +25,57 @@ fn path(env: &mut Env<'_>, path: &JString<'_>) -> NativeResult<String> {
     Ok(path.try_to_string(env)?)
 }
 
-/// The rows of each row group of the file.
+/// The rows of each row group of the file, -1 for a row group whose statistics prove that no row
+/// satisfies every predicate: `columns[i] ops[i] values[i]`, the value of kind `kinds[i]` (0 none,
+/// 1 integer, 2 floating point, 3 text); ops 0-7 are =, <>, <, <=, >, >=, IS NULL, IS NOT NULL.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGroups0<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     file: JString<'local>,
+    columns: JObjectArray<'local>,
+    ops: JIntArray<'local>,
+    kinds: JIntArray<'local>,
+    values: JObjectArray<'local>,
 ) -> JLongArray<'local> {
     run(env, |env| {
-        let rows = row_group_rows(&path(env, &file)?)?;
+        let file = path(env, &file)?;
+        let columns = strings(env, &columns)?;
+        let values = strings(env, &values)?;
+        let mut op_codes = vec![0; columns.len()];
+        let mut kind_codes = vec![0; columns.len()];
+        ops.get_region(env, 0, &mut op_codes)?;
+        kinds.get_region(env, 0, &mut kind_codes)?;
+        let mut predicates = Vec::with_capacity(columns.len());
+        for (i, column) in columns.into_iter().enumerate() {
+            let op = match op_codes[i] {
+                0 => Op::Eq,
+                1 => Op::NotEq,
+                2 => Op::Lt,
+                3 => Op::LtEq,
+                4 => Op::Gt,
+                5 => Op::GtEq,
+                6 => Op::IsNull,
+                7 => Op::IsNotNull,
+                other => {
+                    return Err(NativeError::Config(format!(
+                        "unknown predicate operator {other}"
+                    )));
+                }
+            };
+            let text = values.get(i).cloned().unwrap_or_default();
+            let bad = |e: &dyn std::fmt::Display| {
+                NativeError::Config(format!("predicate value '{text}': {e}"))
+            };
+            let value = match kind_codes[i] {
+                0 => None,
+                1 => Some(Value::Int(text.parse().map_err(|e| bad(&e))?)),
+                2 => Some(Value::Float(text.parse().map_err(|e| bad(&e))?)),
+                _ => Some(Value::Text(text.clone())),
+            };
+            predicates.push(ColumnPredicate { column, op, value });
+        }
+        let rows = row_groups_matching(&file, &predicates)?;
         let array = env.new_long_array(rows.len())?;
         array.set_region(env, 0, &rows)?;
         Ok(array)

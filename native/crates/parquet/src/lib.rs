@@ -6,6 +6,8 @@
 //! whose file type converts to the target type is converted, and one that does not fails naming
 //! the file and the column.
 
+mod prune;
 mod reader;
 
-pub use reader::{ParquetFileError, RowGroupReader, row_group_rows};
+pub use prune::{ColumnPredicate, Op, Value};
+pub use reader::{ParquetFileError, RowGroupReader, row_group_rows, row_groups_matching};

@@ -9,6 +9,8 @@ use arrow::datatypes::{DataType, SchemaRef};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 
+use crate::prune::{ColumnPredicate, may_match};
+
 /// A file that cannot be read as asked, naming the file (and the column, where one is at fault).
 #[derive(Debug, thiserror::Error)]
 pub enum ParquetFileError {
@@ -43,6 +45,27 @@ pub fn row_group_rows(path: &str) -> Result<Vec<i64>, ParquetFileError> {
         .row_groups()
         .iter()
         .map(|group| group.num_rows())
+        .collect())
+}
+
+/// The rows of each row group, or -1 for a row group whose statistics prove that no row satisfies
+/// every predicate.
+pub fn row_groups_matching(
+    path: &str,
+    predicates: &[ColumnPredicate],
+) -> Result<Vec<i64>, ParquetFileError> {
+    let builder = open(path)?;
+    Ok(builder
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|group| {
+            if may_match(group, predicates) {
+                group.num_rows()
+            } else {
+                -1
+            }
+        })
         .collect())
 }
 

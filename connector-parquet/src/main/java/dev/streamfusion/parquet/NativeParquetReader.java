@@ -29,13 +29,14 @@ public final class NativeParquetReader extends NativeHandle {
     }
 
     /**
-     * The number of rows of each row group of a file.
+     * The number of rows of each row group of a file, -1 for a row group whose statistics prove
+     * that no row satisfies {@code predicates}.
      *
      * @throws dev.streamfusion.bridge.NativeIoException naming the file when it cannot be read
      */
-    public static long[] rowGroups(String path) {
+    public static long[] rowGroups(String path, ColumnPredicates predicates) {
         NativeLibrary.load();
-        return rowGroups0(path);
+        return rowGroups0(path, predicates.columns(), predicates.ops(), predicates.kinds(), predicates.values());
     }
 
     /** A reader of {@code rowGroups} of the file at {@code path}, {@code batchSize} rows a batch. */
@@ -75,7 +76,7 @@ public final class NativeParquetReader extends NativeHandle {
         batches.close();
     }
 
-    private static native long[] rowGroups0(String path);
+    private static native long[] rowGroups0(String path, String[] columns, int[] ops, int[] kinds, String[] values);
 
     private static native long create(String path, int[] rowGroups, long schemaAddress, int batchSize);
 

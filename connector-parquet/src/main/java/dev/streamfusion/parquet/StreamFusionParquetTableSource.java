@@ -7,23 +7,39 @@ import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
-import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.util.List;
+
 /** A streamfusion-parquet table read: the Parquet files under a path, the projected columns only. */
 @Internal
-final class StreamFusionParquetTableSource implements ScanTableSource, SupportsProjectionPushDown {
+final class StreamFusionParquetTableSource
+        implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown {
 
     private final String path;
     private final String pathRegex;
     private DataType producedDataType;
+    /** Filters that prune row groups by their statistics. */
+    private ColumnPredicates predicates = ColumnPredicates.NONE;
 
     StreamFusionParquetTableSource(String path, String pathRegex, DataType physicalDataType) {
         this.path = path;
         this.pathRegex = pathRegex;
         this.producedDataType = physicalDataType;
+    }
+
+    /**
+     * Keeps the filters row-group statistics can decide, to skip row groups; reports none as
+     * accepted, since skipping row groups is not filtering rows: Flink applies every filter.
+     */
+    @Override
+    public Result applyFilters(List<ResolvedExpression> filters) {
+        predicates = ColumnPredicates.of(filters);
+        return Result.of(List.of(), filters);
     }
 
     @Override
@@ -35,7 +51,8 @@ final class StreamFusionParquetTableSource implements ScanTableSource, SupportsP
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
         RowType rowType = (RowType) producedDataType.getLogicalType();
         return SourceProvider.of(
-                new ParquetSource(path, pathRegex, rowType, context.createTypeInformation(producedDataType)));
+                new ParquetSource(
+                        path, pathRegex, predicates, rowType, context.createTypeInformation(producedDataType)));
     }
 
     @Override
@@ -50,11 +67,15 @@ final class StreamFusionParquetTableSource implements ScanTableSource, SupportsP
 
     @Override
     public DynamicTableSource copy() {
-        return new StreamFusionParquetTableSource(path, pathRegex, producedDataType);
+        StreamFusionParquetTableSource copy = new StreamFusionParquetTableSource(path, pathRegex, producedDataType);
+        copy.predicates = predicates;
+        return copy;
     }
 
     @Override
     public String asSummaryString() {
-        return "StreamFusion Parquet table source (parquet-rs reads the projected columns of each row group)";
+        return "StreamFusion Parquet table source (parquet-rs reads the projected columns of each row group"
+                + (predicates.isEmpty() ? "" : "; row groups pruned by statistics on " + predicates)
+                + ")";
     }
 }

@@ -1,5 +1,10 @@
 package dev.streamfusion.parquet;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
@@ -16,6 +21,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -28,7 +34,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @SuppressWarnings("try")
 class StreamFusionParquetITCase {
 
-    @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
 
     private static final Path TESTDATA = Paths.get("..", "..", "shared", "testdata", "parquet-testing", "data");
 
@@ -65,8 +80,11 @@ class StreamFusionParquetITCase {
     }
 
     private static List<String> rows(TableEnvironment env, String query) throws Exception {
+        return rows(env.executeSql(query));
+    }
+
+    private static List<String> rows(TableResult result) throws Exception {
         List<String> rows = new ArrayList<>();
-        TableResult result = env.executeSql(query);
         try (CloseableIterator<Row> it = result.collect()) {
             it.forEachRemaining(row -> rows.add(row.toString()));
         }
@@ -92,6 +110,45 @@ class StreamFusionParquetITCase {
         assertSameRows(TYPES, path, "SELECT COUNT(*) FROM %s");
         assertSameRows(TYPES, path, "SELECT dt, ts, micros, wide FROM %s WHERE bi > 0 AND s IS NOT NULL");
         assertSameRows(TYPES, path, "SELECT b, COUNT(*), SUM(i), MAX(s) FROM %s GROUP BY b");
+    }
+
+    @Test
+    void filtersSkipRowGroupsTheirStatisticsRuleOutAndResultsStayTheSame() throws Exception {
+        Path path = tables.resolve("sequence");
+        TableEnvironment writer = batch();
+        // One writer, ids in order, small row groups: each row group holds one range of ids.
+        writer.getConfig().set("table.exec.resource.default-parallelism", "1");
+        writer.executeSql(
+                "CREATE TABLE seq_gen (id BIGINT, s STRING) WITH ('connector' = 'datagen', "
+                        + "'rows-per-second' = '1000000000', 'number-of-rows' = '50000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "
+                        + "'fields.id.end' = '50000', 'fields.s.length' = '20')");
+        writer.executeSql(
+                "CREATE TABLE seq_out (id BIGINT, s STRING) WITH ('connector' = 'filesystem', 'path' = '" + path
+                        + "', 'format' = 'parquet', 'parquet.block.size' = '65536')");
+        writer.executeSql("INSERT INTO seq_out SELECT * FROM seq_gen").await();
+
+        String columns = "id BIGINT, s STRING";
+        assertSameRows(columns, path, "SELECT id, s FROM %s WHERE id > 49000");
+        assertSameRows(columns, path, "SELECT id FROM %s WHERE 100 >= id AND s IS NOT NULL");
+        assertSameRows(columns, path, "SELECT COUNT(*) FROM %s WHERE id < 100 OR id > 49990");
+        assertSameRows(columns, path, "SELECT COUNT(*) FROM %s WHERE s > 'zz'");
+
+        TableEnvironment env = batch();
+        env.executeSql(ddl("pruned", "streamfusion-parquet", columns, path.toString()));
+        TableResult result = env.executeSql("SELECT id FROM pruned WHERE id >= 49500");
+        assertThat(rows(result)).hasSize(501);
+        Map<String, Metric> metrics = METRICS.findMetrics(result.getJobClient().orElseThrow().getJobID(), "streamfusion");
+        long total = gauge(metrics, "rowGroups");
+        long pruned = gauge(metrics, "prunedRowGroups");
+        assertThat(total).isGreaterThan(5);
+        assertThat(pruned).isGreaterThan(0).isLessThan(total);
+    }
+
+    private static long gauge(Map<String, Metric> metrics, String name) {
+        return metrics.entrySet().stream()
+                .filter(e -> e.getKey().endsWith("." + name))
+                .mapToLong(e -> ((Number) ((Gauge<?>) e.getValue()).getValue()).longValue())
+                .sum();
     }
 
     @Test

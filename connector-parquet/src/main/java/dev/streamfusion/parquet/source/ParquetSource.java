@@ -1,5 +1,7 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.parquet.ColumnPredicates;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -35,12 +37,19 @@ public final class ParquetSource
     private final String path;
     /** A regular expression whole file paths must match, or {@code null}. */
     private final String pathRegex;
+    private final ColumnPredicates predicates;
     private final RowType rowType;
     private final TypeInformation<RowData> producedType;
 
-    public ParquetSource(String path, String pathRegex, RowType rowType, TypeInformation<RowData> producedType) {
+    public ParquetSource(
+            String path,
+            String pathRegex,
+            ColumnPredicates predicates,
+            RowType rowType,
+            TypeInformation<RowData> producedType) {
         this.path = path;
         this.pathRegex = pathRegex;
+        this.predicates = predicates;
         this.rowType = rowType;
         this.producedType = producedType;
     }
@@ -65,7 +74,7 @@ public final class ParquetSource
     @Override
     public SplitEnumerator<RowGroupSplit, Collection<RowGroupSplit>> createEnumerator(
             SplitEnumeratorContext<RowGroupSplit> context) {
-        return new RowGroupEnumerator(context, RowGroupEnumerator.listSplits(path, pathRegex));
+        return new RowGroupEnumerator(context, RowGroupEnumerator.listSplits(context, path, pathRegex, predicates));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.parquet.ColumnPredicates;
 import dev.streamfusion.parquet.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
@@ -11,6 +12,7 @@ import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.metrics.MetricGroup;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,9 +40,16 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, Collect
         this.pending = new ArrayDeque<>(pending);
     }
 
-    /** Every row group of every file under {@code path} whose path matches {@code regex} (if set). */
-    static List<RowGroupSplit> listSplits(String path, String regex) {
+    /**
+     * Every row group of every file under {@code path} whose path matches {@code regex} (if set),
+     * but those whose statistics rule out {@code predicates}. Counts both in the enumerator's
+     * metric group {@code streamfusion}: {@code rowGroups} and {@code prunedRowGroups}.
+     */
+    static List<RowGroupSplit> listSplits(
+            SplitEnumeratorContext<RowGroupSplit> context, String path, String regex, ColumnPredicates predicates) {
         List<RowGroupSplit> splits = new ArrayList<>();
+        long total = 0;
+        long pruned = 0;
         Pattern pattern = regex == null ? null : Pattern.compile(regex);
         try {
             Path root = new Path(path);
@@ -53,14 +62,24 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, Collect
                 if (pattern != null && !pattern.matcher(local).matches()) {
                     continue;
                 }
-                long[] rows = NativeParquetReader.rowGroups(local);
+                long[] rows = NativeParquetReader.rowGroups(local, predicates);
                 for (int group = 0; group < rows.length; group++) {
-                    splits.add(new RowGroupSplit(local, group, rows[group], 0));
+                    total++;
+                    if (rows[group] < 0) {
+                        pruned++;
+                    } else {
+                        splits.add(new RowGroupSplit(local, group, rows[group], 0));
+                    }
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot list the Parquet files of " + path + ": " + e.getMessage(), e);
         }
+        MetricGroup metrics = context.metricGroup().addGroup("streamfusion");
+        long rowGroups = total;
+        long prunedRowGroups = pruned;
+        metrics.gauge("rowGroups", () -> rowGroups);
+        metrics.gauge("prunedRowGroups", () -> prunedRowGroups);
         return splits;
     }
 
