@@ -8,6 +8,7 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
@@ -18,13 +19,15 @@ import java.util.List;
 /** A streamfusion-parquet table read: the Parquet files under a path, the projected columns only. */
 @Internal
 final class StreamFusionParquetTableSource
-        implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown {
+        implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown, SupportsLimitPushDown {
 
     private final String path;
     private final String pathRegex;
     private DataType producedDataType;
     /** Filters that prune row groups by their statistics. */
     private ColumnPredicates predicates = ColumnPredicates.NONE;
+    /** Rows each reader emits at most ({@code LIMIT}; Flink still applies it), or -1. */
+    private long limit = -1;
 
     StreamFusionParquetTableSource(String path, String pathRegex, DataType physicalDataType) {
         this.path = path;
@@ -43,6 +46,11 @@ final class StreamFusionParquetTableSource
     }
 
     @Override
+    public void applyLimit(long limit) {
+        this.limit = limit;
+    }
+
+    @Override
     public ChangelogMode getChangelogMode() {
         return ChangelogMode.insertOnly();
     }
@@ -52,7 +60,7 @@ final class StreamFusionParquetTableSource
         RowType rowType = (RowType) producedDataType.getLogicalType();
         return SourceProvider.of(
                 new ParquetSource(
-                        path, pathRegex, predicates, rowType, context.createTypeInformation(producedDataType)));
+                        path, pathRegex, predicates, limit, rowType, context.createTypeInformation(producedDataType)));
     }
 
     @Override
@@ -69,6 +77,7 @@ final class StreamFusionParquetTableSource
     public DynamicTableSource copy() {
         StreamFusionParquetTableSource copy = new StreamFusionParquetTableSource(path, pathRegex, producedDataType);
         copy.predicates = predicates;
+        copy.limit = limit;
         return copy;
     }
 

@@ -1,6 +1,7 @@
 package dev.streamfusion.parquet;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
@@ -142,6 +143,21 @@ class StreamFusionParquetITCase {
         long pruned = gauge(metrics, "prunedRowGroups");
         assertThat(total).isGreaterThan(5);
         assertThat(pruned).isGreaterThan(0).isLessThan(total);
+    }
+
+    @Test
+    void aLimitStopsReadingEarlyAndKeepsItsCount() throws Exception {
+        Path path = tables.resolve("types");
+        assertSameRows(TYPES, path, "SELECT COUNT(*) FROM (SELECT i FROM %s LIMIT 17)");
+        assertSameRows(TYPES, path, "SELECT COUNT(*) FROM (SELECT s FROM %s WHERE i > 0 LIMIT 5000)");
+        TableEnvironment env = batch();
+        env.executeSql(ddl("limited", "streamfusion-parquet", TYPES, path.toString()));
+        TableResult result = env.executeSql("SELECT i, s FROM limited LIMIT 10");
+        assertThat(rows(result)).hasSize(10);
+        // Each of the two readers stops after ten rows: far fewer than the table's 20,000.
+        Map<String, Metric> emitted = METRICS.findMetrics(result.getJobClient().orElseThrow().getJobID(), "rowsEmitted");
+        long sourceRows = emitted.values().stream().mapToLong(m -> ((Counter) m).getCount()).sum();
+        assertThat(sourceRows).isPositive().isLessThanOrEqualTo(2 * 10);
     }
 
     private static long gauge(Map<String, Metric> metrics, String name) {

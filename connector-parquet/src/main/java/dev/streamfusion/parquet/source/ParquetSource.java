@@ -38,6 +38,8 @@ public final class ParquetSource
     /** A regular expression whole file paths must match, or {@code null}. */
     private final String pathRegex;
     private final ColumnPredicates predicates;
+    /** Rows each reader emits at most, or -1 for all. */
+    private final long limit;
     private final RowType rowType;
     private final TypeInformation<RowData> producedType;
 
@@ -45,11 +47,13 @@ public final class ParquetSource
             String path,
             String pathRegex,
             ColumnPredicates predicates,
+            long limit,
             RowType rowType,
             TypeInformation<RowData> producedType) {
         this.path = path;
         this.pathRegex = pathRegex;
         this.predicates = predicates;
+        this.limit = limit;
         this.rowType = rowType;
         this.producedType = producedType;
     }
@@ -64,7 +68,7 @@ public final class ParquetSource
         BufferAllocator allocator = new RootAllocator();
         LiveBatches live = new LiveBatches();
         return new ParquetSourceReader(
-                () -> new RowGroupSplitReader(rowType, BATCH_SIZE, allocator, live),
+                () -> new RowGroupSplitReader(rowType, BATCH_SIZE, limit, allocator, live),
                 new Configuration(),
                 context,
                 live,

@@ -7,6 +7,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -34,7 +35,7 @@ final class ParquetSourceReader
             SourceReaderContext context,
             LiveBatches live,
             BufferAllocator allocator) {
-        super(splitReaders, new Emitter(), configuration, context);
+        super(splitReaders, new Emitter(context.metricGroup().addGroup("streamfusion").counter("rowsEmitted")), configuration, context);
         this.live = live;
         this.allocator = allocator;
     }
@@ -69,12 +70,23 @@ final class ParquetSourceReader
         }
     }
 
-    /** Emits one row and counts it against its split. */
+    /**
+     * Emits one row and counts it against its split, and in the reader's {@code streamfusion}
+     * metric group ({@code rowsEmitted}).
+     */
     private static final class Emitter implements RecordEmitter<ParquetBatch.Row, RowData, RowGroupSplitState> {
+
+        private final Counter rowsEmitted;
+
+        Emitter(Counter rowsEmitted) {
+            this.rowsEmitted = rowsEmitted;
+        }
+
         @Override
         public void emitRecord(ParquetBatch.Row row, SourceOutput<RowData> output, RowGroupSplitState split) {
             output.collect(row.rows.row(row.index));
             split.emitted++;
+            rowsEmitted.inc();
         }
     }
 }

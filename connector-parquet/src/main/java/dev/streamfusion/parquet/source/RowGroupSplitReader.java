@@ -28,6 +28,8 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
 
     private final RowType rowType;
     private final int batchSize;
+    /** Rows left to read under a pushed-down LIMIT, or -1 without one. */
+    private long remaining;
     private final BufferAllocator allocator;
     private final LiveBatches live;
     private final ArrayDeque<RowGroupSplit> splits = new ArrayDeque<>();
@@ -36,9 +38,10 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     /** Rows of the current split still to skip (emitted before a restore). */
     private long toSkip;
 
-    RowGroupSplitReader(RowType rowType, int batchSize, BufferAllocator allocator, LiveBatches live) {
+    RowGroupSplitReader(RowType rowType, int batchSize, long limit, BufferAllocator allocator, LiveBatches live) {
         this.rowType = rowType;
         this.batchSize = batchSize;
+        this.remaining = limit;
         this.allocator = allocator;
         this.live = live;
     }
@@ -51,13 +54,21 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                 return live.register(null, null, null, Set.of());
             }
             toSkip = current.emitted;
-            try {
-                reader = NativeParquetReader.open(allocator, current.path, new int[] {current.rowGroup}, rowType, batchSize);
-            } catch (NativeException e) {
-                throw new IOException("Cannot read " + current + ": " + e.getMessage(), e);
+            if (remaining != 0) {
+                try {
+                    reader = NativeParquetReader.open(allocator, current.path, new int[] {current.rowGroup}, rowType, batchSize);
+                } catch (NativeException e) {
+                    throw new IOException("Cannot read " + current + ": " + e.getMessage(), e);
+                }
             }
         }
         while (true) {
+            if (remaining == 0) {
+                // The LIMIT is reached: the split finishes, and later ones finish unread.
+                String finished = current.splitId();
+                closeReader();
+                return live.register(null, null, null, Set.of(finished));
+            }
             VectorSchemaRoot batch;
             try {
                 batch = reader.next();
@@ -76,6 +87,12 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             }
             VectorSchemaRoot own = ownCopy(batch, (int) toSkip);
             toSkip = 0;
+            if (remaining >= 0) {
+                if (own.getRowCount() > remaining) {
+                    own.setRowCount((int) remaining);
+                }
+                remaining -= own.getRowCount();
+            }
             return live.register(current.splitId(), own, ArrowColumnarBatch.of(own, rowType), Set.of());
         }
     }
