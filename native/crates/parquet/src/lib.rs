@@ -10,4 +10,4 @@ mod prune;
 mod reader;
 
 pub use prune::{ColumnPredicate, Op, Value};
-pub use reader::{ParquetFileError, RowGroupReader, row_group_rows, row_groups_matching};
+pub use reader::{ParquetFileError, RowGroupReader, row_groups_matching};

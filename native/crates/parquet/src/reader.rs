@@ -37,17 +37,6 @@ fn open(path: &str) -> Result<ParquetRecordBatchReaderBuilder<File>, ParquetFile
         .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))
 }
 
-/// The number of rows of each row group of a file, from its footer.
-pub fn row_group_rows(path: &str) -> Result<Vec<i64>, ParquetFileError> {
-    let builder = open(path)?;
-    Ok(builder
-        .metadata()
-        .row_groups()
-        .iter()
-        .map(|group| group.num_rows())
-        .collect())
-}
-
 /// The rows of each row group, or -1 for a row group whose statistics prove that no row satisfies
 /// every predicate.
 pub fn row_groups_matching(
@@ -250,7 +239,7 @@ mod tests {
     fn reads_projected_columns_by_name_with_nulls_for_missing_ones() -> Result<(), ParquetFileError>
     {
         let path = testdata("alltypes_plain.parquet");
-        let rows = row_group_rows(&path)?;
+        let rows = row_groups_matching(&path, &[])?;
         assert_eq!(rows, vec![8]);
         let target = Arc::new(Schema::new(vec![
             Field::new("string_col", DataType::Utf8, true),
@@ -300,7 +289,7 @@ mod tests {
     /// Reads every column of every row group, with the file's own Arrow types as the target.
     fn read_all(path: &str) -> Result<usize, ParquetFileError> {
         let target = open(path)?.schema().clone();
-        let groups: Vec<usize> = (0..row_group_rows(path)?.len()).collect();
+        let groups: Vec<usize> = (0..row_groups_matching(path, &[])?.len()).collect();
         let mut reader = RowGroupReader::open(path, &groups, target, 1024)?;
         let mut rows = 0;
         while let Some(batch) = reader.next_batch()? {
