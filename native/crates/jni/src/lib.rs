@@ -20,6 +20,7 @@ pub mod native_kafka_consumer;
 pub mod native_kafka_producer;
 pub mod native_library;
 pub mod native_parquet_reader;
+pub mod native_parquet_writer;
 pub mod native_projection;
 
 #[global_allocator]

@@ -5,9 +5,14 @@
 //! target names are decoded, matched by name; a column the file lacks reads as NULLs; a column
 //! whose file type converts to the target type is converted, and one that does not fails naming
 //! the file and the column.
+//!
+//! [`ParquetFileWriter`] encodes Arrow batches into a Parquet file whose bytes the caller drains
+//! into its own output stream, with writer settings under the names Flink's `parquet` format uses.
 
 mod prune;
 mod reader;
+mod writer;
 
 pub use prune::{ColumnPredicate, Op, Value};
 pub use reader::{ParquetFileError, RowGroupReader, row_groups_matching};
+pub use writer::{ParquetFileWriter, WriteError, WriterOptionError, WriterSettings};

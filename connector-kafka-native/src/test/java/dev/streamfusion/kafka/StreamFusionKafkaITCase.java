@@ -3,6 +3,7 @@ package dev.streamfusion.kafka;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.formats.NativeFormatDecoder;
 import dev.streamfusion.testkit.flink.ChangelogRows;
+import dev.streamfusion.testkit.flink.FailOnce;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
@@ -34,7 +35,6 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -77,8 +77,6 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -626,7 +624,7 @@ class StreamFusionKafkaITCase {
         tables.executeSql(
                         "INSERT INTO fused_out SELECT auction, bidder, fail_once(price), channel, url, date_time, extra FROM bids")
                 .await(3, TimeUnit.MINUTES);
-        assertThat(FailOnce.FAILED.get()).as("the job failed once").isTrue();
+        assertThat(FailOnce.failed()).as("the job failed once").isTrue();
 
         tables.executeSql(ddl("written", "kafka", bidsTable("topic", topic, Map.of())));
         List<String> written = collect(tables.executeSql("SELECT * FROM written"));
@@ -653,7 +651,7 @@ class StreamFusionKafkaITCase {
         tables.executeSql(
                         "INSERT INTO fused_out SELECT auction, bidder, fail_once(price), channel, url, date_time, extra FROM bids")
                 .await(3, TimeUnit.MINUTES);
-        assertThat(FailOnce.FAILED.get()).as("the job failed once").isTrue();
+        assertThat(FailOnce.failed()).as("the job failed once").isTrue();
 
         tables.executeSql(
                 ddl("committed_out", "kafka", bidsTable("topic", topic, Map.of("properties.isolation.level", "read_committed"))));
@@ -868,7 +866,7 @@ class StreamFusionKafkaITCase {
         List<String> actual =
                 collect(tables.executeSql("SELECT auction, bidder, fail_once(price) AS price, date_time FROM fused"));
 
-        assertThat(FailOnce.FAILED.get()).as("the job failed once").isTrue();
+        assertThat(FailOnce.failed()).as("the job failed once").isTrue();
         // Restarted from a checkpoint, not from the start: fewer calls than two full reads.
         assertThat(FailOnce.CALLS.get()).isLessThan(COUNT * 2 / 3 + COUNT);
         assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
@@ -889,27 +887,6 @@ class StreamFusionKafkaITCase {
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
         tables.createTemporarySystemFunction("fail_once", FailOnce.class);
         return tables;
-    }
-
-    /** Passes prices through slowly enough for checkpoints to complete, and fails once. */
-    public static class FailOnce extends ScalarFunction {
-        static final AtomicInteger CALLS = new AtomicInteger();
-        static final AtomicBoolean FAILED = new AtomicBoolean();
-        static volatile int failAt;
-
-        static void reset(int failAtCall) {
-            CALLS.set(0);
-            FAILED.set(false);
-            failAt = failAtCall;
-        }
-
-        public Long eval(Long price) throws InterruptedException {
-            Thread.sleep(1);
-            if (CALLS.incrementAndGet() >= failAt && FAILED.compareAndSet(false, true)) {
-                throw new IllegalStateException("injected failure");
-            }
-            return price;
-        }
     }
 
     private static Map<String, String> bidsTable(String topicOption, String topic, Map<String, String> extra) {

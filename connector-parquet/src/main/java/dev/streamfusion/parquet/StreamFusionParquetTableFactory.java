@@ -1,26 +1,43 @@
 package dev.streamfusion.parquet;
 
+import dev.streamfusion.parquet.sink.StreamFusionParquetFormatFactory;
+import dev.streamfusion.parquet.source.FileListing;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.file.table.FileSystemConnectorOptions;
+import org.apache.flink.connector.file.table.FileSystemTableFactory;
+import org.apache.flink.connector.file.table.FileSystemTableSink;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * {@code 'connector' = 'streamfusion-parquet'}: the filesystem connector's options for Parquet
- * files, read natively. This version reads a file or a directory (recursively) once; the options
- * it does not implement yet fail at planning, naming the option.
+ * files, read and written natively.
+ *
+ * <p>Reading: a file or a directory (recursively), once or continuously, partitioned or not.
+ * Writing: Flink's file sink with every sink option of the filesystem connector, encoding through
+ * the native writer.
  */
 @Internal
-public final class StreamFusionParquetTableFactory implements DynamicTableSourceFactory {
+public final class StreamFusionParquetTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
 
     public static final String IDENTIFIER = "streamfusion-parquet";
+
+    private static final String PARQUET_PREFIX = "parquet.";
 
     static final ConfigOption<String> PATH =
             ConfigOptions.key("path").stringType().noDefaultValue().withDescription("A Parquet file, or a directory of them.");
@@ -35,7 +52,8 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
             ConfigOptions.key("source.monitor-interval")
                     .durationType()
                     .noDefaultValue()
-                    .withDescription("Continuous reading: not implemented yet.");
+                    .withDescription(
+                            "Continuous reading: the path is listed again at this interval, and files not seen before are read.");
 
     @Override
     public String factoryIdentifier() {
@@ -49,29 +67,98 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(FORMAT, PATH_REGEX, MONITOR_INTERVAL);
+        return Set.of(
+                FORMAT,
+                PATH_REGEX,
+                MONITOR_INTERVAL,
+                FileSystemConnectorOptions.PARTITION_DEFAULT_NAME,
+                FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE,
+                FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL,
+                FileSystemConnectorOptions.SINK_ROLLING_POLICY_INACTIVITY_INTERVAL,
+                FileSystemConnectorOptions.SINK_ROLLING_POLICY_CHECK_INTERVAL,
+                FileSystemConnectorOptions.SINK_SHUFFLE_BY_PARTITION,
+                FileSystemConnectorOptions.PARTITION_TIME_EXTRACTOR_KIND,
+                FileSystemConnectorOptions.PARTITION_TIME_EXTRACTOR_CLASS,
+                FileSystemConnectorOptions.PARTITION_TIME_EXTRACTOR_TIMESTAMP_FORMATTER,
+                FileSystemConnectorOptions.PARTITION_TIME_EXTRACTOR_TIMESTAMP_PATTERN,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_TRIGGER,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_DELAY,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_WATERMARK_TIME_ZONE,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_POLICY_KIND,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_POLICY_CLASS,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_POLICY_CLASS_PARAMETERS,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_SUCCESS_FILE_NAME,
+                FileSystemConnectorOptions.AUTO_COMPACTION,
+                FileSystemConnectorOptions.COMPACTION_FILE_SIZE,
+                FileSystemConnectorOptions.SINK_PARALLELISM);
     }
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
+        ReadableConfig options = validatedOptions(context);
+        String defaultPartitionName = options.get(FileSystemConnectorOptions.PARTITION_DEFAULT_NAME);
+        List<String> partitionKeys = context.getCatalogTable().getPartitionKeys();
+        return new StreamFusionParquetTableSource(
+                new FileListing(
+                        options.get(PATH),
+                        options.getOptional(PATH_REGEX).orElse(null),
+                        ColumnPredicates.NONE,
+                        partitionKeys,
+                        defaultPartitionName,
+                        null),
+                partitionKeys,
+                defaultPartitionName,
+                options.getOptional(MONITOR_INTERVAL).orElse(null),
+                context.getPhysicalRowDataType());
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        ReadableConfig options = validatedOptions(context);
+        if (options.get(FileSystemConnectorOptions.AUTO_COMPACTION)) {
+            throw new ValidationException(
+                    "'" + FileSystemConnectorOptions.AUTO_COMPACTION.key()
+                            + "' is not implemented in streamfusion-parquet: compaction would need a reader of the"
+                            + " written files inside Flink's file sink");
+        }
+        // Flink's file sink, with the native writer as its format: the format's options take the
+        // format's name as their prefix.
+        Map<String, String> files = new HashMap<>();
+        context.getCatalogTable()
+                .getOptions()
+                .forEach(
+                        (key, value) -> files.put(
+                                key.startsWith(PARQUET_PREFIX)
+                                        ? StreamFusionParquetFormatFactory.IDENTIFIER + "."
+                                                + key.substring(PARQUET_PREFIX.length())
+                                        : key,
+                                value));
+        files.put(FactoryUtil.CONNECTOR.key(), FileSystemTableFactory.IDENTIFIER);
+        files.put(FactoryUtil.FORMAT.key(), StreamFusionParquetFormatFactory.IDENTIFIER);
+        ResolvedCatalogTable table = context.getCatalogTable().copy(files);
+        Context filesContext =
+                new FactoryUtil.DefaultDynamicTableContext(
+                        context.getObjectIdentifier(),
+                        table,
+                        context.getEnrichmentOptions(),
+                        context.getConfiguration(),
+                        context.getClassLoader(),
+                        context.isTemporary());
+        return new StreamFusionParquetTableSink(
+                (FileSystemTableSink) new FileSystemTableFactory().createDynamicTableSink(filesContext));
+    }
+
+    /** The table's options, checked: only known options, {@code parquet.*} and format parquet. */
+    private ReadableConfig validatedOptions(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        // The Parquet format's own options (parquet.*) configure writers; reading needs none.
-        helper.validateExcept("parquet.");
+        // The Parquet format's own options (parquet.*) are free-form, as parquet-java's are; the
+        // writer checks them.
+        helper.validateExcept(PARQUET_PREFIX);
         ReadableConfig options = helper.getOptions();
         if (!"parquet".equals(options.get(FORMAT))) {
             throw new ValidationException(
-                    "'" + FORMAT.key() + "' = '" + options.get(FORMAT) + "': streamfusion-parquet reads only 'parquet'");
+                    "'" + FORMAT.key() + "' = '" + options.get(FORMAT) + "': streamfusion-parquet supports only 'parquet'");
         }
-        if (options.getOptional(MONITOR_INTERVAL).isPresent()) {
-            throw new ValidationException(
-                    "'" + MONITOR_INTERVAL.key() + "': continuous reading is not implemented yet in streamfusion-parquet");
-        }
-        if (context.getCatalogTable().isPartitioned()) {
-            throw new ValidationException("PARTITIONED BY tables are not implemented yet in streamfusion-parquet");
-        }
-        return new StreamFusionParquetTableSource(
-                options.get(PATH),
-                options.getOptional(PATH_REGEX).orElse(null),
-                context.getPhysicalRowDataType());
+        return options;
     }
 }

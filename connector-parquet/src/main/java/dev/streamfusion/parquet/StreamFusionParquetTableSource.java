@@ -1,5 +1,7 @@
 package dev.streamfusion.parquet;
 
+import dev.streamfusion.parquet.source.FileColumns;
+import dev.streamfusion.parquet.source.FileListing;
 import dev.streamfusion.parquet.source.ParquetSource;
 
 import org.apache.flink.annotation.Internal;
@@ -9,29 +11,54 @@ import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsPartitionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
-/** A streamfusion-parquet table read: the Parquet files under a path, the projected columns only. */
+/**
+ * A streamfusion-parquet table read: the Parquet files under a path (in the partitions the planner
+ * keeps), the projected columns only, with partition values and file metadata added per file.
+ */
 @Internal
 final class StreamFusionParquetTableSource
-        implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown, SupportsLimitPushDown {
+        implements ScanTableSource,
+                SupportsProjectionPushDown,
+                SupportsFilterPushDown,
+                SupportsLimitPushDown,
+                SupportsPartitionPushDown,
+                SupportsReadingMetadata {
 
-    private final String path;
-    private final String pathRegex;
+    private final List<String> partitionKeys;
+    private final String defaultPartitionName;
+    /** The listing interval in continuous mode, or {@code null} when bounded. */
+    private final Duration monitorInterval;
+    private FileListing listing;
+    /** The physical columns read (projected), then the metadata columns. */
     private DataType producedDataType;
-    /** Filters that prune row groups by their statistics. */
-    private ColumnPredicates predicates = ColumnPredicates.NONE;
+    private List<String> metadataKeys = List.of();
     /** Rows each reader emits at most ({@code LIMIT}; Flink still applies it), or -1. */
     private long limit = -1;
 
-    StreamFusionParquetTableSource(String path, String pathRegex, DataType physicalDataType) {
-        this.path = path;
-        this.pathRegex = pathRegex;
+    StreamFusionParquetTableSource(
+            FileListing listing,
+            List<String> partitionKeys,
+            String defaultPartitionName,
+            Duration monitorInterval,
+            DataType physicalDataType) {
+        this.listing = listing;
+        this.partitionKeys = partitionKeys;
+        this.defaultPartitionName = defaultPartitionName;
+        this.monitorInterval = monitorInterval;
         this.producedDataType = physicalDataType;
     }
 
@@ -41,7 +68,7 @@ final class StreamFusionParquetTableSource
      */
     @Override
     public Result applyFilters(List<ResolvedExpression> filters) {
-        predicates = ColumnPredicates.of(filters);
+        listing = listing.withPredicates(ColumnPredicates.of(filters));
         return Result.of(List.of(), filters);
     }
 
@@ -51,16 +78,44 @@ final class StreamFusionParquetTableSource
     }
 
     @Override
+    public Optional<List<Map<String, String>>> listPartitions() {
+        return Optional.of(listing.partitions());
+    }
+
+    /** Reads only the partitions the planner keeps; Flink drops the filters they decide. */
+    @Override
+    public void applyPartitions(List<Map<String, String>> remainingPartitions) {
+        listing = listing.withPartitions(remainingPartitions);
+    }
+
+    @Override
+    public Map<String, DataType> listReadableMetadata() {
+        Map<String, DataType> metadata = new LinkedHashMap<>();
+        for (FileColumns.Metadata m : FileColumns.Metadata.values()) {
+            metadata.put(m.key, m.type);
+        }
+        return metadata;
+    }
+
+    @Override
+    public void applyReadableMetadata(List<String> metadataKeys, DataType producedDataType) {
+        this.metadataKeys = new ArrayList<>(metadataKeys);
+        this.producedDataType = producedDataType;
+    }
+
+    @Override
     public ChangelogMode getChangelogMode() {
         return ChangelogMode.insertOnly();
     }
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        RowType rowType = (RowType) producedDataType.getLogicalType();
+        FileColumns columns =
+                FileColumns.of(
+                        (RowType) producedDataType.getLogicalType(), partitionKeys, metadataKeys, defaultPartitionName);
         return SourceProvider.of(
                 new ParquetSource(
-                        path, pathRegex, predicates, limit, rowType, context.createTypeInformation(producedDataType)));
+                        listing, monitorInterval, limit, columns, context.createTypeInformation(producedDataType)));
     }
 
     @Override
@@ -75,16 +130,20 @@ final class StreamFusionParquetTableSource
 
     @Override
     public DynamicTableSource copy() {
-        StreamFusionParquetTableSource copy = new StreamFusionParquetTableSource(path, pathRegex, producedDataType);
-        copy.predicates = predicates;
+        StreamFusionParquetTableSource copy =
+                new StreamFusionParquetTableSource(
+                        listing, partitionKeys, defaultPartitionName, monitorInterval, producedDataType);
+        copy.metadataKeys = metadataKeys;
         copy.limit = limit;
         return copy;
     }
 
     @Override
     public String asSummaryString() {
+        ColumnPredicates predicates = listing.predicates();
         return "StreamFusion Parquet table source (parquet-rs reads the projected columns of each row group"
                 + (predicates.isEmpty() ? "" : "; row groups pruned by statistics on " + predicates)
+                + (monitorInterval == null ? "" : "; new files picked up every " + monitorInterval)
                 + ")";
     }
 }

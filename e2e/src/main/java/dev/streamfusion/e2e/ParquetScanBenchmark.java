@@ -16,10 +16,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Parquet scans, stock Flink's filesystem connector with the parquet format against {@code
- * streamfusion-parquet}, over the same files, same JVM, parallelism 1, into a blackhole sink: one
- * warm-up run per connector and query, then the best of three. The files (20 mixed columns) are
- * written by stock Flink first. Refuses a debug native build.
+ * Parquet scans and copies, stock Flink's filesystem connector with the parquet format against
+ * {@code streamfusion-parquet}, over the same files, same JVM, parallelism 1: one warm-up run per
+ * connector and query, then the best of three. The files (20 mixed columns) are written by stock
+ * Flink first. Scans go into a blackhole sink; copies write 10 of the columns into a new directory
+ * through the same connector as they read from, and, to isolate the writer, from stock's reader.
+ * Refuses a debug native build.
  *
  * <p>{@code ./bin/bench-parquet [rows]}: 5,000,000 rows by default.
  */
@@ -41,6 +43,9 @@ public final class ParquetScanBenchmark {
         QUERIES.put("selective filter", "SELECT id, name, price FROM %s WHERE k1 = 7");
     }
 
+    /** Ten mixed columns, copied. */
+    private static final String COPIED = "id, k1, k3, qty, price, discount, flag, name, shipped, created";
+
     private ParquetScanBenchmark() {}
 
     public static void main(String[] args) throws Exception {
@@ -56,10 +61,17 @@ public final class ParquetScanBenchmark {
                 double fused = bestRate(directory, "streamfusion-parquet", query.getValue(), rows);
                 System.out.printf("| %s | %,.0f | %,.0f | %.2fx |%n", query.getKey(), stock, fused, fused / stock);
             }
+            double stockCopy = bestRate(() -> copy(directory, "filesystem", "filesystem"), rows);
+            double fusedCopy = bestRate(() -> copy(directory, "streamfusion-parquet", "streamfusion-parquet"), rows);
+            System.out.printf(
+                    "| copy 10 columns (read and write) | %,.0f | %,.0f | %.2fx |%n",
+                    stockCopy, fusedCopy, fusedCopy / stockCopy);
+            double fusedWrite = bestRate(() -> copy(directory, "filesystem", "streamfusion-parquet"), rows);
+            System.out.printf(
+                    "| copy 10 columns (write only; both read by stock) | %,.0f | %,.0f | %.2fx |%n",
+                    stockCopy, fusedWrite, fusedWrite / stockCopy);
         } finally {
-            try (Stream<Path> files = Files.walk(directory)) {
-                files.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
-            }
+            delete(directory);
         }
     }
 
@@ -87,13 +99,60 @@ public final class ParquetScanBenchmark {
         env.executeSql("INSERT INTO files SELECT * FROM gen").await(30, TimeUnit.MINUTES);
     }
 
+    /** A timed job: returns its net run time in milliseconds. */
+    @FunctionalInterface
+    private interface Job {
+        long run() throws Exception;
+    }
+
     private static double bestRate(Path directory, String connector, String query, long rows) throws Exception {
-        run(directory, connector, query);
+        return bestRate(() -> run(directory, connector, query), rows);
+    }
+
+    private static double bestRate(Job job, long rows) throws Exception {
+        job.run();
         long best = Long.MAX_VALUE;
         for (int run = 0; run < RUNS; run++) {
-            best = Math.min(best, run(directory, connector, query));
+            best = Math.min(best, job.run());
         }
         return rows * 1000.0 / best;
+    }
+
+    /**
+     * Copies {@link #COPIED} columns from the files through {@code source} into a new directory
+     * through {@code sink}; returns the job's net run time in milliseconds.
+     */
+    private static long copy(Path directory, String source, String sink) throws Exception {
+        Path out = Files.createTempDirectory(directory.getParent(), "streamfusion-parquet-copy");
+        try {
+            TableEnvironment env = tables();
+            env.executeSql(table("scanned", source, directory));
+            String select = "SELECT " + COPIED + " FROM scanned";
+            env.executeSql("CREATE TABLE copied (" + schemaOf(env, select) + ") WITH ('connector' = '" + sink
+                    + "', 'path' = '" + out + "', 'format' = 'parquet')");
+            return netRuntime(env, "INSERT INTO copied " + select);
+        } finally {
+            delete(out);
+        }
+    }
+
+    private static String schemaOf(TableEnvironment env, String select) {
+        List<String> columns = new ArrayList<>();
+        env.sqlQuery(select).getResolvedSchema().getColumns().forEach(
+                c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
+        return String.join(", ", columns);
+    }
+
+    private static long netRuntime(TableEnvironment env, String insert) throws Exception {
+        JobExecutionResult done =
+                env.executeSql(insert).getJobClient().orElseThrow().getJobExecutionResult().get(30, TimeUnit.MINUTES);
+        return done.getNetRuntime();
+    }
+
+    private static void delete(Path directory) throws Exception {
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
+        }
     }
 
     /** Runs {@code query} into a blackhole sink; returns the job's net run time in milliseconds. */
@@ -101,16 +160,7 @@ public final class ParquetScanBenchmark {
         TableEnvironment env = tables();
         env.executeSql(table("scanned", connector, directory));
         String select = String.format(query, "scanned");
-        List<String> columns = new ArrayList<>();
-        env.sqlQuery(select).getResolvedSchema().getColumns().forEach(
-                c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
-        env.executeSql("CREATE TABLE sink (" + String.join(", ", columns) + ") WITH ('connector' = 'blackhole')");
-        JobExecutionResult done =
-                env.executeSql("INSERT INTO sink " + select)
-                        .getJobClient()
-                        .orElseThrow()
-                        .getJobExecutionResult()
-                        .get(30, TimeUnit.MINUTES);
-        return done.getNetRuntime();
+        env.executeSql("CREATE TABLE sink (" + schemaOf(env, select) + ") WITH ('connector' = 'blackhole')");
+        return netRuntime(env, "INSERT INTO sink " + select);
     }
 }

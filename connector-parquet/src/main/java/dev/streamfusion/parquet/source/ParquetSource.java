@@ -1,7 +1,5 @@
 package dev.streamfusion.parquet.source;
 
-import dev.streamfusion.parquet.ColumnPredicates;
-
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -14,53 +12,50 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
-import java.util.Collection;
+import java.time.Duration;
 
 /**
- * A bounded source of the row groups of the Parquet files under a path, read natively: each row
- * group is a split, so a table's files are read in parallel by the source's subtasks.
+ * A source of the row groups of the Parquet files under a path, read natively: each row group is
+ * a split, so a table's files are read in parallel by the source's subtasks. Bounded, or
+ * continuous with a monitor interval (files added later are read once each).
  */
 @Internal
 public final class ParquetSource
-        implements Source<RowData, RowGroupSplit, Collection<RowGroupSplit>>, ResultTypeQueryable<RowData> {
+        implements Source<RowData, RowGroupSplit, RowGroupEnumerator.Checkpoint>, ResultTypeQueryable<RowData> {
 
     private static final long serialVersionUID = 1L;
 
     /** Rows per native batch. */
     static final int BATCH_SIZE = 4096;
 
-    private final String path;
-    /** A regular expression whole file paths must match, or {@code null}. */
-    private final String pathRegex;
-    private final ColumnPredicates predicates;
+    private final FileListing listing;
+    /** The listing interval in continuous mode, or {@code null} when bounded. */
+    private final Duration monitorInterval;
     /** Rows each reader emits at most, or -1 for all. */
     private final long limit;
-    private final RowType rowType;
+    private final FileColumns columns;
     private final TypeInformation<RowData> producedType;
 
     public ParquetSource(
-            String path,
-            String pathRegex,
-            ColumnPredicates predicates,
+            FileListing listing,
+            Duration monitorInterval,
             long limit,
-            RowType rowType,
+            FileColumns columns,
             TypeInformation<RowData> producedType) {
-        this.path = path;
-        this.pathRegex = pathRegex;
-        this.predicates = predicates;
+        this.listing = listing;
+        this.monitorInterval = monitorInterval;
         this.limit = limit;
-        this.rowType = rowType;
+        this.columns = columns;
         this.producedType = producedType;
     }
 
     @Override
     public Boundedness getBoundedness() {
-        return Boundedness.BOUNDED;
+        return monitorInterval == null ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
     }
 
     @Override
@@ -68,23 +63,27 @@ public final class ParquetSource
         BufferAllocator allocator = new RootAllocator();
         LiveBatches live = new LiveBatches();
         return new ParquetSourceReader(
-                () -> new RowGroupSplitReader(rowType, BATCH_SIZE, limit, allocator, live),
+                () -> new RowGroupSplitReader(columns.readType(), BATCH_SIZE, limit, allocator, live),
                 new Configuration(),
                 context,
                 live,
-                allocator);
+                allocator,
+                columns);
     }
 
     @Override
-    public SplitEnumerator<RowGroupSplit, Collection<RowGroupSplit>> createEnumerator(
+    public SplitEnumerator<RowGroupSplit, RowGroupEnumerator.Checkpoint> createEnumerator(
             SplitEnumeratorContext<RowGroupSplit> context) {
-        return new RowGroupEnumerator(context, RowGroupEnumerator.listSplits(context, path, pathRegex, predicates));
+        if (monitorInterval == null) {
+            return RowGroupEnumerator.listed(context, listing);
+        }
+        return new RowGroupEnumerator(context, listing, monitorInterval, RowGroupEnumerator.Checkpoint.EMPTY);
     }
 
     @Override
-    public SplitEnumerator<RowGroupSplit, Collection<RowGroupSplit>> restoreEnumerator(
-            SplitEnumeratorContext<RowGroupSplit> context, Collection<RowGroupSplit> pending) {
-        return new RowGroupEnumerator(context, pending);
+    public SplitEnumerator<RowGroupSplit, RowGroupEnumerator.Checkpoint> restoreEnumerator(
+            SplitEnumeratorContext<RowGroupSplit> context, RowGroupEnumerator.Checkpoint checkpoint) {
+        return new RowGroupEnumerator(context, listing, monitorInterval, checkpoint);
     }
 
     @Override
@@ -93,7 +92,7 @@ public final class ParquetSource
     }
 
     @Override
-    public SimpleVersionedSerializer<Collection<RowGroupSplit>> getEnumeratorCheckpointSerializer() {
+    public SimpleVersionedSerializer<RowGroupEnumerator.Checkpoint> getEnumeratorCheckpointSerializer() {
         return new RowGroupEnumerator.StateSerializer();
     }
 

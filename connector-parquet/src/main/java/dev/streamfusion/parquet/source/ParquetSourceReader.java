@@ -34,8 +34,13 @@ final class ParquetSourceReader
             Configuration configuration,
             SourceReaderContext context,
             LiveBatches live,
-            BufferAllocator allocator) {
-        super(splitReaders, new Emitter(context.metricGroup().addGroup("streamfusion").counter("rowsEmitted")), configuration, context);
+            BufferAllocator allocator,
+            FileColumns columns) {
+        super(
+                splitReaders,
+                new Emitter(context.metricGroup().addGroup("streamfusion").counter("rowsEmitted"), columns),
+                configuration,
+                context);
         this.live = live;
         this.allocator = allocator;
     }
@@ -71,20 +76,34 @@ final class ParquetSourceReader
     }
 
     /**
-     * Emits one row and counts it against its split, and in the reader's {@code streamfusion}
-     * metric group ({@code rowsEmitted}).
+     * Emits one row (with its file's partition values and metadata, if the table reads any) and
+     * counts it against its split, and in the reader's {@code streamfusion} metric group ({@code
+     * rowsEmitted}).
      */
     private static final class Emitter implements RecordEmitter<ParquetBatch.Row, RowData, RowGroupSplitState> {
 
         private final Counter rowsEmitted;
+        private final FileColumns columns;
+        /** {@code null} when every column is read from the file. */
+        private final FileColumns.Assembler assembler;
 
-        Emitter(Counter rowsEmitted) {
+        Emitter(Counter rowsEmitted, FileColumns columns) {
             this.rowsEmitted = rowsEmitted;
+            this.columns = columns;
+            this.assembler = columns.allRead() ? null : columns.new Assembler();
         }
 
         @Override
         public void emitRecord(ParquetBatch.Row row, SourceOutput<RowData> output, RowGroupSplitState split) {
-            output.collect(row.rows.row(row.index));
+            RowData read = row.rows.row(row.index);
+            if (assembler == null) {
+                output.collect(read);
+            } else {
+                if (split.constants == null) {
+                    split.constants = columns.constants(split.split);
+                }
+                output.collect(assembler.assemble(read, split.constants));
+            }
             split.emitted++;
             rowsEmitted.inc();
         }

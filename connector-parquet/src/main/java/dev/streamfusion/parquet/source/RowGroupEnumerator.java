@@ -1,158 +1,197 @@
 package dev.streamfusion.parquet.source;
 
-import dev.streamfusion.parquet.ColumnPredicates;
-import dev.streamfusion.parquet.NativeParquetReader;
-
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
-import org.apache.flink.core.fs.FileStatus;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.util.FlinkRuntimeException;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Lists the table's files once (a file, or a directory read recursively; hidden files starting
- * with {@code .} or {@code _} skipped, as Flink's file source skips them), splits each into its row
- * groups from its footer, and hands splits to readers as they ask. Its checkpoint is the splits not
- * handed out yet.
+ * Hands the row groups of the table's files to readers as they ask.
+ *
+ * <p>Bounded, the files are listed once, when the job starts. Continuous ({@code
+ * source.monitor-interval}), they are listed at every interval, and files not seen before are
+ * split and added; a reader that asks when no split is left waits for the next files. Listing and
+ * reading footers run off the coordinator thread; what they find is added on it, where checkpoints
+ * are taken, so a checkpoint never holds a file as seen without its splits.
+ *
+ * <p>The checkpoint holds the splits not handed out and, continuous, every file seen. Counts row
+ * groups listed and pruned in the metric group {@code streamfusion} ({@code rowGroups}, {@code
+ * prunedRowGroups}).
  */
 @Internal
-final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, Collection<RowGroupSplit>> {
+final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGroupEnumerator.Checkpoint> {
 
     private final SplitEnumeratorContext<RowGroupSplit> context;
+    private final FileListing listing;
+    /** The listing interval, or {@code null} when bounded. */
+    private final Duration monitorInterval;
     private final ArrayDeque<RowGroupSplit> pending;
+    /** Files listed already; read by the listing thread, changed on the coordinator thread only. */
+    private final Set<String> seen = ConcurrentHashMap.newKeySet();
+    /** Readers that asked when no split was left (continuous only). */
+    private final LinkedHashSet<Integer> waiting = new LinkedHashSet<>();
+    private volatile long rowGroups;
+    private volatile long prunedRowGroups;
 
-    RowGroupEnumerator(SplitEnumeratorContext<RowGroupSplit> context, Collection<RowGroupSplit> pending) {
+    RowGroupEnumerator(
+            SplitEnumeratorContext<RowGroupSplit> context,
+            FileListing listing,
+            Duration monitorInterval,
+            Checkpoint restored) {
         this.context = context;
-        this.pending = new ArrayDeque<>(pending);
-    }
-
-    /**
-     * Every row group of every file under {@code path} whose path matches {@code regex} (if set),
-     * but those whose statistics rule out {@code predicates}. Counts both in the enumerator's
-     * metric group {@code streamfusion}: {@code rowGroups} and {@code prunedRowGroups}.
-     */
-    static List<RowGroupSplit> listSplits(
-            SplitEnumeratorContext<RowGroupSplit> context, String path, String regex, ColumnPredicates predicates) {
-        List<RowGroupSplit> splits = new ArrayList<>();
-        long total = 0;
-        long pruned = 0;
-        Pattern pattern = regex == null ? null : Pattern.compile(regex);
-        try {
-            Path root = new Path(path);
-            FileSystem fs = root.getFileSystem();
-            List<Path> files = new ArrayList<>();
-            collect(fs, fs.getFileStatus(root), files);
-            files.sort(Comparator.comparing(Path::toString));
-            for (Path file : files) {
-                String local = file.toUri().getPath();
-                if (pattern != null && !pattern.matcher(local).matches()) {
-                    continue;
-                }
-                long[] rows = NativeParquetReader.rowGroups(local, predicates);
-                for (int group = 0; group < rows.length; group++) {
-                    total++;
-                    if (rows[group] < 0) {
-                        pruned++;
-                    } else {
-                        splits.add(new RowGroupSplit(local, group, rows[group], 0));
-                    }
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot list the Parquet files of " + path + ": " + e.getMessage(), e);
-        }
+        this.listing = listing;
+        this.monitorInterval = monitorInterval;
+        this.pending = new ArrayDeque<>(restored.pending);
+        this.seen.addAll(restored.seen);
         MetricGroup metrics = context.metricGroup().addGroup("streamfusion");
-        long rowGroups = total;
-        long prunedRowGroups = pruned;
         metrics.gauge("rowGroups", () -> rowGroups);
         metrics.gauge("prunedRowGroups", () -> prunedRowGroups);
-        return splits;
     }
 
-    private static void collect(FileSystem fs, FileStatus status, List<Path> files) throws IOException {
-        String name = status.getPath().getName();
-        if (name.startsWith(".") || name.startsWith("_")) {
-            return;
-        }
-        if (!status.isDir()) {
-            files.add(status.getPath());
-            return;
-        }
-        for (FileStatus child : fs.listStatus(status.getPath())) {
-            collect(fs, child, files);
-        }
+    /** A bounded enumerator over the files listed now. */
+    static RowGroupEnumerator listed(SplitEnumeratorContext<RowGroupSplit> context, FileListing listing) {
+        RowGroupEnumerator enumerator = new RowGroupEnumerator(context, listing, null, Checkpoint.EMPTY);
+        enumerator.add(listing.list(Set.of()));
+        return enumerator;
     }
 
     @Override
-    public void start() {}
+    public void start() {
+        if (monitorInterval != null) {
+            context.callAsync(() -> listing.list(seen), this::listed, 0, monitorInterval.toMillis());
+        }
+    }
+
+    private void listed(FileListing.Found found, Throwable error) {
+        if (error != null) {
+            throw new FlinkRuntimeException("Cannot list the table's Parquet files: " + error.getMessage(), error);
+        }
+        add(found);
+        assignWaiting();
+    }
+
+    /** Adds what a listing found, but files seen meanwhile (two listings may overlap). */
+    private void add(FileListing.Found found) {
+        Set<String> fresh = new LinkedHashSet<>();
+        for (String file : found.files) {
+            if (seen.add(file)) {
+                fresh.add(file);
+            }
+        }
+        for (RowGroupSplit split : found.splits) {
+            if (fresh.contains(split.path)) {
+                pending.add(split);
+            }
+        }
+        rowGroups += found.rowGroups;
+        prunedRowGroups += found.prunedRowGroups;
+    }
+
+    private void assignWaiting() {
+        Iterator<Integer> readers = waiting.iterator();
+        while (readers.hasNext() && !pending.isEmpty()) {
+            int subtask = readers.next();
+            readers.remove();
+            if (context.registeredReaders().containsKey(subtask)) {
+                context.assignSplit(pending.poll(), subtask);
+            }
+        }
+    }
 
     @Override
     public void handleSplitRequest(int subtask, String requesterHostname) {
         RowGroupSplit next = pending.poll();
-        if (next == null) {
-            context.signalNoMoreSplits(subtask);
-        } else {
+        if (next != null) {
             context.assignSplit(next, subtask);
+        } else if (monitorInterval != null) {
+            waiting.add(subtask);
+        } else {
+            context.signalNoMoreSplits(subtask);
         }
     }
 
     @Override
     public void addSplitsBack(List<RowGroupSplit> splits, int subtaskId) {
         splits.forEach(pending::addFirst);
+        assignWaiting();
     }
 
     @Override
     public void addReader(int subtaskId) {}
 
     @Override
-    public Collection<RowGroupSplit> snapshotState(long checkpointId) {
-        return new ArrayList<>(pending);
+    public Checkpoint snapshotState(long checkpointId) {
+        return new Checkpoint(new ArrayList<>(pending), monitorInterval == null ? List.of() : new ArrayList<>(seen));
     }
 
     @Override
     public void close() {}
 
-    /** The enumerator's checkpoint: the splits not handed out. */
-    static final class StateSerializer implements SimpleVersionedSerializer<Collection<RowGroupSplit>> {
+    /** The splits not handed out, and the files seen (continuous mode). */
+    static final class Checkpoint {
+        static final Checkpoint EMPTY = new Checkpoint(List.of(), List.of());
+
+        final Collection<RowGroupSplit> pending;
+        final Collection<String> seen;
+
+        Checkpoint(Collection<RowGroupSplit> pending, Collection<String> seen) {
+            this.pending = pending;
+            this.seen = seen;
+        }
+    }
+
+    /** Writes a checkpoint as its splits, then its files seen. */
+    static final class StateSerializer implements SimpleVersionedSerializer<Checkpoint> {
 
         @Override
         public int getVersion() {
-            return 1;
+            return 2;
         }
 
         @Override
-        public byte[] serialize(Collection<RowGroupSplit> splits) throws IOException {
+        public byte[] serialize(Checkpoint checkpoint) throws IOException {
             DataOutputSerializer out = new DataOutputSerializer(256);
-            out.writeInt(splits.size());
-            for (RowGroupSplit split : splits) {
+            out.writeInt(checkpoint.pending.size());
+            for (RowGroupSplit split : checkpoint.pending) {
                 RowGroupSplit.Serializer.write(split, out);
+            }
+            out.writeInt(checkpoint.seen.size());
+            for (String file : checkpoint.seen) {
+                out.writeUTF(file);
             }
             return out.getCopyOfBuffer();
         }
 
         @Override
-        public Collection<RowGroupSplit> deserialize(int version, byte[] serialized) throws IOException {
+        public Checkpoint deserialize(int version, byte[] serialized) throws IOException {
+            RowGroupSplit.Serializer.checkVersion(version);
             DataInputDeserializer in = new DataInputDeserializer(serialized);
             int count = in.readInt();
             List<RowGroupSplit> splits = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 splits.add(RowGroupSplit.Serializer.read(in));
             }
-            return splits;
+            int files = in.readInt();
+            List<String> seen = new ArrayList<>(files);
+            for (int i = 0; i < files; i++) {
+                seen.add(in.readUTF());
+            }
+            return new Checkpoint(splits, seen);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.streamfusion.parquet.source;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.RowData;
 
 /** A split being read: the split, and how many of its rows are emitted. */
 @Internal
@@ -14,7 +15,10 @@ final class RowGroupSplitState {
         this.emitted = split.emitted;
     }
 
+    /** The split's values of the columns not read from the file, once the reader asks. */
+    RowData constants;
+
     RowGroupSplit toSplit() {
-        return new RowGroupSplit(split.path, split.rowGroup, split.rows, emitted);
+        return split.withEmitted(emitted);
     }
 }

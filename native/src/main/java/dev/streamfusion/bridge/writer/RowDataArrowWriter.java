@@ -21,6 +21,10 @@ import java.util.List;
  * column for the batch up front (fixed-width columns for the row count, strings for their total
  * byte length), then fills one column at a time over all rows, which keeps each column's buffers
  * hot in cache. The root belongs to this writer; export it before the next {@code write}.
+ *
+ * <p>Writers that cannot hold on to the rows they are given (a row may be reused by its producer
+ * once handed over) append them one by one instead ({@link #append}), and take the batch with
+ * {@link #finishBatch}; vectors then grow as rows arrive.
  */
 @Internal
 public final class RowDataArrowWriter implements AutoCloseable {
@@ -28,6 +32,8 @@ public final class RowDataArrowWriter implements AutoCloseable {
     private final RowType rowType;
     private final VectorSchemaRoot root;
     private final FieldWriter[] writers;
+    /** Rows appended to the current batch. */
+    private int appended;
 
     private RowDataArrowWriter(RowType rowType, VectorSchemaRoot root, NullMapKeys nullKeys) {
         this.rowType = rowType;
@@ -80,6 +86,32 @@ public final class RowDataArrowWriter implements AutoCloseable {
             }
         }
         root.setRowCount(count);
+        return root;
+    }
+
+    /** Writes one row into the batch being appended; the row is not referenced afterwards. */
+    public void append(RowData row) {
+        if (appended == 0) {
+            root.clear();
+        }
+        for (int c = 0; c < writers.length; c++) {
+            writers[c].write(appended, row, c);
+        }
+        appended++;
+    }
+
+    /** Rows appended since the last {@link #finishBatch}. */
+    public int appended() {
+        return appended;
+    }
+
+    /**
+     * The appended rows as one batch; the root is reused by the next {@link #append} or {@link
+     * #write}.
+     */
+    public VectorSchemaRoot finishBatch() {
+        root.setRowCount(appended);
+        appended = 0;
         return root;
     }
 

@@ -1,0 +1,124 @@
+package dev.streamfusion.parquet.sink;
+
+import dev.streamfusion.bridge.NativeException;
+import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+import dev.streamfusion.parquet.NativeParquetWriter;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.BulkWriter;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+import java.io.IOException;
+import java.lang.ref.Cleaner;
+import java.util.Map;
+
+/**
+ * One part file of Flink's file sink, encoded natively: rows are transposed into Arrow as they
+ * arrive (the sink may reuse a row once handed over, so none is kept), each full batch is encoded
+ * by parquet-rs, and the encoded bytes are copied into the part file's stream when a row group is
+ * complete and at {@link #finish}.
+ *
+ * <p>Flink abandons a part file's writer without a call when a job fails; the native writer and
+ * the Arrow buffers are then freed when the writer becomes unreachable.
+ */
+@Internal
+final class NativeParquetBulkWriter implements BulkWriter<RowData> {
+
+    /** Rows per native call. */
+    static final int BATCH = 4096;
+
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final FSDataOutputStream out;
+    private final String file;
+    private final Resources resources;
+    private final Cleaner.Cleanable cleanable;
+
+    NativeParquetBulkWriter(FSDataOutputStream out, String file, RowType rowType, Map<String, String> options) {
+        this.out = out;
+        this.file = file;
+        this.resources = new Resources(file, rowType, options);
+        this.cleanable = CLEANER.register(this, resources);
+    }
+
+    @Override
+    public void addElement(RowData row) throws IOException {
+        resources.rows.append(row);
+        if (resources.rows.appended() >= BATCH) {
+            encodePending();
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        encodePending();
+    }
+
+    @Override
+    public void finish() throws IOException {
+        try {
+            encodePending();
+            resources.writer.finish();
+            resources.writer.drainTo(out);
+        } catch (NativeException e) {
+            throw failed(e);
+        } finally {
+            cleanable.clean();
+        }
+    }
+
+    private void encodePending() throws IOException {
+        if (resources.rows.appended() == 0) {
+            return;
+        }
+        try {
+            resources.writer.write(resources.rows.finishBatch());
+            // A completed row group's bytes go out now; the one in progress stays native.
+            resources.writer.drainTo(out);
+        } catch (NativeException e) {
+            throw failed(e);
+        }
+    }
+
+    private IOException failed(NativeException e) {
+        return new IOException("Failed to write Parquet part file for " + file + ": " + e.getMessage(), e);
+    }
+
+    /** What the writer holds natively and in Arrow; closed once, by finish or by the cleaner. */
+    private static final class Resources implements Runnable {
+        final BufferAllocator allocator;
+        final RowDataArrowWriter rows;
+        final NativeParquetWriter writer;
+
+        Resources(String file, RowType rowType, Map<String, String> options) {
+            this.allocator = new RootAllocator();
+            RowDataArrowWriter openedRows = null;
+            try {
+                openedRows = RowDataArrowWriter.create(rowType, allocator);
+                this.writer = NativeParquetWriter.open(allocator, file, rowType, options);
+            } catch (RuntimeException e) {
+                if (openedRows != null) {
+                    openedRows.close();
+                }
+                allocator.close();
+                throw e;
+            }
+            this.rows = openedRows;
+        }
+
+        @Override
+        public void run() {
+            try {
+                writer.close();
+            } finally {
+                rows.close();
+                allocator.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package dev.streamfusion.parquet.sink;
+
+import dev.streamfusion.bridge.NativeConfigException;
+import dev.streamfusion.parquet.NativeParquetWriter;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.BulkWriter;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.file.table.factories.BulkWriterFormatFactory;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.format.EncodingFormat;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.DynamicTableFactory;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The native Parquet writer as a bulk format of Flink's file sink ({@code 'format' =
+ * 'streamfusion-parquet'}), which {@code 'connector' = 'streamfusion-parquet'} tables write
+ * through. Its options are the {@code parquet.*} writer options of Flink's parquet format, checked
+ * at planning.
+ */
+@Internal
+public final class StreamFusionParquetFormatFactory implements BulkWriterFormatFactory {
+
+    public static final String IDENTIFIER = "streamfusion-parquet";
+
+    /** The types Flink's own Parquet writer writes. */
+    private static final Set<LogicalTypeRoot> WRITABLE =
+            EnumSet.of(
+                    LogicalTypeRoot.CHAR,
+                    LogicalTypeRoot.VARCHAR,
+                    LogicalTypeRoot.BOOLEAN,
+                    LogicalTypeRoot.BINARY,
+                    LogicalTypeRoot.VARBINARY,
+                    LogicalTypeRoot.DECIMAL,
+                    LogicalTypeRoot.TINYINT,
+                    LogicalTypeRoot.SMALLINT,
+                    LogicalTypeRoot.INTEGER,
+                    LogicalTypeRoot.BIGINT,
+                    LogicalTypeRoot.FLOAT,
+                    LogicalTypeRoot.DOUBLE,
+                    LogicalTypeRoot.DATE,
+                    LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE,
+                    LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE,
+                    LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE,
+                    LogicalTypeRoot.ARRAY,
+                    LogicalTypeRoot.MAP,
+                    LogicalTypeRoot.ROW);
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Collections.emptySet();
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        // Writer options are free-form like parquet-java's; the native writer checks them.
+        return Collections.emptySet();
+    }
+
+    @Override
+    public EncodingFormat<BulkWriter.Factory<RowData>> createEncodingFormat(
+            DynamicTableFactory.Context context, ReadableConfig formatOptions) {
+        Map<String, String> options = new HashMap<>();
+        if (formatOptions instanceof Configuration) {
+            ((Configuration) formatOptions).toMap().forEach((key, value) -> options.put("parquet." + key, value));
+        }
+        String table = context.getObjectIdentifier().asSummaryString();
+        try {
+            NativeParquetWriter.validate(options);
+        } catch (NativeConfigException e) {
+            throw new ValidationException("Invalid Parquet writer option of table " + table + ": " + e.getMessage(), e);
+        }
+        return new EncodingFormat<>() {
+            @Override
+            public BulkWriter.Factory<RowData> createRuntimeEncoder(DynamicTableSink.Context sinkContext, DataType type) {
+                RowType rowType = (RowType) type.getLogicalType();
+                for (RowType.RowField field : rowType.getFields()) {
+                    checkWritable(table, field.getName(), field.getType());
+                }
+                return new NativeParquetWriterFactory(rowType, options, table);
+            }
+
+            @Override
+            public ChangelogMode getChangelogMode() {
+                return ChangelogMode.insertOnly();
+            }
+        };
+    }
+
+    private static void checkWritable(String table, String column, LogicalType type) {
+        if (!WRITABLE.contains(type.getTypeRoot())) {
+            throw new ValidationException(
+                    "Column '" + column + "' of table " + table + " has type " + type
+                            + ", which Parquet files of Flink do not hold");
+        }
+        for (LogicalType child : type.getChildren()) {
+            checkWritable(table, column, child);
+        }
+    }
+}

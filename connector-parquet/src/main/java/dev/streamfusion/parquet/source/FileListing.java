@@ -1,0 +1,173 @@
+package dev.streamfusion.parquet.source;
+
+import dev.streamfusion.parquet.ColumnPredicates;
+import dev.streamfusion.parquet.NativeParquetReader;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.utils.PartitionPathUtils;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Which files of a table are read, and their row groups: a file, or a directory read recursively
+ * (names starting with {@code .} or {@code _} skipped, as Flink's file source skips them), the
+ * files whose whole path matches a regular expression, in the partitions the planner kept; each
+ * file split into the row groups its footer statistics do not rule out.
+ */
+@Internal
+public final class FileListing implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String path;
+    /** A regular expression whole file paths must match, or {@code null}. */
+    private final String pathRegex;
+    private final ColumnPredicates predicates;
+    private final List<String> partitionKeys;
+    private final String defaultPartitionName;
+    /** The partitions to read (values as in paths, {@code null} for the default), or {@code null} for all. */
+    private final HashSet<Map<String, String>> partitions;
+
+    public FileListing(
+            String path,
+            String pathRegex,
+            ColumnPredicates predicates,
+            List<String> partitionKeys,
+            String defaultPartitionName,
+            List<Map<String, String>> partitions) {
+        this.path = path;
+        this.pathRegex = pathRegex;
+        this.predicates = predicates;
+        this.partitionKeys = new ArrayList<>(partitionKeys);
+        this.defaultPartitionName = defaultPartitionName;
+        this.partitions = partitions == null ? null : new HashSet<>(partitions);
+    }
+
+    /** What one listing found: the files not known before, and their row groups. */
+    static final class Found {
+        final List<String> files = new ArrayList<>();
+        final List<RowGroupSplit> splits = new ArrayList<>();
+        long rowGroups;
+        long prunedRowGroups;
+    }
+
+    /**
+     * Lists the files not in {@code known} (thread-safe to read; not changed here) and reads their
+     * footers.
+     *
+     * @throws UncheckedIOException naming the path when it cannot be listed
+     */
+    Found list(Set<String> known) {
+        Found found = new Found();
+        Pattern pattern = pathRegex == null ? null : Pattern.compile(pathRegex);
+        try {
+            Path root = new Path(path);
+            FileSystem fs = root.getFileSystem();
+            List<FileStatus> files = new ArrayList<>();
+            collect(fs, fs.getFileStatus(root), files);
+            files.sort(Comparator.comparing(status -> status.getPath().toString()));
+            for (FileStatus file : files) {
+                String local = file.getPath().toUri().getPath();
+                if (known.contains(local)
+                        || (pattern != null && !pattern.matcher(local).matches())
+                        || !inPartitions(file.getPath())) {
+                    continue;
+                }
+                found.files.add(local);
+                long[] rows = NativeParquetReader.rowGroups(local, predicates);
+                for (int group = 0; group < rows.length; group++) {
+                    found.rowGroups++;
+                    if (rows[group] < 0) {
+                        found.prunedRowGroups++;
+                    } else {
+                        found.splits.add(
+                                new RowGroupSplit(local, group, rows[group], file.getLen(), file.getModificationTime(), 0));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot list the Parquet files of " + path + ": " + e.getMessage(), e);
+        }
+        return found;
+    }
+
+    private boolean inPartitions(Path file) {
+        if (partitions == null) {
+            return true;
+        }
+        LinkedHashMap<String, String> spec = PartitionPathUtils.extractPartitionSpecFromPath(file);
+        Map<String, String> partition = new HashMap<>();
+        for (String key : partitionKeys) {
+            String value = spec.get(key);
+            partition.put(key, defaultPartitionName.equals(value) ? null : value);
+        }
+        return partitions.contains(partition);
+    }
+
+    /**
+     * The partitions under the path, values as in paths and {@code null} for the default
+     * partition; empty for a table without partition keys.
+     */
+    public List<Map<String, String>> partitions() {
+        List<Map<String, String>> found = new ArrayList<>();
+        if (partitionKeys.isEmpty()) {
+            return found;
+        }
+        try {
+            Path root = new Path(path);
+            for (var partition :
+                    PartitionPathUtils.searchPartSpecAndPaths(root.getFileSystem(), root, partitionKeys.size())) {
+                Map<String, String> values = new LinkedHashMap<>();
+                partition.f0.forEach((key, value) -> values.put(key, defaultPartitionName.equals(value) ? null : value));
+                found.add(values);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot list the partitions of " + path + ": " + e.getMessage(), e);
+        }
+        return found;
+    }
+
+    /** This listing, reading only {@code kept} partitions. */
+    public FileListing withPartitions(List<Map<String, String>> kept) {
+        return new FileListing(path, pathRegex, predicates, partitionKeys, defaultPartitionName, kept);
+    }
+
+    /** This listing, pruning row groups by {@code rowGroupPredicates}. */
+    public FileListing withPredicates(ColumnPredicates rowGroupPredicates) {
+        return new FileListing(
+                path, pathRegex, rowGroupPredicates, partitionKeys, defaultPartitionName,
+                partitions == null ? null : new ArrayList<>(partitions));
+    }
+
+    public ColumnPredicates predicates() {
+        return predicates;
+    }
+
+    private static void collect(FileSystem fs, FileStatus status, List<FileStatus> files) throws IOException {
+        String name = status.getPath().getName();
+        if (name.startsWith(".") || name.startsWith("_")) {
+            return;
+        }
+        if (!status.isDir()) {
+            files.add(status);
+            return;
+        }
+        for (FileStatus child : fs.listStatus(status.getPath())) {
+            collect(fs, child, files);
+        }
+    }
+}

@@ -1,0 +1,279 @@
+package dev.streamfusion.parquet;
+
+import dev.streamfusion.testkit.flink.FailOnce;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Files written by streamfusion-parquet, read back by Flink's filesystem connector, by
+ * streamfusion-parquet and by parquet-java, in real MiniCluster jobs; and the exactly-once
+ * guarantees of the sink across a failure.
+ */
+// CloseableIterator.close() declares Exception.
+@SuppressWarnings("try")
+class StreamFusionParquetSinkITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    /** Every type Flink's Parquet format writes, NULLs in every column. */
+    private static final String TYPES =
+            "id BIGINT, b BOOLEAN, ti TINYINT, si SMALLINT, i INT, f FLOAT, d DOUBLE, s STRING, bin BYTES, "
+                    + "price DECIMAL(10, 2), small DECIMAL(5, 1), wide DECIMAL(38, 10), dt DATE, tm TIME(0), "
+                    + "ts TIMESTAMP(3), micros TIMESTAMP(6), ltz TIMESTAMP_LTZ(3)";
+
+    private static final String NESTED =
+            "id BIGINT, tags ARRAY<STRING>, counts MAP<STRING, BIGINT>, point ROW<x INT, label STRING>, "
+                    + "matrix ARRAY<ARRAY<INT>>";
+
+    @TempDir static Path tables;
+
+    /** Rows of every type, written once by stock Flink: the input of the writes under test. */
+    @BeforeAll
+    static void writeInputWithFlink() throws Exception {
+        TableEnvironment env = batch();
+        StringBuilder nulls = new StringBuilder();
+        for (String column : new String[] {"b", "ti", "si", "i", "f", "d", "s", "price", "small", "wide", "ts", "micros", "ltz"}) {
+            nulls.append(", 'fields.").append(column).append(".null-rate' = '0.1'");
+        }
+        env.executeSql(
+                "CREATE TABLE gen (" + TYPES + ") WITH ('connector' = 'datagen', 'number-of-rows' = '20000', "
+                        + "'rows-per-second' = '1000000000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "
+                        + "'fields.id.end' = '20000', 'fields.s.length' = '12', 'fields.bin.length' = '7'" + nulls + ")");
+        env.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
+        env.executeSql("INSERT INTO input SELECT * FROM gen").await();
+
+        env.executeSql(
+                "CREATE TABLE nested_gen (" + NESTED + ") WITH ('connector' = 'datagen', 'number-of-rows' = '3000', "
+                        + "'rows-per-second' = '1000000000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "
+                        + "'fields.id.end' = '3000', 'fields.tags.null-rate' = '0.2', 'fields.counts.null-rate' = '0.2', "
+                        + "'fields.point.null-rate' = '0.2')");
+        env.executeSql(ddl("nested_input", "filesystem", NESTED, tables.resolve("nested_input"), ""));
+        env.executeSql("INSERT INTO nested_input SELECT * FROM nested_gen").await();
+    }
+
+    private static TableEnvironment batch() {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        env.getConfig().set("table.exec.resource.default-parallelism", "2");
+        return env;
+    }
+
+    private static String ddl(String name, String connector, String columns, Path path, String extra) {
+        return "CREATE TABLE " + name + " (" + columns + ") " + extra + " WITH ('connector' = '" + connector
+                + "', 'path' = '" + path + "', 'format' = 'parquet')";
+    }
+
+    private static List<String> rows(TableEnvironment env, String query) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = env.executeSql(query).collect()) {
+            it.forEachRemaining(row -> rows.add(row.toString()));
+        }
+        return rows;
+    }
+
+    /** The visible (committed) Parquet files under {@code dir}. */
+    private static List<Path> dataFiles(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile)
+                    .filter(f -> !f.getFileName().toString().startsWith(".") && !f.getFileName().toString().startsWith("_"))
+                    .sorted()
+                    .collect(Collectors.toList());
+        }
+    }
+
+    @Test
+    void everyTypeWrittenNativelyReadsBackEqualThroughStockFlinkAndStreamFusion() throws Exception {
+        Path out = tables.resolve("types_out");
+        TableEnvironment env = batch();
+        env.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
+        env.executeSql(ddl("fused_out", "streamfusion-parquet", TYPES, out, ""));
+        env.executeSql("INSERT INTO fused_out SELECT * FROM input").await();
+
+        env.executeSql(ddl("stock_read", "filesystem", TYPES, out, ""));
+        env.executeSql(ddl("fused_read", "streamfusion-parquet", TYPES, out, ""));
+        List<String> expected = rows(env, "SELECT * FROM input");
+        assertThat(expected).hasSize(20_000);
+        assertThat(rows(env, "SELECT * FROM stock_read")).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(rows(env, "SELECT * FROM fused_read")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void parquetJavaReadsTheWrittenFiles() throws Exception {
+        Path out = tables.resolve("java_out");
+        TableEnvironment env = batch();
+        env.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
+        env.executeSql(ddl("fused_out", "streamfusion-parquet", TYPES, out, ""));
+        env.executeSql("INSERT INTO fused_out SELECT * FROM input").await();
+
+        List<String> expected = rows(env, "SELECT id, i, s, d FROM input");
+        List<String> read = new ArrayList<>();
+        for (Path file : dataFiles(out)) {
+            try (ParquetReader<Group> reader =
+                    ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(file.toUri())).build()) {
+                for (Group g = reader.read(); g != null; g = reader.read()) {
+                    read.add(
+                            Row.of(
+                                            g.getLong("id", 0),
+                                            g.getFieldRepetitionCount("i") == 0 ? null : g.getInteger("i", 0),
+                                            g.getFieldRepetitionCount("s") == 0 ? null : g.getString("s", 0),
+                                            g.getFieldRepetitionCount("d") == 0 ? null : g.getDouble("d", 0))
+                                    .toString());
+                }
+            }
+        }
+        assertThat(read).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void nestedTypesWrittenNativelyReadBackEqualThroughStockFlink() throws Exception {
+        Path out = tables.resolve("nested_out");
+        TableEnvironment env = batch();
+        env.executeSql(ddl("nested_input", "filesystem", NESTED, tables.resolve("nested_input"), ""));
+        env.executeSql(ddl("fused_out", "streamfusion-parquet", NESTED, out, ""));
+        env.executeSql("INSERT INTO fused_out SELECT * FROM nested_input").await();
+        env.executeSql(ddl("stock_read", "filesystem", NESTED, out, ""));
+        List<String> expected = rows(env, "SELECT * FROM nested_input");
+        assertThat(expected).hasSize(3_000);
+        assertThat(rows(env, "SELECT * FROM stock_read")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void writerOptionsTakeFlinksNamesAndBadOnesFailAtPlanning() throws Exception {
+        Path out = tables.resolve("zstd_out");
+        TableEnvironment env = batch();
+        env.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
+        env.executeSql(
+                "CREATE TABLE zstd_out (" + TYPES + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '" + out
+                        + "', 'parquet.compression' = 'ZSTD', 'parquet.block.size' = '65536', "
+                        + "'parquet.write.int64.timestamp' = 'true', 'parquet.timestamp.time.unit' = 'nanos')");
+        env.executeSql("INSERT INTO zstd_out SELECT * FROM input").await();
+        env.executeSql(ddl("stock_read", "filesystem", TYPES, out, ""));
+        assertThat(rows(env, "SELECT * FROM stock_read"))
+                .containsExactlyInAnyOrderElementsOf(rows(env, "SELECT * FROM input"));
+        for (Path file : dataFiles(out)) {
+            try (org.apache.parquet.hadoop.ParquetFileReader reader =
+                    org.apache.parquet.hadoop.ParquetFileReader.open(
+                            org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                                    new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))) {
+                // 65,536-byte row groups: more than one per file, each ZSTD.
+                assertThat(reader.getRowGroups()).hasSizeGreaterThan(1);
+                assertThat(reader.getRowGroups().get(0).getColumns().get(0).getCodec().name()).isEqualTo("ZSTD");
+            }
+        }
+
+        env.executeSql(
+                "CREATE TABLE lzo (i INT) WITH ('connector' = 'streamfusion-parquet', 'path' = '" + tables.resolve("lzo")
+                        + "', 'parquet.compression' = 'LZO')");
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO lzo VALUES (1)").await())
+                .hasStackTraceContaining("'parquet.compression' = 'LZO'");
+        env.executeSql(
+                "CREATE TABLE compacted (i INT) WITH ('connector' = 'streamfusion-parquet', 'path' = '"
+                        + tables.resolve("compacted") + "', 'auto-compaction' = 'true')");
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO compacted VALUES (1)").await())
+                .hasStackTraceContaining("'auto-compaction'");
+    }
+
+    @Test
+    void partitionedStreamingWritesCommitPartitionsWithSuccessFiles() throws Exception {
+        Path out = tables.resolve("partitioned_out");
+        StreamTableEnvironment env = streaming();
+        env.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
+        String columns = "id BIGINT, s STRING, d DOUBLE, part STRING";
+        env.executeSql(
+                "CREATE TABLE fused_out (" + columns + ") PARTITIONED BY (part) WITH ('connector' = 'streamfusion-parquet', "
+                        + "'path' = '" + out + "', 'sink.partition-commit.policy.kind' = 'success-file', "
+                        + "'sink.rolling-policy.file-size' = '64kb')");
+        env.executeSql("INSERT INTO fused_out SELECT id, s, d, CAST(MOD(id, 3) AS STRING) FROM input")
+                .await(3, TimeUnit.MINUTES);
+
+        for (String part : List.of("0", "1", "2")) {
+            assertThat(out.resolve("part=" + part).resolve("_SUCCESS")).exists();
+        }
+        TableEnvironment batch = batch();
+        batch.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
+        batch.executeSql(ddl("stock_read", "filesystem", columns, out, "PARTITIONED BY (part)"));
+        assertThat(rows(batch, "SELECT * FROM stock_read"))
+                .containsExactlyInAnyOrderElementsOf(
+                        rows(batch, "SELECT id, s, d, CAST(MOD(id, 3) AS STRING) FROM input"));
+    }
+
+    @Test
+    void aStreamingJobThatFailsCommitsEveryRowExactlyOnce() throws Exception {
+        Path out = tables.resolve("failover_out");
+        StreamTableEnvironment env = streaming();
+        env.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        env.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        env.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        env.createTemporarySystemFunction("fail_once", FailOnce.class);
+        // A sequence restores exactly from a checkpoint; every other column derives from it.
+        env.executeSql(
+                "CREATE TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', "
+                        + "'fields.id.start' = '1', 'fields.id.end' = '" + FAILOVER_ROWS + "')");
+        env.executeSql(ddl("fused_out", "streamfusion-parquet", FAILOVER_COLUMNS, out, ""));
+        FailOnce.reset(FAILOVER_ROWS / 3);
+        env.executeSql("INSERT INTO fused_out SELECT " + FAILOVER_SELECT + " FROM (SELECT fail_once(id) AS id FROM ids)")
+                .await(3, TimeUnit.MINUTES);
+        assertThat(FailOnce.failed()).as("the job failed once").isTrue();
+
+        TableEnvironment batch = batch();
+        batch.executeSql(ddl("stock_read", "filesystem", FAILOVER_COLUMNS, out, ""));
+        List<String> written = rows(batch, "SELECT * FROM stock_read");
+        List<String> expected = new ArrayList<>();
+        for (long id = 1; id <= FAILOVER_ROWS; id++) {
+            expected.add(Row.of(id, "row-" + id, id % 7 == 0 ? null : id / 4.0).toString());
+        }
+        // Every row exactly once: none lost with the failed attempt, none committed twice.
+        assertThat(written).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static final int FAILOVER_ROWS = 12_000;
+    private static final String FAILOVER_COLUMNS = "id BIGINT, s STRING, d DOUBLE";
+    private static final String FAILOVER_SELECT =
+            "id, CONCAT('row-', CAST(id AS STRING)), CASE WHEN MOD(id, 7) = 0 THEN CAST(NULL AS DOUBLE) "
+                    + "ELSE CAST(id AS DOUBLE) / 4 END";
+
+    private static StreamTableEnvironment streaming() {
+        Configuration configuration = new Configuration();
+        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.setParallelism(2);
+        return StreamTableEnvironment.create(env);
+    }
+}

@@ -1,0 +1,521 @@
+//! Arrow batches encoded into one Parquet file whose bytes the caller drains.
+//!
+//! The caller (Flink's file sink, through JNI) owns the output stream, so the writer encodes into
+//! an in-memory spool and hands its bytes out with [`ParquetFileWriter::drain`]. Row groups are
+//! buffered, encoded, until `parquet.block.size` is reached, as parquet-java buffers them; only
+//! then do their bytes reach the spool.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, RecordBatch};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
+use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::schema::types::ColumnPath;
+
+/// A writer option that is unknown or has a value it cannot take.
+#[derive(Debug, thiserror::Error)]
+#[error("'{key}' = '{value}': {reason}")]
+pub struct WriterOptionError {
+    pub key: String,
+    pub value: String,
+    pub reason: String,
+}
+
+/// Encoding failed; names the file being written.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {reason}")]
+pub struct WriteError {
+    pub path: String,
+    pub reason: String,
+}
+
+/// How timestamps are stored: Parquet INT64 with the TIMESTAMP logical type, in the unit of the
+/// column's precision, or in one unit for all (`parquet.write.int64.timestamp` with
+/// `parquet.timestamp.time.unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimestampUnit {
+    OfPrecision,
+    Fixed(TimeUnit),
+}
+
+/// Writer settings, under the names Flink's `parquet` format and parquet-java use.
+#[derive(Debug)]
+pub struct WriterSettings {
+    properties: WriterProperties,
+    timestamps: TimestampUnit,
+}
+
+const BLOCK_SIZE_DEFAULT: usize = 128 * 1024 * 1024;
+const PAGE_SIZE_DEFAULT: usize = 1024 * 1024;
+
+impl WriterSettings {
+    /// Settings from `parquet.*` options (keys with their prefix). Defaults are Flink's: SNAPPY,
+    /// 128 MiB row groups, 1 MiB pages and dictionary pages, dictionaries on, format v1.
+    pub fn from_options(options: &[(String, String)]) -> Result<Self, WriterOptionError> {
+        let mut builder = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_max_row_group_row_count(None)
+            .set_max_row_group_bytes(Some(BLOCK_SIZE_DEFAULT))
+            .set_data_page_size_limit(PAGE_SIZE_DEFAULT)
+            .set_dictionary_page_size_limit(PAGE_SIZE_DEFAULT)
+            .set_writer_version(WriterVersion::PARQUET_1_0)
+            .set_created_by(format!("StreamFusion {}", env!("CARGO_PKG_VERSION")));
+        let mut codec = "SNAPPY".to_string();
+        let mut zstd_level = 3;
+        let mut int64_timestamps = false;
+        let mut unit = TimeUnit::Microsecond;
+        for (key, value) in options {
+            let bad = |reason: &str| WriterOptionError {
+                key: key.clone(),
+                value: value.clone(),
+                reason: reason.to_string(),
+            };
+            let size = || {
+                value
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad("expected a positive number of bytes"))
+            };
+            let flag = || match value.trim().to_ascii_lowercase().as_str() {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                _ => Err(bad("expected true or false")),
+            };
+            if let Some(column) = key.strip_prefix("parquet.bloom.filter.enabled#") {
+                builder = builder.set_column_bloom_filter_enabled(column_path(column), flag()?);
+                continue;
+            }
+            if let Some(column) = key.strip_prefix("parquet.bloom.filter.fpp#") {
+                let fpp = value
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| *p > 0.0 && *p < 1.0)
+                    .ok_or_else(|| bad("expected a probability between 0 and 1"))?;
+                builder = builder.set_column_bloom_filter_fpp(column_path(column), fpp);
+                continue;
+            }
+            if let Some(column) = key.strip_prefix("parquet.bloom.filter.expected.ndv#") {
+                let ndv = value
+                    .trim()
+                    .parse::<u64>()
+                    .map_err(|_| bad("expected a number of distinct values"))?;
+                builder = builder.set_column_bloom_filter_ndv(column_path(column), ndv);
+                continue;
+            }
+            match key.as_str() {
+                "parquet.compression" => codec = value.trim().to_ascii_uppercase(),
+                "parquet.compression.codec.zstd.level" => {
+                    zstd_level = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad("expected a zstd level"))?
+                }
+                "parquet.block.size" => builder = builder.set_max_row_group_bytes(Some(size()?)),
+                "parquet.page.size" => builder = builder.set_data_page_size_limit(size()?),
+                "parquet.dictionary.page.size" => {
+                    builder = builder.set_dictionary_page_size_limit(size()?)
+                }
+                "parquet.enable.dictionary" => builder = builder.set_dictionary_enabled(flag()?),
+                "parquet.bloom.filter.enabled" => {
+                    builder = builder.set_bloom_filter_enabled(flag()?)
+                }
+                "parquet.writer.version" => {
+                    let version = match value.trim() {
+                        "v1" | "PARQUET_1_0" => WriterVersion::PARQUET_1_0,
+                        "v2" | "PARQUET_2_0" => WriterVersion::PARQUET_2_0,
+                        _ => return Err(bad("expected v1, v2, PARQUET_1_0 or PARQUET_2_0")),
+                    };
+                    builder = builder.set_writer_version(version);
+                }
+                "parquet.write.int64.timestamp" => int64_timestamps = flag()?,
+                "parquet.timestamp.time.unit" => {
+                    unit = match value.trim().to_ascii_lowercase().as_str() {
+                        "millis" => TimeUnit::Millisecond,
+                        "micros" => TimeUnit::Microsecond,
+                        "nanos" => TimeUnit::Nanosecond,
+                        _ => return Err(bad("expected millis, micros or nanos")),
+                    }
+                }
+                // Reading options, and padding for HDFS block alignment, which does not apply to
+                // a file written as one stream.
+                "parquet.utc-timezone" | "parquet.batch-size" | "parquet.writer.max-padding" => {}
+                _ => return Err(bad("not a Parquet writer option StreamFusion supports")),
+            }
+        }
+        let compression = match codec.as_str() {
+            "UNCOMPRESSED" | "NONE" => Compression::UNCOMPRESSED,
+            "SNAPPY" => Compression::SNAPPY,
+            "GZIP" => Compression::GZIP(GzipLevel::default()),
+            "BROTLI" => Compression::BROTLI(BrotliLevel::default()),
+            "LZ4" => Compression::LZ4,
+            "LZ4_RAW" => Compression::LZ4_RAW,
+            "ZSTD" => Compression::ZSTD(ZstdLevel::try_new(zstd_level).map_err(|e| {
+                WriterOptionError {
+                    key: "parquet.compression.codec.zstd.level".into(),
+                    value: zstd_level.to_string(),
+                    reason: e.to_string(),
+                }
+            })?),
+            _ => {
+                return Err(WriterOptionError {
+                    key: "parquet.compression".into(),
+                    value: codec,
+                    reason: "expected UNCOMPRESSED, SNAPPY, GZIP, BROTLI, LZ4, LZ4_RAW or ZSTD"
+                        .into(),
+                });
+            }
+        };
+        Ok(Self {
+            properties: builder.set_compression(compression).build(),
+            timestamps: if int64_timestamps {
+                TimestampUnit::Fixed(unit)
+            } else {
+                TimestampUnit::OfPrecision
+            },
+        })
+    }
+}
+
+fn column_path(column: &str) -> ColumnPath {
+    ColumnPath::new(column.split('.').map(str::to_string).collect())
+}
+
+/// Bytes written and not yet drained: `bytes[drained..]`.
+#[derive(Debug, Default)]
+struct Spool {
+    bytes: Vec<u8>,
+    drained: usize,
+}
+
+impl Spool {
+    fn pending(&self) -> &[u8] {
+        &self.bytes[self.drained..]
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.drained += n;
+        if self.drained >= self.bytes.len() {
+            self.bytes.clear();
+            self.drained = 0;
+        }
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One Parquet file being written from batches of one schema.
+pub struct ParquetFileWriter {
+    path: String,
+    input: SchemaRef,
+    file_schema: SchemaRef,
+    writer: ArrowWriter<Spool>,
+    finished: bool,
+}
+
+impl std::fmt::Debug for ParquetFileWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetFileWriter")
+            .field("path", &self.path)
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParquetFileWriter {
+    /// A writer of batches of `input` into the file at `path` (named in errors only).
+    pub fn new(path: &str, input: SchemaRef, settings: WriterSettings) -> Result<Self, WriteError> {
+        let file_schema = file_schema(&input, settings.timestamps);
+        let options = ArrowWriterOptions::new()
+            .with_properties(settings.properties)
+            .with_skip_arrow_metadata(true);
+        let writer =
+            ArrowWriter::try_new_with_options(Spool::default(), file_schema.clone(), options)
+                .map_err(|e| write_error(path, e))?;
+        Ok(Self {
+            path: path.to_string(),
+            input,
+            file_schema,
+            writer,
+            finished: false,
+        })
+    }
+
+    /// Encodes a batch of the input schema. Its bytes reach the spool when its row group is full.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
+        if self.finished {
+            return Err(write_error(&self.path, "the file is already finished"));
+        }
+        let columns = batch
+            .columns()
+            .iter()
+            .zip(self.file_schema.fields())
+            .map(|(column, field)| {
+                if column.data_type() == field.data_type() {
+                    Ok(column.clone())
+                } else {
+                    cast(column, field.data_type()).map_err(|e| {
+                        write_error(&self.path, format!("column '{}': {e}", field.name()))
+                    })
+                }
+            })
+            .collect::<Result<Vec<ArrayRef>, _>>()?;
+        let batch = RecordBatch::try_new(self.file_schema.clone(), columns)
+            .map_err(|e| write_error(&self.path, e))?;
+        self.writer
+            .write(&batch)
+            .map_err(|e| write_error(&self.path, e))
+    }
+
+    /// Writes the last row group and the footer into the spool.
+    pub fn finish(&mut self) -> Result<(), WriteError> {
+        if !self.finished {
+            self.finished = true;
+            self.writer
+                .finish()
+                .map_err(|e| write_error(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Hands up to `max` spooled bytes to `sink` in one slice and forgets them once `sink`
+    /// succeeds; returns how many (0 when nothing is spooled).
+    pub fn drain<E>(
+        &mut self,
+        max: usize,
+        sink: impl FnOnce(&[u8]) -> Result<(), E>,
+    ) -> Result<usize, E> {
+        let spool = self.writer.inner_mut();
+        let pending = spool.pending();
+        let n = max.min(pending.len());
+        if n > 0 {
+            sink(&pending[..n])?;
+            spool.consume(n);
+        }
+        Ok(n)
+    }
+
+    /// Encoded bytes waiting to be drained.
+    pub fn spooled_bytes(&mut self) -> usize {
+        self.writer.inner_mut().pending().len()
+    }
+
+    /// Bytes spooled and not drained, plus the encoded size of the row group in progress.
+    pub fn buffered_bytes(&mut self) -> usize {
+        self.writer.in_progress_size() + self.spooled_bytes()
+    }
+
+    /// The schema of the batches this writer takes.
+    pub fn input_schema(&self) -> &SchemaRef {
+        &self.input
+    }
+}
+
+fn write_error(path: &str, reason: impl std::fmt::Display) -> WriteError {
+    WriteError {
+        path: path.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// The schema as written: timestamps in the unit the settings choose, and no field metadata (the
+/// Flink type hints of the bridge mean nothing to other readers).
+fn file_schema(input: &Schema, timestamps: TimestampUnit) -> SchemaRef {
+    let fields: Vec<Field> = input
+        .fields()
+        .iter()
+        .map(|f| {
+            Field::new(
+                f.name(),
+                file_type(f.data_type(), timestamps),
+                f.is_nullable(),
+            )
+        })
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+fn file_type(data_type: &DataType, timestamps: TimestampUnit) -> DataType {
+    match (data_type, timestamps) {
+        (DataType::Timestamp(_, zone), TimestampUnit::Fixed(unit)) => {
+            DataType::Timestamp(unit, zone.clone())
+        }
+        (DataType::List(element), _) => DataType::List(Arc::new(file_field(element, timestamps))),
+        (DataType::Struct(fields), _) => DataType::Struct(
+            fields
+                .iter()
+                .map(|f| file_field(f, timestamps))
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        (DataType::Map(entries, sorted), _) => {
+            DataType::Map(Arc::new(file_field(entries, timestamps)), *sorted)
+        }
+        (other, _) => other.clone(),
+    }
+}
+
+fn file_field(field: &Field, timestamps: TimestampUnit) -> Field {
+    Field::new(
+        field.name(),
+        file_type(field.data_type(), timestamps),
+        field.is_nullable(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int32Array, StringArray, TimestampMillisecondArray};
+    use bytes::Bytes;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::basic::Compression;
+
+    fn options(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn write_all(settings: WriterSettings, batches: &[RecordBatch]) -> Result<Vec<u8>, WriteError> {
+        let mut writer = ParquetFileWriter::new("t.parquet", batches[0].schema(), settings)?;
+        let mut out = Vec::new();
+        let mut drain_all = |writer: &mut ParquetFileWriter| {
+            while writer.drain(7, |bytes| {
+                out.extend_from_slice(bytes);
+                Ok::<_, WriteError>(())
+            })? > 0
+            {}
+            Ok::<_, WriteError>(())
+        };
+        for batch in batches {
+            writer.write(batch)?;
+            drain_all(&mut writer)?;
+        }
+        writer.finish()?;
+        drain_all(&mut writer)?;
+        Ok(out)
+    }
+
+    fn batch(ids: Vec<Option<i32>>, names: Vec<Option<&str>>, ts: Vec<Option<i64>>) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, true),
+            Field::new("name", DataType::Utf8, true),
+            Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(ids)),
+            Arc::new(StringArray::from(names)),
+            Arc::new(TimestampMillisecondArray::from(ts)),
+        ];
+        RecordBatch::try_new(schema, columns).expect("test batch")
+    }
+
+    #[test]
+    fn writes_a_file_that_reads_back_equal() -> Result<(), Box<dyn std::error::Error>> {
+        let input = batch(
+            vec![Some(1), None, Some(3)],
+            vec![Some("a"), Some("b"), None],
+            vec![Some(1_700_000_000_123), None, Some(-5)],
+        );
+        let bytes = write_all(
+            WriterSettings::from_options(&[])?,
+            std::slice::from_ref(&input),
+        )?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?;
+        let meta = builder.metadata().clone();
+        assert_eq!(
+            meta.row_group(0).column(0).compression(),
+            Compression::SNAPPY
+        );
+        let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].columns(), input.columns());
+        Ok(())
+    }
+
+    #[test]
+    fn int64_timestamps_take_the_configured_unit() -> Result<(), Box<dyn std::error::Error>> {
+        let input = batch(vec![Some(1)], vec![Some("a")], vec![Some(1_234)]);
+        let settings = WriterSettings::from_options(&options(&[
+            ("parquet.write.int64.timestamp", "true"),
+            ("parquet.timestamp.time.unit", "nanos"),
+            ("parquet.compression", "zstd"),
+        ]))?;
+        let bytes = write_all(settings, &[input])?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?;
+        assert!(matches!(
+            builder.metadata().row_group(0).column(0).compression(),
+            Compression::ZSTD(_)
+        ));
+        let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
+        assert_eq!(
+            read[0].schema().field(2).data_type(),
+            &DataType::Timestamp(TimeUnit::Nanosecond, None)
+        );
+        let expected: ArrayRef =
+            Arc::new(arrow::array::TimestampNanosecondArray::from(vec![Some(
+                1_234_000_000,
+            )]));
+        assert_eq!(read[0].column(2), &expected);
+        Ok(())
+    }
+
+    #[test]
+    fn small_block_size_makes_several_row_groups() -> Result<(), Box<dyn std::error::Error>> {
+        let batches: Vec<RecordBatch> = (0..20)
+            .map(|b| {
+                let ids: Vec<Option<i32>> = (0..1000).map(|i| Some(b * 1000 + i)).collect();
+                let names: Vec<Option<&str>> = vec![Some("some text"); 1000];
+                batch(ids, names, vec![Some(1); 1000])
+            })
+            .collect();
+        let settings = WriterSettings::from_options(&options(&[
+            ("parquet.block.size", "20000"),
+            ("parquet.enable.dictionary", "false"),
+        ]))?;
+        let bytes = write_all(settings, &batches)?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?;
+        assert!(builder.metadata().num_row_groups() > 1);
+        let rows: usize = builder
+            .build()?
+            .map(|b| b.map(|b| b.num_rows()))
+            .sum::<Result<usize, _>>()?;
+        assert_eq!(rows, 20_000);
+        Ok(())
+    }
+
+    #[test]
+    fn bad_options_are_named() {
+        for (key, value) in [
+            ("parquet.compression", "LZO"),
+            ("parquet.block.size", "-1"),
+            ("parquet.writer.version", "v3"),
+            ("parquet.no.such.option", "1"),
+            ("parquet.timestamp.time.unit", "seconds"),
+        ] {
+            let err = WriterSettings::from_options(&options(&[(key, value)]))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(err.contains(key), "{key}: {err}");
+        }
+    }
+}
