@@ -25,9 +25,55 @@ fn path(env: &mut Env<'_>, path: &JString<'_>) -> NativeResult<String> {
     Ok(path.try_to_string(env)?)
 }
 
-/// The rows of each row group of the file, -1 for a row group whose statistics prove that no row
-/// satisfies every predicate: `columns[i] ops[i] values[i]`, the value of kind `kinds[i]` (0 none,
-/// 1 integer, 2 floating point, 3 text); ops 0-7 are =, <>, <, <=, >, >=, IS NULL, IS NOT NULL.
+/// Predicates `columns[i] ops[i] values[i]`, the value of kind `kinds[i]` (0 none, 1 integer, 2
+/// floating point, 3 text); ops 0-7 are =, <>, <, <=, >, >=, IS NULL, IS NOT NULL.
+fn predicates(
+    env: &mut Env<'_>,
+    columns: &JObjectArray<'_>,
+    ops: &JIntArray<'_>,
+    kinds: &JIntArray<'_>,
+    values: &JObjectArray<'_>,
+) -> NativeResult<Vec<ColumnPredicate>> {
+    let columns = strings(env, columns)?;
+    let values = strings(env, values)?;
+    let mut op_codes = vec![0; columns.len()];
+    let mut kind_codes = vec![0; columns.len()];
+    ops.get_region(env, 0, &mut op_codes)?;
+    kinds.get_region(env, 0, &mut kind_codes)?;
+    let mut predicates = Vec::with_capacity(columns.len());
+    for (i, column) in columns.into_iter().enumerate() {
+        let op = match op_codes[i] {
+            0 => Op::Eq,
+            1 => Op::NotEq,
+            2 => Op::Lt,
+            3 => Op::LtEq,
+            4 => Op::Gt,
+            5 => Op::GtEq,
+            6 => Op::IsNull,
+            7 => Op::IsNotNull,
+            other => {
+                return Err(NativeError::Config(format!(
+                    "unknown predicate operator {other}"
+                )));
+            }
+        };
+        let text = values.get(i).cloned().unwrap_or_default();
+        let bad = |e: &dyn std::fmt::Display| {
+            NativeError::Config(format!("predicate value '{text}': {e}"))
+        };
+        let value = match kind_codes[i] {
+            0 => None,
+            1 => Some(Value::Int(text.parse().map_err(|e| bad(&e))?)),
+            2 => Some(Value::Float(text.parse().map_err(|e| bad(&e))?)),
+            _ => Some(Value::Text(text.clone())),
+        };
+        predicates.push(ColumnPredicate { column, op, value });
+    }
+    Ok(predicates)
+}
+
+/// The rows of each row group of the file, -1 for a row group whose statistics or bloom filters
+/// prove that no row satisfies every predicate (see [`predicates`]).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGroups0<'local>(
     env: EnvUnowned<'local>,
@@ -40,41 +86,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGrou
 ) -> JLongArray<'local> {
     run(env, |env| {
         let file = path(env, &file)?;
-        let columns = strings(env, &columns)?;
-        let values = strings(env, &values)?;
-        let mut op_codes = vec![0; columns.len()];
-        let mut kind_codes = vec![0; columns.len()];
-        ops.get_region(env, 0, &mut op_codes)?;
-        kinds.get_region(env, 0, &mut kind_codes)?;
-        let mut predicates = Vec::with_capacity(columns.len());
-        for (i, column) in columns.into_iter().enumerate() {
-            let op = match op_codes[i] {
-                0 => Op::Eq,
-                1 => Op::NotEq,
-                2 => Op::Lt,
-                3 => Op::LtEq,
-                4 => Op::Gt,
-                5 => Op::GtEq,
-                6 => Op::IsNull,
-                7 => Op::IsNotNull,
-                other => {
-                    return Err(NativeError::Config(format!(
-                        "unknown predicate operator {other}"
-                    )));
-                }
-            };
-            let text = values.get(i).cloned().unwrap_or_default();
-            let bad = |e: &dyn std::fmt::Display| {
-                NativeError::Config(format!("predicate value '{text}': {e}"))
-            };
-            let value = match kind_codes[i] {
-                0 => None,
-                1 => Some(Value::Int(text.parse().map_err(|e| bad(&e))?)),
-                2 => Some(Value::Float(text.parse().map_err(|e| bad(&e))?)),
-                _ => Some(Value::Text(text.clone())),
-            };
-            predicates.push(ColumnPredicate { column, op, value });
-        }
+        let predicates = predicates(env, &columns, &ops, &kinds, &values)?;
         let rows = row_groups_matching(&file, &predicates)?;
         let array = env.new_long_array(rows.len())?;
         array.set_region(env, 0, &rows)?;
@@ -82,6 +94,10 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGrou
     })
 }
 
+/// Pages the page index rules out for the predicates (see [`predicates`]) are skipped.
+/// `int96_zone` is null to read INT96 timestamps as UTC wall-clock time, or the zone whose
+/// wall-clock time they read as.
+///
 /// # Safety
 /// `schema_addr` is an exported `ArrowSchema` of the columns to read.
 #[unsafe(no_mangle)]
@@ -92,9 +108,20 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_create<
     row_groups: JIntArray<'local>,
     schema_addr: jlong,
     batch_size: jint,
+    columns: JObjectArray<'local>,
+    ops: JIntArray<'local>,
+    kinds: JIntArray<'local>,
+    values: JObjectArray<'local>,
+    int96_zone: JString<'local>,
 ) -> jlong {
     run(env, |env| {
         let file = path(env, &file)?;
+        let predicates = predicates(env, &columns, &ops, &kinds, &values)?;
+        let int96_zone = if int96_zone.is_null() {
+            None
+        } else {
+            Some(int96_zone.try_to_string(env)?)
+        };
         let mut groups = vec![0; row_groups.len(env)?];
         row_groups.get_region(env, 0, &mut groups)?;
         let groups: Vec<usize> = groups
@@ -105,7 +132,12 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_create<
         let target = unsafe { import_schema(schema_addr) }?;
         let batch_size = usize::try_from(batch_size).unwrap_or(1).max(1);
         Ok(into_handle(RowGroupReader::open(
-            &file, &groups, target, batch_size,
+            &file,
+            &groups,
+            target,
+            batch_size,
+            &predicates,
+            int96_zone.as_deref(),
         )?))
     })
 }
@@ -129,6 +161,20 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_next<'l
             Some(batch) => unsafe { export_batch(batch, out_array_addr) },
             None => Ok(-1),
         }
+    })
+}
+
+/// Rows of the reader's row groups the page index ruled out.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_skippedRows0<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jlong {
+    run(env, |_| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let reader = unsafe { borrow_handle::<RowGroupReader>(handle, KIND) }?;
+        Ok(jlong::try_from(reader.skipped_rows()).unwrap_or(jlong::MAX))
     })
 }
 

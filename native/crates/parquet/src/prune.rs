@@ -1,9 +1,18 @@
-//! Row-group pruning from footer statistics: a row group is skipped only when its statistics
-//! prove that no row can satisfy a predicate. Anything the statistics cannot decide (no
-//! statistics, legacy orderings, annotated types, NaNs) keeps the row group.
+//! Pruning from footer statistics, bloom filters and the page index: a row group is skipped only
+//! when its statistics prove that no row can satisfy a predicate, or when its bloom filter proves
+//! that the value an equality asks for is absent; within the row groups read, pages whose
+//! column-index bounds prove the same are skipped. Anything they cannot decide (no statistics or
+//! filter, legacy orderings, annotated types, NaNs, floating point equality) keeps the row group.
 
-use parquet::basic::{ConvertedType, LogicalType};
-use parquet::file::metadata::RowGroupMetaData;
+use std::ops::Range;
+
+use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
+use parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
+use parquet::bloom_filter::Sbbf;
+use parquet::errors::ParquetError;
+use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData, RowGroupMetaData};
+use parquet::file::page_index::column_index::ColumnIndexMetaData;
+use parquet::file::page_index::offset_index::OffsetIndexMetaData;
 use parquet::file::statistics::Statistics;
 
 /// A literal a column is compared with.
@@ -40,27 +49,67 @@ pub fn may_match(group: &RowGroupMetaData, predicates: &[ColumnPredicate]) -> bo
     predicates.iter().all(|p| may_match_one(group, p))
 }
 
-fn may_match_one(group: &RowGroupMetaData, predicate: &ColumnPredicate) -> bool {
-    let Some(column) = group
-        .columns()
-        .iter()
-        .find(|c| c.column_path().parts() == [predicate.column.as_str()])
-    else {
-        return true;
-    };
-    let Some(stats) = column.statistics() else {
-        return true;
-    };
-    let rows = u64::try_from(group.num_rows()).unwrap_or(u64::MAX);
-    match predicate.op {
-        Op::IsNull => return stats.null_count_opt() != Some(0),
-        Op::IsNotNull => return stats.null_count_opt() != Some(rows),
-        _ => {}
+/// Whether the bloom filters of the row group (read by `bloom`, per column index, only for the
+/// columns of equality predicates) leave every equality's value possibly present.
+pub fn bloom_may_match(
+    group: &RowGroupMetaData,
+    predicates: &[ColumnPredicate],
+    bloom: impl Fn(usize) -> Result<Option<Sbbf>, ParquetError>,
+) -> Result<bool, ParquetError> {
+    for predicate in predicates {
+        let (Op::Eq, Some(value)) = (predicate.op, &predicate.value) else {
+            continue;
+        };
+        let Some(index) = column_index_of(group, &predicate.column) else {
+            continue;
+        };
+        let column = group.column(index);
+        let kind = kind_of(column);
+        let probe = match (column.column_type(), value) {
+            (PhysicalType::INT32, Value::Int(v)) if kind == Kind::Integer => {
+                match i32::try_from(*v) {
+                    Ok(v) => Probe::Int32(v),
+                    // No INT32 equals a value beyond its range.
+                    Err(_) => return Ok(false),
+                }
+            }
+            (PhysicalType::INT64, Value::Int(v)) if kind == Kind::Integer => Probe::Int64(*v),
+            (PhysicalType::BYTE_ARRAY, Value::Text(v)) if kind == Kind::Text => Probe::Text(v),
+            // Floating point equality is not byte equality (0.0 = -0.0): filters cannot decide it.
+            _ => continue,
+        };
+        let Some(filter) = bloom(index)? else {
+            continue;
+        };
+        let present = match probe {
+            Probe::Int32(v) => filter.check(&v),
+            Probe::Int64(v) => filter.check(&v),
+            Probe::Text(v) => filter.check(v.as_str()),
+        };
+        if !present {
+            return Ok(false);
+        }
     }
-    // Comparisons are never true on NULL: a row group of NULLs only cannot match.
-    if stats.null_count_opt() == Some(rows) && rows > 0 {
-        return false;
-    }
+    Ok(true)
+}
+
+enum Probe<'a> {
+    Int32(i32),
+    Int64(i64),
+    Text(&'a String),
+}
+
+/// How a column's stored values compare as the table's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Plain integers (or annotated only with their width).
+    Integer,
+    /// UTF-8 text.
+    Text,
+    Other,
+}
+
+fn kind_of(column: &ColumnChunkMetaData) -> Kind {
     let descriptor = column.column_descr();
     let plain = descriptor
         .logical_type_ref()
@@ -75,17 +124,64 @@ fn may_match_one(group: &RowGroupMetaData, predicate: &ColumnPredicate) -> bool 
         );
     let text = matches!(descriptor.logical_type_ref(), Some(LogicalType::String))
         || descriptor.converted_type() == ConvertedType::UTF8;
+    if text {
+        Kind::Text
+    } else if plain
+        && matches!(
+            column.column_type(),
+            PhysicalType::INT32 | PhysicalType::INT64
+        )
+    {
+        Kind::Integer
+    } else {
+        Kind::Other
+    }
+}
+
+/// The index of the top-level leaf column named `name`.
+fn column_index_of(group: &RowGroupMetaData, name: &str) -> Option<usize> {
+    group
+        .columns()
+        .iter()
+        .position(|c| c.column_path().parts() == [name])
+}
+
+fn may_match_one(group: &RowGroupMetaData, predicate: &ColumnPredicate) -> bool {
+    let Some(index) = column_index_of(group, &predicate.column) else {
+        return true;
+    };
+    let column = group.column(index);
+    let Some(stats) = column.statistics() else {
+        return true;
+    };
+    let rows = u64::try_from(group.num_rows()).unwrap_or(u64::MAX);
+    match predicate.op {
+        Op::IsNull => return stats.null_count_opt() != Some(0),
+        Op::IsNotNull => return stats.null_count_opt() != Some(rows),
+        _ => {}
+    }
+    // Comparisons are never true on NULL: a row group of NULLs only cannot match.
+    if stats.null_count_opt() == Some(rows) && rows > 0 {
+        return false;
+    }
+    let kind = kind_of(column);
+    let (plain, text) = (kind == Kind::Integer, kind == Kind::Text);
     let Some((min, max)) = bounds(stats, plain, text) else {
         return true;
     };
     let Some(value) = &predicate.value else {
         return true;
     };
-    let (Some(low), Some(high)) = (compare(&min, value), compare(&max, value)) else {
+    compares(predicate.op, &min, &max, value)
+}
+
+/// Whether some value between `min` and `max` may compare with `value` as `op` asks.
+fn compares(op: Op, min: &Value, max: &Value, value: &Value) -> bool {
+    let (Some(low), Some(high)) = (compare(min, value), compare(max, value)) else {
         return true;
     };
     use std::cmp::Ordering::{Equal, Greater, Less};
-    match predicate.op {
+    match op {
         Op::Eq => low != Greater && high != Less,
         Op::NotEq => !(low == Equal && high == Equal),
         Op::Lt => low == Less,
@@ -93,6 +189,117 @@ fn may_match_one(group: &RowGroupMetaData, predicate: &ColumnPredicate) -> bool 
         Op::Gt => high == Greater,
         Op::GtEq => high != Less,
         Op::IsNull | Op::IsNotNull => true,
+    }
+}
+
+/// The rows of `row_groups` (in that order) whose pages, by the page index, may hold a row that
+/// satisfies every predicate; `None` when the file has no page index for the predicates' columns.
+pub fn page_selection(
+    metadata: &ParquetMetaData,
+    row_groups: &[usize],
+    predicates: &[ColumnPredicate],
+) -> Option<RowSelection> {
+    let (Some(column_index), Some(offset_index)) =
+        (metadata.column_index(), metadata.offset_index())
+    else {
+        return None;
+    };
+    let mut used = false;
+    let mut selectors: Vec<RowSelector> = Vec::new();
+    for &g in row_groups {
+        let group = metadata.row_group(g);
+        let rows = usize::try_from(group.num_rows()).unwrap_or(0);
+        let mut selection = RowSelection::from(vec![RowSelector::select(rows)]);
+        for predicate in predicates {
+            let Some(c) = column_index_of(group, &predicate.column) else {
+                continue;
+            };
+            let (Some(index), Some(offsets)) = (
+                column_index.get(g).and_then(|columns| columns.get(c)),
+                offset_index.get(g).and_then(|columns| columns.get(c)),
+            ) else {
+                continue;
+            };
+            let Some(ranges) = matching_pages(group.column(c), index, offsets, rows, predicate)
+            else {
+                continue;
+            };
+            used = true;
+            selection = selection.intersection(&RowSelection::from_consecutive_ranges(
+                ranges.into_iter(),
+                rows,
+            ));
+        }
+        selectors.extend(selection.iter().copied());
+    }
+    used.then(|| RowSelection::from(selectors))
+}
+
+/// The row ranges of the pages that may hold a row satisfying `predicate`, or `None` when the
+/// index cannot decide it.
+fn matching_pages(
+    column: &ColumnChunkMetaData,
+    index: &ColumnIndexMetaData,
+    offsets: &OffsetIndexMetaData,
+    rows: usize,
+    predicate: &ColumnPredicate,
+) -> Option<Vec<Range<usize>>> {
+    let locations = offsets.page_locations();
+    let pages = locations.len();
+    if pages == 0 || u64::try_from(pages).ok()? != index.num_pages() {
+        return None;
+    }
+    let kind = kind_of(column);
+    let mut ranges = Vec::new();
+    for page in 0..pages {
+        let start = usize::try_from(locations[page].first_row_index).ok()?;
+        let end = match locations.get(page + 1) {
+            Some(next) => usize::try_from(next.first_row_index).ok()?,
+            None => rows,
+        };
+        let keep = match predicate.op {
+            Op::IsNull => index.null_count(page) != Some(0),
+            Op::IsNotNull => !index.is_null_page(page),
+            _ if index.is_null_page(page) => false,
+            op => match (&predicate.value, page_bounds(index, page, kind)) {
+                // Bounds in the index may be truncated: not exact enough to rule out `<>`.
+                (Some(value), Some((min, max))) if !(op == Op::NotEq && kind == Kind::Text) => {
+                    compares(op, &min, &max, value)
+                }
+                _ => true,
+            },
+        };
+        if keep && start < end {
+            ranges.push(start..end);
+        }
+    }
+    Some(ranges)
+}
+
+/// A page's bounds from the column index, where they compare as the table's values do.
+fn page_bounds(index: &ColumnIndexMetaData, page: usize, kind: Kind) -> Option<(Value, Value)> {
+    match index {
+        ColumnIndexMetaData::INT32(i) if kind == Kind::Integer => Some((
+            Value::Int(i64::from(*i.min_value(page)?)),
+            Value::Int(i64::from(*i.max_value(page)?)),
+        )),
+        ColumnIndexMetaData::INT64(i) if kind == Kind::Integer => Some((
+            Value::Int(*i.min_value(page)?),
+            Value::Int(*i.max_value(page)?),
+        )),
+        ColumnIndexMetaData::FLOAT(i) => Some((
+            Value::Float(f64::from(*i.min_value(page)?)),
+            Value::Float(f64::from(*i.max_value(page)?)),
+        )),
+        ColumnIndexMetaData::DOUBLE(i) => Some((
+            Value::Float(*i.min_value(page)?),
+            Value::Float(*i.max_value(page)?),
+        )),
+        ColumnIndexMetaData::BYTE_ARRAY(i) if kind == Kind::Text => Some((
+            Value::Text(String::from_utf8(i.min_value(page)?.to_vec()).ok()?),
+            Value::Text(String::from_utf8(i.max_value(page)?.to_vec()).ok()?),
+        )),
+        _ => None,
     }
 }
 
@@ -146,14 +353,15 @@ mod tests {
     use std::sync::Arc;
 
     /// Three row groups: ids 0-99, 100-199, 200-299; names "a…", "b…", "c…"; ids of the middle
-    /// group's odd rows NULL.
-    fn write(path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    /// group's odd rows NULL; bloom filters when `blooms`.
+    fn write(path: &std::path::Path, blooms: bool) -> Result<(), Box<dyn std::error::Error>> {
         let schema = Arc::new(Schema::new(vec![
             Field::new("id", DataType::Int64, true),
             Field::new("name", DataType::Utf8, true),
         ]));
         let properties = WriterProperties::builder()
             .set_max_row_group_row_count(Some(100))
+            .set_bloom_filter_enabled(blooms)
             .build();
         let mut writer = ArrowWriter::try_new(
             std::fs::File::create(path)?,
@@ -184,10 +392,53 @@ mod tests {
     }
 
     #[test]
+    fn bloom_filters_skip_row_groups_without_the_value() -> Result<(), Box<dyn std::error::Error>> {
+        let path =
+            std::env::temp_dir().join(format!("streamfusion-bloom-{}.parquet", std::process::id()));
+        write(&path, true)?;
+        let file = path.to_string_lossy().into_owned();
+        let kept = |predicates: &[ColumnPredicate]| -> Result<Vec<bool>, ParquetFileError> {
+            Ok(row_groups_matching(&file, predicates)?
+                .iter()
+                .map(|rows| *rows >= 0)
+                .collect())
+        };
+        // 151 lies within the middle group's statistics, but its odd ids are NULL.
+        assert_eq!(
+            kept(&[predicate("id", Op::Eq, Some(Value::Int(151)))])?,
+            [false, false, false]
+        );
+        assert_eq!(
+            kept(&[predicate("id", Op::Eq, Some(Value::Int(152)))])?,
+            [false, true, false]
+        );
+        // "a0505" sorts between "a050" and "a051": within the first group's statistics, absent.
+        assert_eq!(
+            kept(&[predicate("name", Op::Eq, Some(Value::Text("a0505".into())))])?,
+            [false, false, false]
+        );
+        assert_eq!(
+            kept(&[predicate("name", Op::Eq, Some(Value::Text("a050".into())))])?,
+            [true, false, false]
+        );
+        // Only equalities consult the filters.
+        assert_eq!(
+            kept(&[predicate(
+                "name",
+                Op::GtEq,
+                Some(Value::Text("a0505".into()))
+            )])?,
+            [true, true, true]
+        );
+        std::fs::remove_file(&path)?;
+        Ok(())
+    }
+
+    #[test]
     fn statistics_skip_row_groups_that_cannot_match() -> Result<(), Box<dyn std::error::Error>> {
         let path =
             std::env::temp_dir().join(format!("streamfusion-prune-{}.parquet", std::process::id()));
-        write(&path)?;
+        write(&path, false)?;
         let file = path.to_string_lossy().into_owned();
         let kept = |predicates: &[ColumnPredicate]| -> Result<Vec<bool>, ParquetFileError> {
             Ok(row_groups_matching(&file, predicates)?

@@ -3,13 +3,23 @@
 use std::fs::File;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions, new_null_array};
+use arrow::array::timezone::Tz;
+use arrow::array::{
+    Array, ArrayRef, AsArray, Int64Array, ListArray, MapArray, RecordBatch, RecordBatchOptions,
+    StructArray, new_null_array,
+};
 use arrow::compute::{CastOptions, cast_with_options};
-use arrow::datatypes::{DataType, SchemaRef};
+use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
+use arrow::error::ArrowError;
+use chrono::{DateTime, Offset, TimeZone};
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
+use parquet::basic::Type as PhysicalType;
+use parquet::file::metadata::PageIndexPolicy;
 
-use crate::prune::{ColumnPredicate, may_match};
+use crate::prune::{ColumnPredicate, bloom_may_match, may_match, page_selection};
 
 /// A file that cannot be read as asked, naming the file (and the column, where one is at fault).
 #[derive(Debug, thiserror::Error)]
@@ -32,30 +42,33 @@ fn file_error(path: &str, reason: impl std::fmt::Display) -> ParquetFileError {
 }
 
 fn open(path: &str) -> Result<ParquetRecordBatchReaderBuilder<File>, ParquetFileError> {
+    open_with(path, ArrowReaderOptions::new())
+}
+
+fn open_with(
+    path: &str,
+    options: ArrowReaderOptions,
+) -> Result<ParquetRecordBatchReaderBuilder<File>, ParquetFileError> {
     let file = File::open(path).map_err(|e| file_error(path, format!("cannot open: {e}")))?;
-    ParquetRecordBatchReaderBuilder::try_new(file)
+    ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
         .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))
 }
 
-/// The rows of each row group, or -1 for a row group whose statistics prove that no row satisfies
-/// every predicate.
+/// The rows of each row group, or -1 for a row group whose statistics or bloom filters prove that
+/// no row satisfies every predicate.
 pub fn row_groups_matching(
     path: &str,
     predicates: &[ColumnPredicate],
 ) -> Result<Vec<i64>, ParquetFileError> {
     let builder = open(path)?;
-    Ok(builder
-        .metadata()
-        .row_groups()
-        .iter()
-        .map(|group| {
-            if may_match(group, predicates) {
-                group.num_rows()
-            } else {
-                -1
-            }
-        })
-        .collect())
+    let mut rows = Vec::with_capacity(builder.metadata().num_row_groups());
+    for (index, group) in builder.metadata().row_groups().iter().enumerate() {
+        let bloom = |column: usize| builder.get_row_group_column_bloom_filter(index, column);
+        let kept = may_match(group, predicates)
+            && bloom_may_match(group, predicates, bloom).map_err(|e| file_error(path, e))?;
+        rows.push(if kept { group.num_rows() } else { -1 });
+    }
+    Ok(rows)
 }
 
 /// Reads row groups of one file as batches of a target schema.
@@ -65,6 +78,17 @@ pub struct RowGroupReader {
     target: SchemaRef,
     /// Per target column: its index in the batches read, or `None` when the file lacks it.
     sources: Vec<Option<usize>>,
+    /// Per target column: whether the file stores it as INT96 timestamps.
+    int96: Vec<bool>,
+    /// Rows of the row groups the page index ruled out (not read).
+    skipped_rows: u64,
+    /// Rows the footer counts in the row groups read, less those the page index ruled out.
+    expected_rows: u64,
+    /// Rows returned so far.
+    returned_rows: u64,
+    batch_size: usize,
+    /// The zone INT96 timestamps read as wall-clock time of, or `None` for UTC.
+    int96_zone: Option<Tz>,
 }
 
 impl std::fmt::Debug for RowGroupReader {
@@ -78,14 +102,43 @@ impl std::fmt::Debug for RowGroupReader {
 
 impl RowGroupReader {
     /// A reader of `row_groups` of the file at `path`, decoding only the target's columns,
-    /// `batch_size` rows at a time.
+    /// `batch_size` rows at a time, skipping the pages whose page-index bounds prove that none of
+    /// their rows satisfies every predicate. INT96 timestamps read as UTC wall-clock time, or, given
+    /// `int96_zone` (a zone id such as `Europe/Berlin` or `+08:00`), as the wall-clock time of
+    /// that zone, as Flink reads them with `parquet.utc-timezone` true or false.
     pub fn open(
         path: &str,
         row_groups: &[usize],
         target: SchemaRef,
         batch_size: usize,
+        predicates: &[ColumnPredicate],
+        int96_zone: Option<&str>,
     ) -> Result<Self, ParquetFileError> {
-        let builder = open(path)?;
+        let int96_zone = match int96_zone {
+            None | Some("UTC" | "Z" | "GMT" | "Etc/UTC") => None,
+            Some(zone) => Some(
+                zone.parse::<Tz>()
+                    .map_err(|e| file_error(path, format!("time zone '{zone}': {e}")))?,
+            ),
+        };
+        let builder = open_with(
+            path,
+            ArrowReaderOptions::new().with_page_index_policy(if predicates.is_empty() {
+                PageIndexPolicy::Skip
+            } else {
+                PageIndexPolicy::Optional
+            }),
+        )?;
+        let int96 = target
+            .fields()
+            .iter()
+            .map(|field| {
+                builder.parquet_schema().columns().iter().any(|column| {
+                    column.path().parts() == [field.name().as_str()]
+                        && column.physical_type() == PhysicalType::INT96
+                })
+            })
+            .collect();
         let available = builder.metadata().num_row_groups();
         if let Some(group) = row_groups.iter().find(|g| **g >= available) {
             return Err(file_error(
@@ -111,6 +164,18 @@ impl RowGroupReader {
             })
             .collect();
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        let selection = page_selection(builder.metadata(), row_groups, predicates);
+        let total: u64 = row_groups
+            .iter()
+            .map(|g| u64::try_from(builder.metadata().row_group(*g).num_rows()).unwrap_or(0))
+            .sum();
+        let skipped_rows = selection.as_ref().map_or(0, |s| {
+            total.saturating_sub(u64::try_from(s.row_count()).unwrap_or(0))
+        });
+        let builder = match selection {
+            Some(selection) => builder.with_row_selection(selection),
+            None => builder,
+        };
         let reader = builder
             .with_projection(mask)
             .with_row_groups(row_groups.to_vec())
@@ -122,15 +187,46 @@ impl RowGroupReader {
             reader,
             target,
             sources,
+            int96,
+            skipped_rows,
+            expected_rows: total.saturating_sub(skipped_rows),
+            returned_rows: 0,
+            batch_size,
+            int96_zone,
         })
     }
 
-    /// The next batch, or `None` after the last.
+    /// Rows of the row groups read that the page index ruled out.
+    pub fn skipped_rows(&self) -> u64 {
+        self.skipped_rows
+    }
+
+    /// The next batch, or `None` after the last. Fails, rather than return fewer rows than the
+    /// footer counts, when parquet-rs reads a file's layout short.
     pub fn next_batch(&mut self) -> Result<Option<RecordBatch>, ParquetFileError> {
         match self.reader.next() {
+            None if self.returned_rows != self.expected_rows => Err(file_error(
+                &self.path,
+                format!(
+                    "read {} of the {} rows the footer counts: parquet-rs does not read this \
+                     file's layout (legacy repeated fields?) in full",
+                    self.returned_rows, self.expected_rows
+                ),
+            )),
             None => Ok(None),
+            Some(Err(e)) if e.to_string().contains("index overflow") => Err(file_error(
+                &self.path,
+                format!(
+                    "a column holds more than 2 GiB of text or bytes within {} rows, more than one \
+                     Arrow batch can hold: {e}",
+                    self.batch_size
+                ),
+            )),
             Some(Err(e)) => Err(file_error(&self.path, e)),
-            Some(Ok(batch)) => self.convert(&batch).map(Some),
+            Some(Ok(batch)) => {
+                self.returned_rows += u64::try_from(batch.num_rows()).unwrap_or(0);
+                self.convert(&batch).map(Some)
+            }
         }
     }
 
@@ -138,12 +234,14 @@ impl RowGroupReader {
     /// NULLs for columns the file lacks.
     fn convert(&self, batch: &RecordBatch) -> Result<RecordBatch, ParquetFileError> {
         let rows = batch.num_rows();
-        let options = CastOptions {
-            safe: false,
-            ..CastOptions::default()
-        };
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.target.fields().len());
-        for (field, source) in self.target.fields().iter().zip(&self.sources) {
+        for ((field, source), int96) in self
+            .target
+            .fields()
+            .iter()
+            .zip(&self.sources)
+            .zip(&self.int96)
+        {
             let column = match source {
                 None if field.is_nullable() => new_null_array(field.data_type(), rows),
                 None => {
@@ -153,29 +251,12 @@ impl RowGroupReader {
                     ));
                 }
                 Some(index) => {
-                    let column = batch.column(*index);
-                    if column.data_type() == field.data_type() {
-                        Arc::clone(column)
-                    } else if !converts(column.data_type(), field.data_type()) {
-                        return Err(self.column_error(
-                            field.name(),
-                            format!(
-                                "the file's {} does not read as the table's {}",
-                                column.data_type(),
-                                field.data_type()
-                            ),
-                        ));
-                    } else {
-                        cast_with_options(column, field.data_type(), &options).map_err(|e| {
-                            self.column_error(
-                                field.name(),
-                                format!(
-                                    "the file's {} does not read as the table's {}: {e}",
-                                    column.data_type(),
-                                    field.data_type()
-                                ),
-                            )
-                        })?
+                    let column = conform(batch.column(*index), field.data_type())
+                        .map_err(|reason| self.column_error(field.name(), reason))?;
+                    match (&self.int96_zone, int96) {
+                        (Some(zone), true) => wall_clock(&column, zone)
+                            .map_err(|reason| self.column_error(field.name(), reason))?,
+                        _ => column,
                     }
                 }
             };
@@ -195,6 +276,125 @@ impl RowGroupReader {
             column: column.to_string(),
             reason: reason.to_string(),
         }
+    }
+}
+
+/// A column read from the file as the table's type: the same values, nested columns rebuilt with
+/// the table's field names (a struct's fields matched by name, NULLs for fields the file lacks),
+/// scalars converted where [`converts`] allows.
+fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
+    if column.data_type() == target {
+        return Ok(Arc::clone(column));
+    }
+    let mismatch = || {
+        format!(
+            "the file's {} does not read as the table's {target}",
+            column.data_type()
+        )
+    };
+    match (column.data_type(), target) {
+        // A column of NULLs only (as Arrow writers store an empty list's element type).
+        (DataType::Null, _) => Ok(new_null_array(target, column.len())),
+        (DataType::LargeList(file_element), DataType::List(_)) => {
+            let narrowed = DataType::List(Arc::clone(file_element));
+            let list =
+                cast_with_options(column, &narrowed, &strict()).map_err(|e| e.to_string())?;
+            conform(&list, target)
+        }
+        (DataType::List(_), DataType::List(element)) => {
+            let list = column.as_list::<i32>();
+            let values = conform(list.values(), element.data_type())?;
+            let rebuilt = ListArray::try_new(
+                Arc::clone(element),
+                list.offsets().clone(),
+                values,
+                list.nulls().cloned(),
+            )
+            .map_err(|e| e.to_string())?;
+            Ok(Arc::new(rebuilt))
+        }
+        (DataType::Struct(_), DataType::Struct(targets)) => {
+            let row = column.as_struct();
+            let children = targets
+                .iter()
+                .map(|field| match row.column_by_name(field.name()) {
+                    Some(child) => conform(child, field.data_type())
+                        .map_err(|e| format!("field '{}': {e}", field.name())),
+                    None if field.is_nullable() => Ok(new_null_array(field.data_type(), row.len())),
+                    None => Err(format!(
+                        "the file has no field '{}', and the table's field is NOT NULL",
+                        field.name()
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let rebuilt = StructArray::try_new(targets.clone(), children, row.nulls().cloned())
+                .map_err(|e| e.to_string())?;
+            Ok(Arc::new(rebuilt))
+        }
+        (DataType::Map(_, _), DataType::Map(entries, sorted)) => {
+            let map = column.as_map();
+            let DataType::Struct(pair) = entries.data_type() else {
+                return Err(mismatch());
+            };
+            if pair.len() != 2 {
+                return Err(mismatch());
+            }
+            let keys = conform(map.keys(), pair[0].data_type())?;
+            let values = conform(map.values(), pair[1].data_type())?;
+            let entries_array = StructArray::try_new(pair.clone(), vec![keys, values], None)
+                .map_err(|e| e.to_string())?;
+            let rebuilt = MapArray::try_new(
+                Arc::clone(entries),
+                map.offsets().clone(),
+                entries_array,
+                map.nulls().cloned(),
+                *sorted,
+            )
+            .map_err(|e| e.to_string())?;
+            Ok(Arc::new(rebuilt))
+        }
+        (file, table) if converts(file, table) => {
+            cast_with_options(column, table, &strict()).map_err(|e| format!("{}: {e}", mismatch()))
+        }
+        _ => Err(mismatch()),
+    }
+}
+
+/// Timestamps (UTC wall-clock time) as the wall-clock time of `zone` at the same instants.
+fn wall_clock(column: &ArrayRef, zone: &Tz) -> Result<ArrayRef, String> {
+    let DataType::Timestamp(unit, _) = column.data_type() else {
+        return Ok(Arc::clone(column));
+    };
+    let per_second: i64 = match unit {
+        TimeUnit::Second => 1,
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
+    };
+    let values =
+        cast_with_options(column, &DataType::Int64, &strict()).map_err(|e| e.to_string())?;
+    let shifted: Int64Array = values
+        .as_primitive::<Int64Type>()
+        .try_unary(|v| {
+            let instant = DateTime::from_timestamp(v.div_euclid(per_second), 0)
+                .ok_or_else(|| ArrowError::ComputeError(format!("timestamp {v} out of range")))?;
+            let offset = zone
+                .offset_from_utc_datetime(&instant.naive_utc())
+                .fix()
+                .local_minus_utc();
+            v.checked_add(i64::from(offset) * per_second)
+                .ok_or_else(|| ArrowError::ComputeError(format!("timestamp {v} out of range")))
+        })
+        .map_err(|e| e.to_string())?;
+    let shifted: ArrayRef = Arc::new(shifted);
+    cast_with_options(&shifted, column.data_type(), &strict()).map_err(|e| e.to_string())
+}
+
+/// Casts that fail on values they cannot convert instead of reading them as NULL.
+fn strict() -> CastOptions<'static> {
+    CastOptions {
+        safe: false,
+        ..CastOptions::default()
     }
 }
 
@@ -246,7 +446,7 @@ mod tests {
             Field::new("id", DataType::Int32, true),
             Field::new("not_in_file", DataType::Int64, true),
         ]));
-        let mut reader = RowGroupReader::open(&path, &[0], target, 1024)?;
+        let mut reader = RowGroupReader::open(&path, &[0], target, 1024, &[], None)?;
         let batch = reader
             .next_batch()?
             .ok_or_else(|| file_error(&path, "no batch"))?;
@@ -262,16 +462,95 @@ mod tests {
     }
 
     #[test]
+    fn int96_timestamps_read_as_wall_clock_time_of_a_zone() -> Result<(), ParquetFileError> {
+        let path = testdata("int96_from_spark.parquet");
+        let target = Arc::new(Schema::new(vec![Field::new(
+            "a",
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            true,
+        )]));
+        let read = |zone: Option<&str>| -> Result<Vec<Option<i64>>, ParquetFileError> {
+            let mut reader =
+                RowGroupReader::open(&path, &[0], Arc::clone(&target), 1024, &[], zone)?;
+            let batch = reader
+                .next_batch()?
+                .ok_or_else(|| file_error(&path, "no batch"))?;
+            let values = cast_with_options(batch.column(0), &DataType::Int64, &strict())
+                .map_err(|e| file_error(&path, e))?;
+            Ok(values.as_primitive::<Int64Type>().iter().collect())
+        };
+        let utc = read(None)?;
+        assert!(utc.iter().any(Option::is_some));
+        assert_eq!(read(Some("UTC"))?, utc);
+        let hour = 3_600_000_000;
+        let plus_eight: Vec<Option<i64>> = utc.iter().map(|v| v.map(|v| v + 8 * hour)).collect();
+        assert_eq!(read(Some("+08:00"))?, plus_eight);
+        // Shanghai keeps +08:00 all year now; the file's wrapped values fall before 1901, when
+        // local mean time (+08:05:43) applied, so only the 2024 values compare.
+        let recent = |values: Vec<Option<i64>>| -> Vec<Option<i64>> {
+            values
+                .into_iter()
+                .filter(|v| v.is_some_and(|v| v > 0))
+                .collect()
+        };
+        assert_eq!(recent(read(Some("Asia/Shanghai"))?), recent(plus_eight));
+        assert!(matches!(
+            RowGroupReader::open(&path, &[0], target, 8, &[], Some("Mars/Olympus")),
+            Err(ParquetFileError::File { .. })
+        ));
+        Ok(())
+    }
+
+    #[test]
+    fn a_file_parquet_rs_reads_short_fails_instead_of_losing_rows() -> Result<(), ParquetFileError>
+    {
+        // A legacy repeated group outside a LIST: parquet-rs 58 returns no rows for it.
+        let path = testdata("repeated_no_annotation.parquet");
+        let target = open(&path)?.schema().clone();
+        let mut reader = RowGroupReader::open(&path, &[0], target, 4096, &[], None)?;
+        let mut outcome = reader.next_batch();
+        while let Ok(Some(_)) = outcome {
+            outcome = reader.next_batch();
+        }
+        let error = outcome.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains("repeated_no_annotation.parquet"), "{error}");
+        assert!(error.contains("of the 6 rows the footer counts"), "{error}");
+        Ok(())
+    }
+
+    #[test]
+    fn a_column_too_large_for_one_batch_fails_clearly() -> Result<(), ParquetFileError> {
+        // Two maps whose keys decode to more than 2 GiB together.
+        let path = testdata("large_string_map.brotli.parquet");
+        let target = open(&path)?.schema().clone();
+        let mut reader = RowGroupReader::open(&path, &[0], target, 4096, &[], None)?;
+        let error = reader
+            .next_batch()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("large_string_map.brotli.parquet"), "{error}");
+        assert!(error.contains("more than 2 GiB"), "{error}");
+        Ok(())
+    }
+
+    #[test]
     fn errors_name_the_file_and_the_column() {
-        let missing =
-            RowGroupReader::open("/no/such/file.parquet", &[0], Arc::new(Schema::empty()), 8);
+        let missing = RowGroupReader::open(
+            "/no/such/file.parquet",
+            &[0],
+            Arc::new(Schema::empty()),
+            8,
+            &[],
+            None,
+        );
         assert!(
             matches!(missing, Err(ParquetFileError::File { ref path, .. }) if path == "/no/such/file.parquet")
         );
 
         let path = testdata("alltypes_plain.parquet");
         let target = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, false)]));
-        let beyond = RowGroupReader::open(&path, &[3], target, 8);
+        let beyond = RowGroupReader::open(&path, &[3], target, 8, &[], None);
         assert!(matches!(beyond, Err(ParquetFileError::File { .. })));
 
         let target = Arc::new(Schema::new(vec![Field::new(
@@ -279,7 +558,8 @@ mod tests {
             DataType::Date32,
             true,
         )]));
-        let result = RowGroupReader::open(&path, &[0], target, 8).and_then(|mut r| r.next_batch());
+        let result = RowGroupReader::open(&path, &[0], target, 8, &[], None)
+            .and_then(|mut r| r.next_batch());
         assert!(
             matches!(result, Err(ParquetFileError::Column { ref column, .. }) if column == "date_string_col"),
             "{result:?}"
@@ -290,7 +570,7 @@ mod tests {
     fn read_all(path: &str) -> Result<usize, ParquetFileError> {
         let target = open(path)?.schema().clone();
         let groups: Vec<usize> = (0..row_groups_matching(path, &[])?.len()).collect();
-        let mut reader = RowGroupReader::open(path, &groups, target, 1024)?;
+        let mut reader = RowGroupReader::open(path, &groups, target, 1024, &[], None)?;
         let mut rows = 0;
         while let Some(batch) = reader.next_batch()? {
             rows += batch.num_rows();

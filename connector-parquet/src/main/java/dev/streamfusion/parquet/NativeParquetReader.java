@@ -39,16 +39,36 @@ public final class NativeParquetReader extends NativeHandle {
         return rowGroups0(path, predicates.columns(), predicates.ops(), predicates.kinds(), predicates.values());
     }
 
-    /** A reader of {@code rowGroups} of the file at {@code path}, {@code batchSize} rows a batch. */
+    /**
+     * A reader of {@code rowGroups} of the file at {@code path}, {@code batchSize} rows a batch,
+     * skipping pages whose page-index bounds prove that none of their rows satisfies {@code
+     * predicates}. INT96 timestamps read as wall-clock time of {@code int96Zone} (a zone id), or
+     * of UTC when it is {@code null}.
+     */
     public static NativeParquetReader open(
-            BufferAllocator allocator, String path, int[] rowGroups, RowType rowType, int batchSize) {
+            BufferAllocator allocator,
+            String path,
+            int[] rowGroups,
+            RowType rowType,
+            int batchSize,
+            ColumnPredicates predicates,
+            String int96Zone) {
         NativeLibrary.load();
         Schema schema = ArrowTypes.toArrowSchema(rowType);
         ArrowBatchImporter batches = ArrowBatchImporter.forSchema(allocator, schema);
         try {
             long address =
                     ArrowBatchExporter.exportSchema(
-                            allocator, schema, exported -> create(path, rowGroups, exported, batchSize));
+                            allocator, schema, exported -> create(
+                                    path,
+                                    rowGroups,
+                                    exported,
+                                    batchSize,
+                                    predicates.columns(),
+                                    predicates.ops(),
+                                    predicates.kinds(),
+                                    predicates.values(),
+                                    int96Zone));
             return new NativeParquetReader(address, batches);
         } catch (RuntimeException e) {
             batches.close();
@@ -66,6 +86,11 @@ public final class NativeParquetReader extends NativeHandle {
         return batches.importBatchIfAny(out -> next(handle, out) >= 0);
     }
 
+    /** Rows of the reader's row groups that the page index ruled out (never read). */
+    public synchronized long skippedRows() {
+        return skippedRows0(address());
+    }
+
     @Override
     protected void free(long address) {
         free0(address);
@@ -78,7 +103,18 @@ public final class NativeParquetReader extends NativeHandle {
 
     private static native long[] rowGroups0(String path, String[] columns, int[] ops, int[] kinds, String[] values);
 
-    private static native long create(String path, int[] rowGroups, long schemaAddress, int batchSize);
+    private static native long create(
+            String path,
+            int[] rowGroups,
+            long schemaAddress,
+            int batchSize,
+            String[] columns,
+            int[] ops,
+            int[] kinds,
+            String[] values,
+            String int96Zone);
+
+    private static native long skippedRows0(long handle);
 
     private static native int next(long handle, long outArrayAddress);
 

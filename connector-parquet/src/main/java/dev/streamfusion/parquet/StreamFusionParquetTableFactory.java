@@ -38,6 +38,8 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
     public static final String IDENTIFIER = "streamfusion-parquet";
 
     private static final String PARQUET_PREFIX = "parquet.";
+    /** Flink's parquet format option: INT96 timestamps as UTC, or as the JVM's time zone. */
+    private static final String UTC_TIMEZONE = "parquet.utc-timezone";
 
     static final ConfigOption<String> PATH =
             ConfigOptions.key("path").stringType().noDefaultValue().withDescription("A Parquet file, or a directory of them.");
@@ -109,6 +111,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 partitionKeys,
                 defaultPartitionName,
                 options.getOptional(MONITOR_INTERVAL).orElse(null),
+                Boolean.parseBoolean(context.getCatalogTable().getOptions().getOrDefault(UTC_TIMEZONE, "false")),
                 context.getPhysicalRowDataType());
     }
 

@@ -42,6 +42,8 @@ final class StreamFusionParquetTableSource
     private final String defaultPartitionName;
     /** The listing interval in continuous mode, or {@code null} when bounded. */
     private final Duration monitorInterval;
+    /** {@code parquet.utc-timezone}. */
+    private final boolean utcTimestamps;
     private FileListing listing;
     /** The physical columns read (projected), then the metadata columns. */
     private DataType producedDataType;
@@ -54,8 +56,10 @@ final class StreamFusionParquetTableSource
             List<String> partitionKeys,
             String defaultPartitionName,
             Duration monitorInterval,
+            boolean utcTimestamps,
             DataType physicalDataType) {
         this.listing = listing;
+        this.utcTimestamps = utcTimestamps;
         this.partitionKeys = partitionKeys;
         this.defaultPartitionName = defaultPartitionName;
         this.monitorInterval = monitorInterval;
@@ -115,7 +119,12 @@ final class StreamFusionParquetTableSource
                         (RowType) producedDataType.getLogicalType(), partitionKeys, metadataKeys, defaultPartitionName);
         return SourceProvider.of(
                 new ParquetSource(
-                        listing, monitorInterval, limit, columns, context.createTypeInformation(producedDataType)));
+                        listing,
+                        monitorInterval,
+                        limit,
+                        columns,
+                        utcTimestamps,
+                        context.createTypeInformation(producedDataType)));
     }
 
     @Override
@@ -132,7 +141,7 @@ final class StreamFusionParquetTableSource
     public DynamicTableSource copy() {
         StreamFusionParquetTableSource copy =
                 new StreamFusionParquetTableSource(
-                        listing, partitionKeys, defaultPartitionName, monitorInterval, producedDataType);
+                        listing, partitionKeys, defaultPartitionName, monitorInterval, utcTimestamps, producedDataType);
         copy.metadataKeys = metadataKeys;
         copy.limit = limit;
         return copy;

@@ -75,19 +75,19 @@ public final class ParquetScanBenchmark {
         }
     }
 
-    private static TableEnvironment tables() {
+    static TableEnvironment tables() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         env.getConfig().set("table.exec.resource.default-parallelism", "1");
         return env;
     }
 
-    private static String table(String name, String connector, Path directory) {
+    static String table(String name, String connector, Path directory) {
         return "CREATE TABLE " + name + " (" + COLUMNS + ") WITH ('connector' = '" + connector + "', 'path' = '"
                 + directory + "', 'format' = 'parquet')";
     }
 
     /** Writes {@code rows} generated rows with stock Flink. */
-    private static void write(Path directory, long rows) throws Exception {
+    static void write(Path directory, long rows) throws Exception {
         TableEnvironment env = tables();
         env.executeSql(
                 "CREATE TABLE gen (" + COLUMNS + ") WITH ('connector' = 'datagen', 'number-of-rows' = '" + rows + "', "
@@ -122,7 +122,7 @@ public final class ParquetScanBenchmark {
      * Copies {@link #COPIED} columns from the files through {@code source} into a new directory
      * through {@code sink}; returns the job's net run time in milliseconds.
      */
-    private static long copy(Path directory, String source, String sink) throws Exception {
+    static long copy(Path directory, String source, String sink) throws Exception {
         Path out = Files.createTempDirectory(directory.getParent(), "streamfusion-parquet-copy");
         try {
             TableEnvironment env = tables();
@@ -149,7 +149,7 @@ public final class ParquetScanBenchmark {
         return done.getNetRuntime();
     }
 
-    private static void delete(Path directory) throws Exception {
+    static void delete(Path directory) throws Exception {
         try (Stream<Path> files = Files.walk(directory)) {
             files.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
         }

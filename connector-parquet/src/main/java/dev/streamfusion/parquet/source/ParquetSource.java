@@ -11,12 +11,14 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
 import java.time.Duration;
+import java.time.ZoneId;
 
 /**
  * A source of the row groups of the Parquet files under a path, read natively: each row group is
@@ -38,6 +40,8 @@ public final class ParquetSource
     /** Rows each reader emits at most, or -1 for all. */
     private final long limit;
     private final FileColumns columns;
+    /** {@code parquet.utc-timezone}: INT96 timestamps as UTC, or as the reading JVM's zone. */
+    private final boolean utcTimestamps;
     private final TypeInformation<RowData> producedType;
 
     public ParquetSource(
@@ -45,7 +49,9 @@ public final class ParquetSource
             Duration monitorInterval,
             long limit,
             FileColumns columns,
+            boolean utcTimestamps,
             TypeInformation<RowData> producedType) {
+        this.utcTimestamps = utcTimestamps;
         this.listing = listing;
         this.monitorInterval = monitorInterval;
         this.limit = limit;
@@ -62,8 +68,19 @@ public final class ParquetSource
     public SourceReader<RowData, RowGroupSplit> createReader(SourceReaderContext context) {
         BufferAllocator allocator = new RootAllocator();
         LiveBatches live = new LiveBatches();
+        // As Flink's reader does, INT96 timestamps read in the zone of the JVM that reads them.
+        String int96Zone = utcTimestamps ? null : ZoneId.systemDefault().getId();
+        Counter pageSkippedRows = context.metricGroup().addGroup("streamfusion").counter("pageSkippedRows");
         return new ParquetSourceReader(
-                () -> new RowGroupSplitReader(columns.readType(), BATCH_SIZE, limit, allocator, live),
+                () -> new RowGroupSplitReader(
+                        columns.readType(),
+                        BATCH_SIZE,
+                        limit,
+                        listing.predicates(),
+                        int96Zone,
+                        pageSkippedRows,
+                        allocator,
+                        live),
                 new Configuration(),
                 context,
                 live,

@@ -3,6 +3,7 @@ package dev.streamfusion.parquet.source;
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.parquet.ColumnPredicates;
 import dev.streamfusion.parquet.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
@@ -10,6 +11,7 @@ import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -20,14 +22,20 @@ import java.util.ArrayDeque;
 import java.util.Set;
 
 /**
- * Reads the assigned row groups one after another, a native batch per fetch. A split restored
- * with rows already emitted skips them.
+ * Reads the assigned row groups one after another, a native batch per fetch, skipping the pages
+ * the page index rules out for the table's filters. A split restored with rows already emitted
+ * skips them (the pages skipped are the same on every read, so the rows emitted are too).
  */
 @Internal
 final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGroupSplit> {
 
     private final RowType rowType;
     private final int batchSize;
+    /** The zone INT96 timestamps read as wall-clock time of, or {@code null} for UTC. */
+    private final String int96Zone;
+    private final ColumnPredicates predicates;
+    /** Rows the page index ruled out, in the reader's {@code streamfusion} metric group. */
+    private final Counter pageSkippedRows;
     /** Rows left to read under a pushed-down LIMIT, or -1 without one. */
     private long remaining;
     private final BufferAllocator allocator;
@@ -38,8 +46,19 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     /** Rows of the current split still to skip (emitted before a restore). */
     private long toSkip;
 
-    RowGroupSplitReader(RowType rowType, int batchSize, long limit, BufferAllocator allocator, LiveBatches live) {
+    RowGroupSplitReader(
+            RowType rowType,
+            int batchSize,
+            long limit,
+            ColumnPredicates predicates,
+            String int96Zone,
+            Counter pageSkippedRows,
+            BufferAllocator allocator,
+            LiveBatches live) {
         this.rowType = rowType;
+        this.predicates = predicates;
+        this.pageSkippedRows = pageSkippedRows;
+        this.int96Zone = int96Zone;
         this.batchSize = batchSize;
         this.remaining = limit;
         this.allocator = allocator;
@@ -56,7 +75,15 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             toSkip = current.emitted;
             if (remaining != 0) {
                 try {
-                    reader = NativeParquetReader.open(allocator, current.path, new int[] {current.rowGroup}, rowType, batchSize);
+                    reader = NativeParquetReader.open(
+                            allocator,
+                            current.path,
+                            new int[] {current.rowGroup},
+                            rowType,
+                            batchSize,
+                            predicates,
+                            int96Zone);
+                    pageSkippedRows.inc(reader.skippedRows());
                 } catch (NativeException e) {
                     throw new IOException("Cannot read " + current + ": " + e.getMessage(), e);
                 }

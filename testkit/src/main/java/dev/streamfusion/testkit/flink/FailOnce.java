@@ -31,6 +31,11 @@ public class FailOnce extends ScalarFunction {
         return FAILED.get();
     }
 
+    /** Calls since the last {@link #reset}, across attempts of the job. */
+    public static int calls() {
+        return CALLS.get();
+    }
+
     public Long eval(Long value) throws InterruptedException {
         Thread.sleep(1);
         if (CALLS.incrementAndGet() >= failAt && FAILED.compareAndSet(false, true)) {
