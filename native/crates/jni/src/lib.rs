@@ -12,6 +12,7 @@
 pub mod arrow_ffi;
 pub mod errors;
 pub mod handle;
+pub mod java_ranges;
 pub mod memory;
 pub mod native_diagnostics;
 pub mod native_format_decoder;

@@ -1,16 +1,17 @@
 //! Natives of `dev.streamfusion.parquet.NativeParquetReader`: row groups of one local Parquet
 //! file read into Arrow batches of the table's columns.
 
-use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
+use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 use streamfusion_parquet::{
-    ColumnPredicate, Op, ParquetFileError, RowGroupReader, Value, row_groups_matching,
+    ColumnPredicate, FileBytes, Op, ParquetFileError, RowGroupReader, Value, row_groups_matching_in,
 };
 
 use crate::arrow_ffi::{export_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{borrow_handle, free_handle, into_handle};
+use crate::java_ranges::JavaRanges;
 use crate::native_format_decoder::strings;
 
 const KIND: &str = "Parquet reader";
@@ -23,6 +24,20 @@ impl From<ParquetFileError> for NativeError {
 
 fn path(env: &mut Env<'_>, path: &JString<'_>) -> NativeResult<String> {
     Ok(path.try_to_string(env)?)
+}
+
+/// The file's bytes: read by `ranges` (a Java `FileRanges`) unless it is null, else the local file
+/// at `path`.
+fn bytes(
+    env: &mut Env<'_>,
+    path: &str,
+    ranges: &JObject<'_>,
+) -> NativeResult<FileBytes<JavaRanges>> {
+    if ranges.is_null() {
+        Ok(FileBytes::local(path)?)
+    } else {
+        Ok(FileBytes::Ranges(JavaRanges::new(env, ranges)?))
+    }
 }
 
 /// Predicates `columns[i] ops[i] values[i]`, the value of kind `kinds[i]` (0 none, 1 integer, 2
@@ -79,6 +94,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGrou
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     file: JString<'local>,
+    ranges: JObject<'local>,
     columns: JObjectArray<'local>,
     ops: JIntArray<'local>,
     kinds: JIntArray<'local>,
@@ -87,7 +103,8 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGrou
     run(env, |env| {
         let file = path(env, &file)?;
         let predicates = predicates(env, &columns, &ops, &kinds, &values)?;
-        let rows = row_groups_matching(&file, &predicates)?;
+        let bytes = bytes(env, &file, &ranges)?;
+        let rows = row_groups_matching_in(&file, bytes, &predicates)?;
         let array = env.new_long_array(rows.len())?;
         array.set_region(env, 0, &rows)?;
         Ok(array)
@@ -105,6 +122,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_create<
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     file: JString<'local>,
+    ranges: JObject<'local>,
     row_groups: JIntArray<'local>,
     schema_addr: jlong,
     batch_size: jint,
@@ -131,8 +149,10 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_create<
         // SAFETY: Java passes an exported schema (see `NativeParquetReader.open`).
         let target = unsafe { import_schema(schema_addr) }?;
         let batch_size = usize::try_from(batch_size).unwrap_or(1).max(1);
-        Ok(into_handle(RowGroupReader::open(
+        let bytes = bytes(env, &file, &ranges)?;
+        Ok(into_handle(RowGroupReader::open_in(
             &file,
+            bytes,
             &groups,
             target,
             batch_size,

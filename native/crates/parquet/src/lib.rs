@@ -14,5 +14,7 @@ mod reader;
 mod writer;
 
 pub use prune::{ColumnPredicate, Op, Value};
-pub use reader::{ParquetFileError, RowGroupReader, row_groups_matching};
+pub use reader::{
+    FileBytes, ParquetFileError, RowGroupReader, row_groups_matching, row_groups_matching_in,
+};
 pub use writer::{ParquetFileWriter, WriteError, WriterOptionError, WriterSettings};

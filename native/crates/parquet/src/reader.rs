@@ -1,6 +1,7 @@
 //! Reading row groups of a local Parquet file into batches of a target schema.
 
 use std::fs::File;
+use std::io::Read;
 use std::sync::Arc;
 
 use arrow::array::timezone::Tz;
@@ -11,6 +12,7 @@ use arrow::array::{
 use arrow::compute::{CastOptions, cast_with_options};
 use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
 use arrow::error::ArrowError;
+use bytes::Bytes;
 use chrono::{DateTime, Offset, TimeZone};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
@@ -18,6 +20,7 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::basic::Type as PhysicalType;
 use parquet::file::metadata::PageIndexPolicy;
+use parquet::file::reader::{ChunkReader, Length};
 
 use crate::prune::{ColumnPredicate, bloom_may_match, may_match, page_selection};
 
@@ -41,26 +44,93 @@ fn file_error(path: &str, reason: impl std::fmt::Display) -> ParquetFileError {
     }
 }
 
-fn open(path: &str) -> Result<ParquetRecordBatchReaderBuilder<File>, ParquetFileError> {
-    open_with(path, ArrowReaderOptions::new())
+/// The bytes of a file: a local file read directly, or ranges read by a caller's reader (a file
+/// system the caller knows).
+#[derive(Debug)]
+pub enum FileBytes<R> {
+    Local(File),
+    Ranges(R),
 }
 
-fn open_with(
+impl<R> FileBytes<R> {
+    /// The local file at `path`.
+    pub fn local(path: &str) -> Result<Self, ParquetFileError> {
+        File::open(path)
+            .map(FileBytes::Local)
+            .map_err(|e| file_error(path, format!("cannot open: {e}")))
+    }
+}
+
+impl<R: ChunkReader> Length for FileBytes<R> {
+    fn len(&self) -> u64 {
+        match self {
+            FileBytes::Local(file) => file.len(),
+            FileBytes::Ranges(ranges) => ranges.len(),
+        }
+    }
+}
+
+impl<R: ChunkReader> ChunkReader for FileBytes<R>
+where
+    R::T: 'static,
+{
+    type T = Box<dyn Read>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(match self {
+            FileBytes::Local(file) => Box::new(file.get_read(start)?),
+            FileBytes::Ranges(ranges) => Box::new(ranges.get_read(start)?),
+        })
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        match self {
+            FileBytes::Local(file) => file.get_bytes(start, length),
+            FileBytes::Ranges(ranges) => ranges.get_bytes(start, length),
+        }
+    }
+}
+
+#[cfg(test)]
+fn open(path: &str) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<File>>, ParquetFileError> {
+    open_with(
+        path,
+        FileBytes::<File>::local(path)?,
+        ArrowReaderOptions::new(),
+    )
+}
+
+fn open_with<R: ChunkReader + 'static>(
     path: &str,
+    bytes: FileBytes<R>,
     options: ArrowReaderOptions,
-) -> Result<ParquetRecordBatchReaderBuilder<File>, ParquetFileError> {
-    let file = File::open(path).map_err(|e| file_error(path, format!("cannot open: {e}")))?;
-    ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<R>>, ParquetFileError>
+where
+    R::T: 'static,
+{
+    ParquetRecordBatchReaderBuilder::try_new_with_options(bytes, options)
         .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))
 }
 
-/// The rows of each row group, or -1 for a row group whose statistics or bloom filters prove that
-/// no row satisfies every predicate.
+/// The rows of each row group of a local file, or -1 for a row group whose statistics or bloom
+/// filters prove that no row satisfies every predicate.
 pub fn row_groups_matching(
     path: &str,
     predicates: &[ColumnPredicate],
 ) -> Result<Vec<i64>, ParquetFileError> {
-    let builder = open(path)?;
+    row_groups_matching_in(path, FileBytes::<File>::local(path)?, predicates)
+}
+
+/// [`row_groups_matching`] over the file's `bytes`; `path` names it in errors.
+pub fn row_groups_matching_in<R: ChunkReader + 'static>(
+    path: &str,
+    bytes: FileBytes<R>,
+    predicates: &[ColumnPredicate],
+) -> Result<Vec<i64>, ParquetFileError>
+where
+    R::T: 'static,
+{
+    let builder = open_with(path, bytes, ArrowReaderOptions::new())?;
     let mut rows = Vec::with_capacity(builder.metadata().num_row_groups());
     for (index, group) in builder.metadata().row_groups().iter().enumerate() {
         let bloom = |column: usize| builder.get_row_group_column_bloom_filter(index, column);
@@ -114,6 +184,30 @@ impl RowGroupReader {
         predicates: &[ColumnPredicate],
         int96_zone: Option<&str>,
     ) -> Result<Self, ParquetFileError> {
+        Self::open_in(
+            path,
+            FileBytes::<File>::local(path)?,
+            row_groups,
+            target,
+            batch_size,
+            predicates,
+            int96_zone,
+        )
+    }
+
+    /// [`RowGroupReader::open`] over the file's `bytes`; `path` names it in errors.
+    pub fn open_in<R: ChunkReader + 'static>(
+        path: &str,
+        bytes: FileBytes<R>,
+        row_groups: &[usize],
+        target: SchemaRef,
+        batch_size: usize,
+        predicates: &[ColumnPredicate],
+        int96_zone: Option<&str>,
+    ) -> Result<Self, ParquetFileError>
+    where
+        R::T: 'static,
+    {
         let int96_zone = match int96_zone {
             None | Some("UTC" | "Z" | "GMT" | "Etc/UTC") => None,
             Some(zone) => Some(
@@ -123,6 +217,7 @@ impl RowGroupReader {
         };
         let builder = open_with(
             path,
+            bytes,
             ArrowReaderOptions::new().with_page_index_policy(if predicates.is_empty() {
                 PageIndexPolicy::Skip
             } else {

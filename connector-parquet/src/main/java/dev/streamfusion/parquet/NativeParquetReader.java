@@ -35,12 +35,23 @@ public final class NativeParquetReader extends NativeHandle {
      * @throws dev.streamfusion.bridge.NativeIoException naming the file when it cannot be read
      */
     public static long[] rowGroups(String path, ColumnPredicates predicates) {
-        NativeLibrary.load();
-        return rowGroups0(path, predicates.columns(), predicates.ops(), predicates.kinds(), predicates.values());
+        return rowGroups(path, null, predicates);
     }
 
     /**
-     * A reader of {@code rowGroups} of the file at {@code path}, {@code batchSize} rows a batch,
+     * {@link #rowGroups(String, ColumnPredicates)} of a file read through {@code ranges}, or of
+     * the local file at {@code path} when {@code ranges} is {@code null}.
+     */
+    public static long[] rowGroups(String path, FileRanges ranges, ColumnPredicates predicates) {
+        NativeLibrary.load();
+        return rowGroups0(
+                path, ranges, predicates.columns(), predicates.ops(), predicates.kinds(), predicates.values());
+    }
+
+    /**
+     * A reader of {@code rowGroups} of the file read through {@code ranges} (kept in use until the
+     * reader is closed), or of the local file at {@code path} when {@code ranges} is {@code null},
+     * {@code batchSize} rows a batch,
      * skipping pages whose page-index bounds prove that none of their rows satisfies {@code
      * predicates}. INT96 timestamps read as wall-clock time of {@code int96Zone} (a zone id), or
      * of UTC when it is {@code null}.
@@ -48,6 +59,7 @@ public final class NativeParquetReader extends NativeHandle {
     public static NativeParquetReader open(
             BufferAllocator allocator,
             String path,
+            FileRanges ranges,
             int[] rowGroups,
             RowType rowType,
             int batchSize,
@@ -61,6 +73,7 @@ public final class NativeParquetReader extends NativeHandle {
                     ArrowBatchExporter.exportSchema(
                             allocator, schema, exported -> create(
                                     path,
+                                    ranges,
                                     rowGroups,
                                     exported,
                                     batchSize,
@@ -101,10 +114,12 @@ public final class NativeParquetReader extends NativeHandle {
         batches.close();
     }
 
-    private static native long[] rowGroups0(String path, String[] columns, int[] ops, int[] kinds, String[] values);
+    private static native long[] rowGroups0(
+            String path, FileRanges ranges, String[] columns, int[] ops, int[] kinds, String[] values);
 
     private static native long create(
             String path,
+            FileRanges ranges,
             int[] rowGroups,
             long schemaAddress,
             int batchSize,

@@ -50,6 +50,16 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                     .stringType()
                     .noDefaultValue()
                     .withDescription("A regular expression the whole path of a file must match to be read.");
+    private static final String FLINK_FILESYSTEM = "flink-filesystem";
+
+    static final ConfigOption<String> FILE_ACCESS =
+            ConfigOptions.key("streamfusion.file-access")
+                    .stringType()
+                    .defaultValue("auto")
+                    .withDescription(
+                            "'auto': local files are read natively, files of other schemes through Flink's FileSystem;"
+                                    + " '" + FLINK_FILESYSTEM + "': every file through Flink's FileSystem.");
+
     static final ConfigOption<Duration> MONITOR_INTERVAL =
             ConfigOptions.key("source.monitor-interval")
                     .durationType()
@@ -73,6 +83,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 FORMAT,
                 PATH_REGEX,
                 MONITOR_INTERVAL,
+                FILE_ACCESS,
                 FileSystemConnectorOptions.PARTITION_DEFAULT_NAME,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL,
@@ -107,7 +118,8 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                         ColumnPredicates.NONE,
                         partitionKeys,
                         defaultPartitionName,
-                        null),
+                        null,
+                        FLINK_FILESYSTEM.equals(options.get(FILE_ACCESS))),
                 partitionKeys,
                 defaultPartitionName,
                 options.getOptional(MONITOR_INTERVAL).orElse(null),
@@ -129,13 +141,17 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
         Map<String, String> files = new HashMap<>();
         context.getCatalogTable()
                 .getOptions()
+                .entrySet()
+                .stream()
+                // How files are read means nothing to Flink's file sink.
+                .filter(option -> !option.getKey().equals(FILE_ACCESS.key()))
                 .forEach(
-                        (key, value) -> files.put(
-                                key.startsWith(PARQUET_PREFIX)
+                        option -> files.put(
+                                option.getKey().startsWith(PARQUET_PREFIX)
                                         ? StreamFusionParquetFormatFactory.IDENTIFIER + "."
-                                                + key.substring(PARQUET_PREFIX.length())
-                                        : key,
-                                value));
+                                                + option.getKey().substring(PARQUET_PREFIX.length())
+                                        : option.getKey(),
+                                option.getValue()));
         files.put(FactoryUtil.CONNECTOR.key(), FileSystemTableFactory.IDENTIFIER);
         files.put(FactoryUtil.FORMAT.key(), StreamFusionParquetFormatFactory.IDENTIFIER);
         ResolvedCatalogTable table = context.getCatalogTable().copy(files);
@@ -161,6 +177,11 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
         if (!"parquet".equals(options.get(FORMAT))) {
             throw new ValidationException(
                     "'" + FORMAT.key() + "' = '" + options.get(FORMAT) + "': streamfusion-parquet supports only 'parquet'");
+        }
+        String access = options.get(FILE_ACCESS);
+        if (!"auto".equals(access) && !FLINK_FILESYSTEM.equals(access)) {
+            throw new ValidationException(
+                    "'" + FILE_ACCESS.key() + "' = '" + access + "': expected 'auto' or '" + FLINK_FILESYSTEM + "'");
         }
         return options;
     }

@@ -311,6 +311,45 @@ class StreamFusionParquetITCase {
     }
 
     @Test
+    void filesReadThroughFlinksFileSystemReadTheSame() throws Exception {
+        // The path files of other schemes (s3://, hdfs://, ...) take, exercised on local files:
+        // parquet-rs asks Flink's FileSystem for byte ranges.
+        Path path = tables.resolve("types");
+        TableEnvironment env = batch();
+        env.executeSql(ddl("stock", "filesystem", WITH_METADATA, path.toString()));
+        env.executeSql(
+                "CREATE TABLE ranged (" + WITH_METADATA + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '"
+                        + path.toUri() + "', 'streamfusion.file-access' = 'flink-filesystem')");
+        for (String query : List.of(
+                "SELECT * FROM %s",
+                "SELECT s, price, file_name FROM %s WHERE bi > 0 AND s IS NOT NULL",
+                "SELECT b, COUNT(*), SUM(i) FROM %s GROUP BY b")) {
+            List<String> expected = rows(env, String.format(query, "stock"));
+            assertThat(expected).isNotEmpty();
+            assertThat(rows(env, String.format(query, "ranged"))).containsExactlyInAnyOrderElementsOf(expected);
+        }
+
+        // A truncated file fails naming it, through the ranges as natively.
+        Path truncated = tables.resolve("truncated");
+        java.nio.file.Files.createDirectories(truncated);
+        Path source;
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(path)) {
+            source = files.filter(f -> !f.getFileName().toString().startsWith(".")).findFirst().orElseThrow();
+        }
+        byte[] bytes = java.nio.file.Files.readAllBytes(source);
+        java.nio.file.Files.write(truncated.resolve("cut.parquet"), java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        env.executeSql(
+                "CREATE TABLE cut (i INT) WITH ('connector' = 'streamfusion-parquet', 'path' = '" + truncated.toUri()
+                        + "', 'streamfusion.file-access' = 'flink-filesystem')");
+        assertThatThrownBy(() -> rows(env, "SELECT * FROM cut")).hasStackTraceContaining("cut.parquet");
+        env.executeSql(
+                "CREATE TABLE wrong_access (i INT) WITH ('connector' = 'streamfusion-parquet', 'path' = '" + path
+                        + "', 'streamfusion.file-access' = 'sometimes')");
+        assertThatThrownBy(() -> rows(env, "SELECT * FROM wrong_access"))
+                .hasStackTraceContaining("'streamfusion.file-access' = 'sometimes'");
+    }
+
+    @Test
     void columnsTheFileLacksReadAsNulls() throws Exception {
         assertSameRows("i INT, not_written STRING", tables.resolve("types"), "SELECT i, not_written FROM %s");
     }

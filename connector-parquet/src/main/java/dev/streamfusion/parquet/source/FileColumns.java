@@ -59,7 +59,8 @@ public final class FileColumns implements Serializable {
         Object valueOf(RowGroupSplit split) {
             switch (this) {
                 case PATH:
-                    return StringData.fromString(split.path);
+                    // As Flink's filesystem connector gives it: the path part of the file's URI.
+                    return StringData.fromString(new Path(split.path).getPath());
                 case NAME:
                     return StringData.fromString(new Path(split.path).getName());
                 case SIZE:

@@ -1,6 +1,7 @@
 package dev.streamfusion.parquet.source;
 
 import dev.streamfusion.parquet.ColumnPredicates;
+import dev.streamfusion.parquet.FileRanges;
 import dev.streamfusion.parquet.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
@@ -41,6 +42,8 @@ public final class FileListing implements Serializable {
     private final String defaultPartitionName;
     /** The partitions to read (values as in paths, {@code null} for the default), or {@code null} for all. */
     private final HashSet<Map<String, String>> partitions;
+    /** Whether local files, too, are read through Flink's file system (as other schemes are). */
+    private final boolean throughFlink;
 
     public FileListing(
             String path,
@@ -48,7 +51,9 @@ public final class FileListing implements Serializable {
             ColumnPredicates predicates,
             List<String> partitionKeys,
             String defaultPartitionName,
-            List<Map<String, String>> partitions) {
+            List<Map<String, String>> partitions,
+            boolean throughFlink) {
+        this.throughFlink = throughFlink;
         this.path = path;
         this.pathRegex = pathRegex;
         this.predicates = predicates;
@@ -81,21 +86,25 @@ public final class FileListing implements Serializable {
             collect(fs, fs.getFileStatus(root), files);
             files.sort(Comparator.comparing(status -> status.getPath().toString()));
             for (FileStatus file : files) {
+                String location = location(file.getPath());
                 String local = file.getPath().toUri().getPath();
-                if (known.contains(local)
+                if (known.contains(location)
                         || (pattern != null && !pattern.matcher(local).matches())
                         || !inPartitions(file.getPath())) {
                     continue;
                 }
-                found.files.add(local);
-                long[] rows = NativeParquetReader.rowGroups(local, predicates);
+                found.files.add(location);
+                long[] rows;
+                try (FileRanges ranges = ranges(location)) {
+                    rows = NativeParquetReader.rowGroups(location, ranges, predicates);
+                }
                 for (int group = 0; group < rows.length; group++) {
                     found.rowGroups++;
                     if (rows[group] < 0) {
                         found.prunedRowGroups++;
                     } else {
                         found.splits.add(
-                                new RowGroupSplit(local, group, rows[group], file.getLen(), file.getModificationTime(), 0));
+                                new RowGroupSplit(location, group, rows[group], file.getLen(), file.getModificationTime(), 0));
                     }
                 }
             }
@@ -103,6 +112,19 @@ public final class FileListing implements Serializable {
             throw new UncheckedIOException("Cannot list the Parquet files of " + path + ": " + e.getMessage(), e);
         }
         return found;
+    }
+
+    /** Where a file is read from: a local path, or the URI of a file on another file system. */
+    private static String location(Path file) {
+        return FileRanges.isLocal(file.toString()) ? file.toUri().getPath() : file.toString();
+    }
+
+    /**
+     * The ranges of a file read through Flink's file system, or {@code null} for a local file the
+     * native reader opens itself.
+     */
+    public FileRanges ranges(String location) throws IOException {
+        return throughFlink || !FileRanges.isLocal(location) ? FileRanges.open(location) : null;
     }
 
     private boolean inPartitions(Path file) {
@@ -143,14 +165,15 @@ public final class FileListing implements Serializable {
 
     /** This listing, reading only {@code kept} partitions. */
     public FileListing withPartitions(List<Map<String, String>> kept) {
-        return new FileListing(path, pathRegex, predicates, partitionKeys, defaultPartitionName, kept);
+        return new FileListing(path, pathRegex, predicates, partitionKeys, defaultPartitionName, kept, throughFlink);
     }
 
     /** This listing, pruning row groups by {@code rowGroupPredicates}. */
     public FileListing withPredicates(ColumnPredicates rowGroupPredicates) {
         return new FileListing(
                 path, pathRegex, rowGroupPredicates, partitionKeys, defaultPartitionName,
-                partitions == null ? null : new ArrayList<>(partitions));
+                partitions == null ? null : new ArrayList<>(partitions),
+                throughFlink);
     }
 
     public ColumnPredicates predicates() {

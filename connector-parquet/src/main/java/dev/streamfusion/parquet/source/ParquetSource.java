@@ -76,7 +76,7 @@ public final class ParquetSource
                         columns.readType(),
                         BATCH_SIZE,
                         limit,
-                        listing.predicates(),
+                        listing,
                         int96Zone,
                         pageSkippedRows,
                         allocator,

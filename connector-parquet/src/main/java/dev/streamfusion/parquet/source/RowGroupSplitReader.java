@@ -3,7 +3,7 @@ package dev.streamfusion.parquet.source;
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
-import dev.streamfusion.parquet.ColumnPredicates;
+import dev.streamfusion.parquet.FileRanges;
 import dev.streamfusion.parquet.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
@@ -33,7 +33,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     private final int batchSize;
     /** The zone INT96 timestamps read as wall-clock time of, or {@code null} for UTC. */
     private final String int96Zone;
-    private final ColumnPredicates predicates;
+    private final FileListing listing;
     /** Rows the page index ruled out, in the reader's {@code streamfusion} metric group. */
     private final Counter pageSkippedRows;
     /** Rows left to read under a pushed-down LIMIT, or -1 without one. */
@@ -43,6 +43,8 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     private final ArrayDeque<RowGroupSplit> splits = new ArrayDeque<>();
     private RowGroupSplit current;
     private NativeParquetReader reader;
+    /** The current file's ranges when it is read through Flink's file system, else {@code null}. */
+    private FileRanges ranges;
     /** Rows of the current split still to skip (emitted before a restore). */
     private long toSkip;
 
@@ -50,13 +52,13 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             RowType rowType,
             int batchSize,
             long limit,
-            ColumnPredicates predicates,
+            FileListing listing,
             String int96Zone,
             Counter pageSkippedRows,
             BufferAllocator allocator,
             LiveBatches live) {
         this.rowType = rowType;
-        this.predicates = predicates;
+        this.listing = listing;
         this.pageSkippedRows = pageSkippedRows;
         this.int96Zone = int96Zone;
         this.batchSize = batchSize;
@@ -75,13 +77,15 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             toSkip = current.emitted;
             if (remaining != 0) {
                 try {
+                    ranges = listing.ranges(current.path);
                     reader = NativeParquetReader.open(
                             allocator,
                             current.path,
+                            ranges,
                             new int[] {current.rowGroup},
                             rowType,
                             batchSize,
-                            predicates,
+                            listing.predicates(),
                             int96Zone);
                     pageSkippedRows.inc(reader.skippedRows());
                 } catch (NativeException e) {
@@ -145,16 +149,20 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     @Override
     public void wakeUp() {}
 
-    private void closeReader() {
+    private void closeReader() throws IOException {
         if (reader != null) {
             reader.close();
             reader = null;
+        }
+        if (ranges != null) {
+            ranges.close();
+            ranges = null;
         }
         current = null;
     }
 
     @Override
-    public void close() {
+    public void close() throws IOException {
         closeReader();
     }
 }
