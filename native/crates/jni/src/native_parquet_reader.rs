@@ -111,7 +111,9 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGrou
     })
 }
 
-/// Pages the page index rules out for the predicates (see [`predicates`]) are skipped.
+/// Each column of the schema is the file's column at the path of names in `columns_read` (a
+/// top-level column, or a field nested in one). Pages the page index rules out for the predicates
+/// (see [`predicates`]) are skipped.
 /// `int96_zone` is null to read INT96 timestamps as UTC wall-clock time, or the zone whose
 /// wall-clock time they read as.
 ///
@@ -125,6 +127,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_create<
     ranges: JObject<'local>,
     row_groups: JIntArray<'local>,
     schema_addr: jlong,
+    columns_read: JObjectArray<'local>,
     batch_size: jint,
     columns: JObjectArray<'local>,
     ops: JIntArray<'local>,
@@ -149,12 +152,19 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_create<
         // SAFETY: Java passes an exported schema (see `NativeParquetReader.open`).
         let target = unsafe { import_schema(schema_addr) }?;
         let batch_size = usize::try_from(batch_size).unwrap_or(1).max(1);
+        let mut paths = Vec::with_capacity(columns_read.len(env)?);
+        for i in 0..columns_read.len(env)? {
+            let element = columns_read.get_element(env, i)?;
+            let names = env.cast_local::<JObjectArray>(element)?;
+            paths.push(strings(env, &names)?);
+        }
         let bytes = bytes(env, &file, &ranges)?;
         Ok(into_handle(RowGroupReader::open_in(
             &file,
             bytes,
             &groups,
             target,
+            &paths,
             batch_size,
             &predicates,
             int96_zone.as_deref(),

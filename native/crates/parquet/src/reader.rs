@@ -7,8 +7,9 @@ use std::sync::Arc;
 use arrow::array::timezone::Tz;
 use arrow::array::{
     Array, ArrayRef, AsArray, Int64Array, ListArray, MapArray, RecordBatch, RecordBatchOptions,
-    StructArray, new_null_array,
+    StructArray, make_array, new_null_array,
 };
+use arrow::buffer::NullBuffer;
 use arrow::compute::{CastOptions, cast_with_options};
 use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
 use arrow::error::ArrowError;
@@ -146,8 +147,9 @@ pub struct RowGroupReader {
     path: String,
     reader: ParquetRecordBatchReader,
     target: SchemaRef,
-    /// Per target column: its index in the batches read, or `None` when the file lacks it.
-    sources: Vec<Option<usize>>,
+    /// Per target column: the index of its top-level column in the batches read and the path to
+    /// it within that column (empty for a top-level column), or `None` when the file lacks it.
+    sources: Vec<Option<(usize, Vec<String>)>>,
     /// Per target column: whether the file stores it as INT96 timestamps.
     int96: Vec<bool>,
     /// Rows of the row groups the page index ruled out (not read).
@@ -189,18 +191,24 @@ impl RowGroupReader {
             FileBytes::<File>::local(path)?,
             row_groups,
             target,
+            &[],
             batch_size,
             predicates,
             int96_zone,
         )
     }
 
-    /// [`RowGroupReader::open`] over the file's `bytes`; `path` names it in errors.
+    /// [`RowGroupReader::open`] over the file's `bytes`; `path` names it in errors. Each target
+    /// column is the file's column at its path in `columns` (names from a top-level column down
+    /// through nested fields; only those fields are decoded), or, when `columns` is empty, the
+    /// top-level column of its own name.
+    #[allow(clippy::too_many_arguments)]
     pub fn open_in<R: ChunkReader + 'static>(
         path: &str,
         bytes: FileBytes<R>,
         row_groups: &[usize],
         target: SchemaRef,
+        columns: &[Vec<String>],
         batch_size: usize,
         predicates: &[ColumnPredicate],
         int96_zone: Option<&str>,
@@ -224,13 +232,25 @@ impl RowGroupReader {
                 PageIndexPolicy::Optional
             }),
         )?;
-        let int96 = target
-            .fields()
+        let columns: Vec<Vec<String>> = if columns.is_empty() {
+            target
+                .fields()
+                .iter()
+                .map(|f| vec![f.name().clone()])
+                .collect()
+        } else {
+            columns.to_vec()
+        };
+        if columns.len() != target.fields().len() || columns.iter().any(Vec::is_empty) {
+            return Err(file_error(path, "a column path for every column to read"));
+        }
+        let leaves = builder.parquet_schema().columns();
+        let int96 = columns
             .iter()
-            .map(|field| {
-                builder.parquet_schema().columns().iter().any(|column| {
-                    column.path().parts() == [field.name().as_str()]
-                        && column.physical_type() == PhysicalType::INT96
+            .map(|column| {
+                leaves.iter().any(|leaf| {
+                    leaf.path().parts() == column.as_slice()
+                        && leaf.physical_type() == PhysicalType::INT96
                 })
             })
             .collect();
@@ -242,23 +262,29 @@ impl RowGroupReader {
             ));
         }
         let file_schema = builder.schema().clone();
-        let mut roots: Vec<usize> = target
-            .fields()
+        // The leaves under every path asked for; the batches read hold their top-level columns
+        // in file order, with only the selected fields inside.
+        let selected: Vec<usize> = leaves
             .iter()
-            .filter_map(|field| file_schema.index_of(field.name()).ok())
+            .enumerate()
+            .filter(|(_, leaf)| columns.iter().any(|c| leaf.path().parts().starts_with(c)))
+            .map(|(i, _)| i)
+            .collect();
+        let mut roots: Vec<usize> = selected
+            .iter()
+            .filter_map(|leaf| file_schema.index_of(&leaves[*leaf].path().parts()[0]).ok())
             .collect();
         roots.sort_unstable();
         roots.dedup();
-        // The batches read hold the selected root columns in file order.
-        let sources = target
-            .fields()
+        let sources = columns
             .iter()
-            .map(|field| {
-                let index = file_schema.index_of(field.name()).ok()?;
-                roots.iter().position(|root| *root == index)
+            .map(|column| {
+                let root = file_schema.index_of(&column[0]).ok()?;
+                let position = roots.iter().position(|r| *r == root)?;
+                Some((position, column[1..].to_vec()))
             })
             .collect();
-        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        let mask = ProjectionMask::leaves(builder.parquet_schema(), selected);
         let selection = page_selection(builder.metadata(), row_groups, predicates);
         let total: u64 = row_groups
             .iter()
@@ -345,9 +371,12 @@ impl RowGroupReader {
                         "the file has no such column, and the table's column is NOT NULL",
                     ));
                 }
-                Some(index) => {
-                    let column = conform(batch.column(*index), field.data_type())
-                        .map_err(|reason| self.column_error(field.name(), reason))?;
+                Some((index, nested)) => {
+                    let column = match descend(batch.column(*index), nested) {
+                        Some(column) => conform(&column, field.data_type())
+                            .map_err(|reason| self.column_error(field.name(), reason))?,
+                        None => new_null_array(field.data_type(), rows),
+                    };
                     match (&self.int96_zone, int96) {
                         (Some(zone), true) => wall_clock(&column, zone)
                             .map_err(|reason| self.column_error(field.name(), reason))?,
@@ -372,6 +401,20 @@ impl RowGroupReader {
             reason: reason.to_string(),
         }
     }
+}
+
+/// The field at `path` within a column of nested rows, NULL where a row on the way is NULL;
+/// `None` when the column has no such field.
+fn descend(column: &ArrayRef, path: &[String]) -> Option<ArrayRef> {
+    let mut current = Arc::clone(column);
+    for name in path {
+        let row = current.as_struct_opt()?;
+        let child = row.column_by_name(name)?;
+        let nulls = NullBuffer::union(row.nulls(), child.nulls());
+        let data = child.to_data().into_builder().nulls(nulls).build().ok()?;
+        current = make_array(data);
+    }
+    Some(current)
 }
 
 /// A column read from the file as the table's type: the same values, nested columns rebuilt with

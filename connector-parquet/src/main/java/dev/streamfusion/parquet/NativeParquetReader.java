@@ -51,7 +51,8 @@ public final class NativeParquetReader extends NativeHandle {
     /**
      * A reader of {@code rowGroups} of the file read through {@code ranges} (kept in use until the
      * reader is closed), or of the local file at {@code path} when {@code ranges} is {@code null},
-     * {@code batchSize} rows a batch,
+     * {@code batchSize} rows a batch; column {@code i} of {@code rowType} is the file's column at
+     * the path of names {@code columnsRead[i]} (a top-level column or a field nested in one),
      * skipping pages whose page-index bounds prove that none of their rows satisfies {@code
      * predicates}. INT96 timestamps read as wall-clock time of {@code int96Zone} (a zone id), or
      * of UTC when it is {@code null}.
@@ -62,6 +63,7 @@ public final class NativeParquetReader extends NativeHandle {
             FileRanges ranges,
             int[] rowGroups,
             RowType rowType,
+            String[][] columnsRead,
             int batchSize,
             ColumnPredicates predicates,
             String int96Zone) {
@@ -76,6 +78,7 @@ public final class NativeParquetReader extends NativeHandle {
                                     ranges,
                                     rowGroups,
                                     exported,
+                                    columnsRead,
                                     batchSize,
                                     predicates.columns(),
                                     predicates.ops(),
@@ -122,6 +125,7 @@ public final class NativeParquetReader extends NativeHandle {
             FileRanges ranges,
             int[] rowGroups,
             long schemaAddress,
+            String[][] columnsRead,
             int batchSize,
             String[] columns,
             int[] ops,

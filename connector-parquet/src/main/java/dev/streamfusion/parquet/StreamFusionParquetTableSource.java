@@ -45,8 +45,12 @@ final class StreamFusionParquetTableSource
     /** {@code parquet.utc-timezone}. */
     private final boolean utcTimestamps;
     private FileListing listing;
+    /** The table's physical columns. */
+    private RowType physicalType;
     /** The physical columns read (projected), then the metadata columns. */
     private DataType producedDataType;
+    /** Paths (field indices) of the projected physical columns, or {@code null} for all. */
+    private int[][] projectedFields;
     private List<String> metadataKeys = List.of();
     /** Rows each reader emits at most ({@code LIMIT}; Flink still applies it), or -1. */
     private long limit = -1;
@@ -64,6 +68,7 @@ final class StreamFusionParquetTableSource
         this.defaultPartitionName = defaultPartitionName;
         this.monitorInterval = monitorInterval;
         this.producedDataType = physicalDataType;
+        this.physicalType = (RowType) physicalDataType.getLogicalType();
     }
 
     /**
@@ -114,9 +119,9 @@ final class StreamFusionParquetTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        RowType produced = (RowType) producedDataType.getLogicalType();
         FileColumns columns =
-                FileColumns.of(
-                        (RowType) producedDataType.getLogicalType(), partitionKeys, metadataKeys, defaultPartitionName);
+                FileColumns.of(produced, physicalPaths(), partitionKeys, metadataKeys, defaultPartitionName);
         return SourceProvider.of(
                 new ParquetSource(
                         listing,
@@ -127,13 +132,36 @@ final class StreamFusionParquetTableSource
                         context.createTypeInformation(producedDataType)));
     }
 
+    /** The path of names of each produced physical column, from the projection. */
+    private String[][] physicalPaths() {
+        if (projectedFields == null) {
+            return physicalType.getFieldNames().stream().map(name -> new String[] {name}).toArray(String[][]::new);
+        }
+        String[][] paths = new String[projectedFields.length][];
+        for (int i = 0; i < projectedFields.length; i++) {
+            int[] indices = projectedFields[i];
+            String[] names = new String[indices.length];
+            RowType row = physicalType;
+            for (int level = 0; level < indices.length; level++) {
+                names[level] = row.getFieldNames().get(indices[level]);
+                if (level + 1 < indices.length) {
+                    row = (RowType) row.getTypeAt(indices[level]);
+                }
+            }
+            paths[i] = names;
+        }
+        return paths;
+    }
+
+    /** Nested fields of rows are read alone: only their leaves are decoded. */
     @Override
     public boolean supportsNestedProjection() {
-        return false;
+        return true;
     }
 
     @Override
     public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        this.projectedFields = projectedFields;
         this.producedDataType = producedDataType;
     }
 
@@ -144,6 +172,8 @@ final class StreamFusionParquetTableSource
                         listing, partitionKeys, defaultPartitionName, monitorInterval, utcTimestamps, producedDataType);
         copy.metadataKeys = metadataKeys;
         copy.limit = limit;
+        copy.projectedFields = projectedFields;
+        copy.physicalType = physicalType;
         return copy;
     }
 

@@ -72,6 +72,8 @@ public final class FileColumns implements Serializable {
     }
 
     private final RowType readType;
+    /** Per read column: the path of names of the file's column (nested fields decoded alone). */
+    private final String[][] readPaths;
     private final String[] partitionColumns;
     private final LogicalType[] partitionTypes;
     private final String defaultPartitionName;
@@ -81,12 +83,14 @@ public final class FileColumns implements Serializable {
 
     private FileColumns(
             RowType readType,
+            String[][] readPaths,
             String[] partitionColumns,
             LogicalType[] partitionTypes,
             String defaultPartitionName,
             Metadata[] metadata,
             int[] positions) {
         this.readType = readType;
+        this.readPaths = readPaths;
         this.partitionColumns = partitionColumns;
         this.partitionTypes = partitionTypes;
         this.defaultPartitionName = defaultPartitionName;
@@ -96,19 +100,27 @@ public final class FileColumns implements Serializable {
 
     /**
      * The layout of rows of {@code produced}: its physical columns first (partition columns among
-     * them), then one column per key of {@code metadataKeys}.
+     * them), then one column per key of {@code metadataKeys}. Physical column {@code i} is the
+     * table's column, or nested field, at the path of names {@code physicalPaths[i]}.
      */
     public static FileColumns of(
-            RowType produced, List<String> partitionKeys, List<String> metadataKeys, String defaultPartitionName) {
+            RowType produced,
+            String[][] physicalPaths,
+            List<String> partitionKeys,
+            List<String> metadataKeys,
+            String defaultPartitionName) {
         int physical = produced.getFieldCount() - metadataKeys.size();
         List<RowType.RowField> read = new ArrayList<>();
+        List<String[]> readPaths = new ArrayList<>();
         List<Integer> partitionAt = new ArrayList<>();
         for (int i = 0; i < physical; i++) {
             RowType.RowField field = produced.getFields().get(i);
-            if (partitionKeys.contains(field.getName())) {
+            String[] path = physicalPaths[i];
+            if (path.length == 1 && partitionKeys.contains(path[0])) {
                 partitionAt.add(i);
             } else {
                 read.add(field);
+                readPaths.add(path);
             }
         }
         String[] partitionColumns = new String[partitionAt.size()];
@@ -131,12 +143,23 @@ public final class FileColumns implements Serializable {
             positions[physical + m] = read.size() + partitionColumns.length + m;
         }
         return new FileColumns(
-                new RowType(false, read), partitionColumns, partitionTypes, defaultPartitionName, metadata, positions);
+                new RowType(false, read),
+                readPaths.toArray(new String[0][]),
+                partitionColumns,
+                partitionTypes,
+                defaultPartitionName,
+                metadata,
+                positions);
     }
 
     /** The columns read from the file's contents. */
     public RowType readType() {
         return readType;
+    }
+
+    /** Per read column, the path of names of the file's column or nested field. */
+    public String[][] readPaths() {
+        return readPaths;
     }
 
     /** Whether every produced column is read from the file, in order. */

@@ -74,6 +74,7 @@ public final class ParquetSource
         return new ParquetSourceReader(
                 () -> new RowGroupSplitReader(
                         columns.readType(),
+                        columns.readPaths(),
                         BATCH_SIZE,
                         limit,
                         listing,

@@ -30,6 +30,8 @@ import java.util.Set;
 final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGroupSplit> {
 
     private final RowType rowType;
+    /** Per column of {@link #rowType}: the path of names of the file's column. */
+    private final String[][] columnsRead;
     private final int batchSize;
     /** The zone INT96 timestamps read as wall-clock time of, or {@code null} for UTC. */
     private final String int96Zone;
@@ -50,6 +52,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
 
     RowGroupSplitReader(
             RowType rowType,
+            String[][] columnsRead,
             int batchSize,
             long limit,
             FileListing listing,
@@ -58,6 +61,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             BufferAllocator allocator,
             LiveBatches live) {
         this.rowType = rowType;
+        this.columnsRead = columnsRead;
         this.listing = listing;
         this.pageSkippedRows = pageSkippedRows;
         this.int96Zone = int96Zone;
@@ -84,6 +88,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                             ranges,
                             new int[] {current.rowGroup},
                             rowType,
+                            columnsRead,
                             batchSize,
                             listing.predicates(),
                             int96Zone);
