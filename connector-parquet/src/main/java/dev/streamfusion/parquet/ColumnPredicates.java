@@ -41,7 +41,8 @@ public final class ColumnPredicates implements Serializable {
     /** The operator with its operands swapped ({@code 5 < x} is {@code x > 5}). */
     private static final int[] FLIPPED = {0, 1, 4, 5, 2, 3, 6, 7};
 
-    static final ColumnPredicates NONE = new ColumnPredicates(List.of(), List.of(), List.of(), List.of());
+    /** No predicates: nothing is pruned. */
+    public static final ColumnPredicates NONE = new ColumnPredicates(List.of(), List.of(), List.of(), List.of());
 
     private final ArrayList<String> columns;
     private final ArrayList<Integer> ops;

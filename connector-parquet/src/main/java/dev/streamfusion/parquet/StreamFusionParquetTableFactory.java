@@ -129,13 +129,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
-        ReadableConfig options = validatedOptions(context);
-        if (options.get(FileSystemConnectorOptions.AUTO_COMPACTION)) {
-            throw new ValidationException(
-                    "'" + FileSystemConnectorOptions.AUTO_COMPACTION.key()
-                            + "' is not implemented in streamfusion-parquet: compaction would need a reader of the"
-                            + " written files inside Flink's file sink");
-        }
+        validatedOptions(context);
         // Flink's file sink, with the native writer as its format: the format's options take the
         // format's name as their prefix.
         Map<String, String> files = new HashMap<>();

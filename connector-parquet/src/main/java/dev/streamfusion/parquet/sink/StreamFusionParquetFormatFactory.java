@@ -8,11 +8,16 @@ import org.apache.flink.api.common.serialization.BulkWriter;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.file.src.FileSourceSplit;
+import org.apache.flink.connector.file.src.reader.BulkFormat;
+import org.apache.flink.connector.file.table.factories.BulkReaderFormatFactory;
 import org.apache.flink.connector.file.table.factories.BulkWriterFormatFactory;
+import org.apache.flink.connector.file.table.format.BulkDecodingFormat;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableFactory;
 import org.apache.flink.table.types.DataType;
@@ -27,13 +32,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The native Parquet writer as a bulk format of Flink's file sink ({@code 'format' =
- * 'streamfusion-parquet'}), which {@code 'connector' = 'streamfusion-parquet'} tables write
- * through. Its options are the {@code parquet.*} writer options of Flink's parquet format, checked
- * at planning.
+ * The native Parquet writer and reader as a bulk format of Flink's file connectors ({@code
+ * 'format' = 'streamfusion-parquet'}), which {@code 'connector' = 'streamfusion-parquet'} tables
+ * write through (and read back with, when Flink's file sink compacts). Its options are the {@code
+ * parquet.*} options of Flink's parquet format; writer options are checked at planning.
  */
 @Internal
-public final class StreamFusionParquetFormatFactory implements BulkWriterFormatFactory {
+public final class StreamFusionParquetFormatFactory implements BulkWriterFormatFactory, BulkReaderFormatFactory {
 
     public static final String IDENTIFIER = "streamfusion-parquet";
 
@@ -97,6 +102,27 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
                     checkWritable(table, field.getName(), field.getType());
                 }
                 return new NativeParquetWriterFactory(rowType, options, table);
+            }
+
+            @Override
+            public ChangelogMode getChangelogMode() {
+                return ChangelogMode.insertOnly();
+            }
+        };
+    }
+
+    @Override
+    public BulkDecodingFormat<RowData> createDecodingFormat(
+            DynamicTableFactory.Context context, ReadableConfig formatOptions) {
+        boolean utcTimestamps =
+                formatOptions instanceof Configuration
+                        && Boolean.parseBoolean(((Configuration) formatOptions).toMap().getOrDefault("utc-timezone", "false"));
+        return new BulkDecodingFormat<>() {
+            @Override
+            public BulkFormat<RowData, FileSourceSplit> createRuntimeDecoder(
+                    DynamicTableSource.Context sourceContext, DataType type) {
+                return new NativeParquetBulkFormat(
+                        (RowType) type.getLogicalType(), sourceContext.createTypeInformation(type), utcTimestamps);
             }
 
             @Override
