@@ -142,20 +142,6 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_spooled
     })
 }
 
-/// Encoded bytes held natively: the row group in progress and bytes not drained.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_bufferedBytes0<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-) -> jlong {
-    run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
-        Ok(jlong::try_from(writer.buffered_bytes()).unwrap_or(jlong::MAX))
-    })
-}
-
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_free0<'local>(
     env: EnvUnowned<'local>,

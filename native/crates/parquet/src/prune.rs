@@ -383,6 +383,14 @@ mod tests {
         Ok(())
     }
 
+    /// Which row groups of `file` `predicates` keep.
+    fn kept(file: &str, predicates: &[ColumnPredicate]) -> Result<Vec<bool>, ParquetFileError> {
+        Ok(row_groups_matching(file, predicates)?
+            .iter()
+            .map(|rows| *rows >= 0)
+            .collect())
+    }
+
     fn predicate(column: &str, op: Op, value: Option<Value>) -> ColumnPredicate {
         ColumnPredicate {
             column: column.into(),
@@ -397,12 +405,7 @@ mod tests {
             std::env::temp_dir().join(format!("streamfusion-bloom-{}.parquet", std::process::id()));
         write(&path, true)?;
         let file = path.to_string_lossy().into_owned();
-        let kept = |predicates: &[ColumnPredicate]| -> Result<Vec<bool>, ParquetFileError> {
-            Ok(row_groups_matching(&file, predicates)?
-                .iter()
-                .map(|rows| *rows >= 0)
-                .collect())
-        };
+        let kept = |predicates: &[ColumnPredicate]| kept(&file, predicates);
         // 151 lies within the middle group's statistics, but its odd ids are NULL.
         assert_eq!(
             kept(&[predicate("id", Op::Eq, Some(Value::Int(151)))])?,
@@ -440,12 +443,7 @@ mod tests {
             std::env::temp_dir().join(format!("streamfusion-prune-{}.parquet", std::process::id()));
         write(&path, false)?;
         let file = path.to_string_lossy().into_owned();
-        let kept = |predicates: &[ColumnPredicate]| -> Result<Vec<bool>, ParquetFileError> {
-            Ok(row_groups_matching(&file, predicates)?
-                .iter()
-                .map(|rows| *rows >= 0)
-                .collect())
-        };
+        let kept = |predicates: &[ColumnPredicate]| kept(&file, predicates);
         assert_eq!(kept(&[])?, [true, true, true]);
         assert_eq!(
             kept(&[predicate("id", Op::Eq, Some(Value::Int(150)))])?,

@@ -316,11 +316,6 @@ impl ParquetFileWriter {
         self.writer.inner_mut().pending().len()
     }
 
-    /// Bytes spooled and not drained, plus the encoded size of the row group in progress.
-    pub fn buffered_bytes(&mut self) -> usize {
-        self.writer.in_progress_size() + self.spooled_bytes()
-    }
-
     /// The schema of the batches this writer takes.
     pub fn input_schema(&self) -> &SchemaRef {
         &self.input

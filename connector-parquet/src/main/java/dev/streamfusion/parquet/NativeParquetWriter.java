@@ -83,11 +83,6 @@ public final class NativeParquetWriter extends NativeHandle {
         }
     }
 
-    /** Encoded bytes held natively: the row group in progress and bytes not drained. */
-    public synchronized long bufferedBytes() {
-        return bufferedBytes0(address());
-    }
-
     @Override
     protected void free(long address) {
         free0(address);
@@ -113,7 +108,6 @@ public final class NativeParquetWriter extends NativeHandle {
 
     private static native long spooledBytes0(long handle);
 
-    private static native long bufferedBytes0(long handle);
 
     private static native void free0(long handle);
 }
