@@ -73,7 +73,7 @@ public final class ArrowBatchImporter implements AutoCloseable {
     public VectorSchemaRoot importBatch(NativeExport export) {
         try (ArrowArray struct = ArrowArray.allocateNew(allocator)) {
             export.exportInto(struct.memoryAddress());
-            load(struct);
+            Data.importIntoVectorSchemaRoot(allocator, struct, root, dictionaries);
         }
         return root;
     }
@@ -87,25 +87,9 @@ public final class ArrowBatchImporter implements AutoCloseable {
             if (!export.exportInto(struct.memoryAddress())) {
                 return null;
             }
-            load(struct);
+            Data.importIntoVectorSchemaRoot(allocator, struct, root, dictionaries);
         }
         return root;
-    }
-
-    /**
-     * Loads an exported batch into the root. If loading fails, the export is released (its
-     * native memory freed) and the root emptied, so a failed batch leaks nothing on either side.
-     */
-    private void load(ArrowArray struct) {
-        try {
-            Data.importIntoVectorSchemaRoot(allocator, struct, root, dictionaries);
-        } catch (RuntimeException | Error e) {
-            if (struct.snapshot().release != 0) {
-                struct.release();
-            }
-            root.clear();
-            throw e;
-        }
     }
 
     @Override
