@@ -45,11 +45,14 @@ public final class FileRanges implements Closeable {
         return new Path(location).toUri().getPath();
     }
 
-    /** The ranges of the file at {@code location} (a path or URI Flink's file systems know). */
-    public static FileRanges open(String location) throws IOException {
+    /**
+     * The ranges of the file at {@code location} (a path or URI Flink's file systems know), whose
+     * length, known from its listing, is {@code length}: nothing is asked of the file system until
+     * the first read.
+     */
+    public static FileRanges open(String location, long length) throws IOException {
         Path path = new Path(location);
-        FileSystem fs = path.getFileSystem();
-        return new FileRanges(path, fs, fs.getFileStatus(path).getLen());
+        return new FileRanges(path, path.getFileSystem(), length);
     }
 
     /** The file's length in bytes; called natively. */

@@ -13,6 +13,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
+import java.time.ZoneId;
+
 /**
  * Row groups of one local Parquet file read natively (parquet-rs) into Arrow batches of a row
  * type: only its columns are decoded, matched to the file's by name; a column the file lacks
@@ -46,6 +48,14 @@ public final class NativeParquetReader extends NativeHandle {
         NativeLibrary.load();
         return rowGroups0(
                 path, ranges, predicates.columns(), predicates.ops(), predicates.kinds(), predicates.values());
+    }
+
+    /**
+     * The zone INT96 timestamps read in under {@code parquet.utc-timezone}: {@code null} (UTC)
+     * when it is true, else, as Flink's reader does, the zone of the JVM that reads them.
+     */
+    public static String int96Zone(boolean utcTimestamps) {
+        return utcTimestamps ? null : ZoneId.systemDefault().getId();
     }
 
     /**

@@ -23,7 +23,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.io.IOException;
-import java.time.ZoneId;
 import java.util.stream.IntStream;
 
 /**
@@ -90,7 +89,7 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
             this.toSkip = emitted;
             FileRanges opened = null;
             try {
-                opened = FileRanges.isLocal(uri) ? null : FileRanges.open(uri);
+                opened = FileRanges.isLocal(uri) ? null : FileRanges.open(uri, split.fileSize());
                 long[] rows = NativeParquetReader.rowGroups(location, opened, ColumnPredicates.NONE);
                 int[] groups = IntStream.range(0, rows.length).toArray();
                 String[][] columns =
@@ -105,7 +104,7 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
                                 columns,
                                 BATCH,
                                 ColumnPredicates.NONE,
-                                utcTimestamps ? null : ZoneId.systemDefault().getId());
+                                NativeParquetReader.int96Zone(utcTimestamps));
             } catch (NativeException | IOException e) {
                 if (opened != null) {
                     opened.close();

@@ -95,7 +95,7 @@ public final class FileListing implements Serializable {
                 }
                 found.files.add(location);
                 long[] rows;
-                try (FileRanges ranges = ranges(location)) {
+                try (FileRanges ranges = ranges(location, file.getLen())) {
                     rows = NativeParquetReader.rowGroups(location, ranges, predicates);
                 }
                 for (int group = 0; group < rows.length; group++) {
@@ -120,11 +120,11 @@ public final class FileListing implements Serializable {
     }
 
     /**
-     * The ranges of a file read through Flink's file system, or {@code null} for a local file the
-     * native reader opens itself.
+     * The ranges of a file ({@code length} bytes, as listed) read through Flink's file system, or
+     * {@code null} for a local file the native reader opens itself.
      */
-    public FileRanges ranges(String location) throws IOException {
-        return throughFlink || !FileRanges.isLocal(location) ? FileRanges.open(location) : null;
+    public FileRanges ranges(String location, long length) throws IOException {
+        return throughFlink || !FileRanges.isLocal(location) ? FileRanges.open(location, length) : null;
     }
 
     private boolean inPartitions(Path file) {

@@ -1,5 +1,7 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.parquet.NativeParquetReader;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -18,7 +20,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
 import java.time.Duration;
-import java.time.ZoneId;
 
 /**
  * A source of the row groups of the Parquet files under a path, read natively: each row group is
@@ -68,8 +69,7 @@ public final class ParquetSource
     public SourceReader<RowData, RowGroupSplit> createReader(SourceReaderContext context) {
         BufferAllocator allocator = new RootAllocator();
         LiveBatches live = new LiveBatches();
-        // As Flink's reader does, INT96 timestamps read in the zone of the JVM that reads them.
-        String int96Zone = utcTimestamps ? null : ZoneId.systemDefault().getId();
+        String int96Zone = NativeParquetReader.int96Zone(utcTimestamps);
         Counter pageSkippedRows = context.metricGroup().addGroup("streamfusion").counter("pageSkippedRows");
         return new ParquetSourceReader(
                 () -> new RowGroupSplitReader(

@@ -81,7 +81,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             toSkip = current.emitted;
             if (remaining != 0) {
                 try {
-                    ranges = listing.ranges(current.path);
+                    ranges = listing.ranges(current.path, current.fileSize);
                     reader = NativeParquetReader.open(
                             allocator,
                             current.path,
