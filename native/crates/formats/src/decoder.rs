@@ -113,7 +113,9 @@ pub fn create_decoder_with(
                 options,
             )?))
         }
-        "json" => Ok(Box::new(JsonDecoder::try_new(produced, options)?)),
+        "json" => Ok(Box::new(JsonDecoder::try_new_projected(
+            physical, produced, options,
+        )?)),
         "raw" => Ok(Box::new(crate::raw::RawDecoder::try_new(
             produced, options,
         )?)),

@@ -362,9 +362,78 @@ fn missing_fields_are_null_or_an_error_when_asked() {
 #[test]
 fn top_level_arrays_give_one_row_per_object() {
     let mut d = decoder(vec![f("a", DataType::Int64)], &[]);
-    d.decode(br#"[{"a": 1}, null, {"a": 2}]"#).unwrap();
+    d.decode(br#"[{"a": 1}, {"a": 2}]"#).unwrap();
     d.decode(br#"[]"#).unwrap();
+    // Flink makes a NULL row of a null element, which no batch holds.
+    assert!(d.decode(br#"[{"a": 3}, null]"#).is_err());
     assert_eq!(d.flush().unwrap().num_rows(), 2);
+}
+
+#[test]
+fn input_flink_reads_another_way_is_an_error() {
+    let mut d = decoder(
+        vec![
+            f("a", DataType::Int64),
+            f("flag", DataType::Boolean),
+            f("ts", DataType::Timestamp(TimeUnit::Millisecond, None)),
+        ],
+        &[],
+    );
+    for (message, reason) in [
+        (&br#"{"a": 1, "a": 2}"#[..], "appears twice"),
+        (br#"{"flag": {"a": 1}}"#, "as BOOLEAN"),
+        (
+            br#"{"ts": "2020-01-01 00:00:00.1234"}"#,
+            "more fractional digits",
+        ),
+        (br#"{"a": 1} trailing"#, "malformed JSON"),
+        (br#"{"s": "\ud800"}"#, "lone surrogate"),
+    ] {
+        let err = d.decode(message).unwrap_err().to_string();
+        assert!(err.contains(reason), "{err}");
+    }
+    let deep = format!("{{\"x\": {}{}}}", "[".repeat(1000), "]".repeat(1000));
+    let err = d.decode(deep.as_bytes()).unwrap_err().to_string();
+    assert!(err.contains("nesting depth (1001)"), "{err}");
+    let long = format!("{{\"x\": 1.{}}}", "0".repeat(999));
+    let err = d.decode(long.as_bytes()).unwrap_err().to_string();
+    assert!(err.contains("Number value length"), "{err}");
+    assert_eq!(d.flush().unwrap().num_rows(), 0);
+}
+
+#[test]
+fn unread_fields_are_converted_but_not_built() {
+    let physical = Arc::new(Schema::new(vec![
+        f("a", DataType::Int64),
+        f("b", DataType::Int32),
+        f(
+            "r",
+            DataType::Struct(Fields::from(vec![
+                f("x", DataType::Int32),
+                f("y", DataType::Utf8),
+            ])),
+        ),
+    ]));
+    let produced = Arc::new(Schema::new(vec![
+        f("a", DataType::Int64),
+        f(
+            "r",
+            DataType::Struct(Fields::from(vec![f("y", DataType::Utf8)])),
+        ),
+    ]));
+    let mut d =
+        JsonDecoder::try_new_projected(physical, produced, &FormatOptions::default()).unwrap();
+    d.decode(br#"{"a": 1, "b": 2, "r": {"x": 3, "y": "q"}}"#)
+        .unwrap();
+    // Flink decodes the whole row: a bad value in a column the query does not read fails too.
+    assert!(d.decode(br#"{"a": 1, "b": "x"}"#).is_err());
+    assert!(d.decode(br#"{"a": 1, "r": {"x": "bad"}}"#).is_err());
+    let batch = d.flush().unwrap();
+    assert_eq!(batch.num_columns(), 2);
+    assert_eq!(batch.num_rows(), 1);
+    let r = batch.column(1).as_struct();
+    assert_eq!(r.num_columns(), 1);
+    assert_eq!(r.column(0).as_string::<i32>().value(0), "q");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use arrow::array::{Array, BinaryArray};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use jni::objects::{JByteArray, JClass, JIntArray, JObjectArray, JString};
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jintArray, jlong};
 use jni::{Env, EnvUnowned};
 use streamfusion_formats::options::FormatOptions;
 use streamfusion_formats::{Decoder, FormatError, MessageSchema, create_decoder_with};
@@ -19,8 +19,56 @@ const KIND: &str = "format decoder";
 /// A decoder and the schema of the message batches Java sends it.
 #[derive(Debug)]
 pub struct FormatDecoder {
-    pub(crate) decoder: Box<dyn Decoder>,
+    decoder: Box<dyn Decoder>,
     messages: SchemaRef,
+    /// Whether a message the decoder fails on is handed back to Java (to Flink's own
+    /// deserializer) instead of failing the batch.
+    defer: bool,
+    /// The messages of the last batch handed back, by index.
+    deferred: Vec<jint>,
+}
+
+impl FormatDecoder {
+    /// Decodes `messages` into one batch, writing where each message's rows start (and one
+    /// past the last row) into `row_starts` unless it is null. A message the decoder fails on
+    /// fails the batch, or, when the decoder defers, gives no rows and is listed in
+    /// [`FormatDecoder::deferred`]. The decoder is flushed even when a message fails, so a
+    /// failed batch leaves no rows behind for the next one.
+    pub(crate) fn decode_messages<'m>(
+        &mut self,
+        messages: impl Iterator<Item = Option<&'m [u8]>>,
+        env: &mut Env<'_>,
+        row_starts: &JIntArray<'_>,
+    ) -> NativeResult<RecordBatch> {
+        let mut starts = Vec::new();
+        let mut result = Ok(());
+        self.deferred.clear();
+        for (index, message) in messages.enumerate() {
+            starts.push(self.decoder.pending_rows() as jint);
+            match self.decoder.decode(message) {
+                Err(FormatError::Decode { .. }) if self.defer => self.deferred.push(index as jint),
+                Err(e) => {
+                    // The failing message's position is its index: no further starts are needed.
+                    result = Err(e);
+                    break;
+                }
+                Ok(()) => {}
+            }
+        }
+        starts.push(self.decoder.pending_rows() as jint);
+        let rows = self.decoder.flush()?;
+        result?;
+        if !row_starts.is_null() {
+            if row_starts.len(env)? < starts.len() {
+                return Err(NativeError::Config(format!(
+                    "the row-start array needs {} elements",
+                    starts.len()
+                )));
+            }
+            row_starts.set_region(env, 0, &starts)?;
+        }
+        Ok(rows)
+    }
 }
 
 impl From<FormatError> for NativeError {
@@ -51,40 +99,6 @@ pub(crate) fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResu
     Ok(out)
 }
 
-/// Decodes `messages` into one batch, writing where each message's rows start (and one past the
-/// last row) into `row_starts` unless it is null. The decoder is flushed even when a message
-/// fails, so a failed batch leaves no rows behind for the next one.
-pub(crate) fn decode_messages<'m>(
-    decoder: &mut dyn Decoder,
-    messages: impl Iterator<Item = Option<&'m [u8]>>,
-    env: &mut Env<'_>,
-    row_starts: &JIntArray<'_>,
-) -> NativeResult<RecordBatch> {
-    let mut starts = Vec::new();
-    let mut result = Ok(());
-    for message in messages {
-        starts.push(decoder.pending_rows() as jint);
-        result = decoder.decode(message);
-        if result.is_err() {
-            // The failing message's position is its index: no further starts are needed.
-            break;
-        }
-    }
-    starts.push(decoder.pending_rows() as jint);
-    let rows = decoder.flush()?;
-    result?;
-    if !row_starts.is_null() {
-        if row_starts.len(env)? < starts.len() {
-            return Err(NativeError::Config(format!(
-                "the row-start array needs {} elements",
-                starts.len()
-            )));
-        }
-        row_starts.set_region(env, 0, &starts)?;
-    }
-    Ok(rows)
-}
-
 /// # Safety
 /// `messages_schema_addr`, `physical_schema_addr` and `rows_schema_addr` are exported
 /// `ArrowSchema`s; `out_schema_addr` an empty one.
@@ -101,6 +115,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<
     out_schema_addr: jlong,
     descriptors: JByteArray<'local>,
     message: JString<'local>,
+    defer: jboolean,
 ) -> jlong {
     run(env, |env| {
         let format = format.try_to_string(env)?;
@@ -121,7 +136,12 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_create<
         let decoder = create_decoder_with(&format, physical, rows, &options, schema)?;
         // SAFETY: Java passes a freshly allocated, empty schema struct.
         unsafe { export_schema(decoder.schema(), out_schema_addr) }?;
-        Ok(into_handle(FormatDecoder { decoder, messages }))
+        Ok(into_handle(FormatDecoder {
+            decoder,
+            messages,
+            defer,
+            deferred: Vec::new(),
+        }))
     })
 }
 
@@ -148,9 +168,25 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_decode<
             .downcast_ref::<BinaryArray>()
             .ok_or_else(|| NativeError::Config("messages must be a binary column".into()))?;
         let messages = (0..messages.len()).map(|i| messages.is_valid(i).then(|| messages.value(i)));
-        let rows = decode_messages(this.decoder.as_mut(), messages, env, &row_starts)?;
+        let rows = this.decode_messages(messages, env, &row_starts)?;
         // SAFETY: Java passes a freshly allocated, empty array struct.
         unsafe { export_batch(rows, out_array_addr) }
+    })
+}
+
+/// The indexes of the messages of the last batch that the decoder handed back.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_deferred<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jintArray {
+    run(env, |env| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
+        let array = env.new_int_array(this.deferred.len())?;
+        array.set_region(env, 0, &this.deferred)?;
+        Ok(array.into_raw())
     })
 }
 

@@ -7,14 +7,14 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
-use jni::sys::{jboolean, jint, jlong, jobjectArray};
+use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray};
 use jni::{EnvUnowned, jni_str};
 use streamfusion_kafka::{ClientError, Part, Reads, SplitConsumer};
 
 use crate::arrow_ffi::export_batch;
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{borrow_handle, free_handle, into_handle};
-use crate::native_format_decoder::{FormatDecoder, decode_messages, strings};
+use crate::native_format_decoder::{FormatDecoder, strings};
 
 const KIND: &str = "Kafka consumer";
 
@@ -228,14 +228,29 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_de
         let poll = consumer(handle)?.last_poll();
         // SAFETY: Java holds the decoder's lock for this call (`NativeFormatDecoder.decodeFrom`).
         let decoder = unsafe { borrow_handle::<FormatDecoder>(decoder, "format decoder") }?;
-        let rows = decode_messages(
-            decoder.decoder.as_mut(),
-            poll.messages(part(keys)),
-            env,
-            &row_starts,
-        )?;
+        let rows = decoder.decode_messages(poll.messages(part(keys)), env, &row_starts)?;
         // SAFETY: Java passes a freshly allocated, empty array struct.
         unsafe { export_batch(rows, out_array_addr) }
+    })
+}
+
+/// The value (or key) of record `index` of the last poll, or null for a null one.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_message<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    keys: jboolean,
+    index: jint,
+) -> jbyteArray {
+    run(env, |env| {
+        let poll = consumer(handle)?.last_poll();
+        let index = usize::try_from(index)
+            .map_err(|_| NativeError::Config(format!("no record {index} in the poll")))?;
+        match poll.message(part(keys), index) {
+            Some(bytes) => Ok(env.byte_array_from_slice(bytes)?.into_raw()),
+            None => Ok(std::ptr::null_mut()),
+        }
     })
 }
 

@@ -196,6 +196,15 @@ impl Poll {
             .map(move |&i| blobs.get(i))
     }
 
+    /// The value or key of record `i` (in poll order), `None` for a null one or past the end.
+    pub fn message(&self, part: Part, i: usize) -> Option<&[u8]> {
+        let blobs = match part {
+            Part::Value => &self.values,
+            Part::Key => &self.keys,
+        };
+        self.order.get(i).and_then(|&i| blobs.get(i))
+    }
+
     /// The headers of each record; empty unless the consumer reads them.
     pub fn headers(&self) -> impl Iterator<Item = &[Header]> + '_ {
         self.order.iter().filter_map(move |&i| {

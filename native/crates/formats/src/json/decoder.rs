@@ -1,5 +1,6 @@
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, Fields, IntervalUnit, SchemaRef, TimeUnit};
@@ -17,25 +18,30 @@ use crate::temporal::{
     parse_timestamp_ltz,
 };
 
-/// Deepest nesting a message may have; deeper input is a decode error, never a stack overflow.
+/// Deepest nesting Jackson (Flink's JSON parser) accepts: the root object is level 1.
 const MAX_DEPTH: usize = 1000;
+/// Longest number token Jackson accepts, in characters.
+const MAX_NUMBER_LENGTH: usize = 1000;
 
 /// Decodes JSON messages into Arrow batches of a fixed schema.
 ///
-/// The schema is what the query reads: fields it does not name are skipped in the tape walk and
-/// never built. A message holds one object (one row) or an array of objects (one row each);
-/// an empty message yields no row. Values convert as Flink 2.2's default JSON deserializer
-/// converts them (numbers from strings, float truncation for INT/BIGINT, DECIMAL overflow as
-/// NULL, raw number text for STRING, SQL or ISO-8601 timestamps).
+/// Messages are read as rows of the table's physical columns; the batches hold the columns the
+/// query reads (a projection of them, nested fields too). Unread fields are still converted, so
+/// a message fails here exactly where Flink's full decode of the same row would, and are never
+/// built. A message holds one object (one row) or an array of objects (one row each); an empty
+/// message yields no row. Values convert as Flink 2.2's default JSON deserializer converts them
+/// (numbers from strings, float truncation for INT/BIGINT, DECIMAL overflow as NULL, raw number
+/// text for STRING, SQL or ISO-8601 timestamps).
 ///
-/// Deliberate differences from Flink, all on input Flink itself mishandles:
-/// * a key repeated in one object: the last value wins and later keys are still read (Flink
-///   stops reading the object once it has counted as many keys as the row has fields);
-/// * an object or array given to a BOOLEAN column is `false` and is skipped whole (Flink's
-///   parser loses its place in the message and reads the inner keys as outer ones);
-/// * a message that fails under `ignore-parse-errors` is skipped and counted (Flink hands a
-///   NULL row downstream);
-/// * timestamps keep the digits of the column's precision (Flink keeps every parsed digit).
+/// The decoder reads the messages Flink's deserializer reads unambiguously, and fails every
+/// other message (one it would decode some other way than this walk does): JSON simd-json does
+/// not accept (content after the root value, invalid UTF-8, lone surrogates, malformed
+/// tokens), a key repeated within an object, an object or array given to a scalar column,
+/// nesting deeper than Jackson's 1000 levels or numbers longer than its 1000 characters, a root
+/// array element that is not an object, and timestamps with more fractional digits than the
+/// column's Arrow unit keeps. A caller that must match Flink on every message hands the failed
+/// ones to Flink's own deserializer (see `Decoder`'s deferral); under `ignore-parse-errors`
+/// without one, they are skipped and counted.
 pub struct JsonDecoder {
     schema: SchemaRef,
     plan: StructPlan,
@@ -78,26 +84,45 @@ enum Conv {
     Binary,
     Date,
     Time,
-    Timestamp { zoned: bool },
+    Timestamp { zoned: bool, unit: TimeUnit },
     List(Box<Conv>),
     Map { values: Box<Conv> },
     Struct(StructPlan),
 }
 
+/// How the fields of one JSON object convert: every field of the physical row type, each with
+/// the builder (among the fields the query reads) its values go to, if any.
 #[derive(Debug)]
 struct StructPlan {
     names: Vec<Box<str>>,
     convs: Vec<Conv>,
     index: HashMap<Box<str>, usize>,
+    /// Per field, the index of its builder among the produced fields, or `None` when the query
+    /// does not read it (its values are converted, to fail where Flink fails, but not kept).
+    targets: Vec<Option<usize>>,
 }
 
 impl StructPlan {
-    fn new(fields: &Fields) -> Result<Self> {
-        let names: Vec<Box<str>> = fields.iter().map(|f| f.name().as_str().into()).collect();
-        let convs = fields
-            .iter()
-            .map(|f| Conv::new(f.data_type(), f.name()))
-            .collect::<Result<_>>()?;
+    /// The plan of `physical` fields producing `produced` ones (a subset by name, nested rows
+    /// possibly pruned to a subset of their fields).
+    fn new(physical: &Fields, produced: &Fields) -> Result<Self> {
+        let names: Vec<Box<str>> = physical.iter().map(|f| f.name().as_str().into()).collect();
+        let mut targets: Vec<Option<usize>> = vec![None; physical.len()];
+        let mut convs = Vec::with_capacity(physical.len());
+        let mut produced_of: Vec<Option<&DataType>> = vec![None; physical.len()];
+        for (t, field) in produced.iter().enumerate() {
+            let Some(p) = physical.iter().position(|f| f.name() == field.name()) else {
+                return Err(FormatError::config(format!(
+                    "the column '{}' is not a field of the JSON rows",
+                    field.name()
+                )));
+            };
+            targets[p] = Some(t);
+            produced_of[p] = Some(field.data_type());
+        }
+        for (field, produced) in physical.iter().zip(produced_of) {
+            convs.push(Conv::new(field.data_type(), produced, field.name())?);
+        }
         let index = names
             .iter()
             .enumerate()
@@ -107,6 +132,7 @@ impl StructPlan {
             names,
             convs,
             index,
+            targets,
         })
     }
 
@@ -121,7 +147,20 @@ impl StructPlan {
 }
 
 impl Conv {
-    fn new(data_type: &DataType, name: &str) -> Result<Self> {
+    /// How a value of `data_type` converts; `produced` is the type the query reads of it (the
+    /// same, or a row pruned to some of its fields), `None` when it reads none of it.
+    fn new(data_type: &DataType, produced: Option<&DataType>, name: &str) -> Result<Self> {
+        if let Some(produced) = produced
+            && produced != data_type
+            && !matches!(
+                (data_type, produced),
+                (DataType::Struct(_), DataType::Struct(_))
+            )
+        {
+            return Err(FormatError::config(format!(
+                "the column '{name}' is read as {produced}, which is not a projection of its type {data_type}"
+            )));
+        }
         Ok(match data_type {
             DataType::Boolean => Conv::Boolean,
             DataType::Int8 => Conv::Int8,
@@ -138,10 +177,15 @@ impl Conv {
             DataType::Binary | DataType::FixedSizeBinary(_) => Conv::Binary,
             DataType::Date32 => Conv::Date,
             DataType::Time32(_) | DataType::Time64(_) => Conv::Time,
-            DataType::Timestamp(_, zone) => Conv::Timestamp {
+            DataType::Timestamp(unit, zone) => Conv::Timestamp {
                 zoned: zone.is_some(),
+                unit: *unit,
             },
-            DataType::List(element) => Conv::List(Box::new(Conv::new(element.data_type(), name)?)),
+            DataType::List(element) => Conv::List(Box::new(Conv::new(
+                element.data_type(),
+                Some(element.data_type()),
+                name,
+            )?)),
             DataType::Map(entries, _) => {
                 let (key, value) = crate::builder::map_fields(entries)?;
                 if key.data_type() != &DataType::Utf8 {
@@ -150,10 +194,17 @@ impl Conv {
                     )));
                 }
                 Conv::Map {
-                    values: Box::new(Conv::new(value.data_type(), name)?),
+                    values: Box::new(Conv::new(value.data_type(), Some(value.data_type()), name)?),
                 }
             }
-            DataType::Struct(fields) => Conv::Struct(StructPlan::new(fields)?),
+            DataType::Struct(fields) => {
+                let empty = Fields::empty();
+                let produced_fields = match produced {
+                    Some(DataType::Struct(produced)) => produced,
+                    _ => &empty,
+                };
+                Conv::Struct(StructPlan::new(fields, produced_fields)?)
+            }
             other => {
                 return Err(FormatError::config(format!(
                     "The JSON format does not support the type {other} of column '{name}'."
@@ -177,17 +228,29 @@ type Walk<T> = std::result::Result<T, String>;
 
 impl JsonDecoder {
     /// A decoder producing batches of `schema` with the `json` options given (keys without the
-    /// `json.` prefix).
+    /// `json.` prefix), for messages holding exactly the schema's columns.
     pub fn try_new(schema: SchemaRef, options: &FormatOptions) -> Result<Self> {
+        Self::try_new_projected(Arc::clone(&schema), schema, options)
+    }
+
+    /// A decoder of messages holding the `physical` columns producing batches of `produced`
+    /// (the columns the query reads: a subset by name, nested rows pruned to the fields read).
+    pub fn try_new_projected(
+        physical: SchemaRef,
+        produced: SchemaRef,
+        options: &FormatOptions,
+    ) -> Result<Self> {
         let options = JsonDecodeOptions::parse(options)?;
-        let plan = StructPlan::new(schema.fields())?;
-        let columns = builders_for(schema.fields())?;
-        let has_decimal = schema
+        let plan = StructPlan::new(physical.fields(), produced.fields())?;
+        let columns = builders_for(produced.fields())?;
+        // As Flink's deserializer: decimals anywhere in the row decide how a STRING column
+        // spells the floats of an object or array it is given.
+        let has_decimal = physical
             .fields()
             .iter()
             .any(|f| contains_decimal(f.data_type()));
         Ok(Self {
-            schema,
+            schema: produced,
             plan,
             columns,
             options,
@@ -259,10 +322,40 @@ impl JsonDecoder {
             .map_err(|e| format!("malformed JSON: {e}"))?;
         // Tape nodes are the structurals that open a value (containers, strings, scalars), in
         // order; closers, colons and commas have none.
+        if message.contains(&b'\\') {
+            check_surrogates(message)?;
+        }
+        // The same pass checks Jackson's limits on nesting and number length, which simd-json
+        // does not share.
         self.number_offsets.clear();
-        for &index in self.buffers.structural_indexes() {
+        let structurals = self.buffers.structural_indexes();
+        let mut depth = 0usize;
+        for (n, &index) in structurals.iter().enumerate() {
             match message.get(index as usize) {
-                Some(b'}' | b']' | b':' | b',') | None => {}
+                Some(b'}' | b']') => depth = depth.saturating_sub(1),
+                Some(b':' | b',') | None => {}
+                Some(b'{' | b'[') => {
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return Err(format!(
+                            "Document nesting depth ({depth}) exceeds the maximum allowed ({MAX_DEPTH})"
+                        ));
+                    }
+                    self.number_offsets.push(index);
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    let end = structurals
+                        .get(n + 1)
+                        .map_or(message.len(), |e| *e as usize);
+                    if end.saturating_sub(index as usize) > MAX_NUMBER_LENGTH
+                        && number_length(&message[index as usize..]) > MAX_NUMBER_LENGTH
+                    {
+                        return Err(format!(
+                            "Number value length exceeds the maximum allowed ({MAX_NUMBER_LENGTH})"
+                        ));
+                    }
+                    self.number_offsets.push(index);
+                }
                 Some(_) => self.number_offsets.push(index),
             }
         }
@@ -279,25 +372,20 @@ impl JsonDecoder {
         };
         match nodes.first() {
             Some(Node::Object { .. }) => {
-                walk_row(&msg, &self.plan, &mut self.columns, 0, 0)?;
+                walk_row(&msg, &self.plan, Some(&mut self.columns), 0)?;
                 self.rows += 1;
             }
             Some(Node::Array { len, .. }) => {
                 let mut i = 1;
                 for _ in 0..*len {
-                    match nodes.get(i) {
-                        Some(Node::Object { .. }) => {
-                            i = walk_row(&msg, &self.plan, &mut self.columns, i, 1)?;
-                            self.rows += 1;
-                        }
-                        Some(Node::Static(StaticNode::Null)) => i += 1,
-                        _ => {
-                            return Err(
-                                "Illegal JSON object data: an array element is not an object"
-                                    .into(),
-                            );
-                        }
+                    // Flink makes a NULL row of a null element, and fails on other non-objects.
+                    if !matches!(nodes.get(i), Some(Node::Object { .. })) {
+                        return Err(
+                            "Illegal JSON object data: an array element is not an object".into(),
+                        );
                     }
+                    i = walk_row(&msg, &self.plan, Some(&mut self.columns), i)?;
+                    self.rows += 1;
                 }
             }
             _ => return Err(
@@ -345,21 +433,17 @@ fn skip(nodes: &[Node<'_>], i: usize) -> usize {
     }
 }
 
-/// Reads the object at `i` into one row of `columns`; returns the index after it.
+/// Reads the object at `i` into one row of `columns` (or only converts it, when the query reads
+/// none of it); returns the index after it.
 fn walk_row(
     msg: &Message<'_, '_>,
     plan: &StructPlan,
-    columns: &mut [ColumnBuilder],
+    mut columns: Option<&mut [ColumnBuilder]>,
     i: usize,
-    depth: usize,
 ) -> Walk<usize> {
     let Node::Object { len, .. } = msg.nodes[i] else {
         return Err("Illegal JSON object data".into());
     };
-    if depth > MAX_DEPTH {
-        return Err(format!("the message nests deeper than {MAX_DEPTH} levels"));
-    }
-    let start = columns.first().map_or(0, ColumnBuilder::len);
     let mut seen = Seen::new(plan.convs.len());
     let mut j = i + 1;
     // Writers usually emit fields in schema order: try the field after the last one first.
@@ -377,17 +461,21 @@ fn walk_row(
             Some(f) => {
                 expected = f + 1;
                 if seen.get(f) {
-                    // A repeated key: the last value wins.
-                    columns[f].truncate(start);
+                    // Flink counts keys, not fields: a repeated key changes which ones it reads.
+                    return Err(format!("the key '{key}' appears twice in one object"));
                 }
                 seen.set(f);
-                j = convert(msg, &plan.convs[f], &mut columns[f], j, depth + 1)
+                let builder = match (plan.targets[f], columns.as_deref_mut()) {
+                    (Some(t), Some(columns)) => Some(&mut columns[t]),
+                    _ => None,
+                };
+                j = convert(msg, &plan.convs[f], builder, j)
                     .map_err(|e| format!("Fail to deserialize at field: {key}: {e}"))?;
             }
             None => j = skip(msg.nodes, j),
         }
     }
-    for (f, column) in columns.iter_mut().enumerate() {
+    for f in 0..plan.convs.len() {
         if !seen.get(f) {
             if msg.options.fail_on_missing_field {
                 return Err(format!(
@@ -395,7 +483,9 @@ fn walk_row(
                     plan.names[f]
                 ));
             }
-            column.push_null();
+            if let (Some(t), Some(columns)) = (plan.targets[f], columns.as_deref_mut()) {
+                columns[t].push_null();
+            }
         }
     }
     Ok(j)
@@ -446,6 +536,48 @@ fn number_text<'a>(msg: &Message<'a, '_>, i: usize) -> &'a str {
     std::str::from_utf8(&rest[..end]).unwrap_or("")
 }
 
+/// Fails on a `\\u` escape of a surrogate that is not half of a pair: simd-json reads it as
+/// something else, Jackson keeps it as a lone UTF-16 unit. `message` is valid JSON, so every
+/// backslash is inside a string.
+fn check_surrogates(message: &[u8]) -> Walk<()> {
+    let unit = |at: usize| -> Option<u16> {
+        if message.get(at) != Some(&b'\\') || message.get(at + 1) != Some(&b'u') {
+            return None;
+        }
+        let hex = std::str::from_utf8(message.get(at + 2..at + 6)?).ok()?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let mut i = 0;
+    while let Some(offset) = message
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|b| *b == b'\\'))
+    {
+        let at = i + offset;
+        match unit(at) {
+            Some(high @ 0xD800..=0xDBFF) => {
+                if !matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) {
+                    return Err(format!("a lone surrogate escape \\u{high:04x}"));
+                }
+                i = at + 12;
+            }
+            Some(low @ 0xDC00..=0xDFFF) => {
+                return Err(format!("a lone surrogate escape \\u{low:04x}"));
+            }
+            Some(_) => i = at + 6,
+            None => i = at + 2,
+        }
+    }
+    Ok(())
+}
+
+/// Length of the number token at the start of `bytes`.
+fn number_length(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .unwrap_or(bytes.len())
+}
+
 /// The text Jackson's `getText()` gives a non-string scalar token.
 fn scalar_text(msg: &Message<'_, '_>, i: usize) -> String {
     match msg.nodes[i] {
@@ -472,17 +604,19 @@ fn mismatch(conv: &Conv) -> String {
     format!("no column builder matches {conv:?}")
 }
 
-/// Converts the value at `i` into one value of `builder`; returns the index after it.
+/// Converts the value at `i` into one value of `builder` (or only converts it, when the query
+/// does not read it); returns the index after it.
 fn convert(
     msg: &Message<'_, '_>,
     conv: &Conv,
-    builder: &mut ColumnBuilder,
+    builder: Option<&mut ColumnBuilder>,
     i: usize,
-    depth: usize,
 ) -> Walk<usize> {
     let node = &msg.nodes[i];
     if let Node::Static(StaticNode::Null) = node {
-        builder.push_null();
+        if let Some(builder) = builder {
+            builder.push_null();
+        }
         return Ok(i + 1);
     }
     match conv {
@@ -490,57 +624,69 @@ fn convert(
             let value = match node {
                 Node::Static(StaticNode::Bool(v)) => *v,
                 Node::String(s) => java_trim(s).eq_ignore_ascii_case("true"),
+                // Flink reads a container's first token as `false` and then loses its place.
+                Node::Object { .. } | Node::Array { .. } => {
+                    return Err(format!("cannot read {} as BOOLEAN", kind(node)));
+                }
                 _ => false,
             };
-            builder.push_bool(value);
+            if let Some(builder) = builder {
+                builder.push_bool(value);
+            }
         }
         Conv::Int8 => {
             let v = small_int(msg, i, i64::from(i8::MIN), i64::from(i8::MAX), "byte")?;
-            let ColumnBuilder::Int8(c) = builder else {
-                return Err(mismatch(conv));
-            };
-            c.push(v as i8);
+            match builder {
+                Some(ColumnBuilder::Int8(c)) => c.push(v as i8),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
+            }
         }
         Conv::Int16 => {
             let v = small_int(msg, i, i64::from(i16::MIN), i64::from(i16::MAX), "short")?;
-            let ColumnBuilder::Int16(c) = builder else {
-                return Err(mismatch(conv));
-            };
-            c.push(v as i16);
+            match builder {
+                Some(ColumnBuilder::Int16(c)) => c.push(v as i16),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
+            }
         }
         Conv::Int32 => {
             let v = int_value(msg, i, i64::from(i32::MIN), i64::from(i32::MAX), "int")? as i32;
             match builder {
-                ColumnBuilder::Int32(c) => c.push(v),
-                ColumnBuilder::IntervalYearMonth(c) => c.push(v),
-                _ => return Err(mismatch(conv)),
+                Some(ColumnBuilder::Int32(c)) => c.push(v),
+                Some(ColumnBuilder::IntervalYearMonth(c)) => c.push(v),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
             }
         }
         Conv::Int64 => {
             let v = int_value(msg, i, i64::MIN, i64::MAX, "long")?;
             match builder {
-                ColumnBuilder::Int64(c) => c.push(v),
-                ColumnBuilder::DurationMillisecond(c) => c.push(v),
-                _ => return Err(mismatch(conv)),
+                Some(ColumnBuilder::Int64(c)) => c.push(v),
+                Some(ColumnBuilder::DurationMillisecond(c)) => c.push(v),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
             }
         }
         Conv::Float32 => {
             let text = value_text(msg, i, "FLOAT")?;
             let v =
                 parse_java_float(&text).ok_or_else(|| format!("For input string: \"{text}\""))?;
-            let ColumnBuilder::Float32(c) = builder else {
-                return Err(mismatch(conv));
-            };
-            c.push(v);
+            match builder {
+                Some(ColumnBuilder::Float32(c)) => c.push(v),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
+            }
         }
         Conv::Float64 => {
             let text = value_text(msg, i, "DOUBLE")?;
             let v =
                 parse_java_double(&text).ok_or_else(|| format!("For input string: \"{text}\""))?;
-            let ColumnBuilder::Float64(c) = builder else {
-                return Err(mismatch(conv));
-            };
-            c.push(v);
+            match builder {
+                Some(ColumnBuilder::Float64(c)) => c.push(v),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
+            }
         }
         Conv::Decimal { precision, scale } => {
             let text = match node {
@@ -550,31 +696,36 @@ fn convert(
                 }
                 _ => return Err(format!("cannot read {} as DECIMAL", kind(node))),
             };
-            match parse_decimal(text, *precision, *scale)? {
-                Some(v) => {
-                    let ColumnBuilder::Decimal128(c) = builder else {
-                        return Err(mismatch(conv));
-                    };
-                    c.push(v);
-                }
+            let value = parse_decimal(text, *precision, *scale)?;
+            match (value, builder) {
+                (Some(v), Some(ColumnBuilder::Decimal128(c))) => c.push(v),
                 // As Flink's DecimalData.fromBigDecimal: too wide for the column is NULL.
-                None => builder.push_null(),
+                (None, Some(builder)) => builder.push_null(),
+                (_, Some(_)) => return Err(mismatch(conv)),
+                (_, None) => {}
             }
         }
         Conv::Utf8 => {
-            let ColumnBuilder::Bytes(c) = builder else {
-                return Err(mismatch(conv));
-            };
-            match node {
-                Node::String(s) => c.push(s.as_bytes()),
+            let text: std::borrow::Cow<'_, str> = match node {
+                Node::String(s) => std::borrow::Cow::Borrowed(s),
                 Node::Object { .. } | Node::Array { .. } => {
+                    if builder.is_none() {
+                        // Any container reads as its JSON text.
+                        return Ok(skip(msg.nodes, i));
+                    }
                     let mut text = String::new();
                     write_json(msg, i, &mut text, msg.has_decimal)?;
-                    c.push(text.as_bytes())
+                    std::borrow::Cow::Owned(text)
                 }
-                _ => c.push(scalar_text(msg, i).as_bytes()),
+                _ => std::borrow::Cow::Owned(scalar_text(msg, i)),
+            };
+            match builder {
+                Some(ColumnBuilder::Bytes(c)) => {
+                    c.push(text.as_bytes()).map_err(|e| e.to_string())?
+                }
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
             }
-            .map_err(|e| e.to_string())?;
         }
         Conv::Binary => {
             let Node::String(s) = node else {
@@ -587,34 +738,37 @@ fn convert(
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(compact.as_bytes())
                 .map_err(|e| format!("invalid base64 value: {e}"))?;
-            let ColumnBuilder::Bytes(c) = builder else {
-                return Err(mismatch(conv));
-            };
-            c.push(&bytes).map_err(|e| e.to_string())?;
+            match builder {
+                Some(ColumnBuilder::Bytes(c)) => c.push(&bytes).map_err(|e| e.to_string())?,
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
+            }
         }
         Conv::Date => {
             let text = temporal_text(node, "DATE")?;
             let days = parse_date(text).ok_or_else(|| {
                 format!("Text '{text}' could not be parsed as a DATE (yyyy-MM-dd)")
             })?;
-            let ColumnBuilder::Date32(c) = builder else {
-                return Err(mismatch(conv));
-            };
-            c.push(days);
+            match builder {
+                Some(ColumnBuilder::Date32(c)) => c.push(days),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
+            }
         }
         Conv::Time => {
             let text = temporal_text(node, "TIME")?;
             let millis = parse_sql_time_whole_seconds(text)
                 .ok_or_else(|| format!("Text '{text}' could not be parsed as a TIME (HH:mm:ss)"))?;
             match builder {
-                ColumnBuilder::Time32Second(c) => c.push(millis / 1000),
-                ColumnBuilder::Time32Millisecond(c) => c.push(millis),
-                ColumnBuilder::Time64Microsecond(c) => c.push(i64::from(millis) * 1000),
-                ColumnBuilder::Time64Nanosecond(c) => c.push(i64::from(millis) * 1_000_000),
-                _ => return Err(mismatch(conv)),
+                Some(ColumnBuilder::Time32Second(c)) => c.push(millis / 1000),
+                Some(ColumnBuilder::Time32Millisecond(c)) => c.push(millis),
+                Some(ColumnBuilder::Time64Microsecond(c)) => c.push(i64::from(millis) * 1000),
+                Some(ColumnBuilder::Time64Nanosecond(c)) => c.push(i64::from(millis) * 1_000_000),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
             }
         }
-        Conv::Timestamp { zoned } => {
+        Conv::Timestamp { zoned, unit } => {
             let text = temporal_text(node, "TIMESTAMP")?;
             let standard = msg.options.timestamp_standard;
             let parsed = if *zoned {
@@ -623,35 +777,54 @@ fn convert(
                 parse_timestamp(text, standard)
             };
             let (millis, nanos) = parsed.ok_or_else(|| timestamp_error(text, standard, *zoned))?;
-            push_timestamp(builder, millis, nanos).map_err(|e| format!("{e} ('{text}')"))?;
+            // Flink keeps every digit it parsed, beyond the column's precision too.
+            let kept = match unit {
+                TimeUnit::Second => millis.rem_euclid(1000) == 0 && nanos == 0,
+                TimeUnit::Millisecond => nanos == 0,
+                TimeUnit::Microsecond => nanos % 1000 == 0,
+                TimeUnit::Nanosecond => true,
+            };
+            if !kept {
+                return Err(format!(
+                    "'{text}' has more fractional digits than the column keeps"
+                ));
+            }
+            let value =
+                timestamp_value(*unit, millis, nanos).map_err(|e| format!("{e} ('{text}')"))?;
+            match builder {
+                Some(ColumnBuilder::TimestampSecond(c)) => c.push(value),
+                Some(ColumnBuilder::TimestampMillisecond(c)) => c.push(value),
+                Some(ColumnBuilder::TimestampMicrosecond(c)) => c.push(value),
+                Some(ColumnBuilder::TimestampNanosecond(c)) => c.push(value),
+                Some(_) => return Err(mismatch(conv)),
+                None => {}
+            }
         }
         Conv::List(element) => {
             let Node::Array { len, .. } = *node else {
                 return Err(format!("Illegal JSON array data: got {}", kind(node)));
             };
-            let ColumnBuilder::List { element: child, .. } = builder else {
-                return Err(mismatch(conv));
-            };
             let mut j = i + 1;
-            for _ in 0..len {
-                j = convert(msg, element, child, j, depth + 1)?;
+            match builder {
+                Some(builder) => {
+                    let ColumnBuilder::List { element: child, .. } = &mut *builder else {
+                        return Err(mismatch(conv));
+                    };
+                    for _ in 0..len {
+                        j = convert(msg, element, Some(child), j)?;
+                    }
+                    builder.end_nested_value();
+                }
+                None => {
+                    for _ in 0..len {
+                        j = convert(msg, element, None, j)?;
+                    }
+                }
             }
-            builder.end_nested_value();
         }
         Conv::Map { values } => {
             let Node::Object { len, .. } = *node else {
                 return Err(format!("Illegal JSON map data: got {}", kind(node)));
-            };
-            let ColumnBuilder::Map {
-                keys,
-                values: value_builder,
-                ..
-            } = builder
-            else {
-                return Err(mismatch(conv));
-            };
-            let ColumnBuilder::Bytes(key_column) = keys.as_mut() else {
-                return Err(mismatch(conv));
             };
             // The last value of a repeated key wins, at the key's first position.
             let mut entries: Vec<(&str, usize)> = Vec::with_capacity(len);
@@ -668,7 +841,11 @@ fn convert(
                     entries.iter().position(|(k, _)| *k == key)
                 };
                 match existing {
-                    Some(p) => entries[p].1 = value,
+                    Some(p) => {
+                        // Flink converts the overwritten value too.
+                        convert(msg, values, None, entries[p].1)?;
+                        entries[p].1 = value;
+                    }
                     None => {
                         if len > 16 {
                             positions.insert(key, entries.len());
@@ -678,21 +855,48 @@ fn convert(
                 }
                 j = skip(msg.nodes, value);
             }
-            for (key, value) in entries {
-                key_column.push(key.as_bytes()).map_err(|e| e.to_string())?;
-                convert(msg, values, value_builder, value, depth + 1)?;
+            match builder {
+                Some(builder) => {
+                    let ColumnBuilder::Map {
+                        keys,
+                        values: value_builder,
+                        ..
+                    } = &mut *builder
+                    else {
+                        return Err(mismatch(conv));
+                    };
+                    let ColumnBuilder::Bytes(key_column) = keys.as_mut() else {
+                        return Err(mismatch(conv));
+                    };
+                    for (key, value) in entries {
+                        key_column.push(key.as_bytes()).map_err(|e| e.to_string())?;
+                        convert(msg, values, Some(value_builder), value)?;
+                    }
+                    builder.end_nested_value();
+                }
+                None => {
+                    for (_, value) in entries {
+                        convert(msg, values, None, value)?;
+                    }
+                }
             }
-            builder.end_nested_value();
         }
         Conv::Struct(plan) => {
             if !matches!(node, Node::Object { .. }) {
                 return Err(format!("Illegal JSON object data: got {}", kind(node)));
             }
-            let ColumnBuilder::Struct { fields, .. } = builder else {
-                return Err(mismatch(conv));
-            };
-            walk_row(msg, plan, fields, i, depth)?;
-            builder.end_nested_value();
+            match builder {
+                Some(builder) => {
+                    let ColumnBuilder::Struct { fields, .. } = &mut *builder else {
+                        return Err(mismatch(conv));
+                    };
+                    walk_row(msg, plan, Some(fields), i)?;
+                    builder.end_nested_value();
+                }
+                None => {
+                    walk_row(msg, plan, None, i)?;
+                }
+            }
         }
     }
     Ok(skip(msg.nodes, i))
@@ -729,26 +933,20 @@ fn timestamp_error(text: &str, standard: TimestampStandard, zoned: bool) -> Stri
     format!("Text '{text}' could not be parsed as a timestamp of the form {form}")
 }
 
-/// Appends epoch millis + nanos of the millisecond in the builder's unit (truncating to it).
-fn push_timestamp(builder: &mut ColumnBuilder, millis: i64, nanos: u32) -> Walk<()> {
-    match builder {
-        ColumnBuilder::TimestampSecond(c) => c.push(millis.div_euclid(1000)),
-        ColumnBuilder::TimestampMillisecond(c) => c.push(millis),
-        ColumnBuilder::TimestampMicrosecond(c) => c.push(
-            millis
-                .checked_mul(1000)
-                .and_then(|v| v.checked_add(i64::from(nanos / 1000)))
-                .ok_or("the timestamp is outside the range of microsecond timestamps")?,
-        ),
-        ColumnBuilder::TimestampNanosecond(c) => c.push(
-            millis
-                .checked_mul(1_000_000)
-                .and_then(|v| v.checked_add(i64::from(nanos)))
-                .ok_or("the timestamp is outside the range of Arrow nanosecond timestamps (1677-09-21 to 2262-04-11)")?,
-        ),
-        _ => return Err("not a timestamp column".into()),
-    }
-    Ok(())
+/// Epoch millis + nanos of the millisecond in `unit` (truncating to it).
+fn timestamp_value(unit: TimeUnit, millis: i64, nanos: u32) -> Walk<i64> {
+    Ok(match unit {
+        TimeUnit::Second => millis.div_euclid(1000),
+        TimeUnit::Millisecond => millis,
+        TimeUnit::Microsecond => millis
+            .checked_mul(1000)
+            .and_then(|v| v.checked_add(i64::from(nanos / 1000)))
+            .ok_or("the timestamp is outside the range of microsecond timestamps")?,
+        TimeUnit::Nanosecond => millis
+            .checked_mul(1_000_000)
+            .and_then(|v| v.checked_add(i64::from(nanos)))
+            .ok_or("the timestamp is outside the range of Arrow nanosecond timestamps (1677-09-21 to 2262-04-11)")?,
+    })
 }
 
 /// TINYINT/SMALLINT: integer tokens in range, or Java's `parseByte`/`parseShort` of a string;

@@ -2,7 +2,7 @@
 //! [`JsonEncoder`] (rows to the bytes Flink writes) and their options.
 //!
 //! Decoding follows Flink 2.2's default JSON deserializer (the JsonParser-based one) value by
-//! value; the differences are deliberate and listed on [`JsonDecoder`].
+//! value; messages that deserializer reads some other way are errors, listed on [`JsonDecoder`].
 
 mod decoder;
 mod encoder;

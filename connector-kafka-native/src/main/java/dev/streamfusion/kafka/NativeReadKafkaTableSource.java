@@ -14,7 +14,10 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.connectors.kafka.table.TableDataTypeUtils;
 import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.Projection;
+import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.data.RowData;
@@ -98,7 +101,11 @@ final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource impl
         }
         FormatDecoding decoding =
                 new FormatDecoding(
-                        plan.formats.format, plan.formats.formatOptions, FormatRows.project(physical, valueProjection, null), valuePaths.toArray(new int[0][]));
+                        plan.formats.format,
+                        plan.formats.formatOptions,
+                        FormatRows.project(physical, valueProjection, null),
+                        valuePaths.toArray(new int[0][]),
+                        stockDecoder(context, valueDecodingFormat, valueProjection, null));
         KeyDecoding keys =
                 plan.formats.keyFormat == null
                         ? null
@@ -107,7 +114,8 @@ final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource impl
                                         plan.formats.keyFormat,
                                         plan.formats.keyFormatOptions,
                                         FormatRows.project(physical, keyProjection, keyPrefix),
-                                        keyPaths.toArray(new int[0][])),
+                                        keyPaths.toArray(new int[0][]),
+                                        stockDecoder(context, keyDecodingFormat, keyProjection, keyPrefix)),
                                 fromKey,
                                 column);
         StreamFusionKafkaSource source =
@@ -145,6 +153,19 @@ final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource impl
                 return Optional.ofNullable(parallelism);
             }
         };
+    }
+
+    /**
+     * Flink's own runtime decoder of a value or key format, created exactly as the stock source
+     * creates it: for the messages the native decoder hands back.
+     */
+    private DeserializationSchema<RowData> stockDecoder(
+            ScanContext context, DecodingFormat<DeserializationSchema<RowData>> format, int[] fields, String prefix) {
+        DataType formatType = Projection.of(fields).project(physicalDataType);
+        if (prefix != null) {
+            formatType = TableDataTypeUtils.stripRowPrefix(formatType, prefix);
+        }
+        return format.createRuntimeDecoder(context, formatType);
     }
 
     private static int indexOf(int[] fields, int field) {

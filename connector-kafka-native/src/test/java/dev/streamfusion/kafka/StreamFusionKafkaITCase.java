@@ -2,6 +2,8 @@ package dev.streamfusion.kafka;
 
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.formats.NativeFormatDecoder;
+import dev.streamfusion.formats.testing.JsonCorpus;
+import dev.streamfusion.formats.testing.MalformedMessage;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.flink.FailOnce;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
@@ -9,11 +11,13 @@ import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
 import dev.streamfusion.testkit.nexmark.proto.Bid;
 
+import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
 import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
 import org.apache.flink.formats.protobuf.PbFormatConfig;
 import org.apache.flink.formats.protobuf.serialize.PbRowDataSerializationSchema;
@@ -34,6 +38,7 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -63,6 +68,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -411,6 +417,106 @@ class StreamFusionKafkaITCase {
         tables.executeSql(ddl("bad", "streamfusion-kafka", bidsTable("topic", BAD, Map.of())));
         assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM bad")))
                 .hasStackTraceContaining("Failed to decode the value of the Kafka record at offset 1 of " + BAD + "-0 (json)");
+    }
+
+    /**
+     * Every message of the malformed JSON corpus, as values and as keys: with ignore-parse-errors
+     * the tables give stock's rows (a bad field is NULL, a bad message gives no row, a message
+     * Flink reads despite trouble gives Flink's rows); without it both fail, and StreamFusion
+     * names the first record Flink fails on.
+     */
+    @Test
+    void malformedJsonValuesAndKeysMeanWhatTheyMeanToFlink() throws Exception {
+        String values = "json-corpus-values";
+        String keys = "json-corpus-keys";
+        KAFKA.cluster().createTopic(values, 1);
+        KAFKA.cluster().createTopic(keys, 1);
+        List<MalformedMessage> corpus = JsonCorpus.corpus();
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < corpus.size(); i++) {
+                byte[] id = ("{\"id\": " + i + "}").getBytes(StandardCharsets.UTF_8);
+                producer.send(new ProducerRecord<>(values, 0, null, corpus.get(i).bytes)).get();
+                producer.send(new ProducerRecord<>(keys, 0, corpus.get(i).bytes, id)).get();
+            }
+        }
+        String columns = columns(JsonCorpus.PHYSICAL, "");
+        Map<String, String> ignoring = bidsTable("topic", values, Map.of("json.ignore-parse-errors", "true"));
+        assertSameRows("SELECT * FROM %s", columns, ignoring);
+        assertSameRows("SELECT a, r.y, s FROM %s", columns, ignoring);
+        String withOffsets = columns + ", off BIGINT METADATA FROM 'offset' VIRTUAL";
+        assertSameRows("SELECT off, arr, t FROM %s", withOffsets, ignoring);
+
+        String keyed = columns(JsonCorpus.PHYSICAL, "k_") + ", id INT";
+        Map<String, String> keyOptions = new HashMap<>(bidsTable("topic", keys, Map.of()));
+        keyOptions.remove("format");
+        keyOptions.putAll(
+                Map.of(
+                        "key.format", "json",
+                        "key.json.ignore-parse-errors", "true",
+                        "key.fields", String.join(";", prefixed(JsonCorpus.PHYSICAL, "k_")),
+                        "key.fields-prefix", "k_",
+                        "value.format", "json",
+                        "value.json.ignore-parse-errors", "true",
+                        "value.fields-include", "EXCEPT_KEY"));
+        assertSameRows("SELECT * FROM %s", keyed, keyOptions);
+        assertSameRows("SELECT id, k_a, k_m FROM %s", keyed, keyOptions);
+
+        // Without ignore-parse-errors: both fail, at the first record Flink's format fails on.
+        int firstBad = firstFailing(corpus);
+        StreamTableEnvironment tables = tables();
+        Map<String, String> failing = bidsTable("topic", values, Map.of());
+        tables.executeSql(ddl("stock_values", "kafka", columns, failing));
+        tables.executeSql(ddl("fused_values", "streamfusion-kafka", columns, failing));
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT a FROM stock_values")))
+                .hasStackTraceContaining("Failed to deserialize JSON");
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT a FROM fused_values")))
+                .hasStackTraceContaining(
+                        "Failed to decode the value of the Kafka record at offset " + firstBad + " of " + values + "-0 (json)");
+        Map<String, String> failingKeys = new HashMap<>(keyOptions);
+        failingKeys.remove("key.json.ignore-parse-errors");
+        tables.executeSql(ddl("fused_keys", "streamfusion-kafka", keyed, failingKeys));
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT id FROM fused_keys")))
+                .hasStackTraceContaining(
+                        "Failed to decode the key of the Kafka record at offset " + firstBad + " of " + keys + "-0 (json)");
+        // A key Flink's format makes a NULL row of (under the key's ignore-parse-errors) fails
+        // Flink's connector unless the value format ignores parse errors too.
+        Map<String, String> nullKeys = new HashMap<>(keyOptions);
+        nullKeys.remove("value.json.ignore-parse-errors");
+        tables.executeSql(ddl("stock_null_keys", "kafka", keyed, nullKeys));
+        tables.executeSql(ddl("fused_null_keys", "streamfusion-kafka", keyed, nullKeys));
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT id FROM stock_null_keys")))
+                .hasStackTraceContaining("Failed to deserialize JSON");
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT id FROM fused_null_keys")))
+                .hasStackTraceContaining("Flink's key format makes a NULL row of it");
+    }
+
+    /** The index of the first message of {@code corpus} Flink's JSON format fails on. */
+    private static int firstFailing(List<MalformedMessage> corpus) throws Exception {
+        JsonParserRowDataDeserializationSchema flink =
+                new JsonParserRowDataDeserializationSchema(
+                        JsonCorpus.PHYSICAL, InternalTypeInfo.of(JsonCorpus.PHYSICAL), false, false, TimestampFormat.SQL);
+        flink.open(null);
+        for (int i = 0; i < corpus.size(); i++) {
+            try {
+                flink.deserialize(corpus.get(i).bytes, new ListCollector<>(new ArrayList<>()));
+            } catch (IOException e) {
+                return i;
+            }
+        }
+        throw new AssertionError("no message of the corpus fails");
+    }
+
+    /** DDL columns of {@code type}'s fields, named with {@code prefix}. */
+    private static String columns(RowType type, String prefix) {
+        List<String> columns = new ArrayList<>();
+        for (RowType.RowField field : type.getFields()) {
+            columns.add("`" + prefix + field.getName() + "` " + field.getType().asSerializableString());
+        }
+        return String.join(", ", columns);
+    }
+
+    private static List<String> prefixed(RowType type, String prefix) {
+        return type.getFieldNames().stream().map(name -> prefix + name).collect(Collectors.toList());
     }
 
     @Test

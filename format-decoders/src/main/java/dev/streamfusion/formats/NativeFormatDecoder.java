@@ -19,6 +19,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,9 @@ import java.util.Set;
  * one Arrow batch: one JNI call per batch, none per message. A message that cannot be decoded
  * fails the call with a {@link dev.streamfusion.bridge.NativeDecodeException} whose position is
  * the message's index in the batch, unless the format's ignore-parse-errors option is set, in
- * which case it is skipped and counted ({@link #skipped()}).
+ * which case it is skipped and counted ({@link #skipped()}). A deferring decoder instead hands
+ * such a message back: it gives no rows and is listed by {@link #deferred()}, for the caller to
+ * decode with Flink's own format ({@link StockMessageDecoder}), which then decides what it means.
  */
 @Internal
 public final class NativeFormatDecoder extends NativeHandle {
@@ -85,6 +88,36 @@ public final class NativeFormatDecoder extends NativeHandle {
             Map<String, String> options,
             RowType physical,
             RowType rowType) {
+        return create(allocator, format, options, physical, rowType, false);
+    }
+
+    /**
+     * {@link #create(BufferAllocator, String, Map, RowType, RowType)}, deferring: a message the
+     * native decoder cannot decode as Flink's format would is handed back ({@link #deferred()})
+     * instead of failing the batch or being skipped, whatever the format's ignore-parse-errors
+     * option says; the caller's {@link StockMessageDecoder} applies that option.
+     */
+    public static NativeFormatDecoder createDeferring(
+            BufferAllocator allocator,
+            String format,
+            Map<String, String> options,
+            RowType physical,
+            RowType rowType) {
+        Map<String, String> strict = new HashMap<>(options);
+        strict.remove(IGNORE_PARSE_ERRORS);
+        return create(allocator, format, strict, physical, rowType, true);
+    }
+
+    /** The option of the formats that have one to skip messages they cannot decode. */
+    public static final String IGNORE_PARSE_ERRORS = "ignore-parse-errors";
+
+    private static NativeFormatDecoder create(
+            BufferAllocator allocator,
+            String format,
+            Map<String, String> options,
+            RowType physical,
+            RowType rowType,
+            boolean defer) {
         NativeLibrary.load();
         FormatOptionArrays arrays = new FormatOptionArrays(options);
         Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
@@ -121,7 +154,8 @@ public final class NativeFormatDecoder extends NativeHandle {
                                                                                                     row,
                                                                                                     out,
                                                                                                     descriptors,
-                                                                                                    message)))));
+                                                                                                    message,
+                                                                                                    defer)))));
             SchemaRegistryClient registry =
                     "avro-confluent".equals(format) ? HttpSchemaRegistryClient.fromOptions(options) : null;
             return new NativeFormatDecoder(allocator, rowType, address[0], rows, registry);
@@ -230,6 +264,14 @@ public final class NativeFormatDecoder extends NativeHandle {
         }
     }
 
+    /**
+     * The indexes, in the last decoded batch, of the messages a deferring decoder handed back
+     * (they gave no rows); empty for other decoders.
+     */
+    public synchronized int[] deferred() {
+        return deferred(address());
+    }
+
     /** Messages skipped under the format's ignore-parse-errors option since creation. */
     public synchronized long skipped() {
         return skipped(address());
@@ -255,11 +297,14 @@ public final class NativeFormatDecoder extends NativeHandle {
             long rowsSchemaAddress,
             long outSchemaAddress,
             byte[] descriptors,
-            String message);
+            String message,
+            boolean defer);
 
     private static native int decode(long handle, long messagesAddress, long outArrayAddress, int[] rowStarts);
 
     private static native long skipped(long handle);
+
+    private static native int[] deferred(long handle);
 
     private static native void addWriterSchema(long handle, int id, String schema);
 

@@ -1,8 +1,12 @@
 package dev.streamfusion.kafka.source;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.util.UserCodeClassLoader;
 
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -22,6 +26,7 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
     final LivePolls livePolls;
 
     DecodingSplitReader(
+            SourceReaderContext context,
             FormatDecoding decoding,
             KeyDecoding keyDecoding,
             KafkaMetadata metadata,
@@ -30,9 +35,25 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
             ReaderMetrics readerMetrics) {
         this.metadata = metadata;
         this.livePolls = livePolls;
-        this.values = new PartDecoder(decoding, "value", allocator, readerMetrics);
+        // Flink's deserializers open as Flink's Kafka source opens its own.
+        DeserializationSchema.InitializationContext formats =
+                new DeserializationSchema.InitializationContext() {
+                    @Override
+                    public MetricGroup getMetricGroup() {
+                        return context.metricGroup().addGroup("deserializer");
+                    }
+
+                    @Override
+                    public UserCodeClassLoader getUserCodeClassLoader() {
+                        return context.getUserCodeClassLoader();
+                    }
+                };
+        this.values = new PartDecoder(decoding, "value", allocator, readerMetrics, formats);
         try {
-            this.keys = keyDecoding == null ? null : new PartDecoder(keyDecoding.key(), "key", allocator, readerMetrics);
+            this.keys =
+                    keyDecoding == null
+                            ? null
+                            : new PartDecoder(keyDecoding.key(), "key", allocator, readerMetrics, formats);
         } catch (RuntimeException e) {
             values.close();
             throw e;

@@ -3,8 +3,11 @@ package dev.streamfusion.kafka.source;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.columnar.NestedProjection;
 import dev.streamfusion.formats.NativeFormatDecoder;
+import dev.streamfusion.formats.StockMessageDecoder;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -16,8 +19,9 @@ import java.util.Map;
 
 /**
  * How one part of a Kafka record (its value, or its key) is decoded natively: the format and its
- * options (keys without the format prefix), the row type the format writes, and the (possibly
- * nested) fields the query reads.
+ * options (keys without the format prefix), the row type the format writes, the (possibly nested)
+ * fields the query reads, and Flink's own deserializer of the format for the messages the native
+ * decoder hands back.
  */
 @Internal
 public final class FormatDecoding implements Serializable {
@@ -28,16 +32,25 @@ public final class FormatDecoding implements Serializable {
     private final HashMap<String, String> options;
     private final RowType physicalType;
     private final int[][] projection;
+    private final StockMessageDecoder stock;
 
     /**
      * @param projection paths of field indices into {@code physicalType} that the query reads, as
      *     the planner pushes them ({@code [[2], [0, 1]]})
+     * @param stock Flink's own deserializer of the format for {@code physicalType}, as the stock
+     *     connector creates it
      */
-    public FormatDecoding(String format, Map<String, String> options, RowType physicalType, int[][] projection) {
+    public FormatDecoding(
+            String format,
+            Map<String, String> options,
+            RowType physicalType,
+            int[][] projection,
+            DeserializationSchema<RowData> stock) {
         this.format = format;
         this.options = new HashMap<>(options);
         this.physicalType = physicalType;
         this.projection = projection;
+        this.stock = new StockMessageDecoder(stock, physicalType, projection);
     }
 
     public String format() {
@@ -49,10 +62,24 @@ public final class FormatDecoding implements Serializable {
         return projection().producedType();
     }
 
-    /** A decoder of the physical row type building only the fields the query reads. */
+    /**
+     * A decoder of the physical row type building only the fields the query reads, handing back
+     * the messages it cannot decode exactly as Flink's format would, for {@link #stock()}.
+     */
     public NativeFormatDecoder openDecoder(BufferAllocator allocator) {
-        return NativeFormatDecoder.create(allocator, format, options, physicalType, projection().prunedType());
+        return NativeFormatDecoder.createDeferring(allocator, format, options, physicalType, projection().prunedType());
     }
+
+    /** Whether the format skips the messages it cannot decode (its ignore-parse-errors option). */
+    boolean ignoresParseErrors() {
+        return Boolean.parseBoolean(options.getOrDefault(NativeFormatDecoder.IGNORE_PARSE_ERRORS, "false"));
+    }
+
+    /** Flink's own deserializer of the format, for the messages the native decoder hands back. */
+    StockMessageDecoder stock() {
+        return stock;
+    }
+
 
     /** The rows of a batch the decoder returned. */
     public ArrowColumnarBatch rows(VectorSchemaRoot decoded) {

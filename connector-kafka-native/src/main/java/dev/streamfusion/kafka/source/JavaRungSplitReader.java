@@ -48,7 +48,7 @@ final class JavaRungSplitReader extends DecodingSplitReader {
             BufferAllocator allocator,
             LivePolls livePolls,
             ReaderMetrics readerMetrics) {
-        super(decoding, keys, metadata, allocator, livePolls, readerMetrics);
+        super(context, decoding, keys, metadata, allocator, livePolls, readerMetrics);
         try {
             this.consumer = new KafkaPartitionSplitReader(properties, context, metrics);
         } catch (RuntimeException e) {
@@ -101,13 +101,13 @@ final class JavaRungSplitReader extends DecodingSplitReader {
             }
         }
         IntFunction<String> recordName = i -> "the Kafka record at offset " + offsets[i] + " of " + split;
-        DecodedPart valueRows = values.decode(count, (d, starts) -> d.decode(messages, starts), recordName);
+        DecodedPart valueRows = values.decode(count, (d, starts) -> d.decode(messages, starts), messages::get, recordName);
         parts.add(valueRows);
         DecodedPart keyRows = null;
         if (keys != null) {
             List<byte[]> keyBytes = new ArrayList<>(count);
             records.forEach(r -> keyBytes.add(r.key()));
-            keyRows = keys.decode(count, (d, starts) -> d.decode(keyBytes, starts), recordName);
+            keyRows = keys.decode(count, (d, starts) -> d.decode(keyBytes, starts), keyBytes::get, recordName);
             parts.add(keyRows);
         }
         return new DecodedPoll.SplitBatch(split, valueRows, keyRows, 0, count, offsets, timestamps, metadataRows);

@@ -7,6 +7,8 @@ import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplitState;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.JoinedRowData;
 
+import java.io.IOException;
+
 /**
  * Emits a record's rows (each value row with each key row when the table reads keys, followed by
  * the record's metadata columns if it reads any) with the record's timestamp, then moves the
@@ -18,25 +20,45 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
 
     /** The key-value view, or {@code null} for tables that read values only. */
     private final KeyValueRowData keyValue;
+    /** Whether the value format skips what it cannot decode (its ignore-parse-errors option). */
+    private final boolean valueIgnoresParseErrors;
 
-    KafkaMessageEmitter(KeyDecoding keyDecoding) {
+    KafkaMessageEmitter(KeyDecoding keyDecoding, boolean valueIgnoresParseErrors) {
         this.keyValue = keyDecoding == null ? null : keyDecoding.newRow();
+        this.valueIgnoresParseErrors = valueIgnoresParseErrors;
     }
 
     @Override
-    public void emitRecord(KafkaMessage message, SourceOutput<RowData> output, KafkaPartitionSplitState split) {
+    public void emitRecord(KafkaMessage message, SourceOutput<RowData> output, KafkaPartitionSplitState split)
+            throws IOException {
         DecodedPart values = message.values();
         DecodedPart keys = message.keys();
         int record = message.record();
         RowData metadata = message.metadata();
-        for (int v = values.rowStarts[record]; v < values.rowStarts[record + 1]; v++) {
+        int valueRows = values.rowCount(record);
+        for (int v = 0; v < valueRows; v++) {
+            RowData value = values.row(record, v);
             if (keys == null) {
-                emit(values.rows.row(v), metadata, output, message.timestamp());
+                emit(value, metadata, output, message.timestamp());
                 continue;
             }
-            RowData value = values.rows.row(v);
-            for (int k = keys.rowStarts[record]; k < keys.rowStarts[record + 1]; k++) {
-                emit(keyValue.of(keys.rows.row(k), value), metadata, output, message.timestamp());
+            int keyRows = keys.rowCount(record);
+            for (int k = 0; k < keyRows; k++) {
+                RowData key = keys.row(record, k);
+                if (key == null) {
+                    // Flink's key format made a NULL row of a malformed key. Flink's connector
+                    // fails pairing it with the value row, within the value format's call: the
+                    // value format drops the rest of the record if it ignores parse errors,
+                    // else the job fails.
+                    if (valueIgnoresParseErrors) {
+                        split.setCurrentOffset(message.offset() + 1);
+                        return;
+                    }
+                    throw new IOException(
+                            "Failed to decode the key of the Kafka record at offset " + message.offset() + " of "
+                                    + split.splitId() + ": Flink's key format makes a NULL row of it");
+                }
+                emit(keyValue.of(key, value), metadata, output, message.timestamp());
             }
         }
         split.setCurrentOffset(message.offset() + 1);

@@ -82,6 +82,11 @@ final class NativeKafkaConsumer extends NativeHandle {
         return decoder.decode((decoderAddress, out) -> decode(handle, keys, decoderAddress, out, rowStarts));
     }
 
+    /** The value (or key) of record {@code index} of the last poll, or {@code null} for a null one. */
+    synchronized byte[] message(boolean keys, int index) {
+        return message(address(), keys, index);
+    }
+
     /** The ids of splits that reached their stopping offset since the last call. */
     synchronized int[] finished() {
         return finished(address());
@@ -121,6 +126,8 @@ final class NativeKafkaConsumer extends NativeHandle {
     private static native int[] schemaIds(long handle, boolean keys);
 
     private static native int decode(long handle, boolean keys, long decoder, long outArrayAddress, int[] rowStarts);
+
+    private static native byte[] message(long handle, boolean keys, int index);
 
     private static native int[] finished(long handle);
 

@@ -67,7 +67,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             BufferAllocator allocator,
             LivePolls livePolls,
             ReaderMetrics readerMetrics) {
-        super(decoding, keyDecoding, metadata, allocator, livePolls, readerMetrics);
+        super(context, decoding, keyDecoding, metadata, allocator, livePolls, readerMetrics);
         LibrdkafkaConfig config = LibrdkafkaConfig.consumer(properties);
         try {
             if (!config.untranslatable().isEmpty()) {
@@ -152,7 +152,11 @@ final class NativeRungSplitReader extends DecodingSplitReader {
         if ("avro-confluent".equals(part.format())) {
             part.decoder().addWriterSchemas(consumer.schemaIds(keyPart));
         }
-        return part.decode(count, (decoder, rowStarts) -> consumer.decode(keyPart, decoder, rowStarts), recordName);
+        return part.decode(
+                count,
+                (decoder, rowStarts) -> consumer.decode(keyPart, decoder, rowStarts),
+                record -> consumer.message(keyPart, record),
+                recordName);
     }
 
     private RowData[] metadataRows(

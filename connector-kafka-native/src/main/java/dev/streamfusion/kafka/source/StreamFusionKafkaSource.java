@@ -91,7 +91,7 @@ public final class StreamFusionKafkaSource
                                                     consumerProperties, context, metrics, decoding, keys, metadata, allocator, livePolls, readerMetrics),
                             configuration);
             return new KafkaBatchSourceReader(
-                    fetcherManager, new KafkaMessageEmitter(keys), configuration, context, metrics, livePolls, allocator);
+                    fetcherManager, new KafkaMessageEmitter(keys, decoding.ignoresParseErrors()), configuration, context, metrics, livePolls, allocator);
         } catch (RuntimeException e) {
             allocator.close();
             throw e;

@@ -1,6 +1,8 @@
 package dev.streamfusion.bridge.columnar;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -22,11 +24,16 @@ import java.util.Map;
 @Internal
 public final class NestedProjection {
 
+    private final RowType physicalType;
+    private final int[][] paths;
     private final RowType prunedType;
     private final RowType producedType;
     private final int[][] prunedPaths;
 
-    private NestedProjection(RowType prunedType, RowType producedType, int[][] prunedPaths) {
+    private NestedProjection(
+            RowType physicalType, int[][] paths, RowType prunedType, RowType producedType, int[][] prunedPaths) {
+        this.physicalType = physicalType;
+        this.paths = paths;
         this.prunedType = prunedType;
         this.producedType = producedType;
         this.prunedPaths = prunedPaths;
@@ -70,7 +77,7 @@ public final class NestedProjection {
             }
             produced.add(new RowType.RowField(name.toString(), prunedTypeAt));
         }
-        return new NestedProjection(pruned, new RowType(false, produced), prunedPaths);
+        return new NestedProjection(physical, paths, pruned, new RowType(false, produced), prunedPaths);
     }
 
     /** The physical row with only what the paths reach, in physical order. */
@@ -85,6 +92,27 @@ public final class NestedProjection {
 
     int[][] prunedPaths() {
         return prunedPaths;
+    }
+
+    /**
+     * The projected columns of a whole physical row (one a row-at-a-time deserializer made), as
+     * a new row; a field under a NULL row reads as NULL, as Flink's projection reads it.
+     */
+    public RowData project(RowData physical) {
+        GenericRowData out = new GenericRowData(physical.getRowKind(), paths.length);
+        for (int p = 0; p < paths.length; p++) {
+            RowData row = physical;
+            RowType type = physicalType;
+            int[] path = paths[p];
+            for (int depth = 0; row != null && depth < path.length - 1; depth++) {
+                RowType nested = (RowType) type.getTypeAt(path[depth]);
+                row = row.isNullAt(path[depth]) ? null : row.getRow(path[depth], nested.getFieldCount());
+                type = nested;
+            }
+            int last = path[path.length - 1];
+            out.setField(p, row == null ? null : RowData.createFieldGetter(type.getTypeAt(last), last).getFieldOrNull(row));
+        }
+        return out;
     }
 
     private static LogicalType prune(LogicalType type, Node node) {

@@ -1,0 +1,252 @@
+package dev.streamfusion.formats;
+
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.columnar.NestedProjection;
+import dev.streamfusion.bridge.testing.RowDataValues;
+import dev.streamfusion.formats.testing.MalformedMessage;
+
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.SimpleUserCodeClassLoader;
+import org.apache.flink.util.UserCodeClassLoader;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Malformed and unusual messages through Flink's own deserializer and through StreamFusion's
+ * decoding (a deferring native decoder, and Flink's format for the messages it hands back),
+ * message by message, with the format's ignore-parse-errors option off and on: the outcome of
+ * every message (its rows, or a failure, or a NULL row) must be the same.
+ */
+final class MalformedInputParity {
+
+    private final BufferAllocator allocator;
+    private final String format;
+    private final Map<String, String> options;
+    private final RowType physical;
+    private final int[][] projection;
+    /** Flink's deserializer of the physical rows, with ignore-parse-errors off or on. */
+    private final Function<Boolean, DeserializationSchema<RowData>> flink;
+
+    MalformedInputParity(
+            BufferAllocator allocator,
+            String format,
+            Map<String, String> options,
+            RowType physical,
+            int[][] projection,
+            Function<Boolean, DeserializationSchema<RowData>> flink) {
+        this.allocator = allocator;
+        this.format = format;
+        this.options = options;
+        this.physical = physical;
+        this.projection = projection;
+        this.flink = flink;
+    }
+
+    /**
+     * Asserts the same outcome for every message in both modes; returns the messages the native
+     * decoder handed back to Flink's format.
+     */
+    Set<String> assertSameOutcomes(List<MalformedMessage> corpus) throws Exception {
+        Set<String> deferred = new HashSet<>();
+        for (boolean ignore : new boolean[] {false, true}) {
+            Map<String, String> modeOptions = new java.util.HashMap<>(options);
+            modeOptions.put(NativeFormatDecoder.IGNORE_PARSE_ERRORS, String.valueOf(ignore));
+            List<String> expected = flinkOutcomes(corpus, flink.apply(ignore));
+            List<String> actual = streamFusionOutcomes(corpus, modeOptions, flink.apply(ignore), deferred);
+            for (int i = 0; i < corpus.size(); i++) {
+                assertThat(actual.get(i))
+                        .as("%s with ignore-parse-errors %s", corpus.get(i), ignore)
+                        .isEqualTo(expected.get(i));
+            }
+        }
+        return deferred;
+    }
+
+    /** Messages made from {@code seeds} by random byte edits and cuts. */
+    static List<MalformedMessage> mutations(List<MalformedMessage> seeds, int count, long seed) {
+        Random random = new Random(seed);
+        List<MalformedMessage> mutated = new ArrayList<>(count);
+        for (int n = 0; n < count; n++) {
+            MalformedMessage base = seeds.get(random.nextInt(seeds.size()));
+            byte[] bytes = base.bytes.clone();
+            int edits = 1 + random.nextInt(3);
+            for (int e = 0; e < edits && bytes.length > 0; e++) {
+                int at = random.nextInt(bytes.length);
+                switch (random.nextInt(4)) {
+                    case 0: // cut
+                        bytes = Arrays.copyOf(bytes, at);
+                        break;
+                    case 1: // delete one byte
+                        byte[] shorter = new byte[bytes.length - 1];
+                        System.arraycopy(bytes, 0, shorter, 0, at);
+                        System.arraycopy(bytes, at + 1, shorter, at, bytes.length - at - 1);
+                        bytes = shorter;
+                        break;
+                    case 2: // replace with a byte from the message or a random one
+                        bytes[at] = random.nextBoolean() ? bytes[random.nextInt(bytes.length)] : (byte) random.nextInt(256);
+                        break;
+                    default: // duplicate a slice
+                        int end = Math.min(bytes.length, at + 1 + random.nextInt(8));
+                        byte[] longer = new byte[bytes.length + end - at];
+                        System.arraycopy(bytes, 0, longer, 0, end);
+                        System.arraycopy(bytes, at, longer, end, bytes.length - at);
+                        bytes = longer;
+                }
+            }
+            mutated.add(new MalformedMessage(base.name + " mutation " + n, bytes));
+        }
+        return mutated;
+    }
+
+    /**
+     * What Flink's source emits of each message: its format's rows, as far as a NULL row (which
+     * a source's output fails on within the format's call, as Flink's Kafka deserializer or the
+     * next operator's serializer does), or a failure.
+     */
+    private List<String> flinkOutcomes(List<MalformedMessage> corpus, DeserializationSchema<RowData> deserializer)
+            throws Exception {
+        deserializer.open(CONTEXT);
+        NestedProjection projected = NestedProjection.of(physical, projection);
+        List<String> outcomes = new ArrayList<>();
+        for (MalformedMessage message : corpus) {
+            List<RowData> rows = new ArrayList<>();
+            Collector<RowData> output =
+                    new Collector<>() {
+                        @Override
+                        public void collect(RowData row) {
+                            rows.add(java.util.Objects.requireNonNull(row));
+                        }
+
+                        @Override
+                        public void close() {}
+                    };
+            try {
+                deserializer.deserialize(message.bytes, output);
+            } catch (Exception e) {
+                outcomes.add("fails");
+                continue;
+            }
+            outcomes.add(describe(rows, projected));
+        }
+        return outcomes;
+    }
+
+    private List<String> streamFusionOutcomes(
+            List<MalformedMessage> corpus,
+            Map<String, String> modeOptions,
+            DeserializationSchema<RowData> deserializer,
+            Set<String> deferredNames)
+            throws Exception {
+        NestedProjection projected = NestedProjection.of(physical, projection);
+        StockMessageDecoder stock = new StockMessageDecoder(deserializer, physical, projection);
+        stock.open(CONTEXT);
+        List<byte[]> batch = new ArrayList<>();
+        corpus.forEach(m -> batch.add(m.bytes));
+        List<String> outcomes = new ArrayList<>();
+        try (NativeFormatDecoder decoder =
+                NativeFormatDecoder.createDeferring(allocator, format, modeOptions, physical, projected.prunedType())) {
+            int[] starts = new int[batch.size() + 1];
+            VectorSchemaRoot root = decoder.decode(batch, starts);
+            Set<Integer> deferred = new HashSet<>();
+            for (int d : decoder.deferred()) {
+                deferred.add(d);
+                deferredNames.add(corpus.get(d).name);
+            }
+            ArrowColumnarBatch rows = ArrowColumnarBatch.of(root, projected);
+            for (int i = 0; i < corpus.size(); i++) {
+                if (deferred.contains(i)) {
+                    assertThat(starts[i + 1]).as("rows of a handed-back message").isEqualTo(starts[i]);
+                    List<RowData> stockRows;
+                    try {
+                        stockRows = stock.decode(corpus.get(i).bytes);
+                    } catch (Exception e) {
+                        outcomes.add("fails");
+                        continue;
+                    }
+                    outcomes.add(describeProjected(stockRows, projected.producedType()));
+                    continue;
+                }
+                // Row views are reused: each is read before the next.
+                StringBuilder described = new StringBuilder("rows:");
+                for (int r = starts[i]; r < starts[i + 1]; r++) {
+                    described.append(' ').append(canonical(RowDataValues.ofRow(rows.row(r), projected.producedType())));
+                }
+                outcomes.add(described.toString());
+            }
+        }
+        return outcomes;
+    }
+
+    private static String describe(List<RowData> rows, NestedProjection projected) {
+        List<RowData> projectedRows = new ArrayList<>();
+        for (RowData row : rows) {
+            projectedRows.add(row == null ? null : projected.project(row));
+        }
+        return describeProjected(projectedRows, projected.producedType());
+    }
+
+    private static String describeProjected(List<RowData> rows, RowType type) {
+        StringBuilder out = new StringBuilder("rows:");
+        for (RowData row : rows) {
+            out.append(' ').append(row == null ? "NULL-ROW" : canonical(RowDataValues.ofRow(row, type)));
+        }
+        return out.toString();
+    }
+
+    /**
+     * A value's text with maps in key order (Flink's maps keep no order) and every character
+     * outside printable ASCII escaped, so a lone surrogate shows as itself.
+     */
+    private static String canonical(Object value) {
+        if (value instanceof Map) {
+            java.util.TreeMap<String, String> sorted = new java.util.TreeMap<>();
+            ((Map<?, ?>) value).forEach((k, v) -> sorted.put(canonical(k), canonical(v)));
+            return sorted.toString();
+        }
+        if (value instanceof List) {
+            List<String> items = new ArrayList<>();
+            ((List<?>) value).forEach(item -> items.add(canonical(item)));
+            return items.toString();
+        }
+        String text = String.valueOf(value);
+        StringBuilder out = new StringBuilder();
+        for (char c : text.toCharArray()) {
+            if (c >= 0x20 && c < 0x7f) {
+                out.append(c);
+            } else {
+                out.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        return out.toString();
+    }
+
+    private static final DeserializationSchema.InitializationContext CONTEXT =
+            new DeserializationSchema.InitializationContext() {
+                @Override
+                public MetricGroup getMetricGroup() {
+                    return new UnregisteredMetricsGroup();
+                }
+
+                @Override
+                public UserCodeClassLoader getUserCodeClassLoader() {
+                    return SimpleUserCodeClassLoader.create(MalformedInputParity.class.getClassLoader());
+                }
+            };
+}
