@@ -22,7 +22,7 @@ use arrow::datatypes::{
     TimestampMillisecondType, Utf8Type,
 };
 
-use crate::avro_schema::{AvroSchema, read_record};
+use crate::avro_schema::{AvroSchema, Unread, read_record};
 use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch, map_fields};
 use crate::decoder::Decoder;
 use crate::encoder::{Encoder, MessageColumn};
@@ -45,7 +45,8 @@ pub(crate) enum TableNode {
     Double,
     Bytes,
     String,
-    Decimal,
+    /// A decimal of this precision (digits): wider values read as NULL, as in Flink.
+    Decimal(u8),
     /// A timestamp in milliseconds or microseconds (the column's unit says which).
     Timestamp,
     Array(Box<TableNode>),
@@ -75,7 +76,7 @@ fn derive(field: &Field, legacy: bool) -> Result<TableNode> {
         DataType::Float64 => TableNode::Double,
         DataType::Utf8 => TableNode::String,
         DataType::Binary => TableNode::Bytes,
-        DataType::Decimal128(_, _) => TableNode::Decimal,
+        DataType::Decimal128(precision, _) => TableNode::Decimal(*precision),
         DataType::Timestamp(unit, zone) => {
             if legacy && zone.is_some() {
                 return Err(FormatError::config(format!(
@@ -142,7 +143,7 @@ fn writer_schema_of(node: &TableNode) -> AvroSchema {
         TableNode::Long | TableNode::Timestamp => AvroSchema::Long,
         TableNode::Float => AvroSchema::Float,
         TableNode::Double => AvroSchema::Double,
-        TableNode::Bytes | TableNode::Decimal => AvroSchema::Bytes,
+        TableNode::Bytes | TableNode::Decimal(_) => AvroSchema::Bytes,
         TableNode::String => AvroSchema::String,
         TableNode::Array(element) => AvroSchema::Array(Box::new(writer_schema_of(element))),
         TableNode::Map(value) => AvroSchema::Map(Box::new(writer_schema_of(value))),
@@ -181,57 +182,195 @@ fn legacy_mapping(options: &FormatOptions) -> Result<bool> {
     options.boolean("timestamp_mapping.legacy", true)
 }
 
-/// Reads one Avro binary datum.
+/// Bytes Avro Java's buffered binary decoder reads from its input at a time
+/// (`DecoderFactory.DEFAULT_BUFFER_SIZE`).
+const JAVA_DECODER_BUFFER: usize = 8192;
+
+/// Reads one Avro binary datum, primitive by primitive as Avro Java's `BinaryDecoder` reads it.
+///
+/// A buffered reader also follows what that decoder holds in its buffer: Flink's formats keep one
+/// decoder for every message, and bytes a datum leaves unread in its buffer are read as the start
+/// of the next message's datum. The stream is those bytes followed by the message; `window` is
+/// the end of what the decoder has loaded, which a primitive needing more than is left loaded
+/// moves up to [`JAVA_DECODER_BUFFER`] bytes past the read position.
 pub(crate) struct AvroReader<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The end of the loaded bytes, for a buffered reader; `None` reads `bytes` as one buffer.
+    window: Option<usize>,
 }
 
 type Read<T> = std::result::Result<T, String>;
 
+const END: &str = "unexpected end of the datum";
+
 impl<'a> AvroReader<'a> {
+    /// A reader of a datum alone (a file's, a test's).
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, pos: 0 }
+        Self {
+            bytes,
+            pos: 0,
+            window: None,
+        }
+    }
+
+    /// A reader of `stream` as Java's buffered decoder reads it, holding its first `loaded` bytes
+    /// (left from earlier messages) before it reads any of the rest.
+    pub(crate) fn buffered(stream: &'a [u8], loaded: usize) -> Self {
+        Self {
+            bytes: stream,
+            pos: 0,
+            window: Some(loaded.min(stream.len())),
+        }
     }
 
     pub(crate) fn is_at_end(&self) -> bool {
         self.pos >= self.bytes.len()
     }
 
+    /// The bytes loaded and not read: what the decoder holds for the next message.
+    pub(crate) fn unread_loaded(&self) -> &'a [u8] {
+        &self.bytes[self.pos..self.limit()]
+    }
+
+    fn limit(&self) -> usize {
+        self.window.unwrap_or(self.bytes.len())
+    }
+
+    /// `ensureBounds(num)`: loads more when fewer than `num` bytes are left loaded.
+    fn ensure(&mut self, num: usize) {
+        if let Some(limit) = self.window
+            && limit - self.pos < num
+        {
+            self.window = Some(
+                self.pos
+                    .saturating_add(JAVA_DECODER_BUFFER)
+                    .min(self.bytes.len()),
+            );
+        }
+    }
+
+    fn byte(&mut self) -> Read<u8> {
+        if self.pos >= self.limit() {
+            return Err(END.into());
+        }
+        let b = self.bytes[self.pos];
+        self.pos += 1;
+        Ok(b)
+    }
+
+    /// `readLong`: a zig-zag varint of up to ten bytes (bits past 64 dropped).
     pub(crate) fn long(&mut self) -> Read<i64> {
+        self.ensure(10);
         let mut value: u64 = 0;
         let mut shift = 0;
         loop {
-            let b = *self
-                .bytes
-                .get(self.pos)
-                .ok_or("unexpected end of the datum")?;
-            self.pos += 1;
+            let b = self.byte()?;
             value |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
                 break;
             }
             shift += 7;
             if shift > 63 {
-                return Err("malformed variable-length integer".into());
+                return Err("Invalid long encoding".into());
             }
         }
         Ok((value >> 1) as i64 ^ -((value & 1) as i64))
     }
 
+    /// `readInt` (ints, enum symbols, union branches): a zig-zag varint of up to five bytes,
+    /// bits past 32 dropped as Java drops them.
+    pub(crate) fn int(&mut self) -> Read<i32> {
+        self.ensure(5);
+        let mut value: u32 = 0;
+        let mut shift = 0;
+        loop {
+            let b = self.byte()?;
+            value |= u32::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+            if shift > 28 {
+                return Err("Invalid int encoding".into());
+            }
+        }
+        Ok((value >> 1) as i32 ^ -((value & 1) as i32))
+    }
+
+    /// `readBoolean`: one byte, true only when it is 1.
+    pub(crate) fn boolean(&mut self) -> Read<bool> {
+        if let Some(limit) = self.window
+            && self.pos == limit
+        {
+            self.window = Some(
+                self.pos
+                    .saturating_add(JAVA_DECODER_BUFFER)
+                    .min(self.bytes.len()),
+            );
+        }
+        Ok(self.byte()? == 1)
+    }
+
+    /// `readFloat` and `readDouble`: `N` little-endian bytes.
+    pub(crate) fn fixed<const N: usize>(&mut self) -> Read<[u8; N]> {
+        self.ensure(N);
+        let end = self.pos + N;
+        if end > self.limit() {
+            return Err(END.into());
+        }
+        let mut out = [0u8; N];
+        out.copy_from_slice(&self.bytes[self.pos..end]);
+        self.pos = end;
+        Ok(out)
+    }
+
+    /// `doReadBytes` (strings, bytes, fixed): what is loaded, then the rest straight from the
+    /// input, leaving nothing loaded.
     pub(crate) fn take(&mut self, n: usize) -> Read<&'a [u8]> {
         let end = self
             .pos
             .checked_add(n)
             .filter(|e| *e <= self.bytes.len())
-            .ok_or("unexpected end of the datum")?;
+            .ok_or(END)?;
         let slice = &self.bytes[self.pos..end];
         self.pos = end;
+        if let Some(limit) = self.window
+            && end > limit
+        {
+            self.window = Some(end);
+        }
         Ok(slice)
     }
 
+    /// `doSkipBytes`: within what is loaded (a negative length moves back, as in Java), else on
+    /// past it, leaving nothing loaded.
+    pub(crate) fn skip_bytes(&mut self, n: i64) -> Read<()> {
+        let remaining = self.limit() - self.pos;
+        if n <= remaining as i64 {
+            self.pos = usize::try_from(self.pos as i64 + n)
+                .map_err(|_| format!("Malformed data. Length is negative: {n}"))?;
+            return Ok(());
+        }
+        self.take(usize::try_from(n).map_err(|_| END.to_string())?)?;
+        Ok(())
+    }
+
+    /// `doSkipItems`: the item count of the next array or map block to step over item by item,
+    /// skipping whole the blocks that give their size in bytes (0 ends the value).
+    pub(crate) fn skip_block(&mut self) -> Read<usize> {
+        let mut count = self.int()?;
+        while count < 0 {
+            let bytes = self.long()?;
+            self.skip_bytes(bytes)?;
+            count = self.int()?;
+        }
+        usize::try_from(count).map_err(|_| "block too large".to_string())
+    }
+
     pub(crate) fn length(&mut self) -> Read<usize> {
-        usize::try_from(self.long()?).map_err(|_| "negative length".to_string())
+        let length = self.long()?;
+        usize::try_from(length).map_err(|_| format!("Malformed data. Length is negative: {length}"))
     }
 
     /// Item count of the next array or map block (0 ends the value).
@@ -250,11 +389,16 @@ pub struct AvroDecoder {
     schema: SchemaRef,
     /// The datum's schema: the one Flink derives from the table's physical columns.
     writer: Vec<(String, AvroSchema)>,
+    /// The table's physical columns, as Flink converts them.
+    physical: Vec<(String, TableNode)>,
     /// The produced columns, read from the datum by name (unread ones are stepped over).
     table: TableNode,
     columns: Vec<ColumnBuilder>,
     rows: usize,
     messages: usize,
+    /// Bytes the last datum left unread in Flink's decoder's buffer, which it reads as the start
+    /// of the next message.
+    carry: Vec<u8>,
 }
 
 impl AvroDecoder {
@@ -286,8 +430,10 @@ impl AvroDecoder {
             table: derive_table(&produced, legacy)?,
             schema: produced,
             writer,
+            physical: physical_nodes,
             rows: 0,
             messages: 0,
+            carry: Vec::new(),
         })
     }
 }
@@ -298,14 +444,37 @@ impl Decoder for AvroDecoder {
         self.messages += 1;
         // Flink's Avro format produces no row for a null message.
         let Some(bytes) = message else { return Ok(()) };
-        let mut reader = AvroReader::new(bytes);
-        let result = read_record(&self.writer, &self.table, &mut self.columns, &mut reader);
-        end_row(&mut self.columns, &mut self.rows, result).map_err(|reason| FormatError::Decode {
-            position,
-            reason: format!(
+        // What Flink's decoder still holds from earlier messages is read first.
+        let carried = !self.carry.is_empty();
+        let joined;
+        let stream: &[u8] = if carried {
+            joined = [self.carry.as_slice(), bytes].concat();
+            &joined
+        } else {
+            bytes
+        };
+        let mut reader = AvroReader::buffered(stream, self.carry.len());
+        let result = read_record(
+            &self.writer,
+            &self.table,
+            &mut self.columns,
+            &mut reader,
+            Unread::SkipUnless(&self.physical),
+        );
+        self.carry = match result {
+            Ok(()) => reader.unread_loaded().to_vec(),
+            Err(_) => Vec::new(),
+        };
+        end_row(&mut self.columns, &mut self.rows, result).map_err(|reason| {
+            let reason = format!(
                 "Failed to deserialize Avro record of {} bytes: {reason}",
                 bytes.len()
-            ),
+            );
+            if carried {
+                FormatError::Corrupt { position, reason }
+            } else {
+                FormatError::Decode { position, reason }
+            }
         })
     }
 
@@ -403,7 +572,7 @@ fn write_value(
         }
         TableNode::String => write_bytes(array.as_bytes::<Utf8Type>().value(i).as_bytes(), out),
         TableNode::Bytes => write_bytes(array.as_bytes::<BinaryType>().value(i), out),
-        TableNode::Decimal => {
+        TableNode::Decimal(_) => {
             let d = array
                 .as_any()
                 .downcast_ref::<Decimal128Array>()
@@ -630,10 +799,7 @@ mod tests {
         for v in [0i64, -1, 1, -64, 64, i64::MAX, i64::MIN] {
             out.clear();
             write_long(v, &mut out);
-            let mut r = AvroReader {
-                bytes: &out,
-                pos: 0,
-            };
+            let mut r = AvroReader::new(&out);
             assert_eq!(r.long().unwrap(), v);
         }
         write_long(-64, &mut out);
@@ -646,16 +812,41 @@ mod tests {
 
     #[test]
     fn truncated_datums_are_errors() {
-        let mut r = AvroReader {
-            bytes: &[0x80],
-            pos: 0,
-        };
+        let mut r = AvroReader::new(&[0x80]);
         assert!(r.long().is_err());
-        let mut r = AvroReader {
-            bytes: &[0x0a, 1],
-            pos: 0,
-        };
+        let mut r = AvroReader::new(&[0x0a, 1]);
         let n = r.length().unwrap();
         assert!(r.take(n).is_err());
+    }
+
+    #[test]
+    fn ints_and_booleans_read_as_java_reads_them() {
+        // Five bytes whose last one carries bits past 32: Java drops them.
+        let mut r = AvroReader::new(&[0xfe, 0xff, 0xff, 0xff, 0x7f]);
+        assert_eq!(r.int().unwrap(), i32::MAX);
+        assert!(
+            AvroReader::new(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x01])
+                .int()
+                .is_err()
+        );
+        let mut r = AvroReader::new(&[1, 0, 2]);
+        assert!(r.boolean().unwrap());
+        assert!(!r.boolean().unwrap());
+        assert!(!r.boolean().unwrap(), "only 1 is true");
+    }
+
+    #[test]
+    fn a_buffered_reader_keeps_what_java_keeps_loaded() {
+        // Three bytes held from before, then a message: a long loads the message (fewer than ten
+        // bytes were loaded), and what is not read stays loaded for the next message.
+        let stream = [2, 4, 6, 8, 10, 12];
+        let mut r = AvroReader::buffered(&stream, 3);
+        assert_eq!(r.long().unwrap(), 1);
+        assert_eq!(r.unread_loaded(), &[4, 6, 8, 10, 12]);
+        // An int needs five loaded bytes: with six held, the message is never loaded.
+        let stream = [2, 4, 6, 8, 10, 12, 99];
+        let mut r = AvroReader::buffered(&stream, 6);
+        assert_eq!(r.int().unwrap(), 1);
+        assert_eq!(r.unread_loaded(), &[4, 6, 8, 10, 12]);
     }
 }

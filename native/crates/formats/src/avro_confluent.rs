@@ -14,7 +14,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::array::BinaryArray;
 
 use crate::avro::{AvroEncoder, AvroReader, TableNode, derive_table, derived_schema_json};
-use crate::avro_schema::{AvroSchema, read_record};
+use crate::avro_schema::{AvroSchema, Unread, read_record};
 use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch};
 use crate::decoder::Decoder;
 use crate::encoder::Encoder;
@@ -43,6 +43,11 @@ pub const AVRO_CONFLUENT_OPTION_KEYS: &[&str] = &[
 pub struct AvroConfluentDecoder {
     schema: SchemaRef,
     table: TableNode,
+    /// The table's physical columns: the reader schema Flink resolves writer schemas against.
+    physical: Vec<(String, TableNode)>,
+    /// Bytes the last datum left unread in Flink's decoder's buffer, which it reads as the start
+    /// of the next message's datum (the header is read from the message itself).
+    carry: Vec<u8>,
     writers: HashMap<u32, AvroSchema>,
     columns: Vec<ColumnBuilder>,
     rows: usize,
@@ -50,7 +55,12 @@ pub struct AvroConfluentDecoder {
 }
 
 impl AvroConfluentDecoder {
-    pub fn try_new(produced: SchemaRef, options: &FormatOptions) -> Result<Self> {
+    /// A decoder of messages of the table's `physical` columns producing the `produced` ones.
+    pub fn try_new(
+        physical: SchemaRef,
+        produced: SchemaRef,
+        options: &FormatOptions,
+    ) -> Result<Self> {
         options.check_keys(AVRO_CONFLUENT_OPTION_KEYS)?;
         if options.string("url").is_none() {
             return Err(FormatError::config(
@@ -61,6 +71,11 @@ impl AvroConfluentDecoder {
         Ok(Self {
             table: derive_table(&produced, legacy)?,
             columns: builders_for(produced.fields())?,
+            physical: match derive_table(&physical, legacy)? {
+                TableNode::Record(fields) => fields,
+                _ => return Err(FormatError::config("the table is not a row")),
+            },
+            carry: Vec::new(),
             schema: produced,
             writers: HashMap::new(),
             rows: 0,
@@ -99,9 +114,26 @@ impl AvroConfluentDecoder {
         let Some(AvroSchema::Record(fields)) = self.writers.get(&id) else {
             return Err(format!("no writer schema is known for schema id {id}"));
         };
-        let mut reader = AvroReader::new(datum);
-        read_record(fields, &self.table, &mut self.columns, &mut reader)
-            .map_err(|e| format!("schema id {id}: {e}"))
+        let joined;
+        let stream: &[u8] = if self.carry.is_empty() {
+            datum
+        } else {
+            joined = [self.carry.as_slice(), datum].concat();
+            &joined
+        };
+        let mut reader = AvroReader::buffered(stream, self.carry.len());
+        let result = read_record(
+            fields,
+            &self.table,
+            &mut self.columns,
+            &mut reader,
+            Unread::SkipUnless(&self.physical),
+        );
+        self.carry = match result {
+            Ok(()) => reader.unread_loaded().to_vec(),
+            Err(_) => Vec::new(),
+        };
+        result.map_err(|e| format!("schema id {id}: {e}"))
     }
 }
 
@@ -110,10 +142,15 @@ impl Decoder for AvroConfluentDecoder {
         let position = self.messages;
         self.messages += 1;
         let Some(bytes) = message else { return Ok(()) };
+        let carried = !self.carry.is_empty();
         let result = self.read(bytes);
-        end_row(&mut self.columns, &mut self.rows, result).map_err(|reason| FormatError::Decode {
-            position,
-            reason: format!("Failed to deserialize Avro record: {reason}"),
+        end_row(&mut self.columns, &mut self.rows, result).map_err(|reason| {
+            let reason = format!("Failed to deserialize Avro record: {reason}");
+            if carried {
+                FormatError::Corrupt { position, reason }
+            } else {
+                FormatError::Decode { position, reason }
+            }
         })
     }
 
@@ -219,7 +256,7 @@ mod tests {
             "avro-confluent",
             [("url".to_string(), "http://r".to_string())],
         );
-        let mut decoder = AvroConfluentDecoder::try_new(table, &options).unwrap();
+        let mut decoder = AvroConfluentDecoder::try_new(table.clone(), table, &options).unwrap();
         let writer = r#"{"type":"record","name":"r","namespace":"n","fields":[
             {"name":"id","type":"int"},
             {"name":"dropped","type":{"type":"array","items":"string"}},
@@ -262,9 +299,12 @@ mod tests {
             "avro-confluent",
             [("url".to_string(), "http://r".to_string())],
         );
-        let mut decoder = AvroConfluentDecoder::try_new(table.clone(), &options).unwrap();
+        let mut decoder =
+            AvroConfluentDecoder::try_new(table.clone(), table.clone(), &options).unwrap();
         assert!(decoder.add_writer_schema(1, "\"long\"").is_err());
         assert!(decoder.add_writer_schema(1, "{not json").is_err());
-        assert!(AvroConfluentDecoder::try_new(table, &FormatOptions::default()).is_err());
+        assert!(
+            AvroConfluentDecoder::try_new(table.clone(), table, &FormatOptions::default()).is_err()
+        );
     }
 }

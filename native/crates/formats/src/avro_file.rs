@@ -8,7 +8,7 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
 use crate::avro::{AvroReader, derive_table};
-use crate::avro_schema::{AvroSchema, read_record};
+use crate::avro_schema::{AvroSchema, Unread, read_record};
 use crate::builder::{builders_for, finish_batch};
 use crate::error::{FormatError, Result};
 
@@ -67,7 +67,7 @@ fn read(bytes: &[u8], table: &SchemaRef, legacy: bool) -> std::result::Result<Re
         let block = inflate(&codec, r.take(size)?)?;
         let mut datums = AvroReader::new(&block);
         for _ in 0..count {
-            read_record(fields, &table_node, &mut columns, &mut datums)
+            read_record(fields, &table_node, &mut columns, &mut datums, Unread::Read)
                 .map_err(|e| format!("record {rows}: {e}"))?;
             rows += 1;
         }
@@ -141,6 +141,7 @@ pub fn read_single_object(
             &table_node,
             &mut columns,
             &mut AvroReader::new(datum),
+            Unread::Read,
         )?;
         finish_batch(table, &mut columns, 1).map_err(|e| e.to_string())
     };

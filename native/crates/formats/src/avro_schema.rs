@@ -178,7 +178,7 @@ enum Scalar<'a> {
     Float(f32),
     Double(f64),
     Bytes(&'a [u8]),
-    Str(&'a str),
+    Str(std::borrow::Cow<'a, str>),
 }
 
 use crate::avro::{AvroReader, TableNode};
@@ -191,7 +191,7 @@ pub(crate) fn read_resolved<'a>(
     r: &mut AvroReader<'a>,
 ) -> Result<(), String> {
     if let AvroSchema::Union(branches) = writer {
-        let index = r.long()?;
+        let index = r.int()?;
         let branch = usize::try_from(index)
             .ok()
             .and_then(|i| branches.get(i))
@@ -213,7 +213,7 @@ pub(crate) fn read_resolved<'a>(
             else {
                 return Err("an Avro record for a column that is not a ROW".into());
             };
-            read_record(fields, reader, children, r)?;
+            read_record(fields, reader, children, r, Unread::SkipUnless(&[]))?;
             builder.end_nested_value();
             Ok(())
         }
@@ -266,12 +266,26 @@ pub(crate) fn read_resolved<'a>(
     }
 }
 
+/// How a record field the table's row does not hold is stepped over: Flink's reader either reads
+/// it (a column of the table the query does not read: Avro's datum reader reads every field of
+/// its reader schema) or skips it (a field of a writer schema that the reader schema lacks, which
+/// Avro's resolving decoder skips, with skip calls that read differently).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Unread<'p> {
+    /// Every such field is read.
+    Read,
+    /// The table's physical columns: those are read (and converted, as Flink converts every
+    /// column of its row), the others skipped.
+    SkipUnless(&'p [(String, TableNode)]),
+}
+
 /// Reads a record's fields into the table's row children, by name.
 pub(crate) fn read_record<'a>(
     fields: &'a [(String, AvroSchema)],
     reader: &TableNode,
     children: &mut [ColumnBuilder],
     r: &mut AvroReader<'a>,
+    unread: Unread<'_>,
 ) -> Result<(), String> {
     let TableNode::Record(table_fields) = reader else {
         return Err("not a record".into());
@@ -284,7 +298,14 @@ pub(crate) fn read_record<'a>(
                     .map_err(|e| format!("field '{name}': {e}"))?;
                 filled[t] = true;
             }
-            None => skip(schema, r)?,
+            None => match unread {
+                Unread::Read => step_over(schema, None, r)?,
+                Unread::SkipUnless(physical) => match physical.iter().find(|(n, _)| n == name) {
+                    Some((_, node)) => step_over(schema, Some(node), r)
+                        .map_err(|e| format!("field '{name}': {e}"))?,
+                    None => skip(schema, r)?,
+                },
+            },
         }
     }
     for (t, was_filled) in filled.iter().enumerate() {
@@ -323,38 +344,29 @@ fn kind(schema: &AvroSchema) -> &'static str {
 fn read_scalar<'a>(writer: &'a AvroSchema, r: &mut AvroReader<'a>) -> Result<Scalar<'a>, String> {
     Ok(match writer {
         AvroSchema::Null => Scalar::Null,
-        AvroSchema::Boolean => Scalar::Bool(r.take(1)?[0] != 0),
-        AvroSchema::Int | AvroSchema::Long => Scalar::Int(r.long()?),
-        AvroSchema::Float => {
-            let b = r.take(4)?;
-            Scalar::Float(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        }
-        AvroSchema::Double => {
-            let b = r.take(8)?;
-            let mut raw = [0u8; 8];
-            raw.copy_from_slice(b);
-            Scalar::Double(f64::from_le_bytes(raw))
-        }
+        AvroSchema::Boolean => Scalar::Bool(r.boolean()?),
+        AvroSchema::Int => Scalar::Int(i64::from(r.int()?)),
+        AvroSchema::Long => Scalar::Int(r.long()?),
+        AvroSchema::Float => Scalar::Float(f32::from_le_bytes(r.fixed::<4>()?)),
+        AvroSchema::Double => Scalar::Double(f64::from_le_bytes(r.fixed::<8>()?)),
         AvroSchema::Bytes => {
             let n = r.length()?;
             Scalar::Bytes(r.take(n)?)
         }
+        // Flink reads strings through Java's UTF-8 decoder, which replaces what is not UTF-8.
         AvroSchema::String => {
             let n = r.length()?;
-            Scalar::Str(
-                std::str::from_utf8(r.take(n)?)
-                    .map_err(|_| "an Avro string that is not valid UTF-8")?,
-            )
+            Scalar::Str(String::from_utf8_lossy(r.take(n)?))
         }
         AvroSchema::Fixed(size) => Scalar::Bytes(r.take(*size)?),
         AvroSchema::Enum(symbols) => {
-            let index = r.long()?;
+            let index = r.int()?;
             let symbol = usize::try_from(index)
                 .ok()
                 .and_then(|i| symbols.get(i))
                 .ok_or_else(|| format!("enum index {index} is out of range"))?;
             // The symbol lives in the writer schema, which outlives the read.
-            Scalar::Str(symbol)
+            Scalar::Str(std::borrow::Cow::Borrowed(symbol.as_str()))
         }
         other => return Err(format!("the writer's {} is not a scalar", kind(other))),
     })
@@ -410,33 +422,49 @@ fn push_scalar(
         (Scalar::Str(s), TableNode::String | TableNode::Bytes) => push_bytes(builder, s.as_bytes()),
         (Scalar::Bytes(b), TableNode::Bytes) => push_bytes(builder, b),
         (Scalar::Bytes(b), TableNode::String) => {
-            std::str::from_utf8(b)
-                .map_err(|_| "Avro bytes read as a string are not valid UTF-8".to_string())?;
-            push_bytes(builder, b)
+            push_bytes(builder, String::from_utf8_lossy(b).as_bytes())
         }
-        (Scalar::Bytes(b), TableNode::Decimal) => {
-            if b.len() > 16 {
-                return Err(format!(
-                    "a decimal of {} bytes does not fit DECIMAL(38)",
-                    b.len()
-                ));
-            }
-            let mut v: i128 = if b.first().is_some_and(|x| x & 0x80 != 0) {
-                -1
-            } else {
-                0
-            };
-            for x in b {
-                v = (v << 8) | i128::from(*x);
-            }
+        (Scalar::Bytes(b), TableNode::Decimal(precision)) => {
             let ColumnBuilder::Decimal128(c) = builder else {
                 return Err(mismatch());
             };
-            c.push(v);
+            // As Flink's DecimalData.fromUnscaledBytes: a value wider than the column is NULL.
+            let bound = 10u128
+                .checked_pow(u32::from(*precision))
+                .unwrap_or(u128::MAX);
+            match unscaled(b).filter(|v| v.unsigned_abs() < bound) {
+                Some(v) => c.push(v),
+                None => builder.push_null(),
+            }
             Ok(())
         }
         _ => Err(mismatch()),
     }
+}
+
+/// A big-endian two's-complement integer, or `None` when it does not fit 128 bits.
+fn unscaled(bytes: &[u8]) -> Option<i128> {
+    let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
+    let fill = if negative { 0xff } else { 0x00 };
+    // Leading bytes that only extend the sign add nothing.
+    let mut start = 0;
+    while bytes.len() - start > 16
+        && bytes[start] == fill
+        && bytes
+            .get(start + 1)
+            .is_some_and(|b| (b & 0x80 != 0) == negative)
+    {
+        start += 1;
+    }
+    let bytes = &bytes[start..];
+    if bytes.len() > 16 {
+        return None;
+    }
+    let mut v: i128 = if negative { -1 } else { 0 };
+    for b in bytes {
+        v = (v << 8) | i128::from(*b);
+    }
+    Some(v)
 }
 
 fn push_float(builder: &mut ColumnBuilder, v: f32) -> Result<(), String> {
@@ -462,25 +490,99 @@ fn push_bytes(builder: &mut ColumnBuilder, b: &[u8]) -> Result<(), String> {
     c.push(b).map_err(|e| e.to_string())
 }
 
-/// Steps over a writer value the table does not read.
+/// Reads a value the query does not read, as Avro's datum reader reads it (every primitive,
+/// enum symbols and union branches checked), without building it; with the column's `node`,
+/// fails where Flink's conversion of the value to the column fails.
+fn step_over<'a>(
+    schema: &'a AvroSchema,
+    node: Option<&TableNode>,
+    r: &mut AvroReader<'a>,
+) -> Result<(), String> {
+    let node = match node {
+        Some(TableNode::Nullable(inner)) => Some(inner.as_ref()),
+        other => other,
+    };
+    match schema {
+        AvroSchema::Record(fields) => {
+            for (name, field) in fields {
+                let child = match node {
+                    Some(TableNode::Record(children)) => {
+                        children.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+                    }
+                    _ => None,
+                };
+                step_over(field, child, r)?;
+            }
+        }
+        AvroSchema::Array(items) => loop {
+            let n = r.block()?;
+            if n == 0 {
+                break;
+            }
+            let element = match node {
+                Some(TableNode::Array(element)) => Some(element.as_ref()),
+                _ => None,
+            };
+            for _ in 0..n {
+                step_over(items, element, r)?;
+            }
+        },
+        AvroSchema::Map(values) => loop {
+            let n = r.block()?;
+            if n == 0 {
+                break;
+            }
+            let value = match node {
+                Some(TableNode::Map(value)) => Some(value.as_ref()),
+                _ => None,
+            };
+            for _ in 0..n {
+                read_scalar(&AvroSchema::String, r)?;
+                step_over(values, value, r)?;
+            }
+        },
+        AvroSchema::Union(branches) => {
+            let index = r.int()?;
+            let branch = usize::try_from(index)
+                .ok()
+                .and_then(|i| branches.get(i))
+                .ok_or_else(|| format!("union index {index} is out of range"))?;
+            step_over(branch, node, r)?;
+        }
+        scalar => {
+            let value = read_scalar(scalar, r)?;
+            if let (Some(TableNode::Decimal(_)), Scalar::Bytes([])) = (node, value) {
+                return Err("Zero length BigInteger".into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Skips a writer value the reader schema lacks, as Avro's resolving decoder skips it: strings
+/// and bytes by their length, arrays and maps block by block (a block that gives its size in
+/// bytes is skipped whole).
 fn skip(schema: &AvroSchema, r: &mut AvroReader<'_>) -> Result<(), String> {
     match schema {
         AvroSchema::Null => {}
         AvroSchema::Boolean => {
-            r.take(1)?;
+            r.boolean()?;
         }
-        AvroSchema::Int | AvroSchema::Long | AvroSchema::Enum(_) => {
+        AvroSchema::Int | AvroSchema::Enum(_) => {
+            r.int()?;
+        }
+        AvroSchema::Long => {
             r.long()?;
         }
         AvroSchema::Float => {
-            r.take(4)?;
+            r.fixed::<4>()?;
         }
         AvroSchema::Double => {
-            r.take(8)?;
+            r.fixed::<8>()?;
         }
         AvroSchema::Bytes | AvroSchema::String => {
-            let n = r.length()?;
-            r.take(n)?;
+            let n = r.long()?;
+            r.skip_bytes(n)?;
         }
         AvroSchema::Fixed(size) => {
             r.take(*size)?;
@@ -491,7 +593,7 @@ fn skip(schema: &AvroSchema, r: &mut AvroReader<'_>) -> Result<(), String> {
             }
         }
         AvroSchema::Array(items) => loop {
-            let n = r.block()?;
+            let n = r.skip_block()?;
             if n == 0 {
                 break;
             }
@@ -500,7 +602,7 @@ fn skip(schema: &AvroSchema, r: &mut AvroReader<'_>) -> Result<(), String> {
             }
         },
         AvroSchema::Map(values) => loop {
-            let n = r.block()?;
+            let n = r.skip_block()?;
             if n == 0 {
                 break;
             }
@@ -510,7 +612,7 @@ fn skip(schema: &AvroSchema, r: &mut AvroReader<'_>) -> Result<(), String> {
             }
         },
         AvroSchema::Union(branches) => {
-            let index = r.long()?;
+            let index = r.int()?;
             let branch = usize::try_from(index)
                 .ok()
                 .and_then(|i| branches.get(i))

@@ -126,7 +126,7 @@ pub fn create_decoder_with(
             physical, produced, options,
         )?)),
         "avro-confluent" => Ok(Box::new(
-            crate::avro_confluent::AvroConfluentDecoder::try_new(produced, options)?,
+            crate::avro_confluent::AvroConfluentDecoder::try_new(physical, produced, options)?,
         )),
         other => Err(FormatError::config(format!(
             "StreamFusion has no native decoder for format '{other}'"

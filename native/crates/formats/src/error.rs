@@ -12,6 +12,11 @@ pub enum FormatError {
     /// the last flush.
     #[error("{reason}")]
     Decode { position: usize, reason: String },
+    /// A message that cannot be read, and that Flink's own format would not read either given
+    /// the messages before it (state a format carries between messages), so it is never handed
+    /// back to Flink's format; otherwise as `Decode`.
+    #[error("{reason}")]
+    Corrupt { position: usize, reason: String },
     /// A row could not be encoded; `row` is its index in the batch.
     #[error("row {row}: {reason}")]
     Encode { row: usize, reason: String },

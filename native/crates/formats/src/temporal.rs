@@ -209,6 +209,36 @@ impl Cursor<'_> {
 /// A local date-time as epoch milliseconds and nanoseconds within the millisecond.
 pub type LocalTimestamp = (i64, u32);
 
+/// A parsed timestamp (epoch millis, nanos of the millisecond) as a value of an Arrow timestamp
+/// `unit`; fails when the unit cannot hold it: out of its range, or with fractional digits it
+/// would drop (Flink keeps every digit it parsed, beyond the column's precision too).
+pub fn timestamp_in_unit(
+    unit: arrow::datatypes::TimeUnit,
+    (millis, nanos): LocalTimestamp,
+) -> Result<i64, String> {
+    use arrow::datatypes::TimeUnit;
+    let exact = match unit {
+        TimeUnit::Second => millis.rem_euclid(1000) == 0 && nanos == 0,
+        TimeUnit::Millisecond => nanos == 0,
+        TimeUnit::Microsecond => nanos % 1000 == 0,
+        TimeUnit::Nanosecond => true,
+    };
+    if !exact {
+        return Err("it has more fractional digits than the column keeps".into());
+    }
+    let value = match unit {
+        TimeUnit::Second => Some(millis.div_euclid(1000)),
+        TimeUnit::Millisecond => Some(millis),
+        TimeUnit::Microsecond => millis
+            .checked_mul(1000)
+            .and_then(|v| v.checked_add(i64::from(nanos / 1000))),
+        TimeUnit::Nanosecond => millis
+            .checked_mul(1_000_000)
+            .and_then(|v| v.checked_add(i64::from(nanos))),
+    };
+    value.ok_or_else(|| format!("it is outside the range of {unit:?} timestamps"))
+}
+
 fn resolve(
     (year, month, day): (i64, u32, u32),
     (hour, minute, second, nanos): (u32, u32, u32, u32),

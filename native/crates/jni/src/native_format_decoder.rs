@@ -75,7 +75,8 @@ impl From<FormatError> for NativeError {
     fn from(e: FormatError) -> Self {
         match e {
             FormatError::Config(message) => NativeError::Config(message),
-            FormatError::Decode { position, reason } => NativeError::Decode {
+            FormatError::Decode { position, reason }
+            | FormatError::Corrupt { position, reason } => NativeError::Decode {
                 position: position as i64,
                 reason,
             },

@@ -23,7 +23,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{
     BinaryType, DataType, Date32Type, Field, Float32Type, Float64Type, Int8Type, Int16Type,
-    Int32Type, Int64Type, SchemaRef, Utf8Type,
+    Int32Type, Int64Type, SchemaRef, TimeUnit, Utf8Type,
 };
 use base64::Engine;
 
@@ -39,7 +39,8 @@ use crate::javatext::{push_java_double, push_java_float};
 use crate::options::FormatOptions;
 use crate::temporal::{
     TimestampStandard, days_from_civil, format_date, format_time_of_day, format_timestamp,
-    parse_iso_local_time, parse_timestamp, parse_timestamp_ltz, time_of_day_nanos, timestamp_parts,
+    parse_iso_local_time, parse_timestamp, parse_timestamp_ltz, time_of_day_nanos,
+    timestamp_in_unit, timestamp_parts,
 };
 
 /// Field metadata key carrying the Flink type where the Arrow type alone loses it (TIME's
@@ -81,6 +82,9 @@ pub struct CsvDecoder {
     /// Position of each produced column among the physical columns.
     positions: Vec<usize>,
     physical_width: usize,
+    /// The physical columns the query does not read, with a scratch builder each: Flink
+    /// converts every column, so their values must convert here too.
+    unread: Vec<(usize, Field, ColumnBuilder)>,
     options: CsvOptions,
     columns: Vec<ColumnBuilder>,
     rows: usize,
@@ -118,9 +122,17 @@ impl CsvDecoder {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let unread = physical
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !positions.contains(i))
+            .map(|(i, f)| Ok((i, f.as_ref().clone(), ColumnBuilder::new(f.data_type())?)))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             columns: builders_for(produced.fields())?,
             physical_width: physical.fields().len(),
+            unread,
             produced,
             positions,
             options,
@@ -149,7 +161,8 @@ impl CsvDecoder {
             }
             values.pop();
         }
-        let arity = self.positions.len();
+        // Flink's row converter reads the whole physical row.
+        let arity = self.physical_width;
         if arity > values.len() && !self.options.ignore_parse_errors {
             return Err(format!(
                 "Row length mismatch. {arity} fields expected but was {}.",
@@ -173,6 +186,20 @@ impl CsvDecoder {
                             ));
                         }
                     }
+                }
+            }
+        }
+        for (position, field, scratch) in &mut self.unread {
+            if let Some(text) = values.get(*position) {
+                let converted = convert_field(field, text, scratch, &self.options);
+                scratch.truncate(0);
+                if let Err(e) = converted
+                    && !self.options.ignore_parse_errors
+                {
+                    return Err(format!(
+                        "Fail to deserialize at field: {}: {e}",
+                        field.name()
+                    ));
                 }
             }
         }
@@ -444,22 +471,15 @@ fn convert_scalar(
             } else {
                 parse_timestamp(trimmed, TimestampStandard::Sql)
             };
-            let (millis, nanos) = parsed
+            let parsed = parsed
                 .ok_or_else(|| format!("Text '{text}' could not be parsed as a timestamp"))?;
+            let value =
+                |unit| timestamp_in_unit(unit, parsed).map_err(|e| format!("'{text}': {e}"));
             match b {
-                ColumnBuilder::TimestampSecond(c) => c.push(millis.div_euclid(1000)),
-                ColumnBuilder::TimestampMillisecond(c) => c.push(millis),
-                ColumnBuilder::TimestampMicrosecond(c) => {
-                    c.push(millis * 1000 + i64::from(nanos / 1000))
-                }
-                ColumnBuilder::TimestampNanosecond(c) => c.push(
-                    millis
-                        .checked_mul(1_000_000)
-                        .and_then(|v| v.checked_add(i64::from(nanos)))
-                        .ok_or(
-                            "the timestamp is outside the range of Arrow nanosecond timestamps",
-                        )?,
-                ),
+                ColumnBuilder::TimestampSecond(c) => c.push(value(TimeUnit::Second)?),
+                ColumnBuilder::TimestampMillisecond(c) => c.push(value(TimeUnit::Millisecond)?),
+                ColumnBuilder::TimestampMicrosecond(c) => c.push(value(TimeUnit::Microsecond)?),
+                ColumnBuilder::TimestampNanosecond(c) => c.push(value(TimeUnit::Nanosecond)?),
                 _ => return Err("not a timestamp column".into()),
             }
         }

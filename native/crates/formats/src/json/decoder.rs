@@ -15,7 +15,7 @@ use crate::javatext::{java_trim, parse_java_double, parse_java_float, parse_java
 use crate::options::FormatOptions;
 use crate::temporal::{
     TimestampStandard, parse_date, parse_sql_time_whole_seconds, parse_timestamp,
-    parse_timestamp_ltz,
+    parse_timestamp_ltz, timestamp_in_unit,
 };
 
 /// Deepest nesting Jackson (Flink's JSON parser) accepts: the root object is level 1.
@@ -776,21 +776,8 @@ fn convert(
             } else {
                 parse_timestamp(text, standard)
             };
-            let (millis, nanos) = parsed.ok_or_else(|| timestamp_error(text, standard, *zoned))?;
-            // Flink keeps every digit it parsed, beyond the column's precision too.
-            let kept = match unit {
-                TimeUnit::Second => millis.rem_euclid(1000) == 0 && nanos == 0,
-                TimeUnit::Millisecond => nanos == 0,
-                TimeUnit::Microsecond => nanos % 1000 == 0,
-                TimeUnit::Nanosecond => true,
-            };
-            if !kept {
-                return Err(format!(
-                    "'{text}' has more fractional digits than the column keeps"
-                ));
-            }
-            let value =
-                timestamp_value(*unit, millis, nanos).map_err(|e| format!("{e} ('{text}')"))?;
+            let parsed = parsed.ok_or_else(|| timestamp_error(text, standard, *zoned))?;
+            let value = timestamp_in_unit(*unit, parsed).map_err(|e| format!("'{text}': {e}"))?;
             match builder {
                 Some(ColumnBuilder::TimestampSecond(c)) => c.push(value),
                 Some(ColumnBuilder::TimestampMillisecond(c)) => c.push(value),
@@ -931,22 +918,6 @@ fn timestamp_error(text: &str, standard: TimestampStandard, zoned: bool) -> Stri
         (TimestampStandard::Iso8601, true) => "yyyy-MM-ddTHH:mm[:ss[.fffffffff]]Z",
     };
     format!("Text '{text}' could not be parsed as a timestamp of the form {form}")
-}
-
-/// Epoch millis + nanos of the millisecond in `unit` (truncating to it).
-fn timestamp_value(unit: TimeUnit, millis: i64, nanos: u32) -> Walk<i64> {
-    Ok(match unit {
-        TimeUnit::Second => millis.div_euclid(1000),
-        TimeUnit::Millisecond => millis,
-        TimeUnit::Microsecond => millis
-            .checked_mul(1000)
-            .and_then(|v| v.checked_add(i64::from(nanos / 1000)))
-            .ok_or("the timestamp is outside the range of microsecond timestamps")?,
-        TimeUnit::Nanosecond => millis
-            .checked_mul(1_000_000)
-            .and_then(|v| v.checked_add(i64::from(nanos)))
-            .ok_or("the timestamp is outside the range of Arrow nanosecond timestamps (1677-09-21 to 2262-04-11)")?,
-    })
 }
 
 /// TINYINT/SMALLINT: integer tokens in range, or Java's `parseByte`/`parseShort` of a string;

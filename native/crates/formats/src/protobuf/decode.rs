@@ -113,7 +113,11 @@ fn check_unread(field: &FieldDescriptor, wire: Wire<'_>, depth: usize) -> Read<(
     };
     match field.kind() {
         Kind::Message(message) => check_message(&message, bytes, depth + 1),
-        Kind::String if field.parent_file().syntax() == Syntax::Proto3 => {
+        // protobuf-java checks the strings of map entries in every syntax.
+        Kind::String
+            if field.parent_file().syntax() == Syntax::Proto3
+                || field.parent_message().is_map_entry() =>
+        {
             std::str::from_utf8(bytes)
                 .map(|_| ())
                 .map_err(|_| "Protocol message had invalid UTF-8.".into())
@@ -132,6 +136,16 @@ fn check_unread(field: &FieldDescriptor, wire: Wire<'_>, depth: usize) -> Read<(
         }
         _ => Ok(()),
     }
+}
+
+/// Fails on a map entry's string key or value that is not UTF-8.
+fn check_entry_string(conv: &Conv, wire: &Wire<'_>) -> Read<()> {
+    if let (Conv::String, Wire::Bytes(bytes)) = (conv, wire)
+        && std::str::from_utf8(bytes).is_err()
+    {
+        return Err("Protocol message had invalid UTF-8.".into());
+    }
+    Ok(())
 }
 
 fn whole_elements(bytes: &[u8], width: usize) -> Read<()> {
@@ -267,6 +281,13 @@ fn read_field(
                         (2, w) if w.wire_type() == wires[1] => v.push((0, w)),
                         _ => {}
                     }
+                }
+                // protobuf-java checks the strings of map entries in every syntax.
+                if let Some(wire) = &k {
+                    check_entry_string(key, wire)?;
+                }
+                for (_, wire) in &v {
+                    check_entry_string(value, wire)?;
                 }
                 push_or_default(key, k, keys, proto3, read_defaults, depth)?;
                 // The entry is one level of nesting; a message value is the next.

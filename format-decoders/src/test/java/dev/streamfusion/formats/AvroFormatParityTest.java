@@ -171,7 +171,7 @@ class AvroFormatParityTest {
         return Map.of("timestamp_mapping.legacy", Boolean.toString(legacy));
     }
 
-    private static List<byte[]> flinkSerialize(RowType type, List<RowData> rows, boolean legacy) throws Exception {
+    static List<byte[]> flinkSerialize(RowType type, List<RowData> rows, boolean legacy) throws Exception {
         AvroRowDataSerializationSchema serializer = new AvroRowDataSerializationSchema(type, AvroEncoding.BINARY, legacy);
         serializer.open(null);
         List<byte[]> out = new ArrayList<>();

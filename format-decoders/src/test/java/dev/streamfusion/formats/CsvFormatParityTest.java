@@ -246,6 +246,11 @@ class CsvFormatParityTest {
         assertThat(expected.size()).as("rows both read (%d rejected by both)", errors).isGreaterThan(messages.size() / 4);
     }
 
+    /** The rows as Flink's CSV format writes them with its default options. */
+    static List<byte[]> flinkSerialize(RowType type, List<RowData> rows) throws Exception {
+        return flinkSerialize(type, rows, new Options());
+    }
+
     private static List<byte[]> flinkSerialize(RowType type, List<RowData> rows, Options options) throws Exception {
         CsvRowDataSerializationSchema.Builder builder = new CsvRowDataSerializationSchema.Builder(type);
         options.writer.forEach(setting -> setting.accept(builder));
