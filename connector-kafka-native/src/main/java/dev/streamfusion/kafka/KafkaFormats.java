@@ -3,6 +3,7 @@ package dev.streamfusion.kafka;
 import org.apache.flink.annotation.Internal;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -35,11 +36,56 @@ final class KafkaFormats {
         boolean valuePrefixed = options.containsKey("value.format");
         String format = valuePrefixed ? options.get("value.format") : options.get("format");
         String keyFormat = options.get("key.format");
-        return new KafkaFormats(
-                format,
-                withoutPrefix(options, (valuePrefixed ? "value." : "") + format + "."),
-                keyFormat,
-                keyFormat == null ? null : withoutPrefix(options, "key." + keyFormat + "."));
+        Map<String, String> formatOptions = withoutPrefix(options, (valuePrefixed ? "value." : "") + format + ".");
+        Map<String, String> keyFormatOptions = keyFormat == null ? null : withoutPrefix(options, "key." + keyFormat + ".");
+        // As Flink's Kafka factory: a table of one topic registers its schemas under the topic's
+        // subjects unless it names them.
+        String topic = options.get("topic");
+        if (topic != null && !topic.contains(";")) {
+            completeSubject(format, formatOptions, topic.trim() + "-value");
+            completeSubject(keyFormat, keyFormatOptions, topic.trim() + "-key");
+        }
+        return new KafkaFormats(format, formatOptions, keyFormat, keyFormatOptions);
+    }
+
+    private static void completeSubject(String format, Map<String, String> options, String subject) {
+        if (format != null && REGISTRY_FORMATS.contains(format)) {
+            options.putIfAbsent("subject", subject);
+        }
+    }
+
+    /** Formats whose schemas a Confluent schema registry holds. */
+    private static final Set<String> REGISTRY_FORMATS = Set.of("avro-confluent", "debezium-avro-confluent");
+
+    /**
+     * avro-confluent options the native registry client does not act on: a table with any of
+     * them is read and written by Flink's own format.
+     */
+    private static final List<String> UNSUPPORTED_REGISTRY_OPTIONS =
+            List.of(
+                    "schema",
+                    "properties.",
+                    "ssl.",
+                    "bearer-auth.",
+                    "basic-auth.credentials-source");
+
+    /** Why a format's options keep it from being handled natively, or {@code null}. */
+    private static String unsupportedOptions(String part, String format, Map<String, String> options) {
+        if (!"avro-confluent".equals(format)) {
+            return null;
+        }
+        for (String option : options.keySet()) {
+            for (String unsupported : UNSUPPORTED_REGISTRY_OPTIONS) {
+                boolean credentialsSourceIsUserInfo =
+                        option.equals("basic-auth.credentials-source") && "USER_INFO".equals(options.get(option));
+                if ((option.equals(unsupported) || (unsupported.endsWith(".") && option.startsWith(unsupported)))
+                        && !credentialsSourceIsUserInfo) {
+                    return "the " + part + " format's option '" + (part.equals("value") ? "" : "key.") + format + "."
+                            + option + "' is not supported by the native schema registry client";
+                }
+            }
+        }
+        return null;
     }
 
     /**
@@ -53,7 +99,11 @@ final class KafkaFormats {
         if (keyFormat != null && !NATIVE.contains(keyFormat)) {
             return "the key format '" + keyFormat + "' is not " + verb + " natively";
         }
-        return null;
+        String options = unsupportedOptions("value", format, formatOptions);
+        if (options == null && keyFormat != null) {
+            options = unsupportedOptions("key", keyFormat, keyFormatOptions);
+        }
+        return options;
     }
 
     /** "'json' " or "'json' values and 'raw' keys ", for descriptions. */

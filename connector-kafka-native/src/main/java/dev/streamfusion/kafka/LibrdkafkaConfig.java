@@ -134,6 +134,12 @@ public final class LibrdkafkaConfig {
         this.untranslatable = Collections.unmodifiableList(untranslatable);
     }
 
+    /**
+     * Consumer defaults where kafka-clients and librdkafka differ, kafka-clients': librdkafka reads
+     * committed records only (and stops a bounded read at the last stable offset).
+     */
+    private static final Map<String, String> KAFKA_CLIENTS_CONSUMER_DEFAULTS = Map.of("isolation.level", "read_uncommitted");
+
     /** librdkafka's properties for {@code consumer}, kafka-clients consumer properties. */
     public static LibrdkafkaConfig consumer(Properties consumer) {
         return translate(consumer, CONSUMER);
@@ -287,9 +293,19 @@ public final class LibrdkafkaConfig {
         return new String[][] {keys, values};
     }
 
-    /** librdkafka's properties. */
+    /** librdkafka's properties: the translated ones. */
     public Map<String, String> properties() {
         return properties;
+    }
+
+    /**
+     * What a librdkafka consumer is configured with: the translated properties, and kafka-clients'
+     * defaults where librdkafka's differ and the table sets none.
+     */
+    public Map<String, String> consumerProperties() {
+        Map<String, String> all = new TreeMap<>(KAFKA_CLIENTS_CONSUMER_DEFAULTS);
+        all.putAll(properties);
+        return all;
     }
 
     /** Why properties cannot be translated, one line each; empty when all were. */

@@ -47,6 +47,13 @@ class LibrdkafkaConfigTest {
     }
 
     @Test
+    void consumersReadUncommittedRecordsUnlessToldOtherwiseAsKafkaClientsDo() {
+        assertThat(translate(Map.of()).consumerProperties()).containsEntry("isolation.level", "read_uncommitted");
+        assertThat(translate(Map.of("isolation.level", "read_committed")).consumerProperties())
+                .containsEntry("isolation.level", "read_committed");
+    }
+
+    @Test
     void flinksOwnPropertiesStayWithFlink() {
         LibrdkafkaConfig config =
                 translate(

@@ -420,6 +420,137 @@ class StreamFusionKafkaITCase {
     }
 
     /**
+     * Committed, aborted and still open transactions read as Flink's reader reads them: by
+     * default kafka-clients' {@code read_uncommitted} (every record, a bounded read up to the high
+     * watermark, open transactions too), and with {@code read_committed} the committed records.
+     * A topic that ends with a transaction marker still finishes a bounded read.
+     */
+    @Test
+    void transactionsReadAsFlinksReaderReadsThem() throws Exception {
+        String closed = "txn-closed";
+        String open = "txn-open";
+        KAFKA.cluster().createTopic(closed, 1);
+        KAFKA.cluster().createTopic(open, 1);
+        try (KafkaProducer<byte[], byte[]> producer = transactionalProducer("sf-txn-closed")) {
+            transaction(producer, closed, 0, 3, true);
+            transaction(producer, closed, 3, 5, false);
+            transaction(producer, closed, 5, 7, true);
+        }
+        KafkaProducer<byte[], byte[]> pending = transactionalProducer("sf-txn-open");
+        try {
+            transaction(pending, open, 0, 2, true);
+            transaction(pending, open, 2, 4, false);
+            pending.beginTransaction();
+            for (int n = 4; n < 6; n++) {
+                pending.send(new ProducerRecord<>(open, 0, null, numbered(n))).get();
+            }
+            Map<String, Integer> expected = Map.of(closed, 7, open, 6);
+            for (String topic : List.of(closed, open)) {
+                Map<String, String> uncommitted = bidsTable("topic", topic, Map.of());
+                StreamTableEnvironment counting = tables();
+                counting.executeSql(ddl("every_record", "kafka", "n INT", uncommitted));
+                assertThat(collect(counting.executeSql("SELECT n FROM every_record"))).hasSize(expected.get(topic));
+                assertSameRows("SELECT n FROM %s", "n INT", uncommitted);
+            }
+            // Committed records only. (A bounded read_committed read of a topic with an open
+            // transaction waits for it to end, on Flink's reader as on this one.)
+            Map<String, String> committed = bidsTable("topic", closed, Map.of("properties.isolation.level", "read_committed"));
+            StreamTableEnvironment counting = tables();
+            counting.executeSql(ddl("committed_only", "kafka", "n INT", committed));
+            assertThat(collect(counting.executeSql("SELECT n FROM committed_only"))).hasSize(5);
+            assertSameRows("SELECT n FROM %s", "n INT", committed);
+        } finally {
+            pending.close(Duration.ZERO);
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> transactionalProducer(String id) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", KAFKA.bootstrapServers());
+        props.put("key.serializer", ByteArraySerializer.class.getName());
+        props.put("value.serializer", ByteArraySerializer.class.getName());
+        props.put("transactional.id", id);
+        props.put("transaction.timeout.ms", "600000");
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
+        producer.initTransactions();
+        return producer;
+    }
+
+    private static void transaction(KafkaProducer<byte[], byte[]> producer, String topic, int from, int to, boolean commit)
+            throws Exception {
+        producer.beginTransaction();
+        for (int n = from; n < to; n++) {
+            producer.send(new ProducerRecord<>(topic, 0, null, numbered(n))).get();
+        }
+        if (commit) {
+            producer.commitTransaction();
+        } else {
+            producer.abortTransaction();
+        }
+    }
+
+    private static byte[] numbered(int n) {
+        return ("{\"n\": " + n + "}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * With a group id, offsets are committed to the group when checkpoints complete, on either
+     * rung, and the reader reports each partition's current and committed offsets as Flink's
+     * reader does.
+     */
+    @Test
+    @SuppressWarnings("try")
+    void checkpointsCommitOffsetsToTheGroup() throws Exception {
+        String group = "sf-commits-" + RUNG.toLowerCase(Locale.ROOT);
+        Map<String, String> options = new HashMap<>(bidsTable("topic", BIDS, Map.of("properties.group.id", group)));
+        options.remove("scan.bounded.mode");
+        Configuration configuration = new Configuration();
+        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.setParallelism(2);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        tables.executeSql(ddl("committing", "streamfusion-kafka", options));
+        TableResult result = tables.executeSql("SELECT auction FROM committing");
+        try (CloseableIterator<Row> live = result.collect();
+                Admin admin = Admin.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+            take(live, new ArrayList<>(), COUNT);
+            Map<TopicPartition, Long> perPartition = new HashMap<>();
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (System.nanoTime() < deadline) {
+                perPartition.clear();
+                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().forEach(
+                        (partition, offset) -> perPartition.put(partition, offset.offset()));
+                if (perPartition.values().stream().filter(o -> o == COUNT / PARTITIONS).count() == PARTITIONS) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            assertThat(perPartition)
+                    .containsOnlyKeys(new TopicPartition(BIDS, 0), new TopicPartition(BIDS, 1), new TopicPartition(BIDS, 2))
+                    .allSatisfy((partition, offset) -> assertThat(offset).isEqualTo(COUNT / PARTITIONS));
+            Map<String, Metric> metrics = METRICS.findMetrics(result.getJobClient().orElseThrow().getJobID(), "Offset");
+            for (int p = 0; p < PARTITIONS; p++) {
+                String partition = "." + BIDS + ".partition." + p + ".";
+                assertThat(gauge(metrics, partition + "currentOffset")).isEqualTo((long) COUNT / PARTITIONS - 1);
+                assertThat(gauge(metrics, partition + "committedOffset")).isEqualTo((long) COUNT / PARTITIONS);
+            }
+        } finally {
+            result.getJobClient().orElseThrow().cancel().get(1, TimeUnit.MINUTES);
+        }
+    }
+
+    /** The value of the one gauge whose name contains {@code name}. */
+    private static Object gauge(Map<String, Metric> metrics, String name) {
+        List<Object> values =
+                metrics.entrySet().stream()
+                        .filter(e -> e.getKey().contains(name))
+                        .map(e -> ((Gauge<?>) e.getValue()).getValue())
+                        .collect(Collectors.toList());
+        assertThat(values).as("gauges named %s among %s", name, metrics.keySet()).hasSize(1);
+        return values.get(0);
+    }
+
+    /**
      * Every message of the malformed JSON corpus, as values and as keys: with ignore-parse-errors
      * the tables give stock's rows (a bad field is NULL, a bad message gives no row, a message
      * Flink reads despite trouble gives Flink's rows); without it both fail, and StreamFusion

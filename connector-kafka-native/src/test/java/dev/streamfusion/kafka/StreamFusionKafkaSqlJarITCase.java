@@ -2,6 +2,7 @@ package dev.streamfusion.kafka;
 
 import dev.streamfusion.kafka.sqljar.SqlJarJob;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
+import dev.streamfusion.testkit.registry.SchemaRegistryServer;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -45,12 +46,13 @@ class StreamFusionKafkaSqlJarITCase {
             Pattern.compile(
                     ".*/(streamfusion-[^/]*|flink-connector-kafka-[^/]*|kafka-clients-[^/]*|arrow-[^/]*"
                             + "|flatbuffers-java-[^/]*|jackson-[^/]*|commons-codec-[^/]*|zstd-jni-[^/]*|lz4-java-[^/]*"
-                            + "|snappy-java-[^/]*)\\.jar|.*/target/(test-)?classes/?");
+                            + "|snappy-java-[^/]*|flink-avro-[^/]*|avro-[^/]*)\\.jar|.*/target/(test-)?classes/?");
 
     @Test
     void theSqlJarRunsBesideFlinksKafkaSqlJar() throws Exception {
         KAFKA.cluster().createTopic("sql-jar-in", 2);
         KAFKA.cluster().createTopic("sql-jar-out", 2);
+        KAFKA.cluster().createTopic("sql-jar-avro", 2);
         long priceSum = 0;
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(
@@ -66,9 +68,29 @@ class StreamFusionKafkaSqlJarITCase {
             }
         }
 
-        List<String> output = runJob(KAFKA.bootstrapServers(), "sql-jar-in", "sql-jar-out");
+        List<String> output;
+        try (SchemaRegistryServer registry = SchemaRegistryServer.start()) {
+            output = runJob(KAFKA.bootstrapServers(), "sql-jar-in", "sql-jar-out", registry.url(), "sql-jar-avro");
+            // No subject given: the sink registered the schema under the topic's value subject.
+            assertThat(registry.subjects()).containsExactly("sql-jar-avro-value");
+        }
         String expected = "[+I[" + COUNT + ", " + priceSum + ", c4]]";
         assertThat(output).contains("stock: " + expected, "streamfusion: " + expected, "written: " + expected);
+        assertThat(output).contains("avro stock: " + expected, "avro streamfusion: " + expected);
+        assertThat(output)
+                .filteredOn(line -> line.startsWith("avro unreachable: "))
+                .singleElement()
+                .asString()
+                .containsPattern("Failed to decode the value of the Kafka record at offset \\d+ of sql-jar-avro-\\d \\(avro-confluent\\)");
+        // Registry options the native client does not act on: AUTO reads with Flink's own
+        // reader, NATIVE refuses at planning naming the option (and no secret).
+        assertThat(output).contains("avro bearer: " + expected);
+        assertThat(output)
+                .filteredOn(line -> line.startsWith("avro bearer native: "))
+                .singleElement()
+                .asString()
+                .contains("the value format's option 'avro-confluent.bearer-auth.")
+                .doesNotContain("token-secret");
         // Loaded from a jar resource: the only jar on the child's classpath that holds it is the SQL jar.
         assertThat(output)
                 .filteredOn(line -> line.startsWith("native: "))
@@ -77,7 +99,7 @@ class StreamFusionKafkaSqlJarITCase {
                 .contains("from jar:/native/linux-x86_64/libstreamfusion.so");
     }
 
-    private static List<String> runJob(String servers, String in, String out) throws Exception {
+    private static List<String> runJob(String... args) throws Exception {
         Path sqlJar = Paths.get(System.getProperty("streamfusion.sql.jar"));
         assertThat(sqlJar).exists();
         List<String> classpath = new ArrayList<>();
@@ -100,10 +122,8 @@ class StreamFusionKafkaSqlJarITCase {
                         "-Xmx1g",
                         "-cp",
                         String.join(File.pathSeparator, classpath),
-                        SqlJarJob.class.getName(),
-                        servers,
-                        in,
-                        out));
+                        SqlJarJob.class.getName()));
+        command.addAll(Arrays.asList(args));
         Path log = Files.createTempFile("sql-jar-job", ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {

@@ -7,6 +7,7 @@ import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.types.ArrowTypes;
 import dev.streamfusion.formats.registry.HttpSchemaRegistryClient;
 import dev.streamfusion.formats.registry.SchemaRegistryClient;
+import dev.streamfusion.formats.registry.SchemaRegistryException;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.types.logical.RowType;
@@ -50,14 +51,22 @@ public final class NativeFormatDecoder extends NativeHandle {
     /** For formats whose messages name their writer schema (avro-confluent); else null. */
     private final SchemaRegistryClient registry;
     private final Set<Integer> knownSchemaIds = new HashSet<>();
+    /**
+     * Whether messages the decoder cannot decode are handed back: then a writer schema the
+     * registry does not give is left to Flink's format (which asks the registry itself and fails
+     * naming the record), instead of failing the batch here.
+     */
+    private final boolean defers;
 
     private NativeFormatDecoder(
             BufferAllocator allocator,
             RowType rowType,
             long address,
             ArrowBatchImporter rows,
-            SchemaRegistryClient registry) {
+            SchemaRegistryClient registry,
+            boolean defers) {
         super("format decoder", address);
+        this.defers = defers;
         this.allocator = allocator;
         this.rowType = rowType;
         this.rows = rows;
@@ -158,7 +167,7 @@ public final class NativeFormatDecoder extends NativeHandle {
                                                                                                     defer)))));
             SchemaRegistryClient registry =
                     "avro-confluent".equals(format) ? HttpSchemaRegistryClient.fromOptions(options) : null;
-            return new NativeFormatDecoder(allocator, rowType, address[0], rows, registry);
+            return new NativeFormatDecoder(allocator, rowType, address[0], rows, registry, defer);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
                 free0(address[0]);
@@ -258,10 +267,21 @@ public final class NativeFormatDecoder extends NativeHandle {
     }
 
     private void addWriterSchema(long handle, int id) {
-        if (!knownSchemaIds.contains(id)) {
-            addWriterSchema(handle, id, registry.schemaById(id));
-            knownSchemaIds.add(id);
+        if (knownSchemaIds.contains(id)) {
+            return;
         }
+        String schema;
+        try {
+            schema = registry.schemaById(id);
+        } catch (SchemaRegistryException e) {
+            if (!defers) {
+                throw e;
+            }
+            // The messages of this id are handed back; it is asked again for the next batch.
+            return;
+        }
+        addWriterSchema(handle, id, schema);
+        knownSchemaIds.add(id);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.NativeDecodeException;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
 import dev.streamfusion.formats.registry.SchemaRegistryException;
+import dev.streamfusion.testkit.registry.SchemaRegistryServer;
 
 import org.apache.flink.formats.avro.AvroFormatOptions.AvroEncoding;
 import org.apache.flink.formats.avro.AvroRowDataDeserializationSchema;
@@ -15,9 +16,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
-import com.sun.net.httpserver.HttpServer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.avro.Schema;
@@ -34,15 +33,11 @@ import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.apache.flink.table.api.DataTypes.FIELD;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,59 +50,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class AvroConfluentFormatTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    private final Map<Integer, String> schemas = new ConcurrentHashMap<>();
-    private final AtomicInteger requests = new AtomicInteger();
-    private HttpServer registry;
+    private SchemaRegistryServer registry;
     private BufferAllocator allocator;
 
     @BeforeEach
     void start() throws IOException {
         allocator = new RootAllocator();
-        registry = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        registry.createContext(
-                "/schemas/ids/",
-                exchange -> {
-                    requests.incrementAndGet();
-                    String path = exchange.getRequestURI().getPath();
-                    String schema = schemas.get(Integer.parseInt(path.substring(path.lastIndexOf('/') + 1)));
-                    byte[] body =
-                            (schema == null
-                                            ? "{\"error_code\":40403,\"message\":\"Schema not found\"}"
-                                            : "{\"schema\":" + quote(schema) + "}")
-                                    .getBytes(StandardCharsets.UTF_8);
-                    exchange.sendResponseHeaders(schema == null ? 404 : 200, body.length);
-                    try (OutputStream out = exchange.getResponseBody()) {
-                        out.write(body);
-                    }
-                });
-        registry.createContext(
-                "/subjects/",
-                exchange -> {
-                    requests.incrementAndGet();
-                    String schema = JSON.readTree(exchange.getRequestBody()).get("schema").asText();
-                    int id = 100 + schemas.size();
-                    schemas.put(id, schema);
-                    byte[] body = ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8);
-                    exchange.sendResponseHeaders(200, body.length);
-                    try (OutputStream out = exchange.getResponseBody()) {
-                        out.write(body);
-                    }
-                });
-        registry.start();
+        registry = SchemaRegistryServer.start();
     }
 
     @AfterEach
     void stop() {
-        registry.stop(0);
+        registry.close();
         allocator.close();
     }
 
     @Test
     void decodesFlinkDatumsWithTheirRegisteredSchemaAndCachesIt() throws Exception {
         RowType type = AvroFormatParityTest.avroTypes(true);
-        schemas.put(1, AvroSchemaConverter.convertToSchema(type).toString());
+        int id = registry.register("bids-value", AvroSchemaConverter.convertToSchema(type).toString());
         AvroRowDataSerializationSchema flinkWriter = new AvroRowDataSerializationSchema(type, AvroEncoding.BINARY, true);
         flinkWriter.open(null);
         AvroRowDataDeserializationSchema flinkReader =
@@ -119,14 +80,14 @@ class AvroConfluentFormatTest {
         List<RowData> expected = new ArrayList<>();
         for (RowData row : rows) {
             byte[] datum = flinkWriter.serialize(row);
-            messages.add(framed(1, datum));
+            messages.add(framed(id, datum));
             expected.add(flinkReader.deserialize(datum));
         }
         try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "avro-confluent", options(), type)) {
             RowDataValues.assertSameRows(read(decoder.decode(messages.subList(0, 100)), type), RowDataValues.ofRows(expected.subList(0, 100), type));
             RowDataValues.assertSameRows(read(decoder.decode(messages.subList(100, 200)), type), RowDataValues.ofRows(expected.subList(100, 200), type));
         }
-        assertThat(requests.get()).as("one registry request for the one schema id").isEqualTo(1);
+        assertThat(registry.requests()).as("one registry request for the one schema id").isEqualTo(1);
     }
 
     @Test
@@ -148,7 +109,7 @@ class AvroConfluentFormatTest {
                                         + "{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"items\":\"string\"}},"
                                         + "{\"name\":\"name\",\"type\":[\"null\",\"string\"],\"default\":null},"
                                         + "{\"name\":\"score\",\"type\":[\"null\",\"float\"],\"default\":null}]}");
-        schemas.put(2, writer.toString());
+        int id = registry.register("evolved-value", writer.toString());
         Schema reader = AvroSchemaConverter.convertToSchema(table);
         AvroToRowDataConverters.AvroToRowDataConverter converter = AvroToRowDataConverters.createRowConverter(table);
 
@@ -161,7 +122,7 @@ class AvroConfluentFormatTest {
             record.put("name", i % 3 == 0 ? null : "name-" + i);
             record.put("score", i % 4 == 0 ? null : i * 1.5f);
             byte[] datum = write(writer, record);
-            messages.add(framed(2, datum));
+            messages.add(framed(id, datum));
             GenericRecord resolved =
                     new GenericDatumReader<GenericRecord>(writer, reader)
                             .read(null, DecoderFactory.get().binaryDecoder(datum, null));
@@ -181,9 +142,9 @@ class AvroConfluentFormatTest {
         try (NativeFormatEncoder encoder = NativeFormatEncoder.create(allocator, "avro-confluent", options, type)) {
             messages = encoder.encode(rows);
         }
-        assertThat(schemas).hasSize(1);
-        int id = schemas.keySet().iterator().next();
-        assertThat(new Schema.Parser().parse(schemas.get(id)))
+        assertThat(registry.subjects()).containsExactly("bids-value");
+        int id = registry.latestId("bids-value");
+        assertThat(new Schema.Parser().parse(registry.schema(id)))
                 .as("the registered schema is the one Flink derives")
                 .isEqualTo(AvroSchemaConverter.convertToSchema(type));
 
@@ -237,7 +198,7 @@ class AvroConfluentFormatTest {
     }
 
     private String registryUrl() {
-        return "http://127.0.0.1:" + registry.getAddress().getPort();
+        return registry.url();
     }
 
     private static List<List<Object>> read(org.apache.arrow.vector.VectorSchemaRoot root, RowType type) {
@@ -255,9 +216,5 @@ class AvroConfluentFormatTest {
         new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
         encoder.flush();
         return out.toByteArray();
-    }
-
-    private static String quote(String json) {
-        return "\"" + json.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 }

@@ -7,6 +7,7 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
@@ -47,6 +48,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
     private static final long LAG_INTERVAL_NANOS = 1_000_000_000L;
 
     private final NativeKafkaConsumer consumer;
+    private final KafkaSourceReaderMetrics kafkaMetrics;
     private final Counter bytesIn;
     private final int maxRecords;
     private final int[] runSplits;
@@ -61,6 +63,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
     NativeRungSplitReader(
             Properties properties,
             SourceReaderContext context,
+            KafkaSourceReaderMetrics kafkaMetrics,
             FormatDecoding decoding,
             KeyDecoding keyDecoding,
             KafkaMetadata metadata,
@@ -68,6 +71,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             LivePolls livePolls,
             ReaderMetrics readerMetrics) {
         super(context, decoding, keyDecoding, metadata, allocator, livePolls, readerMetrics);
+        this.kafkaMetrics = kafkaMetrics;
         LibrdkafkaConfig config = LibrdkafkaConfig.consumer(properties);
         try {
             if (!config.untranslatable().isEmpty()) {
@@ -78,7 +82,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
                     Integer.parseInt(properties.getProperty("max.poll.records", String.valueOf(DEFAULT_MAX_RECORDS)));
             long apiTimeout = Long.parseLong(properties.getProperty("default.api.timeout.ms", "60000"));
             this.consumer =
-                    new NativeKafkaConsumer(config.properties(), keyDecoding != null, metadata.reads("headers"), apiTimeout);
+                    new NativeKafkaConsumer(config.consumerProperties(), keyDecoding != null, metadata.reads("headers"), apiTimeout);
         } catch (RuntimeException e) {
             closeDecoders();
             throw e;
@@ -114,6 +118,8 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             for (int i = 0; i < runCounts[r]; i++) {
                 recordSplits[at++] = runSplits[r];
             }
+            // As Flink's reader: the offset of the last record handed out, per partition.
+            kafkaMetrics.recordCurrentOffset(partitions.get(runSplits[r]), offsets[at - 1]);
         }
         IntFunction<String> recordName =
                 i -> "the Kafka record at offset " + offsets[i] + " of " + splitIds.get(recordSplits[i]);
@@ -223,6 +229,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             splitIds.add(split.splitId());
             partitions.add(partition);
             idsBySplit.put(split.splitId(), id);
+            kafkaMetrics.registerTopicPartition(partition);
         }
     }
 

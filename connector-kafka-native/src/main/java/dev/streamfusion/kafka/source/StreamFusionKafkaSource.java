@@ -86,7 +86,15 @@ public final class StreamFusionKafkaSource
                             () ->
                                     nativeRung
                                             ? new NativeRungSplitReader(
-                                                    consumerProperties, context, decoding, keys, metadata, allocator, livePolls, readerMetrics)
+                                                    consumerProperties,
+                                                    context,
+                                                    metrics,
+                                                    decoding,
+                                                    keys,
+                                                    metadata,
+                                                    allocator,
+                                                    livePolls,
+                                                    readerMetrics)
                                             : new JavaRungSplitReader(
                                                     consumerProperties, context, metrics, decoding, keys, metadata, allocator, livePolls, readerMetrics),
                             configuration);

@@ -37,14 +37,68 @@ public final class SqlJarJob {
         System.out.println("written: " + rows(tables, String.format(summary, "written")));
         Class<?> library = Class.forName("dev.streamfusion.bridge.NativeLibrary");
         System.out.println("native: " + library.getMethod("load").invoke(null));
+        if (args.length > 3) {
+            avroConfluent(tables, servers, args[3], args[4]);
+        }
+    }
+
+    /**
+     * avro-confluent through Flink's own format jar: written natively without a subject (Flink's
+     * Kafka factory names it after the topic), read back by both connectors; a registry that
+     * cannot be reached fails the read naming the record; options the native registry client
+     * does not act on send the table to Flink's own reader.
+     */
+    private static void avroConfluent(TableEnvironment tables, String servers, String registry, String topic)
+            throws Exception {
+        String avro = "'format' = 'avro-confluent', 'avro-confluent.url' = '" + registry + "'";
+        tables.executeSql(table("avro_out", "streamfusion-kafka", servers, topic, avro));
+        tables.executeSql(table("avro_stock", "kafka", servers, topic, avro));
+        tables.executeSql(table("avro_fused", "streamfusion-kafka", servers, topic, avro));
+        tables.executeSql("INSERT INTO avro_out SELECT * FROM fused").await();
+        String summary = "SELECT COUNT(*), SUM(price), MAX(channel) FROM %s";
+        System.out.println("avro stock: " + rows(tables, String.format(summary, "avro_stock")));
+        System.out.println("avro streamfusion: " + rows(tables, String.format(summary, "avro_fused")));
+        String unreachable = "'format' = 'avro-confluent', 'avro-confluent.url' = 'http://127.0.0.1:1'";
+        tables.executeSql(table("avro_unreachable", "streamfusion-kafka", servers, topic, unreachable));
+        try {
+            rows(tables, "SELECT COUNT(*) FROM avro_unreachable");
+            System.out.println("avro unreachable: read");
+        } catch (Exception e) {
+            System.out.println("avro unreachable: " + causes(e));
+        }
+        String bearer = avro + ", 'avro-confluent.bearer-auth.credentials-source' = 'STATIC_TOKEN', "
+                + "'avro-confluent.bearer-auth.token' = 'token-secret'";
+        tables.executeSql(table("avro_bearer", "streamfusion-kafka", servers, topic, bearer));
+        System.out.println("avro bearer: " + rows(tables, String.format(summary, "avro_bearer")));
+        tables.executeSql(
+                table("avro_bearer_native", "streamfusion-kafka", servers, topic, bearer + ", 'streamfusion.rung' = 'NATIVE'"));
+        try {
+            tables.explainSql("SELECT * FROM avro_bearer_native");
+            System.out.println("avro bearer native: planned");
+        } catch (Exception e) {
+            System.out.println("avro bearer native: " + causes(e));
+        }
+    }
+
+    /** Every message of an exception's cause chain, on one line. */
+    private static String causes(Throwable e) {
+        StringBuilder causes = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            causes.append(t.getMessage()).append(" | ");
+        }
+        return causes.toString().replace('\n', ' ');
     }
 
     private static String table(String name, String connector, String servers, String topic) {
+        return table(name, connector, servers, topic, "'format' = 'json'");
+    }
+
+    private static String table(String name, String connector, String servers, String topic, String format) {
         return "CREATE TABLE " + name + " (" + COLUMNS + ") WITH ("
                 + "'connector' = '" + connector + "', 'topic' = '" + topic + "', "
                 + "'properties.bootstrap.servers' = '" + servers + "', "
                 + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', "
-                + "'format' = 'json')";
+                + format + ")";
     }
 
     private static List<String> rows(TableEnvironment tables, String query) throws Exception {
