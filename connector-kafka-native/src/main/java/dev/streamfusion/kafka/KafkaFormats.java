@@ -1,6 +1,10 @@
 package dev.streamfusion.kafka;
 
+import dev.streamfusion.formats.NativeFormatDecoder;
+import dev.streamfusion.formats.NativeFormatEncoder;
+
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.RowType;
 
 import java.util.HashMap;
 import java.util.List;
@@ -104,6 +108,36 @@ final class KafkaFormats {
             options = unsupportedOptions("key", keyFormat, keyFormatOptions);
         }
         return options;
+    }
+
+    /**
+     * Why the native decoders do not take these formats for rows of {@code valueType} and {@code
+     * keyType} (which creating them, at planning, tells), or {@code null} when they do.
+     */
+    String notDecodable(RowType valueType, RowType keyType) {
+        String value = refusal("value", format, () -> NativeFormatDecoder.check(format, formatOptions, valueType, valueType));
+        if (value != null || keyType == null) {
+            return value;
+        }
+        return refusal("key", keyFormat, () -> NativeFormatDecoder.check(keyFormat, keyFormatOptions, keyType, keyType));
+    }
+
+    /** As {@link #notDecodable}, for the native encoders. */
+    String notEncodable(RowType valueType, RowType keyType) {
+        String value = refusal("value", format, () -> NativeFormatEncoder.check(format, formatOptions, valueType));
+        if (value != null || keyType == null) {
+            return value;
+        }
+        return refusal("key", keyFormat, () -> NativeFormatEncoder.check(keyFormat, keyFormatOptions, keyType));
+    }
+
+    private static String refusal(String part, String format, Runnable check) {
+        try {
+            check.run();
+            return null;
+        } catch (RuntimeException | LinkageError e) {
+            return "the " + part + " format '" + format + "' is not handled natively here: " + e.getMessage();
+        }
     }
 
     /** "'json' " or "'json' values and 'raw' keys ", for descriptions. */

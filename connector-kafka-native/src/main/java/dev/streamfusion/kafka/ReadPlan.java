@@ -4,6 +4,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.factories.DynamicTableFactory;
+import org.apache.flink.table.types.logical.RowType;
 
 import java.util.List;
 import java.util.Map;
@@ -22,10 +23,35 @@ final class ReadPlan {
     /** Why the Java rung reads rather than the native one, or {@code null} for the native rung. */
     final String javaRungReason;
 
-    private ReadPlan(KafkaFormats formats, String stockReason, String javaRungReason) {
+    /** The rung the table asks for. */
+    private final StreamFusionKafkaOptions.Rung rung;
+
+    private ReadPlan(
+            KafkaFormats formats, String stockReason, String javaRungReason, StreamFusionKafkaOptions.Rung rung) {
         this.formats = formats;
         this.stockReason = stockReason;
         this.javaRungReason = javaRungReason;
+        this.rung = rung;
+    }
+
+    /**
+     * This plan, or, when the native decoders refuse the formats' options or the rows' types
+     * (which only creating them tells), Flink's own reader (AUTO) or an error naming the reason.
+     *
+     * @param keyType the rows the key format reads, or {@code null} for a table without one
+     */
+    ReadPlan checkedFor(RowType valueType, RowType keyType) {
+        if (stockReason != null) {
+            return this;
+        }
+        String reason = formats.notDecodable(valueType, keyType);
+        if (reason == null) {
+            return this;
+        }
+        if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
+            throw new ValidationException("'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + rung + "', but " + reason);
+        }
+        return new ReadPlan(formats, reason, null, rung);
     }
 
     static ReadPlan of(DynamicTableFactory.Context context) {
@@ -39,7 +65,7 @@ final class ReadPlan {
             if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
                 throw new ValidationException(forced + ", but " + stockReason);
             }
-            return new ReadPlan(formats, stockReason, null);
+            return new ReadPlan(formats, stockReason, null, rung);
         }
         List<String> untranslatable = LibrdkafkaConfig.consumer(consumerProperties(options)).untranslatable();
         switch (rung) {
@@ -49,16 +75,17 @@ final class ReadPlan {
                             forced + ", but librdkafka cannot take these properties: "
                                     + String.join("; ", untranslatable));
                 }
-                return new ReadPlan(formats, null, null);
+                return new ReadPlan(formats, null, null, rung);
             case JAVA:
-                return new ReadPlan(formats, null, "chosen by " + forced);
+                return new ReadPlan(formats, null, "chosen by " + forced, rung);
             default:
                 return new ReadPlan(
                         formats,
                         null,
                         untranslatable.isEmpty()
                                 ? null
-                                : "librdkafka cannot take " + String.join("; ", untranslatable));
+                                : "librdkafka cannot take " + String.join("; ", untranslatable),
+                        rung);
         }
     }
 

@@ -18,6 +18,8 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.DataTypeUtils;
 
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -65,7 +67,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         plan = ReadPlan.of(context);
         try {
             DynamicTableSource source = super.createDynamicTableSource(context);
-            LOG.info("streamfusion-kafka table {}: {}", context.getObjectIdentifier(), plan.describe());
+            LOG.info("streamfusion-kafka table {}: {}", context.getObjectIdentifier(), source.asSummaryString());
             return source;
         } finally {
             plan = null;
@@ -144,6 +146,11 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         if (plan == null) {
             throw new IllegalStateException("a streamfusion-kafka source is built only from a table's options");
         }
+        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+        ReadPlan checked =
+                plan.checkedFor(
+                        FormatRows.project(physical, valueProjection, null),
+                        keyDecodingFormat == null ? null : FormatRows.project(physical, keyProjection, keyPrefix));
         StreamFusionKafkaTableSource source =
                 new StreamFusionKafkaTableSource(
                         physicalDataType,
@@ -163,7 +170,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
                         endTimestampMillis,
                         tableIdentifier,
                         parallelism,
-                        plan);
-        return plan.stockReason == null ? new NativeReadKafkaTableSource(source) : source;
+                        checked);
+        return checked.stockReason == null ? new NativeReadKafkaTableSource(source) : source;
     }
 }

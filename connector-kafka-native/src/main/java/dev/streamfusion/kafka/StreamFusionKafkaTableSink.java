@@ -100,7 +100,16 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
         if (topics == null || topics.size() != 1) {
             return "the native sink writes one fixed topic";
         }
-        return null;
+        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+        String encoders =
+                writing.formats.notEncodable(
+                        FormatRows.project(physical, valueProjection, null),
+                        writing.formats.keyFormat == null ? null : FormatRows.project(physical, keyProjection, keyPrefix));
+        if (encoders != null && writing.rung != StreamFusionKafkaOptions.Rung.AUTO) {
+            throw new ValidationException(
+                    "'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + writing.rung + "', but " + encoders);
+        }
+        return encoders;
     }
 
     /** Why kafka-clients must produce this natively encoded table, or {@code null}. */

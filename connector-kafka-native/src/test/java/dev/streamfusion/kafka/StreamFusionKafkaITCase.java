@@ -420,6 +420,39 @@ class StreamFusionKafkaITCase {
     }
 
     /**
+     * What the native decoders and encoders refuse that Flink's formats take (here a charset the
+     * native raw format does not have) is found at planning: AUTO reads and writes with Flink's
+     * own reader and sink and says why, a forced rung fails naming it. Nothing is refused on a
+     * task manager.
+     */
+    @Test
+    void formatsTheNativeCodeRefusesAreFoundAtPlanning() throws Exception {
+        String topic = "latin-text";
+        KAFKA.cluster().createTopic(topic, 1);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            producer.send(new ProducerRecord<>(topic, 0, null, "caf\u00e9".getBytes(java.nio.charset.Charset.forName("windows-1252"))))
+                    .get();
+        }
+        Map<String, String> options =
+                new HashMap<>(bidsTable("topic", topic, Map.of("format", "raw", "raw.charset", "windows-1252")));
+        String reason = "the value format 'raw' is not handled natively here: Unsupported 'raw.charset' name: windows-1252";
+        Map<String, String> auto = new HashMap<>(options);
+        auto.put("streamfusion.rung", "AUTO");
+        assertThat(source(auto, "text STRING").asSummaryString()).contains("Flink's own reader: " + reason);
+        assertThat(sink(auto, "text STRING").asSummaryString()).contains("Flink's own sink: " + reason);
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("stock_latin", "kafka", "text STRING", options));
+        tables.executeSql(ddl("fused_latin", "streamfusion-kafka", "text STRING", auto));
+        assertThat(collect(tables.executeSql("SELECT text FROM fused_latin")))
+                .containsExactly("+I[caf\u00e9]")
+                .isEqualTo(collect(tables.executeSql("SELECT text FROM stock_latin")));
+        Map<String, String> forced = new HashMap<>(options);
+        forced.put("streamfusion.rung", "NATIVE");
+        assertThatThrownBy(() -> source(forced, "text STRING")).hasStackTraceContaining(reason);
+        assertThatThrownBy(() -> sink(forced, "text STRING")).hasStackTraceContaining(reason);
+    }
+
+    /**
      * Committed, aborted and still open transactions read as Flink's reader reads them: by
      * default kafka-clients' {@code read_uncommitted} (every record, a bounded read up to the high
      * watermark, open transactions too), and with {@code read_committed} the committed records.

@@ -117,6 +117,22 @@ public final class NativeFormatDecoder extends NativeHandle {
         return create(allocator, format, strict, physical, rowType, true);
     }
 
+    /**
+     * Checks that the native decoder takes {@code format} with {@code options} for these row
+     * types, as {@link #create(BufferAllocator, String, Map, RowType, RowType)} would, and frees
+     * what it built: for planning, so that nothing is first refused on a task manager.
+     *
+     * @throws RuntimeException what creating the decoder throws (a {@link
+     *     dev.streamfusion.bridge.NativeConfigException} naming the option or type, or an error
+     *     loading the native library)
+     */
+    public static void check(String format, Map<String, String> options, RowType physical, RowType rowType) {
+        try (BufferAllocator allocator = new org.apache.arrow.memory.RootAllocator();
+                NativeFormatDecoder decoder = createDeferring(allocator, format, options, physical, rowType)) {
+            decoder.rowType();
+        }
+    }
+
     /** The option of the formats that have one to skip messages they cannot decode. */
     public static final String IGNORE_PARSE_ERRORS = "ignore-parse-errors";
 

@@ -54,6 +54,35 @@ public final class NativeFormatEncoder extends NativeHandle {
      */
     public static NativeFormatEncoder create(
             BufferAllocator allocator, String format, Map<String, String> options, RowType rowType) {
+        NativeFormatEncoder encoder = createUnregistered(allocator, format, options, rowType);
+        // From here the handle owns the native encoder: closing it frees everything once.
+        try {
+            encoder.registerWriterSchema(format, options);
+        } catch (RuntimeException e) {
+            encoder.close();
+            throw e;
+        }
+        return encoder;
+    }
+
+    /**
+     * Checks that the native encoder takes {@code format} with {@code options} for rows of {@code
+     * rowType}, as {@link #create} would (without registering a writer schema), and frees what it
+     * built: for planning, so that nothing is first refused on a task manager.
+     *
+     * @throws RuntimeException what creating the encoder throws (a {@link
+     *     dev.streamfusion.bridge.NativeConfigException} naming the option or type, or an error
+     *     loading the native library)
+     */
+    public static void check(String format, Map<String, String> options, RowType rowType) {
+        try (BufferAllocator allocator = new org.apache.arrow.memory.RootAllocator();
+                NativeFormatEncoder encoder = createUnregistered(allocator, format, options, rowType)) {
+            encoder.address();
+        }
+    }
+
+    private static NativeFormatEncoder createUnregistered(
+            BufferAllocator allocator, String format, Map<String, String> options, RowType rowType) {
         NativeLibrary.load();
         FormatOptionArrays arrays = new FormatOptionArrays(options);
         ProtobufDescriptors protobuf =
@@ -62,7 +91,6 @@ public final class NativeFormatEncoder extends NativeHandle {
         String message = protobuf == null ? null : protobuf.messageName();
         long[] address = {0};
         RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, allocator, nullMapKeys(format, options));
-        NativeFormatEncoder encoder;
         try {
             ArrowBatchImporter messages =
                     ArrowBatchImporter.importSchema(
@@ -81,7 +109,7 @@ public final class NativeFormatEncoder extends NativeHandle {
                                                                     out,
                                                                     descriptors,
                                                                     message)));
-            encoder = new NativeFormatEncoder(allocator, writer, address[0], messages);
+            return new NativeFormatEncoder(allocator, writer, address[0], messages);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
                 free0(address[0]);
@@ -89,14 +117,6 @@ public final class NativeFormatEncoder extends NativeHandle {
             writer.close();
             throw e;
         }
-        // From here the handle owns the native encoder: closing it frees everything once.
-        try {
-            encoder.registerWriterSchema(format, options);
-        } catch (RuntimeException e) {
-            encoder.close();
-            throw e;
-        }
-        return encoder;
     }
 
     /**
