@@ -92,6 +92,39 @@ fn is_permanent(code: RDKafkaErrorCode) -> bool {
     )
 }
 
+/// Whether a property carries a secret (a password, key, token, credentials or a JAAS
+/// configuration): its value is never shown.
+pub fn is_secret(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    [
+        "password",
+        "secret",
+        "jaas",
+        "token",
+        "credential",
+        "user.info",
+        "userinfo",
+    ]
+    .iter()
+    .any(|word| key.contains(word))
+        || key.ends_with(".key")
+        || key.ends_with(".key.pem")
+}
+
+/// librdkafka refusing a property, naming it, and its value and librdkafka's reason unless the
+/// property carries a secret (the reason may repeat the value).
+pub(crate) fn rejected_property(key: &str, value: &str, description: &str) -> ClientError {
+    if is_secret(key) {
+        ClientError::Config(format!(
+            "librdkafka rejects the value of the property '{key}' (not shown: it may be a secret)"
+        ))
+    } else {
+        ClientError::Config(format!(
+            "librdkafka rejects the property '{key}' = '{value}': {description}"
+        ))
+    }
+}
+
 fn kafka(context: &str, e: KafkaError) -> ClientError {
     ClientError::Kafka(format!("{context}: {e}"))
 }
@@ -124,9 +157,9 @@ impl SplitConsumer {
             // time. kafka-clients fetches again as soon as its buffer is consumed.
             .set("fetch.queue.backoff.ms", FETCH_QUEUE_BACKOFF_MS);
         let consumer: BaseConsumer = config.create().map_err(|e| match e {
-            KafkaError::ClientConfig(_, description, key, value) => ClientError::Config(format!(
-                "librdkafka rejects the property '{key}' = '{value}': {description}"
-            )),
+            KafkaError::ClientConfig(_, description, key, value) => {
+                rejected_property(&key, &value, &description)
+            }
             other => kafka("cannot create the Kafka consumer", other),
         })?;
         // SAFETY: the consumer outlives the queue (the queue is dropped first, see the struct).
@@ -462,5 +495,46 @@ impl SplitConsumer {
                 Offset::Offset(offset) => Some(offset),
                 _ => None,
             }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejected_secret_is_named_but_never_shown() {
+        let shown = |properties: &[(&str, &str)]| {
+            let properties: Vec<(String, String)> = properties
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            match SplitConsumer::new(&properties, Reads::default(), Duration::from_secs(1)) {
+                Err(ClientError::Config(message)) => message,
+                other => format!("{other:?}"),
+            }
+        };
+        let open = shown(&[("fetch.wait.max.ms", "soon")]);
+        assert!(open.contains("'fetch.wait.max.ms' = 'soon'"), "{open}");
+        let ClientError::Config(secret) = rejected_property(
+            "ssl.keystore.password",
+            "hunter2",
+            "Invalid value \"hunter2\"",
+        ) else {
+            panic!("a configuration error");
+        };
+        assert!(secret.contains("'ssl.keystore.password'"), "{secret}");
+        assert!(!secret.contains("hunter2"), "{secret}");
+        for key in [
+            "sasl.password",
+            "ssl.keystore.password",
+            "ssl.key.pem",
+            "sasl.oauthbearer.token.endpoint.url",
+            "basic.auth.user.info",
+            "ssl.key",
+        ] {
+            assert!(is_secret(key), "{key}");
+        }
+        assert!(!is_secret("bootstrap.servers"));
     }
 }

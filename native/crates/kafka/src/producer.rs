@@ -80,9 +80,9 @@ impl BatchProducer {
         let producer = config
             .create_with_context(Deliveries::default())
             .map_err(|e| match e {
-                KafkaError::ClientConfig(_, description, key, value) => ClientError::Config(
-                    format!("librdkafka rejects the property '{key}' = '{value}': {description}"),
-                ),
+                KafkaError::ClientConfig(_, description, key, value) => {
+                    crate::consumer::rejected_property(&key, &value, &description)
+                }
                 other => ClientError::Kafka(format!("cannot create the Kafka producer: {other}")),
             })?;
         Ok(Self {

@@ -122,7 +122,8 @@ public final class LibrdkafkaConfig {
 
     private static final Pattern JAAS =
             Pattern.compile(
-                    "\\s*org\\.apache\\.kafka\\.common\\.security\\.(plain\\.PlainLoginModule|scram\\.ScramLoginModule)"
+                    // kafka-clients' module names, as written or relocated (by a SQL jar).
+                    "\\s*(?:[\\w$]+\\.)*?org\\.apache\\.kafka\\.common\\.security\\.(plain\\.PlainLoginModule|scram\\.ScramLoginModule)"
                             + "\\s+required((?:\\s+\\w+\\s*=\\s*\"[^\"]*\")*)\\s*;\\s*");
     private static final Pattern JAAS_OPTION = Pattern.compile("(\\w+)\\s*=\\s*\"([^\"]*)\"");
 
@@ -278,10 +279,27 @@ public final class LibrdkafkaConfig {
         return null;
     }
 
-    /** A property's value as errors show it: secrets masked. */
-    private static String shown(String key, String value) {
-        return key.contains("password") || key.contains("jaas") || key.endsWith(".key") ? "******" : value;
+    /** A property's value as summaries, logs and errors show it: secrets masked. */
+    static String shown(String key, String value) {
+        return isSecret(key) ? "******" : value;
     }
+
+    /**
+     * Whether a property carries a secret: a password, key, token, credentials, user info or a
+     * JAAS configuration (whose options hold passwords).
+     */
+    public static boolean isSecret(String key) {
+        String k = key.toLowerCase(Locale.ROOT);
+        for (String word : SECRET_WORDS) {
+            if (k.contains(word)) {
+                return true;
+            }
+        }
+        return k.endsWith(".key") || k.endsWith(".key.pem");
+    }
+
+    private static final List<String> SECRET_WORDS =
+            List.of("password", "secret", "jaas", "token", "credential", "user.info", "userinfo");
 
     /** {@code properties} as two arrays for native code: keys, then values in the same order. */
     public static String[][] keysAndValues(Map<String, String> properties) {

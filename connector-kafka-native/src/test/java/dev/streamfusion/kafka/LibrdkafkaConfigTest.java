@@ -2,6 +2,7 @@ package dev.streamfusion.kafka;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -51,6 +52,34 @@ class LibrdkafkaConfigTest {
         assertThat(translate(Map.of()).consumerProperties()).containsEntry("isolation.level", "read_uncommitted");
         assertThat(translate(Map.of("isolation.level", "read_committed")).consumerProperties())
                 .containsEntry("isolation.level", "read_committed");
+    }
+
+    @Test
+    void untranslatablePropertiesAreNamedWithTheirSecretsMasked() {
+        LibrdkafkaConfig config =
+                translate(
+                        Map.of(
+                                "sasl.jaas.config",
+                                "com.sun.security.auth.module.Krb5LoginModule required keyTab=\"/k\" principal=\"p\" password=\"jaas-secret\";",
+                                "ssl.truststore.location", "/trust.jks",
+                                "ssl.truststore.password", "store-secret",
+                                "sasl.oauthbearer.token.endpoint.url", "https://token-secret.example",
+                                "sasl.login.callback.handler.class", "com.example.Handler"));
+        String shown = String.join("; ", config.untranslatable());
+        assertThat(shown)
+                .contains("sasl.jaas.config", "ssl.truststore.password", "sasl.oauthbearer.token.endpoint.url")
+                .contains("com.example.Handler")
+                .doesNotContain("jaas-secret", "store-secret", "token-secret");
+        for (String key :
+                List.of(
+                        "ssl.key.password",
+                        "ssl.keystore.key",
+                        "basic.auth.user.info",
+                        "sasl.client.credentials",
+                        "sasl.oauthbearer.client.secret")) {
+            assertThat(LibrdkafkaConfig.isSecret(key)).as(key).isTrue();
+        }
+        assertThat(LibrdkafkaConfig.isSecret("bootstrap.servers")).isFalse();
     }
 
     @Test

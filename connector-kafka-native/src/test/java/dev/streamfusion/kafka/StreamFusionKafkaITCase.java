@@ -270,6 +270,16 @@ class StreamFusionKafkaITCase {
                         "StreamFusion Kafka table source (Java rung (librdkafka cannot take 'ssl.truststore.location' = "
                                 + "'/etc/kafka/truststore.jks': librdkafka reads CA certificates from PEM only "
                                 + "(ssl.truststore.type is JKS)): kafka-clients polls, 'json' decoded natively per poll)");
+        // Secrets are named but never shown, in the summary (which the log repeats) and in errors.
+        Map<String, String> secret = new HashMap<>(auto);
+        secret.put("properties.ssl.truststore.password", "trust-secret");
+        assertThat(source(secret).asSummaryString())
+                .contains("'ssl.truststore.password' = '******'")
+                .doesNotContain("trust-secret");
+        Map<String, String> secretForced = new HashMap<>(secret);
+        secretForced.put("streamfusion.rung", "NATIVE");
+        assertThatThrownBy(() -> source(secretForced))
+                .satisfies(e -> assertThat(stackTrace(e)).contains("ssl.truststore.password").doesNotContain("trust-secret"));
         Map<String, String> nativeForced = new HashMap<>(auto);
         nativeForced.put("streamfusion.rung", "NATIVE");
         nativeForced.put("properties.sasl.jaas.config", "com.example.Login required token=\"t\";");
@@ -289,6 +299,12 @@ class StreamFusionKafkaITCase {
         Map<String, String> unknown = new HashMap<>(bidsTable("topic", BIDS, Map.of()));
         unknown.put("streamfusion.rung", "FASTEST");
         assertThatThrownBy(() -> source(unknown)).hasStackTraceContaining("streamfusion.rung");
+    }
+
+    private static String stackTrace(Throwable e) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(out));
+        return out.toString();
     }
 
     private static Map<String, String> sinkTable(String topic, String format) {

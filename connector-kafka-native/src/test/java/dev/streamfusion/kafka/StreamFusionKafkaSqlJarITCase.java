@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka;
 
 import dev.streamfusion.kafka.sqljar.SqlJarJob;
+import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.registry.SchemaRegistryServer;
 
@@ -34,7 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class StreamFusionKafkaSqlJarITCase {
 
-    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    /** A broker with a second listener that authenticates with SASL/PLAIN. */
+    @RegisterExtension
+    static final KafkaBrokerExtension KAFKA =
+            new KafkaBrokerExtension(ChildJvmKafkaBroker.builder().saslPlainUser("alice", "alice-secret"));
 
     private static final int COUNT = 2_000;
 
@@ -70,13 +74,27 @@ class StreamFusionKafkaSqlJarITCase {
 
         List<String> output;
         try (SchemaRegistryServer registry = SchemaRegistryServer.start()) {
-            output = runJob(KAFKA.bootstrapServers(), "sql-jar-in", "sql-jar-out", registry.url(), "sql-jar-avro");
+            output =
+                    runJob(
+                            KAFKA.bootstrapServers(),
+                            "sql-jar-in",
+                            "sql-jar-out",
+                            registry.url(),
+                            "sql-jar-avro",
+                            KAFKA.cluster().saslPlainBootstrapServers());
             // No subject given: the sink registered the schema under the topic's value subject.
             assertThat(registry.subjects()).containsExactly("sql-jar-avro-value");
         }
         String expected = "[+I[" + COUNT + ", " + priceSum + ", c4]]";
         assertThat(output).contains("stock: " + expected, "streamfusion: " + expected, "written: " + expected);
         assertThat(output).contains("avro stock: " + expected, "avro streamfusion: " + expected);
+        // A sasl.jaas.config naming the login module as kafka-clients or Flink's SQL jar does.
+        assertThat(output)
+                .contains(
+                        "sasl_stock: " + expected,
+                        "sasl_native: " + expected,
+                        "sasl_java: " + expected,
+                        "sasl_java_relocated: " + expected);
         assertThat(output)
                 .filteredOn(line -> line.startsWith("avro unreachable: "))
                 .singleElement()

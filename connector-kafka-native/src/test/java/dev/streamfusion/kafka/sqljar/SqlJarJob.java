@@ -40,6 +40,33 @@ public final class SqlJarJob {
         if (args.length > 3) {
             avroConfluent(tables, servers, args[3], args[4]);
         }
+        if (args.length > 5) {
+            sasl(tables, args[5], args[1]);
+        }
+    }
+
+    /**
+     * SASL/PLAIN with the login module named as users write it: kafka-clients' own name (what
+     * kafka-clients users write) and the name Flink's Kafka SQL jar relocates it to (what its
+     * users write), on both rungs; Flink's own connector reads with its relocated name.
+     */
+    private static void sasl(TableEnvironment tables, String servers, String topic) throws Exception {
+        String own = "org.apache.kafka.common.security.plain.PlainLoginModule";
+        String relocated = "org.apache.flink.kafka.shaded." + own;
+        String summary = "SELECT COUNT(*), SUM(price), MAX(channel) FROM %s";
+        String[][] tablesToRead = {
+            {"sasl_stock", "kafka", relocated, ""},
+            {"sasl_native", "streamfusion-kafka", own, ", 'streamfusion.rung' = 'NATIVE'"},
+            {"sasl_java", "streamfusion-kafka", own, ", 'streamfusion.rung' = 'JAVA'"},
+            {"sasl_java_relocated", "streamfusion-kafka", relocated, ", 'streamfusion.rung' = 'JAVA'"},
+        };
+        for (String[] t : tablesToRead) {
+            String sasl = "'format' = 'json', 'properties.security.protocol' = 'SASL_PLAINTEXT', "
+                    + "'properties.sasl.mechanism' = 'PLAIN', 'properties.sasl.jaas.config' = '" + t[2]
+                    + " required username=\"alice\" password=\"alice-secret\";'" + t[3];
+            tables.executeSql(table(t[0], t[1], servers, topic, sasl));
+            System.out.println(t[0] + ": " + rows(tables, String.format(summary, t[0])));
+        }
     }
 
     /**
