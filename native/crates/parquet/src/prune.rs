@@ -111,17 +111,23 @@ enum Kind {
 
 fn kind_of(column: &ColumnChunkMetaData) -> Kind {
     let descriptor = column.column_descr();
-    let plain = descriptor
-        .logical_type_ref()
-        .is_none_or(|t| matches!(t, LogicalType::Integer { .. }))
-        && matches!(
-            descriptor.converted_type(),
-            ConvertedType::NONE
-                | ConvertedType::INT_8
-                | ConvertedType::INT_16
-                | ConvertedType::INT_32
-                | ConvertedType::INT_64
-        );
+    // Unsigned integers order their statistics unsigned: they decide nothing here.
+    let plain = descriptor.logical_type_ref().is_none_or(|t| {
+        matches!(
+            t,
+            LogicalType::Integer {
+                is_signed: true,
+                ..
+            }
+        )
+    }) && matches!(
+        descriptor.converted_type(),
+        ConvertedType::NONE
+            | ConvertedType::INT_8
+            | ConvertedType::INT_16
+            | ConvertedType::INT_32
+            | ConvertedType::INT_64
+    );
     let text = matches!(descriptor.logical_type_ref(), Some(LogicalType::String))
         || descriptor.converted_type() == ConvertedType::UTF8;
     if text {
@@ -183,6 +189,8 @@ fn compares(op: Op, min: &Value, max: &Value, value: &Value) -> bool {
     use std::cmp::Ordering::{Equal, Greater, Less};
     match op {
         Op::Eq => low != Greater && high != Less,
+        // Statistics leave NaNs out, and NaN <> x is true: only whole numbers can rule it out.
+        Op::NotEq if matches!(min, Value::Float(_)) || matches!(value, Value::Float(_)) => true,
         Op::NotEq => !(low == Equal && high == Equal),
         Op::Lt => low == Less,
         Op::LtEq => low != Greater,
@@ -244,6 +252,11 @@ fn matching_pages(
     rows: usize,
     predicate: &ColumnPredicate,
 ) -> Option<Vec<Range<usize>>> {
+    // A column chunk may have an offset index and no column index (parquet-java writes none for
+    // a chunk that holds NaNs): nothing to decide from.
+    if matches!(index, ColumnIndexMetaData::NONE) {
+        return None;
+    }
     let locations = offsets.page_locations();
     let pages = locations.len();
     if pages == 0 || u64::try_from(pages).ok()? != index.num_pages() {

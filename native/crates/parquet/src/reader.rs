@@ -17,7 +17,8 @@ use bytes::Bytes;
 use chrono::{DateTime, Offset, TimeZone};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
 };
 use parquet::basic::Type as PhysicalType;
 use parquet::file::metadata::PageIndexPolicy;
@@ -62,6 +63,16 @@ impl<R> FileBytes<R> {
     }
 }
 
+impl<R: Clone> FileBytes<R> {
+    /// Another handle on the same bytes.
+    pub fn try_clone(&self) -> std::io::Result<Self> {
+        Ok(match self {
+            FileBytes::Local(file) => FileBytes::Local(file.try_clone()?),
+            FileBytes::Ranges(ranges) => FileBytes::Ranges(ranges.clone()),
+        })
+    }
+}
+
 impl<R: ChunkReader> Length for FileBytes<R> {
     fn len(&self) -> u64 {
         match self {
@@ -93,10 +104,10 @@ where
 }
 
 #[cfg(test)]
-fn open(path: &str) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<File>>, ParquetFileError> {
+fn open(path: &str) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<Bytes>>, ParquetFileError> {
     open_with(
         path,
-        FileBytes::<File>::local(path)?,
+        FileBytes::<Bytes>::local(path)?,
         ArrowReaderOptions::new(),
     )
 }
@@ -119,7 +130,7 @@ pub fn row_groups_matching(
     path: &str,
     predicates: &[ColumnPredicate],
 ) -> Result<Vec<i64>, ParquetFileError> {
-    row_groups_matching_in(path, FileBytes::<File>::local(path)?, predicates)
+    row_groups_matching_in(path, FileBytes::<Bytes>::local(path)?, predicates)
 }
 
 /// [`row_groups_matching`] over the file's `bytes`; `path` names it in errors.
@@ -150,8 +161,13 @@ pub struct RowGroupReader {
     /// Per target column: the index of its top-level column in the batches read and the path to
     /// it within that column (empty for a top-level column), or `None` when the file lacks it.
     sources: Vec<Option<(usize, Vec<String>)>>,
-    /// Per target column: whether the file stores it as INT96 timestamps.
+    /// Per leaf read (in the order the batches hold them): whether the file stores it as INT96
+    /// timestamps.
     int96: Vec<bool>,
+    /// A reader in milliseconds of the INT96 leaves read in microseconds or nanoseconds (with
+    /// their top-level columns), and per leaf it reads where it is among the leaves read and
+    /// whether it is one to compare: whether a value wrapped.
+    checker: Option<(ParquetRecordBatchReader, Vec<(usize, bool)>)>,
     /// Rows of the row groups the page index ruled out (not read).
     skipped_rows: u64,
     /// Rows the footer counts in the row groups read, less those the page index ruled out.
@@ -188,7 +204,7 @@ impl RowGroupReader {
     ) -> Result<Self, ParquetFileError> {
         Self::open_in(
             path,
-            FileBytes::<File>::local(path)?,
+            FileBytes::<Bytes>::local(path)?,
             row_groups,
             target,
             &[],
@@ -203,7 +219,7 @@ impl RowGroupReader {
     /// through nested fields; only those fields are decoded), or, when `columns` is empty, the
     /// top-level column of its own name.
     #[allow(clippy::too_many_arguments)]
-    pub fn open_in<R: ChunkReader + 'static>(
+    pub fn open_in<R: ChunkReader + Clone + 'static>(
         path: &str,
         bytes: FileBytes<R>,
         row_groups: &[usize],
@@ -216,22 +232,13 @@ impl RowGroupReader {
     where
         R::T: 'static,
     {
-        let int96_zone = match int96_zone {
-            None | Some("UTC" | "Z" | "GMT" | "Etc/UTC") => None,
-            Some(zone) => Some(
-                zone.parse::<Tz>()
-                    .map_err(|e| file_error(path, format!("time zone '{zone}': {e}")))?,
-            ),
-        };
-        let builder = open_with(
-            path,
-            bytes,
-            ArrowReaderOptions::new().with_page_index_policy(if predicates.is_empty() {
-                PageIndexPolicy::Skip
-            } else {
-                PageIndexPolicy::Optional
-            }),
-        )?;
+        let options = ArrowReaderOptions::new().with_page_index_policy(if predicates.is_empty() {
+            PageIndexPolicy::Skip
+        } else {
+            PageIndexPolicy::Optional
+        });
+        let loaded = ArrowReaderMetadata::load(&bytes, options.clone())
+            .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
         let columns: Vec<Vec<String>> = if columns.is_empty() {
             target
                 .fields()
@@ -244,24 +251,15 @@ impl RowGroupReader {
         if columns.len() != target.fields().len() || columns.iter().any(Vec::is_empty) {
             return Err(file_error(path, "a column path for every column to read"));
         }
-        let leaves = builder.parquet_schema().columns();
-        let int96 = columns
-            .iter()
-            .map(|column| {
-                leaves.iter().any(|leaf| {
-                    leaf.path().parts() == column.as_slice()
-                        && leaf.physical_type() == PhysicalType::INT96
-                })
-            })
-            .collect();
-        let available = builder.metadata().num_row_groups();
+        let leaves = loaded.parquet_schema().columns();
+        let available = loaded.metadata().num_row_groups();
         if let Some(group) = row_groups.iter().find(|g| **g >= available) {
             return Err(file_error(
                 path,
                 format!("has {available} row groups, not a row group {group}"),
             ));
         }
-        let file_schema = builder.schema().clone();
+        let file_schema = loaded.schema().clone();
         // The leaves under every path asked for; the batches read hold their top-level columns
         // in file order, with only the selected fields inside.
         let selected: Vec<usize> = leaves
@@ -270,6 +268,20 @@ impl RowGroupReader {
             .filter(|(_, leaf)| columns.iter().any(|c| leaf.path().parts().starts_with(c)))
             .map(|(i, _)| i)
             .collect();
+        let int96: Vec<bool> = selected
+            .iter()
+            .map(|leaf| leaves[*leaf].physical_type() == PhysicalType::INT96)
+            .collect();
+        let int96_units = int96_units(leaves, &selected, &columns, &target);
+        // The zone matters, and is parsed, only for files with INT96 timestamps to read.
+        let int96_zone = match int96_zone {
+            _ if int96_units.is_empty() => None,
+            None | Some("UTC" | "Z" | "GMT" | "Etc/UTC") => None,
+            Some(zone) => Some(
+                zone.parse::<Tz>()
+                    .map_err(|e| file_error(path, format!("time zone '{zone}': {e}")))?,
+            ),
+        };
         let mut roots: Vec<usize> = selected
             .iter()
             .filter_map(|leaf| file_schema.index_of(&leaves[*leaf].path().parts()[0]).ok())
@@ -284,15 +296,74 @@ impl RowGroupReader {
                 Some((position, column[1..].to_vec()))
             })
             .collect();
-        let mask = ProjectionMask::leaves(builder.parquet_schema(), selected);
-        let selection = page_selection(builder.metadata(), row_groups, predicates);
+        let selection = page_selection(loaded.metadata(), row_groups, predicates);
         let total: u64 = row_groups
             .iter()
-            .map(|g| u64::try_from(builder.metadata().row_group(*g).num_rows()).unwrap_or(0))
+            .map(|g| u64::try_from(loaded.metadata().row_group(*g).num_rows()).unwrap_or(0))
             .sum();
         let skipped_rows = selection.as_ref().map_or(0, |s| {
             total.saturating_sub(u64::try_from(s.row_count()).unwrap_or(0))
         });
+        // INT96 timestamps read in microseconds or nanoseconds wrap outside about ±290,000 years
+        // or 1677-2262: a second reader of those leaves in milliseconds (which hold every INT96
+        // date) tells where they did.
+        let mut checked: Vec<usize> = int96_units
+            .iter()
+            .filter(|(_, unit)| matches!(unit, TimeUnit::Microsecond | TimeUnit::Nanosecond))
+            .map(|(leaf, _)| *leaf)
+            .collect();
+        checked.sort_unstable();
+        let checker = if checked.is_empty() {
+            None
+        } else {
+            let millis: std::collections::HashMap<usize, TimeUnit> = checked
+                .iter()
+                .map(|leaf| (*leaf, TimeUnit::Millisecond))
+                .collect();
+            let metadata = hinted(path, &loaded, &options, &millis)?;
+            // The checked leaves' whole top-level columns as read (parquet-rs reads no part of a
+            // map alone); only the INT96 leaves among them are compared.
+            let root_of = |leaf: usize| leaves[leaf].path().parts()[0].clone();
+            let checked_roots: Vec<String> = checked.iter().map(|l| root_of(*l)).collect();
+            let read_too: Vec<usize> = selected
+                .iter()
+                .copied()
+                .filter(|l| checked_roots.contains(&root_of(*l)))
+                .collect();
+            let mask = ProjectionMask::leaves(loaded.parquet_schema(), read_too.iter().copied());
+            let positions = read_too
+                .iter()
+                .map(|leaf| {
+                    let position = selected
+                        .iter()
+                        .position(|s| s == leaf)
+                        .unwrap_or(usize::MAX);
+                    (position, checked.contains(leaf))
+                })
+                .collect();
+            let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                bytes.try_clone().map_err(|e| file_error(path, e))?,
+                metadata,
+            );
+            let builder = match &selection {
+                Some(selection) => builder.with_row_selection(selection.clone()),
+                None => builder,
+            };
+            let reader = builder
+                .with_projection(mask)
+                .with_row_groups(row_groups.to_vec())
+                .with_batch_size(batch_size.max(1))
+                .build()
+                .map_err(|e| file_error(path, e))?;
+            Some((reader, positions))
+        };
+        let metadata = if int96_units.is_empty() {
+            loaded.clone()
+        } else {
+            hinted(path, &loaded, &options, &int96_units)?
+        };
+        let mask = ProjectionMask::leaves(loaded.parquet_schema(), selected);
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(bytes, metadata);
         let builder = match selection {
             Some(selection) => builder.with_row_selection(selection),
             None => builder,
@@ -306,6 +377,7 @@ impl RowGroupReader {
         Ok(Self {
             path: path.to_string(),
             reader,
+            checker,
             target,
             sources,
             int96,
@@ -346,9 +418,94 @@ impl RowGroupReader {
             Some(Err(e)) => Err(file_error(&self.path, e)),
             Some(Ok(batch)) => {
                 self.returned_rows += u64::try_from(batch.num_rows()).unwrap_or(0);
+                self.check_wide_int96(&batch)?;
+                let batch = self.int96_wall_clock(batch)?;
                 self.convert(&batch).map(Some)
             }
         }
+    }
+
+    /// Fails when an INT96 value of the batch read in microseconds or nanoseconds wrapped: its
+    /// millisecond reading (the checker's) is not the same instant.
+    fn check_wide_int96(&mut self, batch: &RecordBatch) -> Result<(), ParquetFileError> {
+        let path = self.path.clone();
+        let Some((checker, positions)) = &mut self.checker else {
+            return Ok(());
+        };
+        let millis = match checker.next() {
+            Some(Ok(millis)) if millis.num_rows() == batch.num_rows() => millis,
+            _ => {
+                return Err(file_error(
+                    &path,
+                    "the INT96 timestamps read twice came in different batches",
+                ));
+            }
+        };
+        let mut read = Vec::new();
+        for column in batch.columns() {
+            leaves_of(column, &mut read);
+        }
+        let mut checks = Vec::new();
+        for column in millis.columns() {
+            leaves_of(column, &mut checks);
+        }
+        for ((position, compared), check) in positions.iter().zip(&checks) {
+            let Some(leaf) = read.get(*position).filter(|_| *compared) else {
+                continue;
+            };
+            let DataType::Timestamp(unit, _) = leaf.data_type() else {
+                continue;
+            };
+            let per_milli: i64 = if *unit == TimeUnit::Nanosecond {
+                1_000_000
+            } else {
+                1_000
+            };
+            let values = cast_with_options(leaf, &DataType::Int64, &strict())
+                .map_err(|e| file_error(&path, e))?;
+            let check = cast_with_options(check, &DataType::Int64, &strict())
+                .map_err(|e| file_error(&path, e))?;
+            let values = values.as_primitive::<Int64Type>();
+            let check = check.as_primitive::<Int64Type>();
+            if (0..values.len()).any(|i| {
+                values.is_valid(i) && values.value(i).div_euclid(per_milli) != check.value(i)
+            }) {
+                let (range, precision) = if *unit == TimeUnit::Nanosecond {
+                    ("1677-09-21 to 2262-04-11", "TIMESTAMP(7) to TIMESTAMP(9)")
+                } else {
+                    ("years -290,307 to 294,246", "TIMESTAMP(4) to TIMESTAMP(6)")
+                };
+                return Err(file_error(
+                    &path,
+                    format!(
+                        "an INT96 timestamp lies outside the range a {precision} column holds \
+                         ({range})"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The batch with its INT96 timestamps, at any depth, as wall-clock time of the zone.
+    fn int96_wall_clock(&self, batch: RecordBatch) -> Result<RecordBatch, ParquetFileError> {
+        let Some(zone) = &self.int96_zone else {
+            return Ok(batch);
+        };
+        let mut leaf = 0;
+        let mut columns = Vec::with_capacity(batch.num_columns());
+        for column in batch.columns() {
+            let shifted = map_leaves(column, &mut leaf, &mut |k, array| {
+                if self.int96.get(k).copied().unwrap_or(false) {
+                    wall_clock(array, zone)
+                } else {
+                    Ok(Arc::clone(array))
+                }
+            })
+            .map_err(|e| file_error(&self.path, e))?;
+            columns.push(shifted);
+        }
+        RecordBatch::try_new(batch.schema(), columns).map_err(|e| file_error(&self.path, e))
     }
 
     /// The batch as the target schema: columns in target order, converted to the target types,
@@ -356,13 +513,7 @@ impl RowGroupReader {
     fn convert(&self, batch: &RecordBatch) -> Result<RecordBatch, ParquetFileError> {
         let rows = batch.num_rows();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.target.fields().len());
-        for ((field, source), int96) in self
-            .target
-            .fields()
-            .iter()
-            .zip(&self.sources)
-            .zip(&self.int96)
-        {
+        for (field, source) in self.target.fields().iter().zip(&self.sources) {
             let column = match source {
                 None if field.is_nullable() => new_null_array(field.data_type(), rows),
                 None => {
@@ -371,18 +522,11 @@ impl RowGroupReader {
                         "the file has no such column, and the table's column is NOT NULL",
                     ));
                 }
-                Some((index, nested)) => {
-                    let column = match descend(batch.column(*index), nested) {
-                        Some(column) => conform(&column, field.data_type())
-                            .map_err(|reason| self.column_error(field.name(), reason))?,
-                        None => new_null_array(field.data_type(), rows),
-                    };
-                    match (&self.int96_zone, int96) {
-                        (Some(zone), true) => wall_clock(&column, zone)
-                            .map_err(|reason| self.column_error(field.name(), reason))?,
-                        _ => column,
-                    }
-                }
+                Some((index, nested)) => match descend(batch.column(*index), nested) {
+                    Some(column) => conform(&column, field.data_type())
+                        .map_err(|reason| self.column_error(field.name(), reason))?,
+                    None => new_null_array(field.data_type(), rows),
+                },
             };
             columns.push(column);
         }
@@ -498,6 +642,210 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
     }
 }
 
+/// The array with every leaf array (in depth-first order, counted from `leaf`) replaced by `f`
+/// of its index and itself; structs, lists and maps are rebuilt around the new leaves.
+fn map_leaves(
+    array: &ArrayRef,
+    leaf: &mut usize,
+    f: &mut dyn FnMut(usize, &ArrayRef) -> Result<ArrayRef, String>,
+) -> Result<ArrayRef, String> {
+    match array.data_type() {
+        DataType::Struct(fields) => {
+            let row = array.as_struct();
+            let children = row
+                .columns()
+                .iter()
+                .map(|child| map_leaves(child, leaf, f))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Arc::new(
+                StructArray::try_new(fields.clone(), children, row.nulls().cloned())
+                    .map_err(|e| e.to_string())?,
+            ))
+        }
+        DataType::List(element) => {
+            let list = array.as_list::<i32>();
+            let values = map_leaves(list.values(), leaf, f)?;
+            Ok(Arc::new(
+                ListArray::try_new(
+                    Arc::new(
+                        element
+                            .as_ref()
+                            .clone()
+                            .with_data_type(values.data_type().clone()),
+                    ),
+                    list.offsets().clone(),
+                    values,
+                    list.nulls().cloned(),
+                )
+                .map_err(|e| e.to_string())?,
+            ))
+        }
+        DataType::LargeList(element) => {
+            let list = array.as_list::<i64>();
+            let values = map_leaves(list.values(), leaf, f)?;
+            Ok(Arc::new(
+                arrow::array::LargeListArray::try_new(
+                    Arc::new(
+                        element
+                            .as_ref()
+                            .clone()
+                            .with_data_type(values.data_type().clone()),
+                    ),
+                    list.offsets().clone(),
+                    values,
+                    list.nulls().cloned(),
+                )
+                .map_err(|e| e.to_string())?,
+            ))
+        }
+        DataType::Map(entries, sorted) => {
+            let map = array.as_map();
+            let entries_array: ArrayRef = Arc::new(map.entries().clone());
+            let mapped = map_leaves(&entries_array, leaf, f)?;
+            Ok(Arc::new(
+                MapArray::try_new(
+                    Arc::new(
+                        entries
+                            .as_ref()
+                            .clone()
+                            .with_data_type(mapped.data_type().clone()),
+                    ),
+                    map.offsets().clone(),
+                    mapped.as_struct().clone(),
+                    map.nulls().cloned(),
+                    *sorted,
+                )
+                .map_err(|e| e.to_string())?,
+            ))
+        }
+        _ => {
+            let index = *leaf;
+            *leaf += 1;
+            f(index, array)
+        }
+    }
+}
+
+/// Per INT96 leaf read, the unit it is read in: a top-level column's own (the column's
+/// precision); for a nested field, nanoseconds where the column holds any, else microseconds.
+/// (parquet-rs reads INT96 in nanoseconds by default, which wrap outside 1677-2262.)
+fn int96_units(
+    leaves: &[parquet::schema::types::ColumnDescPtr],
+    selected: &[usize],
+    columns: &[Vec<String>],
+    target: &SchemaRef,
+) -> std::collections::HashMap<usize, TimeUnit> {
+    let mut units = std::collections::HashMap::new();
+    for &leaf in selected {
+        if leaves[leaf].physical_type() != PhysicalType::INT96 {
+            continue;
+        }
+        let parts = leaves[leaf].path().parts();
+        let mut unit = TimeUnit::Microsecond;
+        for (i, column) in columns.iter().enumerate() {
+            if !parts.starts_with(column) {
+                continue;
+            }
+            match target.field(i).data_type() {
+                DataType::Timestamp(own, _) if parts.len() == 1 => unit = *own,
+                other if holds_nanos(other) => unit = TimeUnit::Nanosecond,
+                _ => {}
+            }
+        }
+        units.insert(leaf, unit);
+    }
+    units
+}
+
+/// The leaf arrays of an array, depth first.
+fn leaves_of(array: &ArrayRef, out: &mut Vec<ArrayRef>) {
+    match array.data_type() {
+        DataType::Struct(_) => array
+            .as_struct()
+            .columns()
+            .iter()
+            .for_each(|c| leaves_of(c, out)),
+        DataType::List(_) => leaves_of(array.as_list::<i32>().values(), out),
+        DataType::LargeList(_) => leaves_of(array.as_list::<i64>().values(), out),
+        DataType::Map(_, _) => {
+            let entries: ArrayRef = Arc::new(array.as_map().entries().clone());
+            leaves_of(&entries, out);
+        }
+        _ => out.push(Arc::clone(array)),
+    }
+}
+
+/// Whether a type holds a nanosecond timestamp at any depth.
+fn holds_nanos(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => true,
+        DataType::Struct(fields) => fields.iter().any(|f| holds_nanos(f.data_type())),
+        DataType::List(f) | DataType::LargeList(f) | DataType::Map(f, _) => {
+            holds_nanos(f.data_type())
+        }
+        _ => false,
+    }
+}
+
+/// The reader metadata with INT96 leaves read in the given units (a schema hint parquet-rs
+/// applies while decoding, so no value passes through nanoseconds).
+fn hinted(
+    path: &str,
+    loaded: &ArrowReaderMetadata,
+    options: &ArrowReaderOptions,
+    units: &std::collections::HashMap<usize, TimeUnit>,
+) -> Result<ArrowReaderMetadata, ParquetFileError> {
+    let mut leaf = 0;
+    let fields: Vec<arrow::datatypes::FieldRef> = loaded
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| Arc::new(hint_field(f, &mut leaf, units)))
+        .collect();
+    let schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(
+        fields,
+        loaded.schema().metadata().clone(),
+    ));
+    ArrowReaderMetadata::try_new(
+        Arc::clone(loaded.metadata()),
+        options.clone().with_schema(schema),
+    )
+    .map_err(|e| file_error(path, e))
+}
+
+fn hint_field(
+    field: &arrow::datatypes::Field,
+    leaf: &mut usize,
+    units: &std::collections::HashMap<usize, TimeUnit>,
+) -> arrow::datatypes::Field {
+    let data_type = match field.data_type() {
+        DataType::Struct(children) => DataType::Struct(
+            children
+                .iter()
+                .map(|c| Arc::new(hint_field(c, leaf, units)))
+                .collect(),
+        ),
+        DataType::List(element) => DataType::List(Arc::new(hint_field(element, leaf, units))),
+        DataType::LargeList(element) => {
+            DataType::LargeList(Arc::new(hint_field(element, leaf, units)))
+        }
+        DataType::Map(entries, sorted) => {
+            DataType::Map(Arc::new(hint_field(entries, leaf, units)), *sorted)
+        }
+        other => {
+            let index = *leaf;
+            *leaf += 1;
+            match (other, units.get(&index)) {
+                (DataType::Timestamp(_, zone), Some(unit)) => {
+                    DataType::Timestamp(*unit, zone.clone())
+                }
+                _ => other.clone(),
+            }
+        }
+    };
+    field.clone().with_data_type(data_type)
+}
+
 /// Timestamps (UTC wall-clock time) as the wall-clock time of `zone` at the same instants.
 fn wall_clock(column: &ArrayRef, zone: &Tz) -> Result<ArrayRef, String> {
     let DataType::Timestamp(unit, _) = column.data_type() else {
@@ -514,18 +862,40 @@ fn wall_clock(column: &ArrayRef, zone: &Tz) -> Result<ArrayRef, String> {
     let shifted: Int64Array = values
         .as_primitive::<Int64Type>()
         .try_unary(|v| {
-            let instant = DateTime::from_timestamp(v.div_euclid(per_second), 0)
-                .ok_or_else(|| ArrowError::ComputeError(format!("timestamp {v} out of range")))?;
-            let offset = zone
-                .offset_from_utc_datetime(&instant.naive_utc())
-                .fix()
-                .local_minus_utc();
+            let offset = zone_offset(zone, v.div_euclid(per_second));
             v.checked_add(i64::from(offset) * per_second)
                 .ok_or_else(|| ArrowError::ComputeError(format!("timestamp {v} out of range")))
         })
         .map_err(|e| e.to_string())?;
     let shifted: ArrayRef = Arc::new(shifted);
     cast_with_options(&shifted, column.data_type(), &strict()).map_err(|e| e.to_string())
+}
+
+/// The offset (seconds) of `zone` at the instant `seconds` after the epoch. Past 2037 a zone's
+/// last rules hold for ever, as in Java: the offset is read at the same UTC date and time of a
+/// year before 2038 with the same calendar (leap or not, starting on the same weekday).
+fn zone_offset(zone: &Tz, seconds: i64) -> i32 {
+    use chrono::Datelike;
+    const KNOWN_UNTIL: i64 = 2_145_916_800; // 2038-01-01T00:00:00Z
+    let clamped = seconds.clamp(
+        DateTime::<chrono::Utc>::MIN_UTC.timestamp(),
+        DateTime::<chrono::Utc>::MAX_UTC.timestamp(),
+    );
+    let Some(instant) = DateTime::from_timestamp(clamped, 0) else {
+        return 0;
+    };
+    let mut utc = instant.naive_utc();
+    if clamped >= KNOWN_UNTIL {
+        let year = utc.year();
+        let leap = |y: i32| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        let jan1 = |y: i32| chrono::NaiveDate::from_ymd_opt(y, 1, 1).map(|d| d.weekday());
+        if let Some(same) = (2010..2038).find(|y| leap(*y) == leap(year) && jan1(*y) == jan1(year))
+            && let Some(shifted) = utc.with_year(same)
+        {
+            utc = shifted;
+        }
+    }
+    zone.offset_from_utc_datetime(&utc).fix().local_minus_utc()
 }
 
 /// Casts that fail on values they cannot convert instead of reading them as NULL.
@@ -604,7 +974,7 @@ mod tests {
         let path = testdata("int96_from_spark.parquet");
         let target = Arc::new(Schema::new(vec![Field::new(
             "a",
-            DataType::Timestamp(TimeUnit::Microsecond, None),
+            DataType::Timestamp(TimeUnit::Millisecond, None),
             true,
         )]));
         let read = |zone: Option<&str>| -> Result<Vec<Option<i64>>, ParquetFileError> {
@@ -620,11 +990,11 @@ mod tests {
         let utc = read(None)?;
         assert!(utc.iter().any(Option::is_some));
         assert_eq!(read(Some("UTC"))?, utc);
-        let hour = 3_600_000_000;
+        let hour = 3_600_000;
         let plus_eight: Vec<Option<i64>> = utc.iter().map(|v| v.map(|v| v + 8 * hour)).collect();
         assert_eq!(read(Some("+08:00"))?, plus_eight);
-        // Shanghai keeps +08:00 all year now; the file's wrapped values fall before 1901, when
-        // local mean time (+08:05:43) applied, so only the 2024 values compare.
+        // Shanghai keeps +08:00 all year now; the file's earliest values fall before 1901, when
+        // local mean time (+08:05:43) applied, so only the later values compare.
         let recent = |values: Vec<Option<i64>>| -> Vec<Option<i64>> {
             values
                 .into_iter()
@@ -636,6 +1006,45 @@ mod tests {
             RowGroupReader::open(&path, &[0], target, 8, &[], Some("Mars/Olympus")),
             Err(ParquetFileError::File { .. })
         ));
+        // The zone is read only for files with INT96 timestamps.
+        let plain = testdata("alltypes_plain.parquet");
+        let ids = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true)]));
+        assert!(RowGroupReader::open(&plain, &[0], ids, 8, &[], Some("Mars/Olympus")).is_ok());
+        Ok(())
+    }
+
+    #[test]
+    fn int96_timestamps_keep_their_dates_or_fail_naming_the_column() -> Result<(), ParquetFileError>
+    {
+        // The file's values span hundreds of thousands of years: milliseconds hold them all;
+        // microsecond and nanosecond columns fail rather than read wrapped values.
+        let path = testdata("int96_from_spark.parquet");
+        let read = |unit: TimeUnit| -> Result<Vec<Option<i64>>, ParquetFileError> {
+            let target = Arc::new(Schema::new(vec![Field::new(
+                "a",
+                DataType::Timestamp(unit, None),
+                true,
+            )]));
+            let mut reader = RowGroupReader::open(&path, &[0], target, 1024, &[], None)?;
+            let batch = reader
+                .next_batch()?
+                .ok_or_else(|| file_error(&path, "no batch"))?;
+            let values = cast_with_options(batch.column(0), &DataType::Int64, &strict())
+                .map_err(|e| file_error(&path, e))?;
+            Ok(values.as_primitive::<Int64Type>().iter().collect())
+        };
+        let millis = read(TimeUnit::Millisecond)?;
+        // 2024-01-01 20:34:56.123, ..., 9999-12-31 03:00:00, ..., a date 294,000 years ago.
+        assert_eq!(millis[0], Some(1_704_141_296_123));
+        assert_eq!(millis[2], Some(253_402_225_200_000));
+        assert_eq!(millis[5], Some(-9_357_363_680_509_551));
+        for unit in [TimeUnit::Microsecond, TimeUnit::Nanosecond] {
+            let wrapped = read(unit);
+            assert!(
+                matches!(&wrapped, Err(ParquetFileError::File { reason, .. }) if reason.contains("outside the range")),
+                "{wrapped:?}"
+            );
+        }
         Ok(())
     }
 

@@ -10,7 +10,6 @@ import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.types.logical.LogicalType;
 
 import java.io.Serializable;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -84,35 +83,26 @@ public final class ColumnPredicates implements Serializable {
             }
             boolean fieldFirst = args.get(0) instanceof FieldReferenceExpression;
             ResolvedExpression fieldArg = fieldFirst ? args.get(0) : args.get(1);
-            ResolvedExpression literalArg = uncast(fieldFirst ? args.get(1) : args.get(0));
+            ResolvedExpression literalArg = fieldFirst ? args.get(1) : args.get(0);
+            // Only a column against a literal: anything cast, on either side, is left to Flink.
             if (!(fieldArg instanceof FieldReferenceExpression) || !(literalArg instanceof ValueLiteralExpression)) {
                 continue;
             }
             FieldReferenceExpression field = (FieldReferenceExpression) fieldArg;
             ValueLiteralExpression literal = (ValueLiteralExpression) literalArg;
             int kind = kind(field.getOutputDataType().getLogicalType());
-            Object raw = literal.isNull() ? null : literal.getValueAs(Object.class).orElse(null);
-            String value = null;
-            if (kind == 3 && raw instanceof String) {
-                value = (String) raw;
-            } else if (kind != 3 && raw instanceof Number) {
-                // Integral literals compare exactly; others as doubles, where those are exact.
-                BigDecimal number = new BigDecimal(raw.toString());
-                if (number.stripTrailingZeros().scale() <= 0 && number.toBigInteger().bitLength() < 64) {
-                    kind = 1;
-                    value = number.toBigInteger().toString();
-                } else if (number.abs().compareTo(EXACT_DOUBLES) < 0) {
-                    kind = 2;
-                    value = String.valueOf(number.doubleValue());
-                }
+            // NaN <> x is true in Flink, and statistics leave NaNs out: <> never prunes floats.
+            if (kind == 2 && op == 1) {
+                continue;
             }
-            if (kind == 0 || value == null) {
+            String[] value = literal.isNull() ? null : value(kind, literal);
+            if (value == null) {
                 continue;
             }
             columns.add(field.getName());
             ops.add(fieldFirst ? op : FLIPPED[op]);
-            kinds.add(kind);
-            values.add(value);
+            kinds.add(Integer.parseInt(value[0]));
+            values.add(value[1]);
         }
         return new ColumnPredicates(columns, ops, kinds, values);
     }
@@ -128,26 +118,51 @@ public final class ColumnPredicates implements Serializable {
             case FLOAT:
             case DOUBLE:
                 return 2;
-            case CHAR:
             case VARCHAR:
+                // CHAR is left out: its values and literals compare with padding rules of their own.
                 return 3;
             default:
                 return 0;
         }
     }
 
-    /** The literal under a {@code CAST} the planner put around it, or the expression itself. */
-    private static ResolvedExpression uncast(ResolvedExpression expression) {
-        if (expression instanceof CallExpression
-                && ((CallExpression) expression).getFunctionDefinition() == BuiltInFunctionDefinitions.CAST
-                && ((CallExpression) expression).getResolvedChildren().get(0) instanceof ValueLiteralExpression) {
-            return ((CallExpression) expression).getResolvedChildren().get(0);
+    /**
+     * The literal as the native call compares it with a column of {@code kind}: its kind (1 an
+     * integer, compared exactly; 2 a double; 3 a string) and text; or {@code null} when its type
+     * does not compare exactly with the column's statistics. Integers compare with integer
+     * columns, and with FLOAT and DOUBLE columns when a double holds them exactly; FLOAT and
+     * DOUBLE literals with FLOAT and DOUBLE columns (a FLOAT widened exactly, as Flink compares
+     * two FLOATs); strings with VARCHAR columns.
+     */
+    private static String[] value(int kind, ValueLiteralExpression literal) {
+        LogicalType type = literal.getOutputDataType().getLogicalType();
+        switch (type.getTypeRoot()) {
+            case TINYINT:
+            case SMALLINT:
+            case INTEGER:
+            case BIGINT:
+                Long integer = literal.getValueAs(Number.class).map(Number::longValue).orElse(null);
+                if (integer == null) {
+                    return null;
+                }
+                boolean exact = kind == 1 || (kind == 2 && Math.abs(integer) < EXACT_DOUBLES);
+                return exact ? new String[] {"1", String.valueOf(integer)} : null;
+            case FLOAT:
+            case DOUBLE:
+                // A FLOAT's value is a Float, widened exactly.
+                return kind == 2
+                        ? literal.getValueAs(Number.class).map(n -> new String[] {"2", String.valueOf(n.doubleValue())}).orElse(null)
+                        : null;
+            case CHAR:
+            case VARCHAR:
+                return kind == 3 ? literal.getValueAs(String.class).map(v -> new String[] {"3", v}).orElse(null) : null;
+            default:
+                return null;
         }
-        return expression;
     }
 
     /** Doubles below this magnitude hold every integer exactly. */
-    private static final BigDecimal EXACT_DOUBLES = BigDecimal.valueOf(1L << 53);
+    private static final long EXACT_DOUBLES = 1L << 53;
 
     boolean isEmpty() {
         return columns.isEmpty();

@@ -55,7 +55,8 @@ public final class NativeParquetReader extends NativeHandle {
      * when it is true, else, as Flink's reader does, the zone of the JVM that reads them.
      */
     public static String int96Zone(boolean utcTimestamps) {
-        return utcTimestamps ? null : ZoneId.systemDefault().getId();
+        // A fixed offset however it is spelled (GMT+08:00 reads as +08:00); regions by name.
+        return utcTimestamps ? null : ZoneId.systemDefault().normalized().getId();
     }
 
     /**
