@@ -638,6 +638,15 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
         (file, table) if converts(file, table) => {
             cast_with_options(column, table, &strict()).map_err(|e| format!("{}: {e}", mismatch()))
         }
+        // Unsigned integers read as Flink reads them: the stored bits (INT32 or INT64) as the
+        // signed integer of the column's width (values past the signed range turn negative).
+        (
+            DataType::UInt8 | DataType::UInt16 | DataType::UInt32,
+            DataType::Int8 | DataType::Int16 | DataType::Int32,
+        )
+        | (DataType::UInt64, DataType::Int64) => {
+            reinterpret_unsigned(column, target).map_err(|e| format!("{}: {e}", mismatch()))
+        }
         _ => Err(mismatch()),
     }
 }
@@ -844,6 +853,26 @@ fn hint_field(
         }
     };
     field.clone().with_data_type(data_type)
+}
+
+/// An unsigned integer column as a signed one: each value's low bits, two's complement.
+fn reinterpret_unsigned(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
+    use arrow::datatypes::{
+        Int8Type, Int16Type, Int32Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    };
+    let wide: Int64Array = match column.data_type() {
+        DataType::UInt8 => column.as_primitive::<UInt8Type>().unary(i64::from),
+        DataType::UInt16 => column.as_primitive::<UInt16Type>().unary(i64::from),
+        DataType::UInt32 => column.as_primitive::<UInt32Type>().unary(i64::from),
+        DataType::UInt64 => column.as_primitive::<UInt64Type>().unary(|v| v as i64),
+        other => return Err(format!("{other} is not unsigned")),
+    };
+    Ok(match target {
+        DataType::Int8 => Arc::new(wide.unary::<_, Int8Type>(|v| v as i8)),
+        DataType::Int16 => Arc::new(wide.unary::<_, Int16Type>(|v| v as i16)),
+        DataType::Int32 => Arc::new(wide.unary::<_, Int32Type>(|v| v as i32)),
+        _ => Arc::new(wide),
+    })
 }
 
 /// Timestamps (UTC wall-clock time) as the wall-clock time of `zone` at the same instants.

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, RecordBatch};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use parquet::arrow::ArrowSchemaConverter;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
@@ -238,13 +239,69 @@ impl std::fmt::Debug for ParquetFileWriter {
     }
 }
 
+/// The Parquet schema of the file: parquet-rs's, with DECIMAL(1, s) stored as INT32 as Flink
+/// stores (and its reader expects) every decimal of up to 9 digits; parquet-rs picks INT64 for a
+/// precision of 1.
+fn parquet_schema(
+    file_schema: &SchemaRef,
+) -> parquet::errors::Result<parquet::schema::types::SchemaDescriptor> {
+    use parquet::schema::types::{SchemaDescriptor, Type};
+    fn fix(field: &Arc<Type>) -> parquet::errors::Result<Arc<Type>> {
+        let info = field.get_basic_info();
+        match (field.as_ref(), info.logical_type_ref()) {
+            (
+                Type::PrimitiveType {
+                    physical_type: parquet::basic::Type::INT64,
+                    ..
+                },
+                Some(parquet::basic::LogicalType::Decimal {
+                    precision: precision @ 1,
+                    scale,
+                }),
+            ) => {
+                let mut builder =
+                    Type::primitive_type_builder(info.name(), parquet::basic::Type::INT32)
+                        .with_repetition(info.repetition())
+                        .with_logical_type(info.logical_type_ref().cloned())
+                        .with_precision(*precision)
+                        .with_scale(*scale);
+                if info.has_id() {
+                    builder = builder.with_id(Some(info.id()));
+                }
+                Ok(Arc::new(builder.build()?))
+            }
+            (Type::PrimitiveType { .. }, _) => Ok(Arc::clone(field)),
+            (Type::GroupType { fields, .. }, _) => {
+                let children = fields
+                    .iter()
+                    .map(fix)
+                    .collect::<parquet::errors::Result<Vec<_>>>()?;
+                let mut builder = Type::group_type_builder(info.name())
+                    .with_fields(children)
+                    .with_logical_type(info.logical_type_ref().cloned())
+                    .with_converted_type(info.converted_type());
+                if info.has_repetition() {
+                    builder = builder.with_repetition(info.repetition());
+                }
+                if info.has_id() {
+                    builder = builder.with_id(Some(info.id()));
+                }
+                Ok(Arc::new(builder.build()?))
+            }
+        }
+    }
+    let converted = ArrowSchemaConverter::new().convert(file_schema)?;
+    Ok(SchemaDescriptor::new(fix(&converted.root_schema_ptr())?))
+}
+
 impl ParquetFileWriter {
     /// A writer of batches of `input` into the file at `path` (named in errors only).
     pub fn new(path: &str, input: SchemaRef, settings: WriterSettings) -> Result<Self, WriteError> {
         let file_schema = file_schema(&input, settings.timestamps);
         let options = ArrowWriterOptions::new()
             .with_properties(settings.properties)
-            .with_skip_arrow_metadata(true);
+            .with_skip_arrow_metadata(true)
+            .with_parquet_schema(parquet_schema(&file_schema).map_err(|e| write_error(path, e))?);
         let writer =
             ArrowWriter::try_new_with_options(Spool::default(), file_schema.clone(), options)
                 .map_err(|e| write_error(path, e))?;

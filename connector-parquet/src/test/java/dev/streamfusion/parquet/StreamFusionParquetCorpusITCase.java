@@ -297,11 +297,9 @@ class StreamFusionParquetCorpusITCase {
                     return "TIME(3)";
                 }
                 if (annotation instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation) {
+                    // Unsigned ones too: Flink reads the stored bits into the column of that width.
                     LogicalTypeAnnotation.IntLogicalTypeAnnotation integer =
                             (LogicalTypeAnnotation.IntLogicalTypeAnnotation) annotation;
-                    if (!integer.isSigned()) {
-                        return null;
-                    }
                     return integer.getBitWidth() == 8 ? "TINYINT" : integer.getBitWidth() == 16 ? "SMALLINT" : "INT";
                 }
                 return annotation == null ? "INT" : null;
@@ -317,7 +315,7 @@ class StreamFusionParquetCorpusITCase {
                     }
                 }
                 if (annotation instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation) {
-                    return ((LogicalTypeAnnotation.IntLogicalTypeAnnotation) annotation).isSigned() ? "BIGINT" : null;
+                    return "BIGINT";
                 }
                 return annotation == null ? "BIGINT" : null;
             case INT96:

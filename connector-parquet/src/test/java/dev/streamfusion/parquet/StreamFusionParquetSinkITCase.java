@@ -189,6 +189,45 @@ class StreamFusionParquetSinkITCase {
         }
     }
 
+    /**
+     * Every decimal precision is stored as Flink stores it (INT32 up to 9 digits, INT64 up to 18,
+     * fixed bytes beyond), so files pass both ways between the connectors.
+     */
+    @Test
+    void decimalsOfEveryPrecisionPassBothWaysBetweenTheConnectors() throws Exception {
+        StringBuilder columns = new StringBuilder("id INT");
+        StringBuilder values = new StringBuilder("id");
+        for (int precision = 1; precision <= 38; precision++) {
+            int scale = precision / 3;
+            columns.append(", d").append(precision).append(" DECIMAL(").append(precision).append(", ").append(scale).append(')');
+            // Full width: nines negated on odd ids, the id's last digit repeated on even ids, NULL every
+            // fifth row.
+            String fraction = scale > 0 ? " || '.' || REPEAT('5', " + scale + ")" : "";
+            values.append(String.format(
+                    ", CASE WHEN MOD(id, 5) = 0 THEN NULL WHEN MOD(id, 2) = 1 THEN CAST('-%s' AS DECIMAL(%d, %d)) "
+                            + "ELSE CAST(REPEAT(CAST(MOD(id, 10) AS STRING), %d)%s AS DECIMAL(%2$d, %3$d)) END",
+                    "9".repeat(precision - scale) + (scale > 0 ? "." + "9".repeat(scale) : ""),
+                    precision, scale, precision - scale, fraction));
+        }
+        TableEnvironment env = batch();
+        env.executeSql("CREATE TABLE decimal_gen (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '40', "
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '40')");
+        Path stockWritten = tables.resolve("decimals_stock");
+        Path fusedWritten = tables.resolve("decimals_fused");
+        env.executeSql(ddl("decimals_stock", "filesystem", columns.toString(), stockWritten, ""));
+        env.executeSql(ddl("decimals_fused", "streamfusion-parquet", columns.toString(), fusedWritten, ""));
+        String select = "SELECT " + values + " FROM decimal_gen";
+        env.executeSql("INSERT INTO decimals_stock " + select).await();
+        env.executeSql("INSERT INTO decimals_fused " + select).await();
+        List<String> expected = rows(env, "SELECT * FROM decimals_stock");
+        assertThat(expected).hasSize(40);
+        assertThat(rows(env, "SELECT * FROM decimals_fused")).containsExactlyInAnyOrderElementsOf(expected);
+        env.executeSql(ddl("decimals_fused_by_stock", "filesystem", columns.toString(), fusedWritten, ""));
+        assertThat(rows(env, "SELECT * FROM decimals_fused_by_stock")).containsExactlyInAnyOrderElementsOf(expected);
+        env.executeSql(ddl("decimals_stock_by_fused", "streamfusion-parquet", columns.toString(), stockWritten, ""));
+        assertThat(rows(env, "SELECT * FROM decimals_stock_by_fused")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
     @Test
     void writerOptionsTakeFlinksNamesAndBadOnesFailAtPlanning() throws Exception {
         Path out = tables.resolve("zstd_out");
