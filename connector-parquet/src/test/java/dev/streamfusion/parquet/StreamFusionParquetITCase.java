@@ -471,6 +471,37 @@ class StreamFusionParquetITCase {
                 .hasStackTraceContaining("'streamfusion.file-access' = 'sometimes'");
     }
 
+    /**
+     * {@code 'format' = 'streamfusion-parquet'} under Flink's filesystem connector: Flink's file
+     * source fetches ahead and closes a file's reader while that file's batches are still queued
+     * or being read, over many files of several batches each.
+     */
+    @Test
+    void theBulkFormatReadsManyFilesOfManyBatchesAsFlinkDoes() throws Exception {
+        Path path = tables.resolve("many_files");
+        TableEnvironment writer = batch();
+        // One writer: a file per partition, of three batches or more each.
+        writer.getConfig().set("table.exec.resource.default-parallelism", "1");
+        writer.executeSql(
+                "CREATE TABLE many_gen (id BIGINT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '150000', "
+                        + "'rows-per-second' = '1000000000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "
+                        + "'fields.id.end' = '150000', 'fields.s.length' = '9', 'fields.s.null-rate' = '0.1')");
+        String columns = "id BIGINT, s STRING, part INT";
+        writer.executeSql(ddl("many_out", "filesystem", columns, path.toString(), "PARTITIONED BY (part)"));
+        writer.executeSql("INSERT INTO many_out SELECT id, s, CAST(MOD(id, 12) AS INT) FROM many_gen").await();
+
+        TableEnvironment env = batch();
+        env.executeSql(ddl("stock", "filesystem", columns, path.toString(), "PARTITIONED BY (part)"));
+        env.executeSql(
+                "CREATE TABLE fused_format (" + columns + ") PARTITIONED BY (part) WITH ('connector' = 'filesystem', "
+                        + "'path' = '" + path + "', 'format' = 'streamfusion-parquet')");
+        List<String> expected = rows(env, "SELECT * FROM stock");
+        assertThat(expected).hasSize(150_000);
+        assertThat(rows(env, "SELECT * FROM fused_format")).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(rows(env, "SELECT s, part FROM fused_format WHERE id > 100000"))
+                .containsExactlyInAnyOrderElementsOf(rows(env, "SELECT s, part FROM stock WHERE id > 100000"));
+    }
+
     @Test
     void columnsTheFileLacksReadAsNulls() throws Exception {
         assertSameRows("i INT, not_written STRING", tables.resolve("types"), "SELECT i, not_written FROM %s");

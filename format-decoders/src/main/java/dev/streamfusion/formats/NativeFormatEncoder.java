@@ -2,6 +2,7 @@ package dev.streamfusion.formats;
 
 import dev.streamfusion.bridge.ArrowBatchExporter;
 import dev.streamfusion.bridge.ArrowBatchImporter;
+import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeHandle;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.types.ArrowTypes;
@@ -17,6 +18,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -35,13 +37,20 @@ public final class NativeFormatEncoder extends NativeHandle {
 
     private final BufferAllocator allocator;
     private final RowDataArrowWriter writer;
+    /** The schema of the rows the native encoder reads. */
+    private final Schema rowSchema;
     private final ArrowBatchImporter messages;
 
     private NativeFormatEncoder(
-            BufferAllocator allocator, RowDataArrowWriter writer, long address, ArrowBatchImporter messages) {
+            BufferAllocator allocator,
+            RowDataArrowWriter writer,
+            long address,
+            Schema rowSchema,
+            ArrowBatchImporter messages) {
         super("format encoder", address);
         this.allocator = allocator;
         this.writer = writer;
+        this.rowSchema = rowSchema;
         this.messages = messages;
     }
 
@@ -90,6 +99,7 @@ public final class NativeFormatEncoder extends NativeHandle {
         byte[] descriptors = protobuf == null ? null : protobuf.fileDescriptorSet();
         String message = protobuf == null ? null : protobuf.messageName();
         long[] address = {0};
+        Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
         RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, allocator, nullMapKeys(format, options));
         try {
             ArrowBatchImporter messages =
@@ -99,17 +109,17 @@ public final class NativeFormatEncoder extends NativeHandle {
                                     address[0] =
                                             ArrowBatchExporter.exportSchema(
                                                     allocator,
-                                                    ArrowTypes.toArrowSchema(rowType),
-                                                    rows ->
+                                                    rowSchema,
+                                                    in ->
                                                             create(
                                                                     format,
                                                                     arrays.keys,
                                                                     arrays.values,
-                                                                    rows,
+                                                                    in,
                                                                     out,
                                                                     descriptors,
                                                                     message)));
-            return new NativeFormatEncoder(allocator, writer, address[0], messages);
+            return new NativeFormatEncoder(allocator, writer, address[0], rowSchema, messages);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
                 free0(address[0]);
@@ -174,11 +184,14 @@ public final class NativeFormatEncoder extends NativeHandle {
     /**
      * Encodes a batch already in Arrow (of this encoder's row type); the returned root (one binary
      * column) is reused by the next call.
+     *
+     * @throws IllegalArgumentException if {@code batch} does not have the encoder's row type
      */
-    public synchronized VectorSchemaRoot encode(VectorSchemaRoot rows) {
+    public synchronized VectorSchemaRoot encode(VectorSchemaRoot batch) {
         long handle = address();
+        ArrowRoots.checkLayout(rowSchema, batch, "format encoder");
         return messages.importBatch(
-                out -> ArrowBatchExporter.exportBatch(allocator, rows, in -> encode(handle, in, out)));
+                out -> ArrowBatchExporter.exportBatch(allocator, batch, in -> encode(handle, in, out)));
     }
 
     /** A native call that encodes, with this encoder, rows exported to native code. */

@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.bridge.testing.ArrowAllocatorExtension;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.RowDataValues;
+import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.formats.common.TimestampFormat;
@@ -19,6 +20,7 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -137,6 +139,20 @@ class JsonEncoderParityTest {
         assertThatThrownBy(() -> nativeEncode(type, rows, Map.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("column m: a MAP key is NULL");
+    }
+
+    @Test
+    void aBatchOfAnotherRowTypeIsRefusedBeforeItCrosses() {
+        RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.INT()), FIELD("b", DataTypes.STRING())).getLogicalType();
+        RowType other = (RowType) DataTypes.ROW(FIELD("a", DataTypes.INT()), FIELD("b", DataTypes.BIGINT())).getLogicalType();
+        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(arrow.allocator(), "json", Map.of(), type);
+                RowDataArrowWriter writer = RowDataArrowWriter.create(other, arrow.allocator())) {
+            VectorSchemaRoot batch = writer.write(List.of(GenericRowData.of(1, 2L)));
+            assertThatThrownBy(() -> encoder.encode(batch))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("format encoder")
+                    .hasMessageContaining("column 1 is Int(64, true), not Utf8");
+        }
     }
 
     @Test

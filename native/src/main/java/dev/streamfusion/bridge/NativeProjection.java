@@ -17,11 +17,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class NativeProjection extends NativeHandle {
 
     private final BufferAllocator allocator;
+    private final Schema input;
     private final ArrowBatchImporter output;
 
-    private NativeProjection(BufferAllocator allocator, long address, ArrowBatchImporter output) {
+    private NativeProjection(BufferAllocator allocator, long address, Schema input, ArrowBatchImporter output) {
         super("projection", address);
         this.allocator = allocator;
+        this.input = input;
         this.output = output;
     }
 
@@ -39,7 +41,7 @@ public final class NativeProjection extends NativeHandle {
                                                     allocator,
                                                     input,
                                                     inSchema -> create(inSchema, columns, outSchema)));
-            return new NativeProjection(allocator, address[0], output);
+            return new NativeProjection(allocator, address[0], input, output);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
                 free0(address[0]);
@@ -60,9 +62,12 @@ public final class NativeProjection extends NativeHandle {
     /**
      * Projects {@code batch} and keeps {@code length} rows from {@code offset}; native code slices
      * without copying and the export normalises the slice for Java.
+     *
+     * @throws IllegalArgumentException if {@code batch} does not have the projection's input schema
      */
     public synchronized VectorSchemaRoot project(VectorSchemaRoot batch, int offset, int length) {
         long handle = address();
+        ArrowRoots.checkLayout(input, batch, "projection");
         return output.importBatch(
                 outArray ->
                         ArrowBatchExporter.exportBatch(

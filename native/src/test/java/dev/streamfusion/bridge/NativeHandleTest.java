@@ -55,4 +55,28 @@ class NativeHandleTest {
         }
         assertThat(NativeLibrary.nativeAllocatedBytes()).isEqualTo(nativeBefore);
     }
+
+    @Test
+    void aBatchOfAnotherSchemaIsRefusedBeforeItCrosses() {
+        Schema strings = new Schema(List.of(Field.nullable("a", ArrowType.Utf8.INSTANCE)));
+        Schema wider = new Schema(List.of(
+                Field.nullable("a", new ArrowType.Int(32, true)), Field.nullable("b", new ArrowType.Int(32, true))));
+        try (BufferAllocator allocator = new RootAllocator();
+                NativeProjection projection = NativeProjection.create(allocator, SCHEMA, new int[] {0});
+                VectorSchemaRoot text = VectorSchemaRoot.create(strings, allocator);
+                VectorSchemaRoot two = VectorSchemaRoot.create(wider, allocator);
+                VectorSchemaRoot renamed = VectorSchemaRoot.create(
+                        new Schema(List.of(Field.nullable("other", new ArrowType.Int(32, true)))), allocator)) {
+            assertThatThrownBy(() -> projection.project(text))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("column 0 is Utf8, not Int(32, true)");
+            assertThatThrownBy(() -> projection.project(two))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("the batch has 2 children, not 1");
+            // Names aside, the same layout crosses.
+            ((IntVector) renamed.getVector(0)).setSafe(0, 7);
+            renamed.setRowCount(1);
+            assertThat(((IntVector) projection.project(renamed).getVector(0)).get(0)).isEqualTo(7);
+        }
+    }
 }

@@ -23,6 +23,9 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.io.IOException;
+import java.lang.ref.Cleaner;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.stream.IntStream;
 
 /**
@@ -36,6 +39,8 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
 
     private static final long serialVersionUID = 1L;
     private static final int BATCH = 4096;
+    /** Frees the batches a cancelled task left unreleased. */
+    private static final Cleaner BATCHES = Cleaner.create();
 
     private final RowType rowType;
     private final TypeInformation<RowData> producedType;
@@ -69,7 +74,16 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
         return producedType;
     }
 
-    /** Reads every row group of one file, a native batch per {@link #readBatch}. */
+    /**
+     * Reads every row group of one file, a native batch per {@link #readBatch}.
+     *
+     * <p>Flink's file source fetches ahead: it closes a file's reader on its fetcher thread when
+     * the file ends, while batches of the file may still wait in the queue or be read on the task
+     * thread. A batch is therefore freed only by {@link Batch#releaseBatch()} on the thread that
+     * consumed it; the allocator closes once the reader is closed and its last batch released. A
+     * batch that is never released (the task was cancelled with it queued) is freed when it
+     * becomes unreachable.
+     */
     private final class FileReader implements Reader<RowData> {
 
         private final BufferAllocator allocator = new RootAllocator();
@@ -77,10 +91,12 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
         private final FileRanges ranges;
         private final NativeParquetReader reader;
         private final MutableRecordAndPosition<RowData> position = new MutableRecordAndPosition<>();
+        /** The batches handed out and not yet released. */
+        private final Set<VectorSchemaRoot> live = new HashSet<>();
         private long emitted;
         private long toSkip;
-        /** The batch handed out last, until released. */
-        private volatile VectorSchemaRoot current;
+        /** Guarded by {@code live}. */
+        private boolean closed;
 
         FileReader(FileSourceSplit split, long emitted) throws IOException {
             String uri = split.path().toString();
@@ -133,16 +149,41 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
                     continue;
                 }
                 VectorSchemaRoot own;
-                if (toSkip > 0) {
-                    try (VectorSchemaRoot slice = next.slice((int) toSkip)) {
-                        own = ArrowRoots.moveTo(slice, allocator);
+                synchronized (live) {
+                    if (toSkip > 0) {
+                        try (VectorSchemaRoot slice = next.slice((int) toSkip)) {
+                            own = ArrowRoots.moveTo(slice, allocator);
+                        }
+                        toSkip = 0;
+                    } else {
+                        own = ArrowRoots.moveTo(next, allocator);
                     }
-                    toSkip = 0;
-                } else {
-                    own = ArrowRoots.moveTo(next, allocator);
+                    live.add(own);
                 }
-                current = own;
-                return new Batch(own, ArrowColumnarBatch.of(own, rowType));
+                Batch batch = new Batch(ArrowColumnarBatch.of(own, rowType));
+                batch.freeing = BATCHES.register(batch, releasing(own));
+                return batch;
+            }
+        }
+
+        /** What frees {@code root}; it holds the root, never the batch over it. */
+        private Runnable releasing(VectorSchemaRoot root) {
+            return () -> release(root);
+        }
+
+        /** Frees a batch handed out (once), and the allocator after the last one of a closed reader. */
+        private void release(VectorSchemaRoot root) {
+            synchronized (live) {
+                if (live.remove(root)) {
+                    root.close();
+                }
+                closeAllocatorWhenDone();
+            }
+        }
+
+        private void closeAllocatorWhenDone() {
+            if (closed && live.isEmpty()) {
+                allocator.close();
             }
         }
 
@@ -150,26 +191,26 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
         public void close() throws IOException {
             try {
                 reader.close();
-                if (current != null) {
-                    current.close();
-                    current = null;
-                }
                 if (ranges != null) {
                     ranges.close();
                 }
             } finally {
-                allocator.close();
+                synchronized (live) {
+                    if (!closed) {
+                        closed = true;
+                        closeAllocatorWhenDone();
+                    }
+                }
             }
         }
 
         /** The rows of one batch, each a view; the batch is freed when released. */
         private final class Batch implements RecordIterator<RowData> {
-            private final VectorSchemaRoot root;
             private final ArrowColumnarBatch rows;
+            private Cleaner.Cleanable freeing;
             private int next;
 
-            Batch(VectorSchemaRoot root, ArrowColumnarBatch rows) {
-                this.root = root;
+            Batch(ArrowColumnarBatch rows) {
                 this.rows = rows;
             }
 
@@ -185,10 +226,7 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
 
             @Override
             public void releaseBatch() {
-                root.close();
-                if (current == root) {
-                    current = null;
-                }
+                freeing.clean();
             }
         }
     }
