@@ -21,7 +21,7 @@ use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReaderBuilder,
 };
 use parquet::basic::Type as PhysicalType;
-use parquet::file::metadata::PageIndexPolicy;
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
 use parquet::file::reader::{ChunkReader, Length};
 
 use crate::prune::{ColumnPredicate, bloom_may_match, may_match, page_selection};
@@ -95,7 +95,20 @@ where
         })
     }
 
+    /// The range, once checked to lie within the file: lengths come from the file's metadata,
+    /// and a corrupt one must be an error, never an allocation of that size.
     fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        let file_length = self.len();
+        let within = u64::try_from(length)
+            .ok()
+            .and_then(|length| start.checked_add(length))
+            .is_some_and(|end| end <= file_length);
+        if !within {
+            return Err(parquet::errors::ParquetError::EOF(format!(
+                "the metadata points at {length} bytes from offset {start}, past the end of \
+                 the file ({file_length} bytes)"
+            )));
+        }
         match self {
             FileBytes::Local(file) => file.get_bytes(start, length),
             FileBytes::Ranges(ranges) => ranges.get_bytes(start, length),
@@ -105,11 +118,15 @@ where
 
 #[cfg(test)]
 fn open(path: &str) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<Bytes>>, ParquetFileError> {
-    open_with(
-        path,
-        FileBytes::<Bytes>::local(path)?,
-        ArrowReaderOptions::new(),
-    )
+    open_with(path, FileBytes::<Bytes>::local(path)?, reader_options())
+}
+
+/// How every file is read: by its Parquet schema alone, as Flink's reader reads it. The Arrow
+/// schema some writers embed (`ARROW:schema`: pyarrow, pandas, arrow-rs) is not applied; its
+/// hints (dictionary columns, large types, time zones) would only make columns Flink reads
+/// differ, and a malformed one would fail a file Flink reads.
+fn reader_options() -> ArrowReaderOptions {
+    ArrowReaderOptions::new().with_skip_arrow_metadata(true)
 }
 
 fn open_with<R: ChunkReader + 'static>(
@@ -120,8 +137,44 @@ fn open_with<R: ChunkReader + 'static>(
 where
     R::T: 'static,
 {
-    ParquetRecordBatchReaderBuilder::try_new_with_options(bytes, options)
-        .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))
+    let length = bytes.len();
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(bytes, options)
+        .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
+    check_column_chunks(path, builder.metadata(), length)?;
+    Ok(builder)
+}
+
+/// Checks that every column chunk the footer lists lies within the file, as parquet-rs assumes
+/// (a negative offset or length from a corrupt footer panics there).
+fn check_column_chunks(
+    path: &str,
+    metadata: &ParquetMetaData,
+    file_length: u64,
+) -> Result<(), ParquetFileError> {
+    for (index, group) in metadata.row_groups().iter().enumerate() {
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let end = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(column.compressed_size()).ok())
+                .and_then(|(start, length)| start.checked_add(length));
+            if end.is_none_or(|end| end > file_length) {
+                return Err(file_error(
+                    path,
+                    format!(
+                        "not a readable Parquet file: the footer places column '{}' of row group \
+                         {index} at {} bytes from offset {start}, outside the file ({file_length} \
+                         bytes)",
+                        column.column_path(),
+                        column.compressed_size()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The rows of each row group of a local file, or -1 for a row group whose statistics or bloom
@@ -142,7 +195,7 @@ pub fn row_groups_matching_in<R: ChunkReader + 'static>(
 where
     R::T: 'static,
 {
-    let builder = open_with(path, bytes, ArrowReaderOptions::new())?;
+    let builder = open_with(path, bytes, reader_options())?;
     let mut rows = Vec::with_capacity(builder.metadata().num_row_groups());
     for (index, group) in builder.metadata().row_groups().iter().enumerate() {
         let bloom = |column: usize| builder.get_row_group_column_bloom_filter(index, column);
@@ -232,13 +285,14 @@ impl RowGroupReader {
     where
         R::T: 'static,
     {
-        let options = ArrowReaderOptions::new().with_page_index_policy(if predicates.is_empty() {
+        let options = reader_options().with_page_index_policy(if predicates.is_empty() {
             PageIndexPolicy::Skip
         } else {
             PageIndexPolicy::Optional
         });
         let loaded = ArrowReaderMetadata::load(&bytes, options.clone())
             .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
+        check_column_chunks(path, loaded.metadata(), bytes.len())?;
         let columns: Vec<Vec<String>> = if columns.is_empty() {
             target
                 .fields()

@@ -145,10 +145,22 @@ impl WriterSettings {
                         _ => return Err(bad("expected millis, micros or nanos")),
                     }
                 }
-                // Reading options, and padding for HDFS block alignment, which does not apply to
-                // a file written as one stream.
-                "parquet.utc-timezone" | "parquet.batch-size" | "parquet.writer.max-padding" => {}
-                _ => return Err(bad("not a Parquet writer option StreamFusion supports")),
+                // Reading options, checked here too as a table is read and written with the same
+                // options; padding for HDFS block alignment, which does not apply to a file
+                // written as one stream.
+                "parquet.utc-timezone" => {
+                    flag()?;
+                }
+                "parquet.batch-size" => {
+                    value
+                        .trim()
+                        .parse::<i32>()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| bad("expected a positive number of rows"))?;
+                }
+                "parquet.writer.max-padding" => {}
+                _ => return Err(bad("not a Parquet option StreamFusion supports")),
             }
         }
         let compression = match codec.as_str() {

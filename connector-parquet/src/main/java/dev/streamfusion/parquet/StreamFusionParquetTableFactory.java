@@ -84,6 +84,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 PATH_REGEX,
                 MONITOR_INTERVAL,
                 FILE_ACCESS,
+                FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS,
                 FileSystemConnectorOptions.PARTITION_DEFAULT_NAME,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL,
@@ -123,7 +124,9 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 partitionKeys,
                 defaultPartitionName,
                 options.getOptional(MONITOR_INTERVAL).orElse(null),
-                Boolean.parseBoolean(context.getCatalogTable().getOptions().getOrDefault(UTC_TIMEZONE, "false")),
+                "true".equalsIgnoreCase(context.getCatalogTable().getOptions().getOrDefault(UTC_TIMEZONE, "false").trim()),
+                options.get(FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS)
+                        == FileSystemConnectorOptions.FileStatisticsType.ALL,
                 context.getPhysicalRowDataType());
     }
 
@@ -164,14 +167,23 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
     /** The table's options, checked: only known options, {@code parquet.*} and format parquet. */
     private ReadableConfig validatedOptions(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        // The Parquet format's own options (parquet.*) are free-form, as parquet-java's are; the
-        // writer checks them.
+        // The Parquet format's own options (parquet.*) are free-form, as parquet-java's are;
+        // those StreamFusion takes are checked below.
         helper.validateExcept(PARQUET_PREFIX);
         ReadableConfig options = helper.getOptions();
         if (!"parquet".equals(options.get(FORMAT))) {
             throw new ValidationException(
                     "'" + FORMAT.key() + "' = '" + options.get(FORMAT) + "': streamfusion-parquet supports only 'parquet'");
         }
+        // The Parquet options are checked now: one that is unknown or malformed is refused by name
+        // instead of being ignored.
+        Map<String, String> parquet = new HashMap<>();
+        context.getCatalogTable().getOptions().forEach((key, value) -> {
+            if (key.startsWith(PARQUET_PREFIX)) {
+                parquet.put(key, value);
+            }
+        });
+        StreamFusionParquetFormatFactory.checkOptions(context.getObjectIdentifier().asSummaryString(), parquet);
         String access = options.get(FILE_ACCESS);
         if (!"auto".equals(access) && !FLINK_FILESYSTEM.equals(access)) {
             throw new ValidationException(

@@ -14,9 +14,14 @@ import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsPartitionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
+import org.apache.flink.table.connector.source.abilities.SupportsStatisticReport;
 import org.apache.flink.table.expressions.ResolvedExpression;
+import org.apache.flink.table.plan.stats.TableStats;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +41,10 @@ final class StreamFusionParquetTableSource
                 SupportsFilterPushDown,
                 SupportsLimitPushDown,
                 SupportsPartitionPushDown,
-                SupportsReadingMetadata {
+                SupportsReadingMetadata,
+                SupportsStatisticReport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamFusionParquetTableSource.class);
 
     private final List<String> partitionKeys;
     private final String defaultPartitionName;
@@ -44,6 +52,8 @@ final class StreamFusionParquetTableSource
     private final Duration monitorInterval;
     /** {@code parquet.utc-timezone}. */
     private final boolean utcTimestamps;
+    /** {@code source.report-statistics} is {@code ALL}. */
+    private final boolean reportStatistics;
     private FileListing listing;
     /** The table's physical columns. */
     private RowType physicalType;
@@ -61,9 +71,11 @@ final class StreamFusionParquetTableSource
             String defaultPartitionName,
             Duration monitorInterval,
             boolean utcTimestamps,
+            boolean reportStatistics,
             DataType physicalDataType) {
         this.listing = listing;
         this.utcTimestamps = utcTimestamps;
+        this.reportStatistics = reportStatistics;
         this.partitionKeys = partitionKeys;
         this.defaultPartitionName = defaultPartitionName;
         this.monitorInterval = monitorInterval;
@@ -84,6 +96,25 @@ final class StreamFusionParquetTableSource
     @Override
     public void applyLimit(long limit) {
         this.limit = limit;
+    }
+
+    /**
+     * The row count of a bounded read, from the footers of the files (of the partitions kept) as
+     * Flink's filesystem connector reports it, capped by a pushed-down {@code LIMIT}. Column
+     * statistics are not reported.
+     */
+    @Override
+    public TableStats reportStatistics() {
+        if (monitorInterval != null || !reportStatistics) {
+            return TableStats.UNKNOWN;
+        }
+        try {
+            long rows = listing.rowCount();
+            return new TableStats(limit < 0 ? rows : Math.min(limit, rows));
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot report the statistics of {}: {}", asSummaryString(), e.getMessage());
+            return TableStats.UNKNOWN;
+        }
     }
 
     @Override
@@ -169,7 +200,13 @@ final class StreamFusionParquetTableSource
     public DynamicTableSource copy() {
         StreamFusionParquetTableSource copy =
                 new StreamFusionParquetTableSource(
-                        listing, partitionKeys, defaultPartitionName, monitorInterval, utcTimestamps, producedDataType);
+                        listing,
+                        partitionKeys,
+                        defaultPartitionName,
+                        monitorInterval,
+                        utcTimestamps,
+                        reportStatistics,
+                        producedDataType);
         copy.metadataKeys = metadataKeys;
         copy.limit = limit;
         copy.projectedFields = projectedFields;

@@ -84,16 +84,8 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
     @Override
     public EncodingFormat<BulkWriter.Factory<RowData>> createEncodingFormat(
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
-        Map<String, String> options = new HashMap<>();
-        if (formatOptions instanceof Configuration) {
-            ((Configuration) formatOptions).toMap().forEach((key, value) -> options.put("parquet." + key, value));
-        }
+        Map<String, String> options = checkedOptions(context, formatOptions);
         String table = context.getObjectIdentifier().asSummaryString();
-        try {
-            NativeParquetWriter.validate(options);
-        } catch (NativeConfigException e) {
-            throw new ValidationException("Invalid Parquet writer option of table " + table + ": " + e.getMessage(), e);
-        }
         return new EncodingFormat<>() {
             @Override
             public BulkWriter.Factory<RowData> createRuntimeEncoder(DynamicTableSink.Context sinkContext, DataType type) {
@@ -115,8 +107,8 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
     public BulkDecodingFormat<RowData> createDecodingFormat(
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
         boolean utcTimestamps =
-                formatOptions instanceof Configuration
-                        && Boolean.parseBoolean(((Configuration) formatOptions).toMap().getOrDefault("utc-timezone", "false"));
+                "true".equalsIgnoreCase(
+                        checkedOptions(context, formatOptions).getOrDefault("parquet.utc-timezone", "false").trim());
         return new BulkDecodingFormat<>() {
             @Override
             public BulkFormat<RowData, FileSourceSplit> createRuntimeDecoder(
@@ -130,6 +122,34 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
                 return ChangelogMode.insertOnly();
             }
         };
+    }
+
+    /**
+     * The format's options under their {@code parquet.} names, checked: an unknown or malformed
+     * one fails naming it.
+     */
+    private static Map<String, String> checkedOptions(DynamicTableFactory.Context context, ReadableConfig formatOptions) {
+        Map<String, String> options = new HashMap<>();
+        if (formatOptions instanceof Configuration) {
+            ((Configuration) formatOptions).toMap().forEach((key, value) -> options.put("parquet." + key, value));
+        }
+        checkOptions(context.getObjectIdentifier().asSummaryString(), options);
+        return options;
+    }
+
+    /**
+     * Checks a table's Parquet options ({@code parquet.*} names), read and write ones alike, as a
+     * table is read and written with the same options.
+     *
+     * @throws ValidationException naming the table and the first option that is unknown or
+     *     malformed
+     */
+    public static void checkOptions(String table, Map<String, String> options) {
+        try {
+            NativeParquetWriter.validate(options);
+        } catch (NativeConfigException e) {
+            throw new ValidationException("Invalid Parquet option of table " + table + ": " + e.getMessage(), e);
+        }
     }
 
     private static void checkWritable(String table, String column, LogicalType type) {

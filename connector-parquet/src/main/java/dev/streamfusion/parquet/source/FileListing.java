@@ -90,6 +90,7 @@ public final class FileListing implements Serializable {
                 String local = file.getPath().toUri().getPath();
                 if (known.contains(location)
                         || (pattern != null && !pattern.matcher(local).matches())
+                        || !inPartitionDirectory(root, file.getPath())
                         || !inPartitions(file.getPath())) {
                     continue;
                 }
@@ -114,6 +115,15 @@ public final class FileListing implements Serializable {
         return found;
     }
 
+    /** The rows the footers of the files to read count, in every row group. */
+    public long rowCount() {
+        long rows = 0;
+        for (RowGroupSplit split : withPredicates(ColumnPredicates.NONE).list(Set.of()).splits) {
+            rows += split.rows;
+        }
+        return rows;
+    }
+
     /** Where a file is read from: a local path, or the URI of a file on another file system. */
     private static String location(Path file) {
         return FileRanges.isLocal(file.toString()) ? file.toUri().getPath() : file.toString();
@@ -125,6 +135,32 @@ public final class FileListing implements Serializable {
      */
     public FileRanges ranges(String location, long length) throws IOException {
         return throughFlink || !FileRanges.isLocal(location) ? FileRanges.open(location, length) : null;
+    }
+
+    /**
+     * Whether {@code file} lies in a partition directory of the table ({@code
+     * root/k1=v1/.../kn=vn/...}, the keys in order): Flink's filesystem connector reads the files
+     * of its partitions only, not others under the path.
+     */
+    private boolean inPartitionDirectory(Path root, Path file) {
+        if (partitionKeys.isEmpty()) {
+            return true;
+        }
+        List<String> directories = new ArrayList<>();
+        for (Path parent = file.getParent(); parent != null && parent.depth() > root.depth(); parent = parent.getParent()) {
+            directories.add(0, parent.getName());
+        }
+        if (directories.size() < partitionKeys.size()) {
+            return false;
+        }
+        for (int i = 0; i < partitionKeys.size(); i++) {
+            String directory = directories.get(i);
+            int equals = directory.indexOf('=');
+            if (equals < 0 || !partitionKeys.get(i).equals(PartitionPathUtils.unescapePathName(directory.substring(0, equals)))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean inPartitions(Path file) {

@@ -1,0 +1,259 @@
+//! Corrupt files end in an error naming the file, never in an abort: lengths read from a file are
+//! checked against the file before anything of that size is allocated.
+//!
+//! The test binary runs under an allocator that refuses any single allocation above
+//! [`ALLOCATION_LIMIT`], as a memory-limited task manager would; a refused allocation aborts the
+//! process, so a length trusted from a file fails the run rather than passing unseen.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use bytes::Bytes;
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader, ParquetMetaDataWriter};
+use parquet::file::properties::WriterProperties;
+use streamfusion_parquet::{
+    ColumnPredicate, FileBytes, Op, RowGroupReader, Value, row_groups_matching_in,
+};
+
+/// Past every size a page header may claim (an `i32`), below what a corrupt 64-bit length asks.
+const ALLOCATION_LIMIT: usize = 3 << 30;
+
+struct Limited;
+
+// SAFETY: delegates to the system allocator, refusing (null) only requests above the limit.
+unsafe impl GlobalAlloc for Limited {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > ALLOCATION_LIMIT {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: same layout contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > ALLOCATION_LIMIT {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: `ptr` came from `System.alloc` with `layout`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Limited = Limited;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A small file of even ids with a bloom filter on each column.
+fn file_with_bloom_filters() -> Result<Bytes, Box<dyn std::error::Error>> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("name", DataType::Utf8, true),
+    ]));
+    let ids: ArrayRef = Arc::new(Int64Array::from_iter_values((0..1000).map(|i| i * 2)));
+    let names: ArrayRef = Arc::new(StringArray::from_iter_values(
+        (0..1000).map(|i| format!("name-{i}")),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), vec![ids, names])?;
+    let properties = WriterProperties::builder()
+        .set_bloom_filter_enabled(true)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties))?;
+    writer.write(&batch)?;
+    writer.close()?;
+    Ok(Bytes::from(out))
+}
+
+/// `file` with its footer written again after `change` edits the metadata.
+fn with_footer(
+    file: &Bytes,
+    change: impl FnOnce(ParquetMetaData) -> parquet::errors::Result<ParquetMetaData>,
+) -> Result<Bytes, Box<dyn std::error::Error>> {
+    let metadata = ParquetMetaDataReader::new().parse_and_finish(file)?;
+    let tail = file.len() - 8;
+    let footer_length = u32::from_le_bytes(file[tail..tail + 4].try_into()?) as usize;
+    let mut out = file[..tail - footer_length].to_vec();
+    ParquetMetaDataWriter::new(&mut out, &change(metadata)?).finish()?;
+    Ok(Bytes::from(out))
+}
+
+/// `metadata` with every column chunk's bloom filter length set to `length`.
+fn bloom_filter_lengths(
+    metadata: ParquetMetaData,
+    length: i32,
+) -> parquet::errors::Result<ParquetMetaData> {
+    let mut builder = metadata.into_builder();
+    let mut groups = Vec::new();
+    for group in builder.take_row_groups() {
+        let columns = group
+            .columns()
+            .iter()
+            .map(|column| {
+                column
+                    .clone()
+                    .into_builder()
+                    .set_bloom_filter_length(Some(length))
+                    .build()
+            })
+            .collect::<parquet::errors::Result<Vec<_>>>()?;
+        groups.push(group.into_builder().set_column_metadata(columns).build()?);
+    }
+    Ok(builder.set_row_groups(groups).build())
+}
+
+/// `id = 501`: within the statistics' bounds, absent from the bloom filter.
+fn equality_on_id() -> Vec<ColumnPredicate> {
+    vec![ColumnPredicate {
+        column: "id".to_string(),
+        op: Op::Eq,
+        value: Some(Value::Int(501)),
+    }]
+}
+
+#[test]
+fn a_bloom_filter_length_past_the_end_of_the_file_is_an_error() -> TestResult {
+    let file = file_with_bloom_filters()?;
+    // The untouched file: the bloom filter rules the row group out.
+    assert_eq!(
+        row_groups_matching_in(
+            "good.parquet",
+            FileBytes::Ranges(file.clone()),
+            &equality_on_id()
+        )?,
+        vec![-1]
+    );
+    let corrupt = with_footer(&file, |metadata| bloom_filter_lengths(metadata, i32::MAX))?;
+    // Read as ranges (a file system's) and as a local file.
+    let local = std::env::temp_dir().join(format!(
+        "streamfusion-corrupt-bloom-{}.parquet",
+        std::process::id()
+    ));
+    std::fs::write(&local, &corrupt)?;
+    let local_path = local.display().to_string();
+    let errors = [
+        row_groups_matching_in(
+            "corrupt.parquet",
+            FileBytes::Ranges(corrupt),
+            &equality_on_id(),
+        ),
+        streamfusion_parquet::row_groups_matching(&local_path, &equality_on_id()),
+    ]
+    .map(|result| result.err().map(|e| e.to_string()).unwrap_or_default());
+    std::fs::remove_file(&local)?;
+    for (error, name) in errors.iter().zip(["corrupt.parquet", local_path.as_str()]) {
+        assert!(
+            error.starts_with(&format!("{name}: ")) && error.contains("past the end of the file"),
+            "{error}"
+        );
+    }
+    Ok(())
+}
+
+/// Every readable file of parquet-testing, its footer mutated a byte at a time (every seventh byte
+/// set to values that turn varint lengths and offsets wild), read with and without predicates:
+/// each read ends, in rows or an error naming the file; none panics.
+/// The cargo-fuzz target `parquet_footer` searches further.
+#[test]
+fn mutated_footers_end_in_rows_or_errors() -> TestResult {
+    let data = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../../shared/testdata/parquet-testing/data"
+    );
+    let mut files: Vec<_> = std::fs::read_dir(data)?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "parquet"))
+        // Its one value unpacks to 2 GiB: reading it whole is the file's test, not this one's.
+        .filter(|path| !path.ends_with("large_string_map.brotli.parquet"))
+        .collect();
+    files.sort();
+    let (mut reads, mut errors, mut panics) = (0usize, 0usize, 0usize);
+    for path in files {
+        let file = Bytes::from(std::fs::read(&path)?);
+        // Only files whose schema parquet-rs reads, small enough to mutate in full.
+        let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new_with_options(
+            file.clone(),
+            ArrowReaderOptions::new().with_skip_arrow_metadata(true),
+        ) else {
+            continue;
+        };
+        if file.len() > 64 * 1024 {
+            continue;
+        }
+        let target = builder.schema().clone();
+        let groups: Vec<usize> = (0..builder.metadata().num_row_groups()).collect();
+        let first = target.field(0).name().clone();
+        let predicates = vec![ColumnPredicate {
+            column: first,
+            op: Op::IsNotNull,
+            value: None,
+        }];
+        let tail = file.len() - 8;
+        let footer_length = u32::from_le_bytes(file[tail..tail + 4].try_into()?) as usize;
+        let footer = tail.saturating_sub(footer_length)..file.len();
+        for position in footer.step_by(7) {
+            for byte in [0x7fu8, 0xff] {
+                let mut mutated = file.to_vec();
+                mutated[position] = byte;
+                let mutated = Bytes::from(mutated);
+                let name = path.display().to_string();
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    read_all(&name, &mutated, &groups, target.clone(), &predicates)
+                }));
+                reads += 1;
+                match outcome {
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => {
+                        errors += 1;
+                        assert!(
+                            error.starts_with(&name),
+                            "an error that does not name the file: {error}"
+                        );
+                    }
+                    Err(_) => panics += 1,
+                }
+            }
+        }
+    }
+    assert!(reads > 5_000, "only {reads} mutated reads");
+    assert!(errors > 0);
+    assert_eq!(panics, 0, "{panics} of {reads} mutated reads panicked");
+    Ok(())
+}
+
+fn read_all(
+    name: &str,
+    file: &Bytes,
+    groups: &[usize],
+    target: arrow::datatypes::SchemaRef,
+    predicates: &[ColumnPredicate],
+) -> Result<(), String> {
+    row_groups_matching_in(name, FileBytes::Ranges(file.clone()), predicates)
+        .map_err(|e| e.to_string())?;
+    for predicates in [&[][..], predicates] {
+        let mut reader = RowGroupReader::open_in(
+            name,
+            FileBytes::Ranges(file.clone()),
+            groups,
+            target.clone(),
+            &[],
+            1024,
+            predicates,
+            None,
+        )
+        .map_err(|e| e.to_string())?;
+        while reader.next_batch().map_err(|e| e.to_string())?.is_some() {}
+    }
+    Ok(())
+}

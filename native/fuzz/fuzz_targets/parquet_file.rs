@@ -1,0 +1,63 @@
+//! Arbitrary bytes as a Parquet file (seeded with real files, so mostly files with a corrupt
+//! footer, page header or page): planning with a predicate (statistics, bloom filters) and reading
+//! every row group, with and without the page index. Each read ends in rows or an error; run
+//! with a memory limit so that a length trusted from the file shows up as a crash.
+#![no_main]
+
+use bytes::Bytes;
+use libfuzzer_sys::fuzz_target;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use streamfusion_parquet::{
+    ColumnPredicate, FileBytes, Op, RowGroupReader, Value, row_groups_matching_in,
+};
+
+fuzz_target!(|data: &[u8]| {
+    let file = Bytes::copy_from_slice(data);
+    // The table reads the file's own columns, as parquet-rs maps its Parquet schema.
+    let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new_with_options(
+        file.clone(),
+        ArrowReaderOptions::new().with_skip_arrow_metadata(true),
+    ) else {
+        return;
+    };
+    let target = builder.schema().clone();
+    let groups: Vec<usize> = (0..builder.metadata().num_row_groups()).collect();
+    let Some(first) = target.fields().first().map(|f| f.name().clone()) else {
+        return;
+    };
+    let predicates = [
+        ColumnPredicate {
+            column: first.clone(),
+            op: Op::Eq,
+            value: Some(Value::Int(1)),
+        },
+        ColumnPredicate {
+            column: first,
+            op: Op::IsNotNull,
+            value: None,
+        },
+    ];
+    let _ = row_groups_matching_in("fuzz", FileBytes::Ranges(file.clone()), &predicates);
+    for predicates in [&[][..], &predicates[1..]] {
+        let Ok(mut reader) = RowGroupReader::open_in(
+            "fuzz",
+            FileBytes::Ranges(file.clone()),
+            &groups,
+            target.clone(),
+            &[],
+            1024,
+            predicates,
+            None,
+        ) else {
+            continue;
+        };
+        while let Ok(Some(batch)) = reader.next_batch() {
+            for column in batch.columns() {
+                column
+                    .to_data()
+                    .validate_full()
+                    .expect("a batch read is valid Arrow");
+            }
+        }
+    }
+});
