@@ -20,7 +20,8 @@ import java.util.Locale;
  * it is set, otherwise from the jar ({@code /native/<os>-<arch>/libstreamfusion.so}). A JVM binds
  * one library file to one class loader, and Flink loads a job's jars in a fresh class loader per
  * job, so the jar's copy is extracted to a new temporary file for every class loader that loads
- * this class; the file is deleted as soon as it is loaded (the mapping stays valid).
+ * this class; the file is deleted as soon as it is loaded (the mapping stays valid). A configured
+ * file is loaded where it is by the first class loader, and copied the same way for the others.
  *
  * @since 0.1
  */
@@ -121,8 +122,22 @@ public final class NativeLibrary {
                 throw new NativeConfigException(
                         "-D" + LIBRARY_PROPERTY + " names " + file + ", which is not a file");
             }
-            System.load(file.toString());
-            return file.toString();
+            try {
+                System.load(file.toString());
+                return file.toString();
+            } catch (UnsatisfiedLinkError e) {
+                // The file is bound to another class loader (an earlier job's): this one binds a
+                // copy of its own.
+                if (e.getMessage() == null || !e.getMessage().contains("already loaded in another classloader")) {
+                    throw e;
+                }
+            }
+            try (InputStream in = Files.newInputStream(file)) {
+                loadCopy(in);
+                return file + " (copied for class loader " + classLoaderName() + ")";
+            } catch (IOException e) {
+                throw new NativeException("could not copy the native library " + file, e);
+            }
         }
         String resource = "/native/" + platform() + "/" + LIBRARY_FILE;
         try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
@@ -136,16 +151,21 @@ public final class NativeLibrary {
                                 + LIBRARY_PROPERTY
                                 + " to a library built for this machine");
             }
-            Path file = Files.createTempFile("streamfusion-", ".so");
-            try {
-                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-                System.load(file.toString());
-            } finally {
-                Files.deleteIfExists(file);
-            }
+            loadCopy(in);
             return "jar:" + resource + " (extracted for class loader " + classLoaderName() + ")";
         } catch (IOException e) {
             throw new NativeException("could not extract the native library " + resource, e);
+        }
+    }
+
+    /** Loads the library {@code in} holds from a temporary file, deleted once loaded. */
+    private static void loadCopy(InputStream in) throws IOException {
+        Path file = Files.createTempFile("streamfusion-", ".so");
+        try {
+            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            System.load(file.toString());
+        } finally {
+            Files.deleteIfExists(file);
         }
     }
 

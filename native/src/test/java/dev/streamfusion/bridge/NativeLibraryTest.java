@@ -62,6 +62,28 @@ class NativeLibraryTest {
         }
     }
 
+    /**
+     * With {@code -Dstreamfusion.native.library}, the first class loader binds the file itself;
+     * every other (a later job's) binds a copy of its own, and all work side by side.
+     */
+    @Test
+    void eachClassLoaderBindsTheConfiguredFileOrACopyOfIt() throws Exception {
+        String configured = System.getProperty(NativeLibrary.LIBRARY_PROPERTY);
+        assertThat(configured).isNotEmpty();
+        NativeLibrary.load();
+        try (URLClassLoader first = isolatedLoader();
+                URLClassLoader second = isolatedLoader()) {
+            String firstLocation = loadIn(first);
+            String secondLocation = loadIn(second);
+            String path = Path.of(configured).toAbsolutePath().toString();
+            assertThat(firstLocation).startsWith(path + " (copied for class loader ");
+            assertThat(secondLocation).startsWith(path + " (copied for class loader ");
+            assertThat(firstLocation).isNotEqualTo(secondLocation);
+            assertPanicIsCaughtIn(first);
+            assertPanicIsCaughtIn(second);
+        }
+    }
+
     private static String loadIn(ClassLoader loader) throws Exception {
         Class<?> library = Class.forName(NativeLibrary.class.getName(), true, loader);
         assertThat(library).isNotSameAs(NativeLibrary.class);
