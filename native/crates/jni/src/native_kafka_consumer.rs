@@ -9,7 +9,7 @@ use std::time::Duration;
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray};
 use jni::{EnvUnowned, jni_str};
-use streamfusion_kafka::{ClientError, Part, Reads, SplitConsumer};
+use streamfusion_kafka::{ClientError, Level, Part, Reads, SplitConsumer};
 
 use crate::arrow_ffi::export_batch;
 use crate::errors::{NativeError, NativeResult, run};
@@ -252,6 +252,45 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_me
             None => Ok(std::ptr::null_mut()),
         }
     })
+}
+
+/// What a librdkafka client said since the last drain, for Java to log: one string per line, its
+/// level's letter first (`E`, `W`, `I`, `D`); `null` when there is nothing.
+pub(crate) fn log_lines(
+    env: &mut jni::Env<'_>,
+    (lines, dropped): (Vec<(Level, String)>, u64),
+) -> NativeResult<jobjectArray> {
+    if lines.is_empty() && dropped == 0 {
+        return Ok(std::ptr::null_mut());
+    }
+    let mut all: Vec<String> = lines
+        .into_iter()
+        .map(|(level, line)| format!("{}{line}", level.letter()))
+        .collect();
+    if dropped > 0 {
+        all.push(format!(
+            "W{dropped} librdkafka log lines dropped (too many between two reads)"
+        ));
+    }
+    let length =
+        jint::try_from(all.len()).map_err(|_| NativeError::Config("too many log lines".into()))?;
+    let array = env.new_object_array(length, jni_str!("java/lang/String"), JObject::null())?;
+    for (index, line) in all.iter().enumerate() {
+        let line = env.new_string(line)?;
+        array.set_element(env, index, &line)?;
+        env.delete_local_ref(line);
+    }
+    Ok(array.into_raw())
+}
+
+/// What librdkafka said since the last call (see [`log_lines`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_logs<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jobjectArray {
+    run(env, |env| log_lines(env, consumer(handle)?.drain_log()))
 }
 
 /// The splits finished since the last call.

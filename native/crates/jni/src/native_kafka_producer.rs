@@ -75,13 +75,31 @@ pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_crea
     keys: JObjectArray<'local>,
     values: JObjectArray<'local>,
     topic: JString<'local>,
+    max_block_ms: jlong,
 ) -> jlong {
     run(env, |env| {
         let keys = strings(env, &keys)?;
         let values = strings(env, &values)?;
         let topic = topic.try_to_string(env)?;
         let properties: Vec<(String, String)> = keys.into_iter().zip(values).collect();
-        Ok(into_handle(BatchProducer::new(&properties, &topic)?))
+        let max_block = Duration::from_millis(u64::try_from(max_block_ms).unwrap_or(0));
+        Ok(into_handle(BatchProducer::new(
+            &properties,
+            &topic,
+            max_block,
+        )?))
+    })
+}
+
+/// What librdkafka said since the last call (see [`crate::native_kafka_consumer::log_lines`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_logs<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jni::sys::jobjectArray {
+    run(env, |env| {
+        crate::native_kafka_consumer::log_lines(env, producer(handle)?.drain_log())
     })
 }
 

@@ -3,10 +3,11 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
+use crate::log::{ClientLog, Level};
 use crate::poll::Poll;
 use crate::raw::{ConsumerQueue, RawMessage};
 
@@ -63,7 +64,7 @@ pub struct SplitConsumer {
     api_timeout: Duration,
     poll: Poll,
     /// Last, so it is dropped after the queue that refers to it.
-    consumer: BaseConsumer,
+    consumer: BaseConsumer<ClientLog>,
 }
 
 impl std::fmt::Debug for SplitConsumer {
@@ -156,12 +157,14 @@ impl SplitConsumer {
             // long (1 s by default): a reader draining faster than that would idle most of the
             // time. kafka-clients fetches again as soon as its buffer is consumed.
             .set("fetch.queue.backoff.ms", FETCH_QUEUE_BACKOFF_MS);
-        let consumer: BaseConsumer = config.create().map_err(|e| match e {
-            KafkaError::ClientConfig(_, description, key, value) => {
-                rejected_property(&key, &value, &description)
-            }
-            other => kafka("cannot create the Kafka consumer", other),
-        })?;
+        let consumer: BaseConsumer<ClientLog> = config
+            .create_with_context(ClientLog::default())
+            .map_err(|e| match e {
+                KafkaError::ClientConfig(_, description, key, value) => {
+                    rejected_property(&key, &value, &description)
+                }
+                other => kafka("cannot create the Kafka consumer", other),
+            })?;
         // SAFETY: the consumer outlives the queue (the queue is dropped first, see the struct).
         let queue = unsafe { ConsumerQueue::of(consumer.client().native_ptr()) }
             .ok_or_else(|| ClientError::Kafka("the Kafka consumer has no queue".into()))?;
@@ -279,7 +282,16 @@ impl SplitConsumer {
                         message.error_string()
                     )));
                 }
-                // End of partition, transport errors and the like: librdkafka carries on.
+                // End of partition, transport errors and the like: librdkafka carries on; each
+                // distinct error is logged once.
+                if code != RDKafkaErrorCode::PartitionEOF {
+                    self.consumer.context().retried(format!(
+                        "the Kafka consumer on {}-{}: {}",
+                        message.topic(),
+                        message.partition(),
+                        message.error_string()
+                    ));
+                }
                 continue;
             }
             let key = (message.topic_key(), message.partition());
@@ -368,6 +380,9 @@ impl SplitConsumer {
     }
 
     /// Commits offsets to the group for monitoring; does nothing without a configured group id.
+    /// Waits for the group coordinator's answer at most the API timeout: a coordinator that does
+    /// not answer fails the commit (as Flink's reader, the caller logs it and goes on) instead of
+    /// holding the consumer, and a task cancelled meanwhile, indefinitely.
     pub fn commit(&mut self, offsets: &[(String, i32, i64)]) -> Result<(), ClientError> {
         if !self.commits || offsets.is_empty() {
             return Ok(());
@@ -377,9 +392,58 @@ impl SplitConsumer {
             list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
                 .map_err(|e| kafka("cannot commit offsets", e))?;
         }
-        self.consumer
-            .commit(&list, CommitMode::Sync)
-            .map_err(|e| kafka("cannot commit offsets", e))
+        let client = self.consumer.client().native_ptr();
+        let timeout = i32::try_from(self.api_timeout.as_millis()).unwrap_or(i32::MAX);
+        // SAFETY: the client pointer is valid for the consumer's life. The result queue is ours:
+        // created here and destroyed on every path (librdkafka keeps its own reference while the
+        // commit is in flight); the event polled from it is destroyed after its error is read.
+        let outcome = unsafe {
+            let queue = rdkafka::bindings::rd_kafka_queue_new(client);
+            if queue.is_null() {
+                return Err(ClientError::Kafka(
+                    "cannot commit offsets: no queue for the result".into(),
+                ));
+            }
+            let started = rdkafka::bindings::rd_kafka_commit_queue(
+                client,
+                list.ptr(),
+                queue,
+                None,
+                std::ptr::null_mut(),
+            );
+            let outcome = if started
+                != rdkafka::bindings::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR
+            {
+                Err(RDKafkaErrorCode::from(started))
+            } else {
+                let event = rdkafka::bindings::rd_kafka_queue_poll(queue, timeout);
+                if event.is_null() {
+                    Err(RDKafkaErrorCode::RequestTimedOut)
+                } else {
+                    let error = rdkafka::bindings::rd_kafka_event_error(event);
+                    rdkafka::bindings::rd_kafka_event_destroy(event);
+                    if error == rdkafka::bindings::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
+                        Ok(())
+                    } else {
+                        Err(RDKafkaErrorCode::from(error))
+                    }
+                }
+            };
+            rdkafka::bindings::rd_kafka_queue_destroy(queue);
+            outcome
+        };
+        outcome.map_err(|code| {
+            ClientError::Kafka(format!(
+                "cannot commit offsets: {code} (waited up to {:?})",
+                self.api_timeout
+            ))
+        })
+    }
+
+    /// What librdkafka said since the last call: its log lines and the errors it retries, each
+    /// distinct one once, and how many lines were dropped for want of room.
+    pub fn drain_log(&self) -> (Vec<(Level, String)>, u64) {
+        self.consumer.context().drain()
     }
 
     /// Records not yet read: per open split, the cached high watermark minus the position.
@@ -536,5 +600,43 @@ mod tests {
             assert!(is_secret(key), "{key}");
         }
         assert!(!is_secret("bootstrap.servers"));
+    }
+
+    fn owned(properties: &[(&str, &str)]) -> Vec<(String, String)> {
+        properties
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// A group coordinator that never answers (no broker at all) fails a commit after the API
+    /// timeout instead of holding the consumer; closing the consumer then waits at most the
+    /// session timeout.
+    #[test]
+    fn a_commit_nobody_answers_fails_after_the_api_timeout() -> Result<(), ClientError> {
+        let properties = owned(&[
+            ("bootstrap.servers", "127.0.0.1:9"),
+            ("group.id", "streamfusion-commit-timeout"),
+            ("session.timeout.ms", "6000"),
+        ]);
+        let mut consumer =
+            SplitConsumer::new(&properties, Reads::default(), Duration::from_millis(800))?;
+        let started = std::time::Instant::now();
+        let outcome = consumer.commit(&[("topic".to_string(), 0, 42)]);
+        let waited = started.elapsed();
+        let Err(ClientError::Kafka(message)) = outcome else {
+            panic!("a failed commit, not {outcome:?}");
+        };
+        assert!(message.starts_with("cannot commit offsets"), "{message}");
+        assert!(waited < Duration::from_secs(10), "waited {waited:?}");
+        // Closing it is bounded too, by the session timeout.
+        let closing = std::time::Instant::now();
+        drop(consumer);
+        assert!(
+            closing.elapsed() < Duration::from_secs(20),
+            "closing took {:?}",
+            closing.elapsed()
+        );
+        Ok(())
     }
 }

@@ -7,6 +7,7 @@
 //! [`BatchProducer`] sends natively encoded batches to one topic.
 
 mod consumer;
+mod log;
 mod poll;
 mod producer;
 mod raw;
@@ -15,5 +16,6 @@ pub use consumer::{
     COMMITTED_OFFSET, ClientError, EARLIEST_OFFSET, LATEST_OFFSET, NO_STOPPING_OFFSET, Reads,
     SplitConsumer,
 };
+pub use log::Level;
 pub use poll::{Part, Poll, TimestampKind};
 pub use producer::{BatchProducer, OutRecord};

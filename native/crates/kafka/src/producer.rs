@@ -9,14 +9,25 @@ use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, Prod
 use rdkafka::{ClientConfig, ClientContext, Message};
 
 use crate::consumer::ClientError;
+use crate::log::{ClientLog, Level};
 
-/// Remembers the first failed delivery, for the next send or flush to report.
+/// Remembers the first failed delivery, for the next send or flush to report, and collects what
+/// librdkafka says.
 #[derive(Debug, Default)]
 struct Deliveries {
     first_error: Mutex<Option<String>>,
+    log: ClientLog,
 }
 
-impl ClientContext for Deliveries {}
+impl ClientContext for Deliveries {
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, facility: &str, message: &str) {
+        self.log.log(level, facility, message);
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        self.log.error(error, reason);
+    }
+}
 
 impl ProducerContext for Deliveries {
     type DeliveryOpaque = ();
@@ -52,6 +63,8 @@ pub struct OutRecord<'a> {
 pub struct BatchProducer {
     producer: BaseProducer<Deliveries>,
     topic: String,
+    /// How long a send waits for room in librdkafka's queue (kafka-clients' `max.block.ms`).
+    max_block: Duration,
 }
 
 impl std::fmt::Debug for BatchProducer {
@@ -70,8 +83,14 @@ const QUEUE_WAIT: Duration = Duration::from_millis(50);
 
 impl BatchProducer {
     /// A producer with librdkafka `properties`. Records without a partition are partitioned as
-    /// Java's producer does for keyed records (murmur2), unless the properties say otherwise.
-    pub fn new(properties: &[(String, String)], topic: &str) -> Result<Self, ClientError> {
+    /// Java's producer does for keyed records (murmur2), unless the properties say otherwise. A
+    /// send waits at most `max_block` for room in librdkafka's queue, as kafka-clients' `send`
+    /// waits at most `max.block.ms`.
+    pub fn new(
+        properties: &[(String, String)],
+        topic: &str,
+        max_block: Duration,
+    ) -> Result<Self, ClientError> {
         let mut config = ClientConfig::new();
         config.set("partitioner", "murmur2_random");
         for (key, value) in properties {
@@ -88,10 +107,13 @@ impl BatchProducer {
         Ok(Self {
             producer,
             topic: topic.to_string(),
+            max_block,
         })
     }
 
-    /// Queues `records`, waiting for room in librdkafka's queue as needed.
+    /// Queues `records`, waiting for room in librdkafka's queue as needed, at most `max_block`
+    /// for each record: a broker that takes nothing fails the send instead of holding the
+    /// producer (and a task cancelled meanwhile) indefinitely.
     pub fn send<'a>(
         &self,
         records: impl Iterator<Item = OutRecord<'a>>,
@@ -118,10 +140,23 @@ impl BatchProducer {
                 }
                 out = out.headers(headers);
             }
+            let mut deadline = None;
             loop {
                 match self.producer.send(out) {
                     Ok(()) => break,
                     Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                        let deadline =
+                            *deadline.get_or_insert_with(|| Instant::now() + self.max_block);
+                        if Instant::now() >= deadline {
+                            self.check()?;
+                            return Err(ClientError::Kafka(format!(
+                                "no room to queue a record for {} within max.block.ms ({} ms): \
+                                 librdkafka's queue stays full ({} records waiting for delivery)",
+                                self.topic,
+                                self.max_block.as_millis(),
+                                self.producer.in_flight_count()
+                            )));
+                        }
                         out = back;
                         self.producer.poll(QUEUE_WAIT);
                         self.check()?;
@@ -137,6 +172,11 @@ impl BatchProducer {
         }
         self.producer.poll(Duration::ZERO);
         self.check()
+    }
+
+    /// What librdkafka said since the last call (see [`crate::SplitConsumer::drain_log`]).
+    pub fn drain_log(&self) -> (Vec<(Level, String)>, u64) {
+        self.producer.context().log.drain()
     }
 
     /// Waits until every queued record is delivered, up to `timeout`.
@@ -207,5 +247,46 @@ impl BatchProducer {
             Some(error) => Err(ClientError::Kafka(error.clone())),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With no broker to deliver to and room for one record, a send waits `max_block` for room,
+    /// then fails naming `max.block.ms`, as kafka-clients' send does.
+    #[test]
+    fn a_full_queue_fails_a_send_after_max_block() -> Result<(), ClientError> {
+        let properties: Vec<(String, String)> = [
+            ("bootstrap.servers", "127.0.0.1:9"),
+            ("queue.buffering.max.messages", "1"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let producer = BatchProducer::new(&properties, "topic", Duration::from_millis(300))?;
+        let records = (0..3).map(|_| OutRecord {
+            key: None,
+            value: Some(b"v".as_slice()),
+            partition: Some(0),
+            timestamp: None,
+            headers: Vec::new(),
+        });
+        let started = Instant::now();
+        let outcome = producer.send(records);
+        let waited = started.elapsed();
+        let Err(ClientError::Kafka(message)) = outcome else {
+            panic!("a failed send, not {outcome:?}");
+        };
+        assert!(
+            message.contains("within max.block.ms (300 ms)"),
+            "{message}"
+        );
+        assert!(
+            waited >= Duration::from_millis(300) && waited < Duration::from_secs(5),
+            "waited {waited:?}"
+        );
+        Ok(())
     }
 }

@@ -11,6 +11,7 @@
 
 mod prune;
 mod reader;
+mod thrift;
 mod writer;
 
 pub use prune::{ColumnPredicate, Op, Value};

@@ -270,6 +270,10 @@ fn matching_pages(
             Some(next) => usize::try_from(next.first_row_index).ok()?,
             None => rows,
         };
+        // Pages of a corrupt offset index (out of order, past the row group) decide nothing.
+        if start > end || end > rows {
+            return None;
+        }
         let keep = match predicate.op {
             Op::IsNull => index.null_count(page) != Some(0),
             Op::IsNotNull => !index.is_null_page(page),

@@ -138,10 +138,133 @@ where
     R::T: 'static,
 {
     let length = bytes.len();
+    check_thrift(path, &bytes, false)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(bytes, options)
         .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
     check_column_chunks(path, builder.metadata(), length)?;
     Ok(builder)
+}
+
+/// Checks the Thrift structures parquet-rs decodes next: the footer, and with `page_index` the
+/// column and offset indexes it points at (see [`crate::thrift`]). A file that is not Parquet, too
+/// short, or encrypted is left to parquet-rs, which names what is wrong.
+fn check_thrift<R: ChunkReader>(
+    path: &str,
+    bytes: &FileBytes<R>,
+    page_index: bool,
+) -> Result<(), ParquetFileError>
+where
+    R::T: 'static,
+{
+    let corrupt = |what: &str, reason: String| {
+        file_error(
+            path,
+            format!("not a readable Parquet file: {what} is corrupt: {reason}"),
+        )
+    };
+    let length = bytes.len();
+    if length < 12 {
+        return Ok(());
+    }
+    let tail = bytes
+        .get_bytes(length - 8, 8)
+        .map_err(|e| file_error(path, e))?;
+    let (Some(footer_length), Some(b"PAR1")) = (
+        tail.get(..4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(|b| u64::from(u32::from_le_bytes(b))),
+        tail.get(4..8),
+    ) else {
+        return Ok(());
+    };
+    if footer_length + 8 > length {
+        return Ok(());
+    }
+    let footer = bytes
+        .get_bytes(length - 8 - footer_length, footer_length as usize)
+        .map_err(|e| file_error(path, e))?;
+    crate::thrift::check_struct(&footer).map_err(|e| corrupt("the footer", e))?;
+    if !page_index {
+        return Ok(());
+    }
+    let metadata = parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&footer)
+        .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
+    for group in metadata.row_groups() {
+        for column in group.columns() {
+            for (what, offset, length) in [
+                (
+                    "a column index",
+                    column.column_index_offset(),
+                    column.column_index_length(),
+                ),
+                (
+                    "an offset index",
+                    column.offset_index_offset(),
+                    column.offset_index_length(),
+                ),
+            ] {
+                let (Some(offset), Some(length)) = (offset, length) else {
+                    continue;
+                };
+                let (Ok(offset), Ok(length)) = (u64::try_from(offset), usize::try_from(length))
+                else {
+                    return Err(corrupt(what, "a negative position or length".to_string()));
+                };
+                let index = bytes
+                    .get_bytes(offset, length)
+                    .map_err(|e| file_error(path, e))?;
+                crate::thrift::check_struct(&index).map_err(|e| corrupt(what, e))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the offset index (if loaded) fits the footer: one per column chunk, each page within
+/// its chunk and after the one before, rows in order from the row group's first.
+fn offset_index_consistent(metadata: &ParquetMetaData) -> bool {
+    let Some(index) = metadata.offset_index() else {
+        return true;
+    };
+    if index.len() != metadata.num_row_groups() {
+        return false;
+    }
+    metadata
+        .row_groups()
+        .iter()
+        .zip(index)
+        .all(|(group, columns)| {
+            columns.len() == group.num_columns()
+                && group.columns().iter().zip(columns).all(|(column, pages)| {
+                    let (start, length) = column.byte_range();
+                    let Some(end) = start.checked_add(length) else {
+                        return false;
+                    };
+                    let mut previous: Option<(u64, i64)> = None;
+                    pages.page_locations().iter().all(|page| {
+                        let (Ok(offset), Ok(size)) = (
+                            u64::try_from(page.offset),
+                            u64::try_from(page.compressed_page_size),
+                        ) else {
+                            return false;
+                        };
+                        let fits = offset >= start
+                            && offset
+                                .checked_add(size)
+                                .is_some_and(|page_end| page_end <= end)
+                            && page.first_row_index >= 0
+                            && page.first_row_index < group.num_rows().max(1)
+                            && match previous {
+                                None => page.first_row_index == 0,
+                                Some((previous_offset, previous_row)) => {
+                                    offset > previous_offset && page.first_row_index > previous_row
+                                }
+                            };
+                        previous = Some((offset, page.first_row_index));
+                        fits
+                    })
+                })
+        })
 }
 
 /// Checks that every column chunk the footer lists lies within the file, as parquet-rs assumes
@@ -290,9 +413,18 @@ impl RowGroupReader {
         } else {
             PageIndexPolicy::Optional
         });
-        let loaded = ArrowReaderMetadata::load(&bytes, options.clone())
+        check_thrift(path, &bytes, !predicates.is_empty())?;
+        let mut loaded = ArrowReaderMetadata::load(&bytes, options.clone())
             .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
         check_column_chunks(path, loaded.metadata(), bytes.len())?;
+        let mut options = options;
+        if !offset_index_consistent(loaded.metadata()) {
+            // A corrupt offset index prunes nothing: the file reads as without one (as
+            // parquet-java reads it), instead of parquet-rs trusting its page locations.
+            options = options.with_page_index_policy(PageIndexPolicy::Skip);
+            loaded = ArrowReaderMetadata::load(&bytes, options.clone())
+                .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
+        }
         let columns: Vec<Vec<String>> = if columns.is_empty() {
             target
                 .fields()

@@ -2,8 +2,9 @@
 //! checked against the file before anything of that size is allocated.
 //!
 //! The test binary runs under an allocator that refuses any single allocation above
-//! [`ALLOCATION_LIMIT`], as a memory-limited task manager would; a refused allocation aborts the
-//! process, so a length trusted from a file fails the run rather than passing unseen.
+//! [`ALLOCATION_LIMIT`] (2 GiB and a little), as a memory-limited task manager would; a refused
+//! allocation aborts the process, so a length trusted from a file fails the run rather than
+//! passing unseen.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -20,8 +21,9 @@ use streamfusion_parquet::{
     ColumnPredicate, FileBytes, Op, RowGroupReader, Value, row_groups_matching_in,
 };
 
-/// Past every size a page header may claim (an `i32`), below what a corrupt 64-bit length asks.
-const ALLOCATION_LIMIT: usize = 3 << 30;
+/// Just past every size a page header may claim (an `i32`): below what a corrupt 64-bit length,
+/// or a list count times its elements' size, asks.
+const ALLOCATION_LIMIT: usize = (1 << 31) + (1 << 26);
 
 struct Limited;
 
@@ -232,6 +234,9 @@ fn mutated_footers_end_in_rows_or_errors() -> TestResult {
     Ok(())
 }
 
+/// Plans the file's row groups, then reads them all without and with `predicates`: each step
+/// runs whatever the one before ended in (as a reader does with every split); the first error, if
+/// any, is returned.
 fn read_all(
     name: &str,
     file: &Bytes,
@@ -239,10 +244,11 @@ fn read_all(
     target: arrow::datatypes::SchemaRef,
     predicates: &[ColumnPredicate],
 ) -> Result<(), String> {
-    row_groups_matching_in(name, FileBytes::Ranges(file.clone()), predicates)
-        .map_err(|e| e.to_string())?;
+    let mut first_error = row_groups_matching_in(name, FileBytes::Ranges(file.clone()), predicates)
+        .err()
+        .map(|e| e.to_string());
     for predicates in [&[][..], predicates] {
-        let mut reader = RowGroupReader::open_in(
+        let read = RowGroupReader::open_in(
             name,
             FileBytes::Ranges(file.clone()),
             groups,
@@ -252,8 +258,44 @@ fn read_all(
             predicates,
             None,
         )
-        .map_err(|e| e.to_string())?;
-        while reader.next_batch().map_err(|e| e.to_string())?.is_some() {}
+        .and_then(|mut reader| {
+            while reader.next_batch()?.is_some() {}
+            Ok(())
+        });
+        if let Err(e) = read {
+            first_error.get_or_insert(e.to_string());
+        }
     }
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Inputs the fuzzer found (`tests/corrupt`), each read as the fuzz target reads it: each ends in
+/// rows or an error, without a panic.
+#[test]
+fn inputs_the_fuzzer_found_end_in_rows_or_errors() -> TestResult {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corrupt");
+    let mut found = 0;
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let name = path.display().to_string();
+        let file = Bytes::from(std::fs::read(&path)?);
+        let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(
+            file.clone(),
+            ArrowReaderOptions::new().with_skip_arrow_metadata(true),
+        )?;
+        let target = builder.schema().clone();
+        let groups: Vec<usize> = (0..builder.metadata().num_row_groups()).collect();
+        let predicates = vec![ColumnPredicate {
+            column: target.field(0).name().clone(),
+            op: Op::IsNotNull,
+            value: None,
+        }];
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            read_all(&name, &file, &groups, target.clone(), &predicates)
+        }));
+        assert!(outcome.is_ok(), "{name} panicked");
+        found += 1;
+    }
+    assert!(found > 0);
     Ok(())
 }

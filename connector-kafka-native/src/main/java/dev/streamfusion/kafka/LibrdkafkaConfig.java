@@ -98,8 +98,14 @@ public final class LibrdkafkaConfig {
                     "max.poll.records",
                     "default.api.timeout.ms");
 
-    /** Producer properties the sink acts on itself: it sends bytes it encoded. */
-    private static final Set<String> HANDLED_PRODUCER = Set.of("key.serializer", "value.serializer");
+    /**
+     * Producer properties the sink acts on itself: it sends bytes it encoded, and bounds its wait
+     * for room in librdkafka's queue by {@code max.block.ms} ({@link #maxBlockMs}).
+     */
+    private static final Set<String> HANDLED_PRODUCER = Set.of("key.serializer", "value.serializer", "max.block.ms");
+
+    /** kafka-clients' default {@code max.block.ms}. */
+    private static final long MAX_BLOCK_MS_DEFAULT = 60_000;
 
     /** One client's table. */
     private static final class Table {
@@ -139,16 +145,53 @@ public final class LibrdkafkaConfig {
      * Consumer defaults where kafka-clients and librdkafka differ, kafka-clients': librdkafka reads
      * committed records only (and stops a bounded read at the last stable offset).
      */
-    private static final Map<String, String> KAFKA_CLIENTS_CONSUMER_DEFAULTS = Map.of("isolation.level", "read_uncommitted");
+    private static final Map<String, String> KAFKA_CLIENTS_CONSUMER_DEFAULTS =
+            Map.of("isolation.level", "read_uncommitted", "check.crcs", "true");
 
     /** librdkafka's properties for {@code consumer}, kafka-clients consumer properties. */
     public static LibrdkafkaConfig consumer(Properties consumer) {
         return translate(consumer, CONSUMER);
     }
 
+    /**
+     * librdkafka's properties for the consumer of source subtask {@code subtask}: as {@link
+     * #consumer}, with the client id Flink's reader gives its consumer ({@code
+     * <client.id.prefix>-<subtask>}).
+     */
+    public static LibrdkafkaConfig consumer(Properties consumer, int subtask) {
+        Properties withClientId = new Properties();
+        withClientId.putAll(consumer);
+        String prefix = consumer.getProperty("client.id.prefix");
+        if (prefix != null) {
+            withClientId.setProperty("client.id", prefix + "-" + subtask);
+        }
+        return consumer(withClientId);
+    }
+
     /** librdkafka's properties for {@code producer}, kafka-clients producer properties. */
     public static LibrdkafkaConfig producer(Properties producer) {
         return translate(producer, PRODUCER);
+    }
+
+    /**
+     * How long a send waits for room in the producer's queue: kafka-clients' {@code max.block.ms}.
+     *
+     * @throws IllegalArgumentException if the property is not a number of milliseconds
+     */
+    public static long maxBlockMs(Properties producer) {
+        String value = producer.getProperty("max.block.ms");
+        if (value == null) {
+            return MAX_BLOCK_MS_DEFAULT;
+        }
+        try {
+            long ms = Long.parseLong(value.trim());
+            if (ms >= 0) {
+                return ms;
+            }
+        } catch (NumberFormatException e) {
+            // Reported below.
+        }
+        throw new IllegalArgumentException("'properties.max.block.ms' = '" + value + "': not a number of milliseconds");
     }
 
     private static LibrdkafkaConfig translate(Properties client, Table table) {

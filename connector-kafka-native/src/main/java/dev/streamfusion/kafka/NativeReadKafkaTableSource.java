@@ -129,14 +129,16 @@ final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource impl
                         plan.nativeRung());
         WatermarkStrategy<RowData> watermarks =
                 watermarkStrategy == null ? WatermarkStrategy.noWatermarks() : watermarkStrategy;
-        String name = "StreamFusionKafkaSource-" + tableIdentifier;
+        // Flink's Kafka table source's name and uid: a compiled plan or savepoint of a `kafka`
+        // table maps onto this one (the splits and enumerator state are Flink's too).
+        String name = "KafkaSource-" + tableIdentifier;
         Integer parallelism = this.parallelism;
         return new DataStreamScanProvider() {
             @Override
             public DataStream<RowData> produceDataStream(
                     ProviderContext providerContext, StreamExecutionEnvironment execEnv) {
                 DataStreamSource<RowData> stream = execEnv.fromSource(source, watermarks, name);
-                providerContext.generateUid("streamfusion-kafka").ifPresent(stream::uid);
+                providerContext.generateUid("kafka").ifPresent(stream::uid);
                 if (parallelism != null) {
                     stream.setParallelism(parallelism);
                 }

@@ -156,6 +156,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
                 kafkaClientsReason == null
                         ? new LibrdkafkaSink(
                                 LibrdkafkaConfig.producer(properties).properties(),
+                                LibrdkafkaConfig.maxBlockMs(properties),
                                 topics.get(0),
                                 writing.formats.format,
                                 writing.formats.formatOptions,

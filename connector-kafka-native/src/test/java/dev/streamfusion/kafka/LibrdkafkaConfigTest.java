@@ -55,6 +55,20 @@ class LibrdkafkaConfigTest {
     }
 
     @Test
+    void consumersCheckCrcsUnlessToldOtherwiseAsKafkaClientsDo() {
+        assertThat(translate(Map.of()).consumerProperties()).containsEntry("check.crcs", "true");
+        assertThat(translate(Map.of("check.crcs", "false")).consumerProperties()).containsEntry("check.crcs", "false");
+    }
+
+    /** As Flink's reader names its consumer: the client id prefix and the subtask's index. */
+    @Test
+    void eachSubtasksConsumerHasFlinksClientId() {
+        Properties table = properties(Map.of("client.id.prefix", "orders-reader", "client.id", "ignored"));
+        assertThat(LibrdkafkaConfig.consumer(table, 3).consumerProperties()).containsEntry("client.id", "orders-reader-3");
+        assertThat(LibrdkafkaConfig.consumer(table, 3).untranslatable()).isEmpty();
+    }
+
+    @Test
     void untranslatablePropertiesAreNamedWithTheirSecretsMasked() {
         LibrdkafkaConfig config =
                 translate(

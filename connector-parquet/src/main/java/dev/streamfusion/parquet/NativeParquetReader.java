@@ -26,7 +26,7 @@ public final class NativeParquetReader extends NativeHandle {
     private final ArrowBatchImporter batches;
 
     private NativeParquetReader(long address, ArrowBatchImporter batches) {
-        super("Parquet reader", address);
+        super("Parquet reader", address, NativeParquetReader::free0);
         this.batches = batches;
     }
 
@@ -118,10 +118,6 @@ public final class NativeParquetReader extends NativeHandle {
         return skippedRows0(address());
     }
 
-    @Override
-    protected void free(long address) {
-        free0(address);
-    }
 
     @Override
     protected void closeJavaResources() {

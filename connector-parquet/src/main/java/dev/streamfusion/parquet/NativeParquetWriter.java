@@ -30,7 +30,7 @@ public final class NativeParquetWriter extends NativeHandle {
     private final BufferAllocator allocator;
 
     private NativeParquetWriter(long address, BufferAllocator allocator) {
-        super("Parquet writer", address);
+        super("Parquet writer", address, NativeParquetWriter::free0);
         this.allocator = allocator;
     }
 
@@ -83,10 +83,6 @@ public final class NativeParquetWriter extends NativeHandle {
         }
     }
 
-    @Override
-    protected void free(long address) {
-        free0(address);
-    }
 
     private static String[] keys(Map<String, String> options) {
         return options.keySet().toArray(new String[0]);

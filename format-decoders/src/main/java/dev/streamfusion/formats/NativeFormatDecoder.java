@@ -65,7 +65,7 @@ public final class NativeFormatDecoder extends NativeHandle {
             ArrowBatchImporter rows,
             SchemaRegistryClient registry,
             boolean defers) {
-        super("format decoder", address);
+        super("format decoder", address, NativeFormatDecoder::free0);
         this.defers = defers;
         this.allocator = allocator;
         this.rowType = rowType;
@@ -313,10 +313,6 @@ public final class NativeFormatDecoder extends NativeHandle {
         return skipped(address());
     }
 
-    @Override
-    protected void free(long address) {
-        free0(address);
-    }
 
     @Override
     protected void closeJavaResources() {

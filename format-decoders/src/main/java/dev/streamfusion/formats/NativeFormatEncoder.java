@@ -47,7 +47,7 @@ public final class NativeFormatEncoder extends NativeHandle {
             long address,
             Schema rowSchema,
             ArrowBatchImporter messages) {
-        super("format encoder", address);
+        super("format encoder", address, NativeFormatEncoder::free0);
         this.allocator = allocator;
         this.writer = writer;
         this.rowSchema = rowSchema;
@@ -216,10 +216,6 @@ public final class NativeFormatEncoder extends NativeHandle {
         });
     }
 
-    @Override
-    protected void free(long address) {
-        free0(address);
-    }
 
     @Override
     protected void closeJavaResources() {

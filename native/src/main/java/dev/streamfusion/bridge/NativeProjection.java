@@ -21,7 +21,7 @@ public final class NativeProjection extends NativeHandle {
     private final ArrowBatchImporter output;
 
     private NativeProjection(BufferAllocator allocator, long address, Schema input, ArrowBatchImporter output) {
-        super("projection", address);
+        super("projection", address, NativeProjection::free0);
         this.allocator = allocator;
         this.input = input;
         this.output = output;
@@ -76,10 +76,6 @@ public final class NativeProjection extends NativeHandle {
                                 inArray -> project(handle, inArray, outArray, offset, length)));
     }
 
-    @Override
-    protected void free(long address) {
-        free0(address);
-    }
 
     @Override
     protected void closeJavaResources() {

@@ -10,6 +10,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -78,5 +80,28 @@ class NativeHandleTest {
             renamed.setRowCount(1);
             assertThat(((IntVector) projection.project(renamed).getVector(0)).get(0)).isEqualTo(7);
         }
+    }
+
+    /** A handle its owner lost without closing it frees its native object once unreachable. */
+    @Test
+    void anUnclosedHandleIsFreedOnceUnreachable() throws InterruptedException {
+        AtomicLong freed = new AtomicLong();
+        Runnable lose = () -> {
+            NativeHandle lost = new NativeHandle("test object", 42, freed::set) {};
+            assertThat(lost.isClosed()).isFalse();
+        };
+        lose.run();
+        for (int i = 0; i < 100 && freed.get() == 0; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(freed.get()).isEqualTo(42);
+
+        // A closed handle is freed once, by its close.
+        AtomicInteger frees = new AtomicInteger();
+        NativeHandle closed = new NativeHandle("test object", 7, address -> frees.incrementAndGet()) {};
+        closed.close();
+        closed.close();
+        assertThat(frees.get()).isEqualTo(1);
     }
 }

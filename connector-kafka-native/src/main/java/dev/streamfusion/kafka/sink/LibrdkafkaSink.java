@@ -31,14 +31,17 @@ public final class LibrdkafkaSink implements Sink<RowData> {
     private final RecordLayout layout;
     private final KafkaPartitioner<RowData> partitioner;
     private final DeliveryGuarantee deliveryGuarantee;
+    private final long maxBlockMs;
 
     /**
      * @param librdkafka the producer's librdkafka properties
+     * @param maxBlockMs how long a send waits for room in librdkafka's queue
      * @param partitioner Flink's fixed partitioner, or {@code null} for librdkafka's (murmur2 of
      *     the key, as kafka-clients)
      */
     public LibrdkafkaSink(
             Map<String, String> librdkafka,
+            long maxBlockMs,
             String topic,
             String format,
             Map<String, String> formatOptions,
@@ -50,6 +53,7 @@ public final class LibrdkafkaSink implements Sink<RowData> {
         }
         this.librdkafka = new TreeMap<>(librdkafka);
         this.librdkafka.putIfAbsent("message.timeout.ms", DELIVERY_TIMEOUT_MS);
+        this.maxBlockMs = maxBlockMs;
         this.topic = topic;
         this.format = format;
         this.formatOptions = new HashMap<>(formatOptions);
@@ -68,6 +72,7 @@ public final class LibrdkafkaSink implements Sink<RowData> {
         long flushTimeoutMs = Long.parseLong(librdkafka.get("message.timeout.ms")) + 5_000;
         return new LibrdkafkaWriter(
                 librdkafka,
+                maxBlockMs,
                 topic,
                 format,
                 formatOptions,

@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka.sink;
 
 import dev.streamfusion.formats.NativeFormatEncoder;
+import dev.streamfusion.kafka.LibrdkafkaLog;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -47,6 +48,8 @@ final class LibrdkafkaWriter implements SinkWriter<RowData> {
     /** The key encoder, or {@code null} when the table writes no key. */
     private final NativeFormatEncoder keyEncoder;
     private final NativeKafkaProducer producer;
+    /** Names the producer in librdkafka's log lines. */
+    private final String clientName;
     private final Counter recordsSent;
     private final Counter bytesSent;
     private final List<RowData> pending = new ArrayList<>(BATCH);
@@ -54,6 +57,7 @@ final class LibrdkafkaWriter implements SinkWriter<RowData> {
 
     LibrdkafkaWriter(
             Map<String, String> librdkafka,
+            long maxBlockMs,
             String topic,
             String format,
             Map<String, String> formatOptions,
@@ -64,6 +68,7 @@ final class LibrdkafkaWriter implements SinkWriter<RowData> {
             TypeSerializer<RowData> copier,
             SinkWriterMetricGroup metrics) {
         this.topic = topic;
+        this.clientName = "Kafka producer of topic " + topic;
         this.layout = layout;
         this.partitioner = partitioner;
         this.deliveryGuarantee = deliveryGuarantee;
@@ -79,7 +84,7 @@ final class LibrdkafkaWriter implements SinkWriter<RowData> {
             if (layout.keyFormat != null) {
                 openedKeys = NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType);
             }
-            this.producer = new NativeKafkaProducer(librdkafka, topic);
+            this.producer = new NativeKafkaProducer(librdkafka, topic, maxBlockMs);
         } catch (RuntimeException e) {
             if (openedKeys != null) {
                 openedKeys.close();
@@ -110,6 +115,8 @@ final class LibrdkafkaWriter implements SinkWriter<RowData> {
                 producer.flush(flushTimeoutMs);
             } catch (RuntimeException e) {
                 throw new IOException("Failed to send data to Kafka topic " + topic + ": " + e.getMessage(), e);
+            } finally {
+                LibrdkafkaLog.log(clientName, producer.logs());
             }
         }
     }
@@ -166,6 +173,8 @@ final class LibrdkafkaWriter implements SinkWriter<RowData> {
                     });
         } catch (RuntimeException e) {
             throw new IOException("Failed to send data to Kafka topic " + topic + ": " + e.getMessage(), e);
+        } finally {
+            LibrdkafkaLog.log(clientName, producer.logs());
         }
         recordsSent.inc(n);
         bytesSent.inc(bytes[0]);
@@ -183,6 +192,9 @@ final class LibrdkafkaWriter implements SinkWriter<RowData> {
     @Override
     public void close() {
         try {
+            if (!producer.isClosed()) {
+                LibrdkafkaLog.log(clientName, producer.logs());
+            }
             producer.close();
         } finally {
             encoder.close();

@@ -15,14 +15,15 @@ import java.util.Map;
 @Internal
 final class NativeKafkaProducer extends NativeHandle {
 
-    NativeKafkaProducer(Map<String, String> properties, String topic) {
-        super("Kafka producer", open(properties, topic));
+    /** A producer that waits at most {@code maxBlockMs} for room in librdkafka's queue. */
+    NativeKafkaProducer(Map<String, String> properties, String topic, long maxBlockMs) {
+        super("Kafka producer", open(properties, topic, maxBlockMs), NativeKafkaProducer::free0);
     }
 
-    private static long open(Map<String, String> properties, String topic) {
+    private static long open(Map<String, String> properties, String topic, long maxBlockMs) {
         NativeLibrary.load();
         String[][] keysAndValues = LibrdkafkaConfig.keysAndValues(properties);
-        return create(keysAndValues[0], keysAndValues[1], topic);
+        return create(keysAndValues[0], keysAndValues[1], topic, maxBlockMs);
     }
 
     /**
@@ -52,17 +53,18 @@ final class NativeKafkaProducer extends NativeHandle {
         flush(address(), timeoutMs);
     }
 
+    /** What librdkafka said since the last call (see {@link dev.streamfusion.kafka.LibrdkafkaLog}). */
+    synchronized String[] logs() {
+        return logs(address());
+    }
+
     /** The topic's partition count. */
     synchronized int partitions(long timeoutMs) {
         return partitions(address(), timeoutMs);
     }
 
-    @Override
-    protected void free(long address) {
-        free0(address);
-    }
 
-    private static native long create(String[] keys, String[] values, String topic);
+    private static native long create(String[] keys, String[] values, String topic, long maxBlockMs);
 
     private static native long send(
             long handle,
@@ -76,6 +78,8 @@ final class NativeKafkaProducer extends NativeHandle {
             byte[][] headers);
 
     private static native void flush(long handle, long timeoutMs);
+
+    private static native String[] logs(long handle);
 
     private static native int partitions(long handle, long timeoutMs);
 

@@ -24,7 +24,7 @@ final class NativeKafkaConsumer extends NativeHandle {
      * @param apiTimeoutMs how long offset lookups (latest, committed) may take
      */
     NativeKafkaConsumer(Map<String, String> properties, boolean readKeys, boolean readHeaders, long apiTimeoutMs) {
-        super("Kafka consumer", open(properties, readKeys, readHeaders, apiTimeoutMs));
+        super("Kafka consumer", open(properties, readKeys, readHeaders, apiTimeoutMs), NativeKafkaConsumer::free0);
     }
 
     private static long open(Map<String, String> properties, boolean readKeys, boolean readHeaders, long apiTimeoutMs) {
@@ -102,14 +102,15 @@ final class NativeKafkaConsumer extends NativeHandle {
     }
 
     /** Records behind the cached high watermarks of the assigned partitions. */
+    /** What librdkafka said since the last call (see {@link dev.streamfusion.kafka.LibrdkafkaLog}). */
+    synchronized String[] logs() {
+        return logs(address());
+    }
+
     synchronized long lag() {
         return lag(address());
     }
 
-    @Override
-    protected void free(long address) {
-        free0(address);
-    }
 
     private static native long create(
             String[] keys, String[] values, boolean readKeys, boolean readHeaders, long apiTimeoutMs);
@@ -136,6 +137,8 @@ final class NativeKafkaConsumer extends NativeHandle {
     private static native void commit(long handle, String[] topics, int[] partitions, long[] offsets);
 
     private static native long lag(long handle);
+
+    private static native String[] logs(long handle);
 
     private static native void free0(long handle);
 }

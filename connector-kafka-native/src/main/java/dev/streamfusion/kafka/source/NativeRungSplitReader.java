@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka.source;
 
 import dev.streamfusion.kafka.LibrdkafkaConfig;
+import dev.streamfusion.kafka.LibrdkafkaLog;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -49,6 +50,8 @@ final class NativeRungSplitReader extends DecodingSplitReader {
 
     private final NativeKafkaConsumer consumer;
     private final KafkaSourceReaderMetrics kafkaMetrics;
+    /** Names the consumer in librdkafka's log lines. */
+    private final String clientName;
     private final Counter bytesIn;
     private final int maxRecords;
     private final int[] runSplits;
@@ -72,7 +75,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             ReaderMetrics readerMetrics) {
         super(context, decoding, keyDecoding, metadata, allocator, livePolls, readerMetrics);
         this.kafkaMetrics = kafkaMetrics;
-        LibrdkafkaConfig config = LibrdkafkaConfig.consumer(properties);
+        LibrdkafkaConfig config = LibrdkafkaConfig.consumer(properties, context.getIndexOfSubtask());
         try {
             if (!config.untranslatable().isEmpty()) {
                 throw new IllegalArgumentException(
@@ -81,21 +84,28 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             this.maxRecords =
                     Integer.parseInt(properties.getProperty("max.poll.records", String.valueOf(DEFAULT_MAX_RECORDS)));
             long apiTimeout = Long.parseLong(properties.getProperty("default.api.timeout.ms", "60000"));
+            this.runSplits = new int[maxRecords];
+            this.runCounts = new int[maxRecords];
+            this.bytesIn = context.metricGroup().getIOMetricGroup().getNumBytesInCounter();
+            context.metricGroup().setPendingRecordsGauge(() -> lag < 0 ? null : lag);
+            this.clientName = "Kafka consumer of source subtask " + context.getIndexOfSubtask();
+            // Last: nothing after it can fail and leave the consumer (and its threads) unclosed.
             this.consumer =
                     new NativeKafkaConsumer(config.consumerProperties(), keyDecoding != null, metadata.reads("headers"), apiTimeout);
         } catch (RuntimeException e) {
             closeDecoders();
             throw e;
         }
-        this.runSplits = new int[maxRecords];
-        this.runCounts = new int[maxRecords];
-        this.bytesIn = context.metricGroup().getIOMetricGroup().getNumBytesInCounter();
-        context.metricGroup().setPendingRecordsGauge(() -> lag < 0 ? null : lag);
     }
 
     @Override
     public RecordsWithSplitIds<KafkaMessage> fetch() throws IOException {
-        int runs = consumer.poll(maxRecords, POLL_TIMEOUT_MS, runSplits, runCounts);
+        int runs;
+        try {
+            runs = consumer.poll(maxRecords, POLL_TIMEOUT_MS, runSplits, runCounts);
+        } finally {
+            LibrdkafkaLog.log(clientName, consumer.logs());
+        }
         Set<String> finished = new HashSet<>();
         for (int id : consumer.finished()) {
             finished.add(splitIds.get(id));
@@ -271,11 +281,18 @@ final class NativeRungSplitReader extends DecodingSplitReader {
         } catch (RuntimeException e) {
             failure = e;
         }
+        LibrdkafkaLog.log(clientName, consumer.logs());
         callback.onComplete(offsets, failure);
     }
 
     @Override
     void closeConsumer() {
-        consumer.close();
+        try {
+            if (!consumer.isClosed()) {
+                LibrdkafkaLog.log(clientName, consumer.logs());
+            }
+        } finally {
+            consumer.close();
+        }
     }
 }
