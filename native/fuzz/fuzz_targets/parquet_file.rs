@@ -10,9 +10,8 @@
 
 use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
-use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use streamfusion_parquet::{
-    ColumnPredicate, FileBytes, Op, RowGroupReader, Value, row_groups_matching_in,
+    ColumnPredicate, FileBytes, Op, RowGroupReader, Value, file_schema_in, row_groups_matching_in,
 };
 
 fuzz_target!(
@@ -24,15 +23,11 @@ fuzz_target!(
 
 fn read(data: &[u8]) {
     let file = Bytes::copy_from_slice(data);
-    // The table reads the file's own columns, as parquet-rs maps its Parquet schema.
-    let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new_with_options(
-        file.clone(),
-        ArrowReaderOptions::new().with_skip_arrow_metadata(true),
-    ) else {
+    // The table reads the file's own columns, as the reader maps its Parquet schema.
+    let Ok((target, row_groups)) = file_schema_in("fuzz", FileBytes::Ranges(file.clone())) else {
         return;
     };
-    let target = builder.schema().clone();
-    let groups: Vec<usize> = (0..builder.metadata().num_row_groups()).collect();
+    let groups: Vec<usize> = (0..row_groups).collect();
     let Some(first) = target.fields().first().map(|f| f.name().clone()) else {
         return;
     };

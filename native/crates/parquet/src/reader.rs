@@ -183,7 +183,8 @@ where
     let footer = bytes
         .get_bytes(length - 8 - footer_length, footer_length as usize)
         .map_err(|e| file_error(path, e))?;
-    crate::thrift::check_struct(&footer).map_err(|e| corrupt("the footer", e))?;
+    crate::thrift::check_struct(&footer, &crate::thrift::FILE_META_DATA)
+        .map_err(|e| corrupt("the footer", e))?;
     if !page_index {
         return Ok(());
     }
@@ -191,14 +192,16 @@ where
         .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
     for group in metadata.row_groups() {
         for column in group.columns() {
-            for (what, offset, length) in [
+            for (what, schema, offset, length) in [
                 (
                     "a column index",
+                    &crate::thrift::COLUMN_INDEX,
                     column.column_index_offset(),
                     column.column_index_length(),
                 ),
                 (
                     "an offset index",
+                    &crate::thrift::OFFSET_INDEX,
                     column.offset_index_offset(),
                     column.offset_index_length(),
                 ),
@@ -213,7 +216,7 @@ where
                 let index = bytes
                     .get_bytes(offset, length)
                     .map_err(|e| file_error(path, e))?;
-                crate::thrift::check_struct(&index).map_err(|e| corrupt(what, e))?;
+                crate::thrift::check_struct(&index, schema).map_err(|e| corrupt(what, e))?;
             }
         }
     }
@@ -265,6 +268,28 @@ fn offset_index_consistent(metadata: &ParquetMetaData) -> bool {
                     })
                 })
         })
+}
+
+/// Checks, at every level of nesting, that fields that are not nullable hold no NULLs where their
+/// parent holds a value.
+fn nulls_where_allowed(data: &arrow::array::ArrayData) -> Result<(), arrow::error::ArrowError> {
+    data.validate_nulls()?;
+    data.child_data().iter().try_for_each(nulls_where_allowed)
+}
+
+/// Whether a type nests a field (a list element, a map key or value, a row field) that is not
+/// nullable.
+fn has_required_nested(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => !f.is_nullable() || has_required_nested(f.data_type()),
+        DataType::Struct(fields) => fields
+            .iter()
+            .any(|f| !f.is_nullable() || has_required_nested(f.data_type())),
+        _ => false,
+    }
 }
 
 /// Checks that every column chunk the footer lists lies within the file, as parquet-rs assumes
@@ -327,6 +352,22 @@ where
         rows.push(if kept { group.num_rows() } else { -1 });
     }
     Ok(rows)
+}
+
+/// The columns of the file in `bytes` as the reader maps its Parquet schema to Arrow, and its
+/// number of row groups; `path` names it in errors. The footer is checked as for every read.
+pub fn file_schema_in<R: ChunkReader + 'static>(
+    path: &str,
+    bytes: FileBytes<R>,
+) -> Result<(SchemaRef, usize), ParquetFileError>
+where
+    R::T: 'static,
+{
+    let builder = open_with(path, bytes, reader_options())?;
+    Ok((
+        builder.schema().clone(),
+        builder.metadata().num_row_groups(),
+    ))
 }
 
 /// Reads row groups of one file as batches of a target schema.
@@ -709,8 +750,21 @@ impl RowGroupReader {
                     ));
                 }
                 Some((index, nested)) => match descend(batch.column(*index), nested) {
-                    Some(column) => conform(&column, field.data_type())
-                        .map_err(|reason| self.column_error(field.name(), reason))?,
+                    Some(column) => {
+                        let column = conform(&column, field.data_type())
+                            .map_err(|reason| self.column_error(field.name(), reason))?;
+                        // Nested fields the table declares NOT NULL hold no NULLs: a corrupt file's
+                        // definition levels could put them there.
+                        if has_required_nested(field.data_type()) {
+                            nulls_where_allowed(&column.to_data()).map_err(|e| {
+                                self.column_error(
+                                    field.name(),
+                                    format!("NULLs where the table's type allows none (a corrupt file?): {e}"),
+                                )
+                            })?;
+                        }
+                        column
+                    }
                     None => new_null_array(field.data_type(), rows),
                 },
             };

@@ -18,7 +18,7 @@ use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderB
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader, ParquetMetaDataWriter};
 use parquet::file::properties::WriterProperties;
 use streamfusion_parquet::{
-    ColumnPredicate, FileBytes, Op, RowGroupReader, Value, row_groups_matching_in,
+    ColumnPredicate, FileBytes, Op, RowGroupReader, Value, file_schema_in, row_groups_matching_in,
 };
 
 /// Just past every size a page header may claim (an `i32`): below what a corrupt 64-bit length,
@@ -162,6 +162,59 @@ fn a_bloom_filter_length_past_the_end_of_the_file_is_an_error() -> TestResult {
     Ok(())
 }
 
+/// The checks of a file's structures refuse no file of parquet-testing that parquet-rs itself
+/// reads: its schema, its row groups, and with a predicate its column and offset indexes.
+#[test]
+fn every_file_parquet_rs_reads_passes_the_checks() -> TestResult {
+    let data = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../../shared/testdata/parquet-testing/data"
+    );
+    let mut read = 0;
+    for entry in std::fs::read_dir(data)? {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != "parquet") {
+            continue;
+        }
+        let file = Bytes::from(std::fs::read(&path)?);
+        // What parquet-rs reads on its own, as the reader opened files before the checks.
+        if ParquetRecordBatchReaderBuilder::try_new_with_options(
+            file.clone(),
+            ArrowReaderOptions::new().with_skip_arrow_metadata(true),
+        )
+        .is_err()
+        {
+            continue;
+        }
+        read += 1;
+        let name = path.display().to_string();
+        let (target, row_groups) = file_schema_in(&name, FileBytes::Ranges(file.clone()))?;
+        row_groups_matching_in(&name, FileBytes::Ranges(file.clone()), &[])?;
+        // A predicate has the reader check and load the column and offset indexes.
+        let predicates = [ColumnPredicate {
+            column: target.field(0).name().clone(),
+            op: Op::IsNotNull,
+            value: None,
+        }];
+        let groups: Vec<usize> = (0..row_groups).collect();
+        let opened = RowGroupReader::open_in(
+            &name,
+            FileBytes::Ranges(file),
+            &groups,
+            target.clone(),
+            &[],
+            1024,
+            &predicates,
+            None,
+        );
+        if let Err(e) = opened {
+            assert!(!e.to_string().contains("is corrupt"), "{e}");
+        }
+    }
+    assert!(read > 50, "only {read} files read");
+    Ok(())
+}
+
 /// Every readable file of parquet-testing, its footer mutated a byte at a time (every seventh byte
 /// set to values that turn varint lengths and offsets wild), read with and without predicates:
 /// each read ends, in rows or an error naming the file; none panics.
@@ -184,17 +237,15 @@ fn mutated_footers_end_in_rows_or_errors() -> TestResult {
     for path in files {
         let file = Bytes::from(std::fs::read(&path)?);
         // Only files whose schema parquet-rs reads, small enough to mutate in full.
-        let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new_with_options(
-            file.clone(),
-            ArrowReaderOptions::new().with_skip_arrow_metadata(true),
-        ) else {
+        let name = path.display().to_string();
+        let Ok((target, row_groups)) = file_schema_in(&name, FileBytes::Ranges(file.clone()))
+        else {
             continue;
         };
         if file.len() > 64 * 1024 {
             continue;
         }
-        let target = builder.schema().clone();
-        let groups: Vec<usize> = (0..builder.metadata().num_row_groups()).collect();
+        let groups: Vec<usize> = (0..row_groups).collect();
         let first = target.field(0).name().clone();
         let predicates = vec![ColumnPredicate {
             column: first,
@@ -209,7 +260,6 @@ fn mutated_footers_end_in_rows_or_errors() -> TestResult {
                 let mut mutated = file.to_vec();
                 mutated[position] = byte;
                 let mutated = Bytes::from(mutated);
-                let name = path.display().to_string();
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
                     read_all(&name, &mutated, &groups, target.clone(), &predicates)
                 }));
@@ -258,12 +308,20 @@ fn read_all(
             predicates,
             None,
         )
+        .map_err(|e| e.to_string())
         .and_then(|mut reader| {
-            while reader.next_batch()?.is_some() {}
+            // Every batch read is valid Arrow: Java reads its buffers without further checks.
+            while let Some(batch) = reader.next_batch().map_err(|e| e.to_string())? {
+                for (column, array) in batch.columns().iter().enumerate() {
+                    if let Err(e) = array.to_data().validate_full() {
+                        panic!("{name}: column {column} read as invalid Arrow: {e}");
+                    }
+                }
+            }
             Ok(())
         });
         if let Err(e) = read {
-            first_error.get_or_insert(e.to_string());
+            first_error.get_or_insert(e);
         }
     }
     first_error.map_or(Ok(()), Err)
@@ -279,12 +337,22 @@ fn inputs_the_fuzzer_found_end_in_rows_or_errors() -> TestResult {
         let path = entry?.path();
         let name = path.display().to_string();
         let file = Bytes::from(std::fs::read(&path)?);
-        let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(
-            file.clone(),
-            ArrowReaderOptions::new().with_skip_arrow_metadata(true),
-        )?;
-        let target = builder.schema().clone();
-        let groups: Vec<usize> = (0..builder.metadata().num_row_groups()).collect();
+        let schema = catch_unwind(AssertUnwindSafe(|| {
+            file_schema_in(&name, FileBytes::Ranges(file.clone()))
+        }));
+        let Ok(schema) = schema else {
+            panic!("{name} panicked reading its schema");
+        };
+        found += 1;
+        let (target, row_groups) = match schema {
+            Ok(schema) => schema,
+            Err(e) => {
+                // A footer that cannot be read is an error naming the file.
+                assert!(e.to_string().contains(&name), "{e}");
+                continue;
+            }
+        };
+        let groups: Vec<usize> = (0..row_groups).collect();
         let predicates = vec![ColumnPredicate {
             column: target.field(0).name().clone(),
             op: Op::IsNotNull,
@@ -294,7 +362,6 @@ fn inputs_the_fuzzer_found_end_in_rows_or_errors() -> TestResult {
             read_all(&name, &file, &groups, target.clone(), &predicates)
         }));
         assert!(outcome.is_ok(), "{name} panicked");
-        found += 1;
     }
     assert!(found > 0);
     Ok(())

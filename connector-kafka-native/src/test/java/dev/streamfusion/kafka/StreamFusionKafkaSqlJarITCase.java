@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka;
 
 import dev.streamfusion.kafka.sqljar.SqlJarJob;
+import dev.streamfusion.testkit.flink.SqlJarJvm;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.registry.SchemaRegistryServer;
@@ -11,19 +12,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.File;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -118,53 +114,11 @@ class StreamFusionKafkaSqlJarITCase {
     }
 
     private static List<String> runJob(String... args) throws Exception {
-        Path sqlJar = Paths.get(System.getProperty("streamfusion.sql.jar"));
-        assertThat(sqlJar).exists();
-        List<String> classpath = new ArrayList<>();
-        classpath.add(sqlJar.toString());
+        List<Path> jars = new ArrayList<>();
+        jars.add(Paths.get(System.getProperty("streamfusion.sql.jar")));
         try (Stream<Path> stock = Files.list(Paths.get(System.getProperty("streamfusion.stock.sql.jars")))) {
-            stock.map(Path::toString).forEach(classpath::add);
+            stock.forEach(jars::add);
         }
-        // The job's own class.
-        classpath.add(Paths.get(SqlJarJob.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
-        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(entry -> !BUNDLED.matcher(entry).matches())
-                .forEach(classpath::add);
-        List<String> command = new ArrayList<>();
-        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(
-                List.of(
-                        "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                        "--add-opens=java.base/java.util=ALL-UNNAMED",
-                        "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                        "-Xmx1g",
-                        "-cp",
-                        String.join(File.pathSeparator, classpath),
-                        SqlJarJob.class.getName()));
-        command.addAll(Arrays.asList(args));
-        Path log = Files.createTempFile("sql-jar-job", ".log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            boolean done = process.waitFor(5, TimeUnit.MINUTES);
-            List<String> lines = Files.readAllLines(log);
-            assertThat(done).as("the job finished: %s", tail(lines)).isTrue();
-            assertThat(process.exitValue()).as("the job's exit code: %s", tail(lines)).isZero();
-            return lines;
-        } finally {
-            process.destroyForcibly();
-            deleteQuietly(log);
-        }
-    }
-
-    private static String tail(List<String> lines) {
-        return lines.stream().skip(Math.max(0, lines.size() - 40)).collect(Collectors.joining("\n"));
-    }
-
-    private static void deleteQuietly(Path path) {
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            // A leftover temp file is harmless.
-        }
+        return SqlJarJvm.run(SqlJarJob.class, jars, BUNDLED, args);
     }
 }

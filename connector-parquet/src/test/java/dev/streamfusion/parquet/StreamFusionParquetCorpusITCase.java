@@ -51,12 +51,13 @@ class StreamFusionParquetCorpusITCase {
     private static final Path DATA = Paths.get("..", "..", "shared", "testdata", "parquet-testing", "data");
 
     /**
-     * Files Flink reads and parquet-rs refuses, with parquet-rs's reason: its footer decoder
-     * requires fields that old writers left out.
+     * Files Flink reads and parquet-rs refuses, with the reason: a row group without a field
+     * parquet-rs requires (refused by the footer check before parquet-rs decodes it).
      */
     private static final Map<String, String> REFUSED_BY_PARQUET_RS =
             Map.of(
-                    "dict-page-offset-zero.parquet", "Required field total_byte_size is missing",
+                    "dict-page-offset-zero.parquet",
+                    "lacks its required field 2 (total_byte_size)",
                     // parquet-rs returns no rows for a legacy repeated group outside a LIST; the
                     // reader checks row counts against the footer and fails instead.
                     "repeated_no_annotation.parquet", "read 0 of the 6 rows the footer counts");
