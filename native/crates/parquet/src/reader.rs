@@ -20,7 +20,7 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder,
 };
-use parquet::basic::Type as PhysicalType;
+use parquet::basic::{Compression, Type as PhysicalType};
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
 use parquet::file::reader::{ChunkReader, Length};
 
@@ -217,6 +217,97 @@ where
                     .get_bytes(offset, length)
                     .map_err(|e| file_error(path, e))?;
                 crate::thrift::check_struct(&index, schema).map_err(|e| corrupt(what, e))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the dictionary page, if any, that each column chunk of `leaves` in `row_groups` begins
+/// with: parquet-rs reserves room for as many values as its header claims, and each value takes
+/// at least a few bits of the page (of its compressed bytes when the chunk is not compressed),
+/// so a claim the page cannot hold fails here.
+fn check_dictionary_pages<R: ChunkReader>(
+    path: &str,
+    bytes: &FileBytes<R>,
+    metadata: &ParquetMetaData,
+    row_groups: &[usize],
+    leaves: &[usize],
+) -> Result<(), ParquetFileError>
+where
+    R::T: 'static,
+{
+    for &group in row_groups {
+        for &leaf in leaves {
+            let column = metadata.row_group(group).column(leaf);
+            let corrupt = |reason: String| {
+                file_error(
+                    path,
+                    format!(
+                        "not a readable Parquet file: column '{}' of row group {group}: {reason}",
+                        column.column_path()
+                    ),
+                )
+            };
+            let (start, length) = column.byte_range();
+            // A page header with its statistics fits in 1 KiB but for long strings; try more then.
+            let mut window = length.min(1024);
+            let page = loop {
+                let head = bytes
+                    .get_bytes(start, window as usize)
+                    .map_err(|e| file_error(path, e))?;
+                match crate::thrift::dictionary_page(&head) {
+                    Ok(page) => break page,
+                    Err(Some(reason)) => {
+                        return Err(corrupt(format!(
+                            "its first page header is corrupt: {reason}"
+                        )));
+                    }
+                    Err(None) if window < length => window = length.min(window * 64),
+                    Err(None) => {
+                        return Err(corrupt("its first page header runs past the chunk".into()));
+                    }
+                }
+            };
+            let Some(page) = page else {
+                continue;
+            };
+            let descriptor = column.column_descr();
+            // The fewest bits a value takes in the page, and the bytes parquet-rs keeps per value.
+            let (value_bits, kept): (i64, i64) = match descriptor.physical_type() {
+                PhysicalType::BOOLEAN => (1, 1),
+                PhysicalType::INT32 | PhysicalType::FLOAT => (32, 4),
+                PhysicalType::INT64 | PhysicalType::DOUBLE => (64, 8),
+                PhysicalType::INT96 => (96, 12),
+                PhysicalType::BYTE_ARRAY => (32, 32),
+                PhysicalType::FIXED_LEN_BYTE_ARRAY => {
+                    (8 * i64::from(descriptor.type_length().max(1)), 32)
+                }
+            };
+            let room = if column.compression() == Compression::UNCOMPRESSED {
+                page.uncompressed_size.min(page.compressed_size)
+            } else {
+                page.uncompressed_size
+            };
+            let fits = page.values >= 0
+                && room >= 0
+                && page
+                    .values
+                    .checked_mul(value_bits)
+                    .is_some_and(|bits| bits <= room.saturating_mul(8));
+            if !fits {
+                return Err(corrupt(format!(
+                    "a dictionary page claims {} values, more than its {room} bytes hold",
+                    page.values
+                )));
+            }
+            // A compressed page may hold many more values than bytes: no dictionary is allowed
+            // more than 2 GiB of values in memory, the bound of a page.
+            if page.values.saturating_mul(kept) > i64::from(i32::MAX) {
+                return Err(corrupt(format!(
+                    "a dictionary page of {} values, more than 2 GiB in memory",
+                    page.values
+                )));
             }
         }
     }
@@ -495,6 +586,7 @@ impl RowGroupReader {
             .filter(|(_, leaf)| columns.iter().any(|c| leaf.path().parts().starts_with(c)))
             .map(|(i, _)| i)
             .collect();
+        check_dictionary_pages(path, &bytes, loaded.metadata(), row_groups, &selected)?;
         let int96: Vec<bool> = selected
             .iter()
             .map(|leaf| leaves[*leaf].physical_type() == PhysicalType::INT96)

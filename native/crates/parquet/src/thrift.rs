@@ -338,6 +338,121 @@ static PAGE_LOCATION: Schema = Schema {
     ],
 };
 
+/// `PageHeader`, before each page of a column chunk.
+static PAGE_HEADER: Schema = Schema {
+    name: "PageHeader",
+    fields: &[
+        (1, Ty::Int),
+        (2, Ty::Int),
+        (3, Ty::Int),
+        (4, Ty::Int),
+        (5, Ty::Struct(&DATA_PAGE_HEADER)),
+        (6, Ty::Struct(&OPAQUE)),
+        (7, Ty::Struct(&DICTIONARY_PAGE_HEADER)),
+        (8, Ty::Struct(&DATA_PAGE_HEADER_V2)),
+    ],
+    required: &[
+        (1, "type"),
+        (2, "uncompressed_page_size"),
+        (3, "compressed_page_size"),
+    ],
+};
+
+static DATA_PAGE_HEADER: Schema = Schema {
+    name: "DataPageHeader",
+    fields: &[
+        (1, Ty::Int),
+        (2, Ty::Int),
+        (3, Ty::Int),
+        (4, Ty::Int),
+        (5, Ty::Struct(&STATISTICS)),
+    ],
+    required: &[
+        (1, "num_values"),
+        (2, "encoding"),
+        (3, "definition_level_encoding"),
+        (4, "repetition_level_encoding"),
+    ],
+};
+
+static DICTIONARY_PAGE_HEADER: Schema = Schema {
+    name: "DictionaryPageHeader",
+    fields: &[(1, Ty::Int), (2, Ty::Int), (3, Ty::Bool)],
+    required: &[(1, "num_values"), (2, "encoding")],
+};
+
+static DATA_PAGE_HEADER_V2: Schema = Schema {
+    name: "DataPageHeaderV2",
+    fields: &[
+        (1, Ty::Int),
+        (2, Ty::Int),
+        (3, Ty::Int),
+        (4, Ty::Int),
+        (5, Ty::Int),
+        (6, Ty::Int),
+        (7, Ty::Bool),
+        (8, Ty::Struct(&STATISTICS)),
+    ],
+    required: &[
+        (1, "num_values"),
+        (2, "num_nulls"),
+        (3, "num_rows"),
+        (4, "encoding"),
+        (5, "definition_levels_byte_length"),
+        (6, "repetition_levels_byte_length"),
+    ],
+};
+
+/// Parquet's `PageType.DICTIONARY_PAGE`.
+const DICTIONARY_PAGE: i64 = 2;
+
+/// What a dictionary page's header claims: its sizes and how many values it holds.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct DictionaryPage {
+    pub(crate) uncompressed_size: i64,
+    pub(crate) compressed_size: i64,
+    pub(crate) values: i64,
+}
+
+/// The header of the page `bytes` begin with, read as parquet-rs reads it: `None` for a page
+/// other than a dictionary page, else what the dictionary page claims. An error says the header
+/// is corrupt, or runs past `bytes` (`Err(None)`).
+pub(crate) fn dictionary_page(bytes: &[u8]) -> Result<Option<DictionaryPage>, Option<String>> {
+    let truncated = |e: String| {
+        if e.contains("ends inside") || e.contains("runs past the end") {
+            None
+        } else {
+            Some(e)
+        }
+    };
+    check_struct(bytes, &PAGE_HEADER).map_err(truncated)?;
+    // The header is complete and plausible: read the fields parquet-rs reads.
+    let mut walk = Walk { bytes, at: 0 };
+    let (mut kind, mut uncompressed_size, mut compressed_size, mut values) = (None, 0, 0, None);
+    let mut id = 0i64;
+    while let Some((declared, next)) = walk.field(id).map_err(Some)? {
+        id = next;
+        match id {
+            1 => kind = Some(walk.zigzag().map_err(Some)?),
+            2 => uncompressed_size = walk.zigzag().map_err(Some)?,
+            3 => compressed_size = walk.zigzag().map_err(Some)?,
+            7 => values = Some(walk.dictionary_values().map_err(Some)?),
+            _ => match Walk::known(&PAGE_HEADER, id) {
+                Some(ty) => walk.typed(ty, 0).map_err(Some)?,
+                None => walk.value(declared, 0).map_err(Some)?,
+            },
+        }
+    }
+    Ok(match (kind, values) {
+        (Some(DICTIONARY_PAGE), Some(values)) => Some(DictionaryPage {
+            uncompressed_size,
+            compressed_size,
+            values,
+        }),
+        _ => None,
+    })
+}
+
 struct Walk<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -396,6 +511,26 @@ impl Walk<'_> {
         Err(format!("a varint longer than 64 bits at byte {}", self.at))
     }
 
+    fn zigzag(&mut self) -> Result<i64, String> {
+        let value = self.varint()?;
+        Ok((value >> 1) as i64 ^ -((value & 1) as i64))
+    }
+
+    /// The `num_values` of a `DictionaryPageHeader` (checked already), walking past it.
+    fn dictionary_values(&mut self) -> Result<i64, String> {
+        let mut values = 0;
+        let mut id = 0i64;
+        while let Some((declared, next)) = self.field(id)? {
+            id = next;
+            match Self::known(&DICTIONARY_PAGE_HEADER, id) {
+                Some(_) if id == 1 => values = self.zigzag()?,
+                Some(ty) => self.typed(ty, 1)?,
+                None => self.value(declared, 1)?,
+            }
+        }
+        Ok(values)
+    }
+
     /// The element count of a list, set or map, checked against the bytes left: each element
     /// takes at least `least` bytes.
     fn count(&mut self, count: u64, least: usize) -> Result<usize, String> {
@@ -411,6 +546,31 @@ impl Walk<'_> {
         })
     }
 
+    /// The next field header of a struct whose last field was `id`: the field's declared type
+    /// and id, or `None` at the struct's end.
+    fn field(&mut self, id: i64) -> Result<Option<(u8, i64)>, String> {
+        let header = self.byte()?;
+        let kind = header & 0x0f;
+        if kind == 0 {
+            return Ok(None);
+        }
+        let id = match header >> 4 {
+            // A field id that is not a delta: an i16, zigzag varint.
+            0 => self.zigzag()?,
+            delta => id + i64::from(delta),
+        };
+        Ok(Some((kind, id)))
+    }
+
+    /// The field of `schema` with id `id`, if parquet-rs decodes it.
+    fn known(schema: &Schema, id: i64) -> Option<Ty> {
+        schema
+            .fields
+            .iter()
+            .find(|(field, _)| i64::from(*field) == id)
+            .map(|(_, ty)| *ty)
+    }
+
     fn structure(&mut self, depth: usize, schema: &Schema) -> Result<(), String> {
         if depth > MAX_DEPTH {
             return Err(format!(
@@ -423,9 +583,7 @@ impl Walk<'_> {
         let mut seen = 0u64;
         loop {
             let start = self.at;
-            let header = self.byte()?;
-            let kind = header & 0x0f;
-            if kind == 0 {
+            let Some((kind, next)) = self.field(id)? else {
                 return match schema.required.iter().find(|(r, _)| seen & (1 << r) == 0) {
                     Some((missing, field)) => Err(format!(
                         "{} ending at byte {start} lacks its required field {missing} ({field})",
@@ -433,23 +591,12 @@ impl Walk<'_> {
                     )),
                     None => Ok(()),
                 };
-            }
-            id = match header >> 4 {
-                // A field id that is not a delta: an i16, zigzag varint.
-                0 => {
-                    let zigzag = self.varint()?;
-                    (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64)
-                }
-                delta => id + i64::from(delta),
             };
+            id = next;
             if (0..64).contains(&id) {
                 seen |= 1 << id;
             }
-            let known = schema
-                .fields
-                .iter()
-                .find(|(field, _)| i64::from(*field) == id)
-                .map(|(_, ty)| *ty);
+            let known = Self::known(schema, id);
             match known {
                 // parquet-rs takes a boolean field's value from its header, and fails without one.
                 Some(Ty::Bool) if kind != BOOLEAN_TRUE && kind != BOOLEAN_FALSE => {
@@ -623,5 +770,33 @@ mod tests {
             error.contains("KeyValue ending at byte 5 lacks its required field 1"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_dictionary_page_header_says_what_it_claims() {
+        // type 2 (dictionary), 10 bytes uncompressed and compressed, field 7: 3 values, PLAIN.
+        let header = [
+            0x15, 0x04, 0x15, 0x14, 0x15, 0x14, 0x4c, 0x15, 0x06, 0x15, 0x00, 0x00, 0x00,
+        ];
+        assert_eq!(
+            dictionary_page(&header),
+            Ok(Some(DictionaryPage {
+                uncompressed_size: 10,
+                compressed_size: 10,
+                values: 3
+            }))
+        );
+        // A data page (type 0) is not a dictionary page.
+        let data = [
+            0x15, 0x00, 0x15, 0x14, 0x15, 0x14, 0x2c, 0x15, 0x06, 0x15, 0x00, 0x15, 0x00, 0x15,
+            0x00, 0x00, 0x00,
+        ];
+        assert_eq!(dictionary_page(&data), Ok(None));
+        // Cut short, it asks for more bytes; without its required sizes, it is corrupt.
+        assert_eq!(dictionary_page(&header[..8]), Err(None));
+        assert!(matches!(
+            dictionary_page(&[0x15, 0x04, 0x00]),
+            Err(Some(e)) if e.contains("uncompressed_page_size")
+        ));
     }
 }

@@ -163,7 +163,8 @@ fn a_bloom_filter_length_past_the_end_of_the_file_is_an_error() -> TestResult {
 }
 
 /// The checks of a file's structures refuse no file of parquet-testing that parquet-rs itself
-/// reads: its schema, its row groups, and with a predicate its column and offset indexes.
+/// reads: its schema, its row groups, the first page of every column chunk, and with a predicate
+/// its column and offset indexes.
 #[test]
 fn every_file_parquet_rs_reads_passes_the_checks() -> TestResult {
     let data = concat!(
@@ -190,13 +191,24 @@ fn every_file_parquet_rs_reads_passes_the_checks() -> TestResult {
         let name = path.display().to_string();
         let (target, row_groups) = file_schema_in(&name, FileBytes::Ranges(file.clone()))?;
         row_groups_matching_in(&name, FileBytes::Ranges(file.clone()), &[])?;
+        let groups: Vec<usize> = (0..row_groups).collect();
+        // Every column: the reader checks the first page header of each chunk.
+        RowGroupReader::open_in(
+            &name,
+            FileBytes::Ranges(file.clone()),
+            &groups,
+            target.clone(),
+            &[],
+            1024,
+            &[],
+            None,
+        )?;
         // A predicate has the reader check and load the column and offset indexes.
         let predicates = [ColumnPredicate {
             column: target.field(0).name().clone(),
             op: Op::IsNotNull,
             value: None,
         }];
-        let groups: Vec<usize> = (0..row_groups).collect();
         let opened = RowGroupReader::open_in(
             &name,
             FileBytes::Ranges(file),

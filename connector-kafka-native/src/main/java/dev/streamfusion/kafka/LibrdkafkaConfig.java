@@ -22,6 +22,12 @@ import java.util.regex.Pattern;
 @Internal
 public final class LibrdkafkaConfig {
 
+    /**
+     * librdkafka's bound on the records it fetches ahead of the reader, in kilobytes, set from the
+     * table's {@code streamfusion.prefetch.kbytes}.
+     */
+    static final String PREFETCH = "queued.max.messages.kbytes";
+
     /** Properties with the same name and meaning in librdkafka, for both clients. */
     private static final Set<String> SAME =
             Set.of(
@@ -49,7 +55,8 @@ public final class LibrdkafkaConfig {
                     "heartbeat.interval.ms",
                     "max.poll.interval.ms",
                     "check.crcs",
-                    "isolation.level");
+                    "isolation.level",
+                    LibrdkafkaConfig.PREFETCH);
 
     /** Producer properties with the same name and meaning in librdkafka. */
     private static final Set<String> SAME_PRODUCER =

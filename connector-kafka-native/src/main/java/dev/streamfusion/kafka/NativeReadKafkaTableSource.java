@@ -118,10 +118,14 @@ final class NativeReadKafkaTableSource extends StreamFusionKafkaTableSource impl
                                         stockDecoder(context, keyDecodingFormat, keyProjection, keyPrefix)),
                                 fromKey,
                                 column);
+        Properties consumer = consumerProperties(enumeration);
+        if (plan.nativeRung()) {
+            consumer.setProperty(LibrdkafkaConfig.PREFETCH, String.valueOf(plan.prefetchKbytes));
+        }
         StreamFusionKafkaSource source =
                 new StreamFusionKafkaSource(
                         enumeration,
-                        consumerProperties(enumeration),
+                        consumer,
                         decoding,
                         keys,
                         new KafkaMetadata(metadataKeys),

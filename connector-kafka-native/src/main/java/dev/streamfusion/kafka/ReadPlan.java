@@ -23,15 +23,23 @@ final class ReadPlan {
     /** Why the Java rung reads rather than the native one, or {@code null} for the native rung. */
     final String javaRungReason;
 
+    /** The native rung's read-ahead, in kilobytes ({@code streamfusion.prefetch.kbytes}). */
+    final int prefetchKbytes;
+
     /** The rung the table asks for. */
     private final StreamFusionKafkaOptions.Rung rung;
 
     private ReadPlan(
-            KafkaFormats formats, String stockReason, String javaRungReason, StreamFusionKafkaOptions.Rung rung) {
+            KafkaFormats formats,
+            String stockReason,
+            String javaRungReason,
+            StreamFusionKafkaOptions.Rung rung,
+            int prefetchKbytes) {
         this.formats = formats;
         this.stockReason = stockReason;
         this.javaRungReason = javaRungReason;
         this.rung = rung;
+        this.prefetchKbytes = prefetchKbytes;
     }
 
     /**
@@ -51,13 +59,19 @@ final class ReadPlan {
         if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
             throw new ValidationException("'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + rung + "', but " + reason);
         }
-        return new ReadPlan(formats, reason, null, rung);
+        return new ReadPlan(formats, reason, null, rung, prefetchKbytes);
     }
 
     static ReadPlan of(DynamicTableFactory.Context context) {
         Map<String, String> options = context.getCatalogTable().getOptions();
-        StreamFusionKafkaOptions.Rung rung =
-                Configuration.fromMap(options).get(StreamFusionKafkaOptions.RUNG);
+        Configuration configuration = Configuration.fromMap(options);
+        StreamFusionKafkaOptions.Rung rung = configuration.get(StreamFusionKafkaOptions.RUNG);
+        int prefetch = configuration.get(StreamFusionKafkaOptions.PREFETCH_KBYTES);
+        if (prefetch < 1 || prefetch > StreamFusionKafkaOptions.PREFETCH_KBYTES_MAX) {
+            throw new ValidationException(
+                    "'" + StreamFusionKafkaOptions.PREFETCH_KBYTES.key() + "' = '" + prefetch + "' is not between 1 and "
+                            + StreamFusionKafkaOptions.PREFETCH_KBYTES_MAX);
+        }
         String forced = "'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + rung + "'";
         KafkaFormats formats = KafkaFormats.of(options);
         String stockReason = formats.notNative("decoded");
@@ -65,7 +79,7 @@ final class ReadPlan {
             if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
                 throw new ValidationException(forced + ", but " + stockReason);
             }
-            return new ReadPlan(formats, stockReason, null, rung);
+            return new ReadPlan(formats, stockReason, null, rung, prefetch);
         }
         List<String> untranslatable = LibrdkafkaConfig.consumer(consumerProperties(options)).untranslatable();
         switch (rung) {
@@ -75,9 +89,9 @@ final class ReadPlan {
                             forced + ", but librdkafka cannot take these properties: "
                                     + String.join("; ", untranslatable));
                 }
-                return new ReadPlan(formats, null, null, rung);
+                return new ReadPlan(formats, null, null, rung, prefetch);
             case JAVA:
-                return new ReadPlan(formats, null, "chosen by " + forced, rung);
+                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch);
             default:
                 return new ReadPlan(
                         formats,
@@ -85,7 +99,8 @@ final class ReadPlan {
                         untranslatable.isEmpty()
                                 ? null
                                 : "librdkafka cannot take " + String.join("; ", untranslatable),
-                        rung);
+                        rung,
+                        prefetch);
         }
     }
 

@@ -26,5 +26,18 @@ public final class StreamFusionKafkaOptions {
                             "How record values are read: AUTO picks the fastest rung the table's options allow; "
                                     + "JAVA polls with kafka-clients and decodes natively; NATIVE polls with librdkafka.");
 
+    /** librdkafka's largest {@code queued.max.messages.kbytes}. */
+    public static final int PREFETCH_KBYTES_MAX = 2_097_151;
+
+    public static final ConfigOption<Integer> PREFETCH_KBYTES =
+            ConfigOptions.key("streamfusion.prefetch.kbytes")
+                    .intType()
+                    .defaultValue(65_536)
+                    .withDescription(
+                            "On the native rung, how many kilobytes of records librdkafka fetches ahead of the reader, "
+                                    + "across all of a reader's partitions (librdkafka's queued.max.messages.kbytes), "
+                                    + "from 1 to " + PREFETCH_KBYTES_MAX + ". The Java rung's read-ahead is "
+                                    + "kafka-clients' (fetch.max.bytes).");
+
     private StreamFusionKafkaOptions() {}
 }

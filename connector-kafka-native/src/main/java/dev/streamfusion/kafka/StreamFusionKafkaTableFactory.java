@@ -59,6 +59,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
     public Set<ConfigOption<?>> optionalOptions() {
         Set<ConfigOption<?>> options = new HashSet<>(super.optionalOptions());
         options.add(StreamFusionKafkaOptions.RUNG);
+        options.add(StreamFusionKafkaOptions.PREFETCH_KBYTES);
         return options;
     }
 

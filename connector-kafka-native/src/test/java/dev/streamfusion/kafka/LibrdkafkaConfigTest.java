@@ -60,6 +60,14 @@ class LibrdkafkaConfigTest {
         assertThat(translate(Map.of("check.crcs", "false")).consumerProperties()).containsEntry("check.crcs", "false");
     }
 
+    /** The table's {@code streamfusion.prefetch.kbytes}, set by the table source, reaches librdkafka. */
+    @Test
+    void thePrefetchBoundReachesLibrdkafka() {
+        LibrdkafkaConfig config = translate(Map.of("queued.max.messages.kbytes", "1024"));
+        assertThat(config.untranslatable()).isEmpty();
+        assertThat(config.consumerProperties()).containsEntry("queued.max.messages.kbytes", "1024");
+    }
+
     /** As Flink's reader names its consumer: the client id prefix and the subtask's index. */
     @Test
     void eachSubtasksConsumerHasFlinksClientId() {

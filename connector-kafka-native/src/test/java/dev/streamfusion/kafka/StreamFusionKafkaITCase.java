@@ -250,6 +250,24 @@ class StreamFusionKafkaITCase {
     }
 
     @Test
+    void theSmallestPrefetchBoundReadsWhatFlinkReadsAndAnOutOfRangeOneIsRefused() throws Exception {
+        Map<String, String> table = bidsTable("topic", BIDS, Map.of());
+        Map<String, String> bounded = new HashMap<>(table);
+        bounded.put("streamfusion.prefetch.kbytes", "1");
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("stock", "kafka", table));
+        tables.executeSql(ddl("fused", "streamfusion-kafka", bounded));
+        List<String> expected = collect(tables.executeSql("SELECT * FROM stock"));
+        assertThat(expected).isNotEmpty();
+        assertThat(collect(tables.executeSql("SELECT * FROM fused"))).containsExactlyInAnyOrderElementsOf(expected);
+
+        bounded.put("streamfusion.prefetch.kbytes", "0");
+        tables.executeSql(ddl("refused", "streamfusion-kafka", bounded));
+        assertThatThrownBy(() -> tables.explainSql("SELECT * FROM refused"))
+                .hasStackTraceContaining("'streamfusion.prefetch.kbytes' = '0' is not between 1 and 2097151");
+    }
+
+    @Test
     void topicPatternsAndTopicListsReadEveryMatchingTopic() throws Exception {
         assertSameRows("SELECT auction, price FROM %s", bidsTable("topic-pattern", "bids-.*", Map.of("json.ignore-parse-errors", "true")));
         assertSameRows("SELECT auction, price FROM %s", bidsTable("topic", BIDS + ";" + BAD, Map.of("json.ignore-parse-errors", "true")));

@@ -20,7 +20,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -62,22 +62,40 @@ public final class FileListing implements Serializable {
         this.partitions = partitions == null ? null : new HashSet<>(partitions);
     }
 
-    /** What one listing found: the files not known before, and their row groups. */
-    static final class Found {
-        final List<String> files = new ArrayList<>();
+    /** A file a listing found: where it is read from, its length and modification time. */
+    static final class ListedFile {
+        final String location;
+        final long length;
+        /** Milliseconds since the epoch. */
+        final long modificationTime;
+
+        ListedFile(String location, long length, long modificationTime) {
+            this.location = location;
+            this.length = length;
+            this.modificationTime = modificationTime;
+        }
+
+        @Override
+        public String toString() {
+            return location;
+        }
+    }
+
+    /** The row groups of one file: those to read as splits, and how many there are and were pruned. */
+    static final class Planned {
         final List<RowGroupSplit> splits = new ArrayList<>();
         long rowGroups;
         long prunedRowGroups;
     }
 
     /**
-     * Lists the files not in {@code known} (thread-safe to read; not changed here) and reads their
-     * footers.
+     * Lists the files to read (in path order) but those {@code known} (tested from this thread;
+     * not changed here). Reads no file.
      *
      * @throws UncheckedIOException naming the path when it cannot be listed
      */
-    Found list(Set<String> known) {
-        Found found = new Found();
+    List<ListedFile> files(Predicate<String> known) {
+        List<ListedFile> found = new ArrayList<>();
         Pattern pattern = pathRegex == null ? null : Pattern.compile(pathRegex);
         try {
             Path root = new Path(path);
@@ -88,26 +106,13 @@ public final class FileListing implements Serializable {
             for (FileStatus file : files) {
                 String location = location(file.getPath());
                 String local = file.getPath().toUri().getPath();
-                if (known.contains(location)
+                if (known.test(location)
                         || (pattern != null && !pattern.matcher(local).matches())
                         || !inPartitionDirectory(root, file.getPath())
                         || !inPartitions(file.getPath())) {
                     continue;
                 }
-                found.files.add(location);
-                long[] rows;
-                try (FileRanges ranges = ranges(location, file.getLen())) {
-                    rows = NativeParquetReader.rowGroups(location, ranges, predicates);
-                }
-                for (int group = 0; group < rows.length; group++) {
-                    found.rowGroups++;
-                    if (rows[group] < 0) {
-                        found.prunedRowGroups++;
-                    } else {
-                        found.splits.add(
-                                new RowGroupSplit(location, group, rows[group], file.getLen(), file.getModificationTime(), 0));
-                    }
-                }
+                found.add(new ListedFile(location, file.getLen(), file.getModificationTime()));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot list the Parquet files of " + path + ": " + e.getMessage(), e);
@@ -115,11 +120,42 @@ public final class FileListing implements Serializable {
         return found;
     }
 
+    /**
+     * Reads the footer of {@code file}: its row groups, less those the predicates prune.
+     *
+     * @throws IOException when the file cannot be opened through Flink's file system
+     * @throws RuntimeException naming the file when its footer cannot be read
+     */
+    Planned plan(ListedFile file) throws IOException {
+        Planned planned = new Planned();
+        long[] rows;
+        try (FileRanges ranges = ranges(file.location, file.length)) {
+            rows = NativeParquetReader.rowGroups(file.location, ranges, predicates);
+        }
+        for (int group = 0; group < rows.length; group++) {
+            planned.rowGroups++;
+            if (rows[group] < 0) {
+                planned.prunedRowGroups++;
+            } else {
+                planned.splits.add(
+                        new RowGroupSplit(file.location, group, rows[group], file.length, file.modificationTime, 0));
+            }
+        }
+        return planned;
+    }
+
     /** The rows the footers of the files to read count, in every row group. */
     public long rowCount() {
+        FileListing all = withPredicates(ColumnPredicates.NONE);
         long rows = 0;
-        for (RowGroupSplit split : withPredicates(ColumnPredicates.NONE).list(Set.of()).splits) {
-            rows += split.rows;
+        try {
+            for (ListedFile file : all.files(location -> false)) {
+                for (RowGroupSplit split : all.plan(file).splits) {
+                    rows += split.rows;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the Parquet files of " + path + ": " + e.getMessage(), e);
         }
         return rows;
     }

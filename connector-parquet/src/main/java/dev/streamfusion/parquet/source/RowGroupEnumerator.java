@@ -8,6 +8,8 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.util.FlinkRuntimeException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -25,25 +27,42 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Bounded, the files are listed once, when the job starts. Continuous ({@code
  * source.monitor-interval}), they are listed at every interval, and files not seen before are
- * split and added; a reader that asks when no split is left waits for the next files. Listing and
- * reading footers run off the coordinator thread; what they find is added on it, where checkpoints
- * are taken, so a checkpoint never holds a file as seen without its splits.
+ * added; a reader that asks when no split is left waits for the next files. Footers are read
+ * after listing, {@value #FILES_PER_PLAN} files at a time off the coordinator thread, and each
+ * file's row groups are handed out as soon as its footer is read: the first split does not wait
+ * for every footer. What listing and footers find is added on the coordinator thread, where
+ * checkpoints are taken, so a checkpoint never holds a file as seen without its splits.
  *
- * <p>The checkpoint holds the splits not handed out and, continuous, every file seen. Counts row
- * groups listed and pruned in the metric group {@code streamfusion} ({@code rowGroups}, {@code
- * prunedRowGroups}).
+ * <p>Continuous, a listing that fails and a file whose footer cannot be read are logged and
+ * tried again at the next listing, as Flink's file source does; bounded, both fail the job,
+ * naming the path or file.
+ *
+ * <p>The checkpoint holds the splits not handed out, the files whose footers are not read yet
+ * and, continuous, every file seen. Counts row groups listed and pruned in the metric group
+ * {@code streamfusion} ({@code rowGroups}, {@code prunedRowGroups}).
  */
 @Internal
 final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGroupEnumerator.Checkpoint> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RowGroupEnumerator.class);
+
+    /** Footers read per task of the coordinator's worker thread. */
+    static final int FILES_PER_PLAN = 16;
 
     private final SplitEnumeratorContext<RowGroupSplit> context;
     private final FileListing listing;
     /** The listing interval, or {@code null} when bounded. */
     private final Duration monitorInterval;
     private final ArrayDeque<RowGroupSplit> pending;
-    /** Files listed already; read by the listing thread, changed on the coordinator thread only. */
+    /** Files listed whose footers are not read yet, in listing order. */
+    private final ArrayDeque<FileListing.ListedFile> unplanned;
+    /** The files whose footers are being read, or empty. */
+    private List<FileListing.ListedFile> planning = List.of();
+    /** Files with splits; read by the listing thread, changed on the coordinator thread only. */
     private final Set<String> seen = ConcurrentHashMap.newKeySet();
-    /** Readers that asked when no split was left (continuous only). */
+    /** Files listed but not yet with splits (unplanned or planning); as {@link #seen}. */
+    private final Set<String> queued = ConcurrentHashMap.newKeySet();
+    /** Readers that asked when no split was left. */
     private final LinkedHashSet<Integer> waiting = new LinkedHashSet<>();
     private volatile long rowGroups;
     private volatile long prunedRowGroups;
@@ -57,58 +76,123 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
         this.listing = listing;
         this.monitorInterval = monitorInterval;
         this.pending = new ArrayDeque<>(restored.pending);
+        this.unplanned = new ArrayDeque<>(restored.unplanned);
         this.seen.addAll(restored.seen);
+        restored.unplanned.forEach(file -> queued.add(file.location));
         MetricGroup metrics = context.metricGroup().addGroup("streamfusion");
         metrics.gauge("rowGroups", () -> rowGroups);
         metrics.gauge("prunedRowGroups", () -> prunedRowGroups);
     }
 
-    /** A bounded enumerator over the files listed now. */
+    /**
+     * A bounded enumerator over the files listed now (their footers are read once it starts).
+     *
+     * @throws java.io.UncheckedIOException naming the path when it cannot be listed
+     */
     static RowGroupEnumerator listed(SplitEnumeratorContext<RowGroupSplit> context, FileListing listing) {
-        RowGroupEnumerator enumerator = new RowGroupEnumerator(context, listing, null, Checkpoint.EMPTY);
-        enumerator.add(listing.list(Set.of()));
-        return enumerator;
+        List<FileListing.ListedFile> files = listing.files(location -> false);
+        return new RowGroupEnumerator(context, listing, null, new Checkpoint(List.of(), List.of(), files));
     }
 
     @Override
     public void start() {
         if (monitorInterval != null) {
-            context.callAsync(() -> listing.list(seen), this::listed, 0, monitorInterval.toMillis());
+            context.callAsync(
+                    () -> listing.files(location -> seen.contains(location) || queued.contains(location)),
+                    this::listed,
+                    0,
+                    monitorInterval.toMillis());
         }
+        planNext();
     }
 
-    private void listed(FileListing.Found found, Throwable error) {
+    private void listed(List<FileListing.ListedFile> files, Throwable error) {
         if (error != null) {
-            throw new FlinkRuntimeException("Cannot list the table's Parquet files: " + error.getMessage(), error);
+            LOG.warn("Cannot list the table's Parquet files; listing again in {}", monitorInterval, error);
+            return;
         }
-        add(found);
+        for (FileListing.ListedFile file : files) {
+            // Two listings may overlap: a file is queued once.
+            if (!seen.contains(file.location) && queued.add(file.location)) {
+                unplanned.add(file);
+            }
+        }
+        planNext();
+    }
+
+    /** Reads the footers of the next files off the coordinator thread, unless some are being read. */
+    private void planNext() {
+        if (!planning.isEmpty() || unplanned.isEmpty()) {
+            return;
+        }
+        List<FileListing.ListedFile> next = new ArrayList<>();
+        while (next.size() < FILES_PER_PLAN && !unplanned.isEmpty()) {
+            next.add(unplanned.poll());
+        }
+        planning = next;
+        context.callAsync(() -> plan(next), this::planned);
+    }
+
+    /** Each file's row groups, or why its footer could not be read. */
+    private List<Object> plan(List<FileListing.ListedFile> files) {
+        List<Object> outcomes = new ArrayList<>(files.size());
+        for (FileListing.ListedFile file : files) {
+            try {
+                outcomes.add(listing.plan(file));
+            } catch (IOException | RuntimeException e) {
+                outcomes.add(e);
+            }
+        }
+        return outcomes;
+    }
+
+    private void planned(List<Object> outcomes, Throwable error) {
+        List<FileListing.ListedFile> files = planning;
+        planning = List.of();
+        if (error != null) {
+            throw new FlinkRuntimeException("Cannot read the footers of " + files + ": " + error.getMessage(), error);
+        }
+        for (int i = 0; i < files.size(); i++) {
+            FileListing.ListedFile file = files.get(i);
+            Object outcome = outcomes.get(i);
+            if (outcome instanceof Exception) {
+                Exception failure = (Exception) outcome;
+                if (monitorInterval == null) {
+                    throw new FlinkRuntimeException(
+                            "Cannot read the footer of " + file + ": " + failure.getMessage(), failure);
+                }
+                // Not seen: the next listing finds it again.
+                queued.remove(file.location);
+                LOG.warn("Cannot read the footer of {}; reading it again after the next listing", file, failure);
+                continue;
+            }
+            FileListing.Planned plan = (FileListing.Planned) outcome;
+            pending.addAll(plan.splits);
+            rowGroups += plan.rowGroups;
+            prunedRowGroups += plan.prunedRowGroups;
+            seen.add(file.location);
+            queued.remove(file.location);
+        }
+        planNext();
         assignWaiting();
     }
 
-    /** Adds what a listing found, but files seen meanwhile (two listings may overlap). */
-    private void add(FileListing.Found found) {
-        Set<String> fresh = new LinkedHashSet<>();
-        for (String file : found.files) {
-            if (seen.add(file)) {
-                fresh.add(file);
-            }
-        }
-        for (RowGroupSplit split : found.splits) {
-            if (fresh.contains(split.path)) {
-                pending.add(split);
-            }
-        }
-        rowGroups += found.rowGroups;
-        prunedRowGroups += found.prunedRowGroups;
+    /** Whether every split there will be is known (bounded, every footer read). */
+    private boolean allPlanned() {
+        return monitorInterval == null && unplanned.isEmpty() && planning.isEmpty();
     }
 
     private void assignWaiting() {
         Iterator<Integer> readers = waiting.iterator();
-        while (readers.hasNext() && !pending.isEmpty()) {
+        while (readers.hasNext() && (!pending.isEmpty() || allPlanned())) {
             int subtask = readers.next();
             readers.remove();
             if (context.registeredReaders().containsKey(subtask)) {
-                context.assignSplit(pending.poll(), subtask);
+                if (pending.isEmpty()) {
+                    context.signalNoMoreSplits(subtask);
+                } else {
+                    context.assignSplit(pending.poll(), subtask);
+                }
             }
         }
     }
@@ -118,10 +202,10 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
         RowGroupSplit next = pending.poll();
         if (next != null) {
             context.assignSplit(next, subtask);
-        } else if (monitorInterval != null) {
-            waiting.add(subtask);
-        } else {
+        } else if (allPlanned()) {
             context.signalNoMoreSplits(subtask);
+        } else {
+            waiting.add(subtask);
         }
     }
 
@@ -136,31 +220,39 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
 
     @Override
     public Checkpoint snapshotState(long checkpointId) {
-        return new Checkpoint(new ArrayList<>(pending), monitorInterval == null ? List.of() : new ArrayList<>(seen));
+        List<FileListing.ListedFile> toPlan = new ArrayList<>(planning);
+        toPlan.addAll(unplanned);
+        return new Checkpoint(
+                new ArrayList<>(pending), monitorInterval == null ? List.of() : new ArrayList<>(seen), toPlan);
     }
 
     @Override
     public void close() {}
 
-    /** The splits not handed out, and the files seen (continuous mode). */
+    /** The splits not handed out, the files seen (continuous mode), and those to read footers of. */
     static final class Checkpoint {
-        static final Checkpoint EMPTY = new Checkpoint(List.of(), List.of());
+        static final Checkpoint EMPTY = new Checkpoint(List.of(), List.of(), List.of());
 
         final Collection<RowGroupSplit> pending;
         final Collection<String> seen;
+        final Collection<FileListing.ListedFile> unplanned;
 
-        Checkpoint(Collection<RowGroupSplit> pending, Collection<String> seen) {
+        Checkpoint(
+                Collection<RowGroupSplit> pending,
+                Collection<String> seen,
+                Collection<FileListing.ListedFile> unplanned) {
             this.pending = pending;
             this.seen = seen;
+            this.unplanned = unplanned;
         }
     }
 
-    /** Writes a checkpoint as its splits, then its files seen. */
+    /** Writes a checkpoint as its splits, its files seen, then its files to read footers of. */
     static final class StateSerializer implements SimpleVersionedSerializer<Checkpoint> {
 
         @Override
         public int getVersion() {
-            return 2;
+            return 3;
         }
 
         @Override
@@ -174,12 +266,21 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
             for (String file : checkpoint.seen) {
                 out.writeUTF(file);
             }
+            out.writeInt(checkpoint.unplanned.size());
+            for (FileListing.ListedFile file : checkpoint.unplanned) {
+                out.writeUTF(file.location);
+                out.writeLong(file.length);
+                out.writeLong(file.modificationTime);
+            }
             return out.getCopyOfBuffer();
         }
 
+        /** Reads versions 3 and 2 (which had no files to read footers of). */
         @Override
         public Checkpoint deserialize(int version, byte[] serialized) throws IOException {
-            RowGroupSplit.Serializer.checkVersion(version);
+            if (version != 3 && version != 2) {
+                throw new IOException("Unknown version " + version + " of a Parquet source checkpoint");
+            }
             DataInputDeserializer in = new DataInputDeserializer(serialized);
             int count = in.readInt();
             List<RowGroupSplit> splits = new ArrayList<>(count);
@@ -191,7 +292,14 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
             for (int i = 0; i < files; i++) {
                 seen.add(in.readUTF());
             }
-            return new Checkpoint(splits, seen);
+            List<FileListing.ListedFile> unplanned = new ArrayList<>();
+            if (version == 3) {
+                int left = in.readInt();
+                for (int i = 0; i < left; i++) {
+                    unplanned.add(new FileListing.ListedFile(in.readUTF(), in.readLong(), in.readLong()));
+                }
+            }
+            return new Checkpoint(splits, seen, unplanned);
         }
     }
 }
