@@ -9,6 +9,7 @@
 //! [`ParquetFileWriter`] encodes Arrow batches into a Parquet file whose bytes the caller drains
 //! into its own output stream, with writer settings under the names Flink's `parquet` format uses.
 
+mod chunks;
 mod prune;
 mod reader;
 mod thrift;

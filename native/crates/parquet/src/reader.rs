@@ -21,9 +21,10 @@ use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReaderBuilder,
 };
 use parquet::basic::{Compression, Type as PhysicalType};
-use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
+use parquet::file::metadata::{ColumnChunkMetaData, PageIndexPolicy, ParquetMetaData};
 use parquet::file::reader::{ChunkReader, Length};
 
+use crate::chunks::ChunkCache;
 use crate::prune::{ColumnPredicate, bloom_may_match, may_match, page_selection};
 
 /// A file that cannot be read as asked, naming the file (and the column, where one is at fault).
@@ -70,6 +71,17 @@ impl<R: Clone> FileBytes<R> {
             FileBytes::Local(file) => FileBytes::Local(file.try_clone()?),
             FileBytes::Ranges(ranges) => FileBytes::Ranges(ranges.clone()),
         })
+    }
+}
+
+impl<R: ChunkReader> FileBytes<R> {
+    /// These bytes, read through a [`ChunkCache`] when they are read through a caller's reader;
+    /// a local file is read as it is.
+    fn caching(self) -> FileBytes<ChunkCache<R>> {
+        match self {
+            FileBytes::Local(file) => FileBytes::Local(file),
+            FileBytes::Ranges(ranges) => FileBytes::Ranges(ChunkCache::new(ranges)),
+        }
     }
 }
 
@@ -223,93 +235,102 @@ where
     Ok(())
 }
 
-/// Checks the dictionary page, if any, that each column chunk of `leaves` in `row_groups` begins
-/// with: parquet-rs reserves room for as many values as its header claims, and each value takes
-/// at least a few bits of the page (of its compressed bytes when the chunk is not compressed),
-/// so a claim the page cannot hold fails here.
-fn check_dictionary_pages<R: ChunkReader>(
+/// Checks the dictionary page, if any, that each column chunk of `leaves` in `row_groups` of a
+/// local file begins with (see [`check_first_page`]), reading the first page header alone.
+fn check_dictionary_pages(
     path: &str,
-    bytes: &FileBytes<R>,
+    file: &File,
     metadata: &ParquetMetaData,
     row_groups: &[usize],
     leaves: &[usize],
-) -> Result<(), ParquetFileError>
-where
-    R::T: 'static,
-{
+) -> Result<(), ParquetFileError> {
     for &group in row_groups {
         for &leaf in leaves {
             let column = metadata.row_group(group).column(leaf);
-            let corrupt = |reason: String| {
-                file_error(
-                    path,
-                    format!(
-                        "not a readable Parquet file: column '{}' of row group {group}: {reason}",
-                        column.column_path()
-                    ),
-                )
-            };
             let (start, length) = column.byte_range();
             // A page header with its statistics fits in 1 KiB but for long strings; try more then.
             let mut window = length.min(1024);
-            let page = loop {
-                let head = bytes
+            loop {
+                let head = file
                     .get_bytes(start, window as usize)
                     .map_err(|e| file_error(path, e))?;
-                match crate::thrift::dictionary_page(&head) {
-                    Ok(page) => break page,
-                    Err(Some(reason)) => {
-                        return Err(corrupt(format!(
-                            "its first page header is corrupt: {reason}"
-                        )));
-                    }
-                    Err(None) if window < length => window = length.min(window * 64),
-                    Err(None) => {
-                        return Err(corrupt("its first page header runs past the chunk".into()));
-                    }
+                match check_first_page(&head, column, group, window == length) {
+                    Ok(()) => break,
+                    Err(Some(reason)) => return Err(file_error(path, reason)),
+                    Err(None) => window = length.min(window * 64),
                 }
-            };
-            let Some(page) = page else {
-                continue;
-            };
-            let descriptor = column.column_descr();
-            // The fewest bits a value takes in the page, and the bytes parquet-rs keeps per value.
-            let (value_bits, kept): (i64, i64) = match descriptor.physical_type() {
-                PhysicalType::BOOLEAN => (1, 1),
-                PhysicalType::INT32 | PhysicalType::FLOAT => (32, 4),
-                PhysicalType::INT64 | PhysicalType::DOUBLE => (64, 8),
-                PhysicalType::INT96 => (96, 12),
-                PhysicalType::BYTE_ARRAY => (32, 32),
-                PhysicalType::FIXED_LEN_BYTE_ARRAY => {
-                    (8 * i64::from(descriptor.type_length().max(1)), 32)
-                }
-            };
-            let room = if column.compression() == Compression::UNCOMPRESSED {
-                page.uncompressed_size.min(page.compressed_size)
-            } else {
-                page.uncompressed_size
-            };
-            let fits = page.values >= 0
-                && room >= 0
-                && page
-                    .values
-                    .checked_mul(value_bits)
-                    .is_some_and(|bits| bits <= room.saturating_mul(8));
-            if !fits {
-                return Err(corrupt(format!(
-                    "a dictionary page claims {} values, more than its {room} bytes hold",
-                    page.values
-                )));
-            }
-            // A compressed page may hold many more values than bytes: no dictionary is allowed
-            // more than 2 GiB of values in memory, the bound of a page.
-            if page.values.saturating_mul(kept) > i64::from(i32::MAX) {
-                return Err(corrupt(format!(
-                    "a dictionary page of {} values, more than 2 GiB in memory",
-                    page.values
-                )));
             }
         }
+    }
+    Ok(())
+}
+
+/// Checks the dictionary page, if any, a column chunk begins with (`head`, the chunk's first
+/// bytes, `whole` when they are all of it): parquet-rs reserves room for as many values as its
+/// header claims, and each value takes at least a few bits of the page (of its compressed bytes
+/// when the chunk is not compressed), so a claim the page cannot hold fails here. `Err(None)`
+/// asks for more of the chunk.
+pub(crate) fn check_first_page(
+    head: &[u8],
+    column: &ColumnChunkMetaData,
+    row_group: usize,
+    whole: bool,
+) -> Result<(), Option<String>> {
+    let corrupt = |reason: String| {
+        Some(format!(
+            "not a readable Parquet file: column '{}' of row group {row_group}: {reason}",
+            column.column_path()
+        ))
+    };
+    let page = match crate::thrift::dictionary_page(head) {
+        Ok(page) => page,
+        Err(Some(reason)) => {
+            return Err(corrupt(format!(
+                "its first page header is corrupt: {reason}"
+            )));
+        }
+        Err(None) if whole => {
+            return Err(corrupt("its first page header runs past the chunk".into()));
+        }
+        Err(None) => return Err(None),
+    };
+    let Some(page) = page else {
+        return Ok(());
+    };
+    let descriptor = column.column_descr();
+    // The fewest bits a value takes in the page, and the bytes parquet-rs keeps per value.
+    let (value_bits, kept): (i64, i64) = match descriptor.physical_type() {
+        PhysicalType::BOOLEAN => (1, 1),
+        PhysicalType::INT32 | PhysicalType::FLOAT => (32, 4),
+        PhysicalType::INT64 | PhysicalType::DOUBLE => (64, 8),
+        PhysicalType::INT96 => (96, 12),
+        PhysicalType::BYTE_ARRAY => (32, 32),
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => (8 * i64::from(descriptor.type_length().max(1)), 32),
+    };
+    let room = if column.compression() == Compression::UNCOMPRESSED {
+        page.uncompressed_size.min(page.compressed_size)
+    } else {
+        page.uncompressed_size
+    };
+    let fits = page.values >= 0
+        && room >= 0
+        && page
+            .values
+            .checked_mul(value_bits)
+            .is_some_and(|bits| bits <= room.saturating_mul(8));
+    if !fits {
+        return Err(corrupt(format!(
+            "a dictionary page claims {} values, more than its {room} bytes hold",
+            page.values
+        )));
+    }
+    // A compressed page may hold many more values than bytes: no dictionary is allowed more
+    // than 2 GiB of values in memory, the bound of a page.
+    if page.values.saturating_mul(kept) > i64::from(i32::MAX) {
+        return Err(corrupt(format!(
+            "a dictionary page of {} values, more than 2 GiB in memory",
+            page.values
+        )));
     }
     Ok(())
 }
@@ -545,6 +566,10 @@ impl RowGroupReader {
         } else {
             PageIndexPolicy::Optional
         });
+        let bytes = bytes.caching();
+        if let FileBytes::Ranges(cache) = &bytes {
+            cache.hold_footer().map_err(|e| file_error(path, e))?;
+        }
         check_thrift(path, &bytes, !predicates.is_empty())?;
         let mut loaded = ArrowReaderMetadata::load(&bytes, options.clone())
             .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
@@ -586,7 +611,15 @@ impl RowGroupReader {
             .filter(|(_, leaf)| columns.iter().any(|c| leaf.path().parts().starts_with(c)))
             .map(|(i, _)| i)
             .collect();
-        check_dictionary_pages(path, &bytes, loaded.metadata(), row_groups, &selected)?;
+        match &bytes {
+            FileBytes::Local(file) => {
+                check_dictionary_pages(path, file, loaded.metadata(), row_groups, &selected)?;
+            }
+            // Checked as each chunk is fetched, whole.
+            FileBytes::Ranges(cache) => cache
+                .hold_chunks(loaded.metadata(), row_groups, &selected)
+                .map_err(|e| file_error(path, e))?,
+        }
         let int96: Vec<bool> = selected
             .iter()
             .map(|leaf| leaves[*leaf].physical_type() == PhysicalType::INT96)
