@@ -201,6 +201,9 @@ fn column_path(column: &str) -> ColumnPath {
     ColumnPath::new(column.split('.').map(str::to_string).collect())
 }
 
+/// The most spool memory kept allocated once everything is drained.
+const SPOOL_KEPT: usize = 1 << 20;
+
 /// Bytes written and not yet drained: `bytes[drained..]`.
 #[derive(Debug, Default)]
 struct Spool {
@@ -216,7 +219,13 @@ impl Spool {
     fn consume(&mut self, n: usize) {
         self.drained += n;
         if self.drained >= self.bytes.len() {
-            self.bytes.clear();
+            // A row group flushed at once (up to `parquet.block.size`) is not kept allocated
+            // until the next one: a writer holds at most one row group besides the one it encodes.
+            if self.bytes.capacity() > SPOOL_KEPT {
+                self.bytes = Vec::new();
+            } else {
+                self.bytes.clear();
+            }
             self.drained = 0;
         }
     }
@@ -383,6 +392,11 @@ impl ParquetFileWriter {
     /// Encoded bytes waiting to be drained.
     pub fn spooled_bytes(&mut self) -> usize {
         self.writer.inner_mut().pending().len()
+    }
+
+    /// Bytes this writer holds: the row group it encodes and the spool's allocation.
+    pub fn memory_bytes(&mut self) -> usize {
+        self.writer.memory_size() + self.writer.inner_mut().bytes.capacity()
     }
 
     /// The schema of the batches this writer takes.
@@ -563,6 +577,44 @@ mod tests {
             .map(|b| b.map(|b| b.num_rows()))
             .sum::<Result<usize, _>>()?;
         assert_eq!(rows, 20_000);
+        Ok(())
+    }
+
+    /// A writer holds the row group it encodes, up to `parquet.block.size`, and once a flushed
+    /// row group is drained, not its bytes.
+    #[test]
+    fn a_writer_holds_about_one_row_group() -> Result<(), Box<dyn std::error::Error>> {
+        let block = 2 << 20;
+        let settings = WriterSettings::from_options(&options(&[
+            ("parquet.block.size", &block.to_string()),
+            ("parquet.enable.dictionary", "false"),
+            ("parquet.compression", "UNCOMPRESSED"),
+        ]))?;
+        let first = batch(
+            vec![Some(1); 1000],
+            vec![Some("some text"); 1000],
+            vec![Some(1); 1000],
+        );
+        let mut writer = ParquetFileWriter::new("t.parquet", first.schema(), settings)?;
+        let mut most = 0;
+        let mut drained = 0;
+        for b in 0..200 {
+            let ids: Vec<Option<i32>> = (0..1000).map(|i| Some(b * 1000 + i)).collect();
+            let names: Vec<String> = (0..1000).map(|i| format!("text {b} {i}")).collect();
+            let names = names.iter().map(|n| Some(n.as_str())).collect();
+            writer.write(&batch(ids, names, vec![Some(1); 1000]))?;
+            most = most.max(writer.memory_bytes());
+            while let n @ 1.. = writer.drain(1 << 16, |_| Ok::<_, WriteError>(()))? {
+                drained += n;
+            }
+            assert!(
+                writer.memory_bytes() <= block + block / 2,
+                "{} bytes held after batch {b}",
+                writer.memory_bytes()
+            );
+        }
+        assert!(drained > block, "only {drained} bytes flushed");
+        assert!(most > block / 2, "at most {most} bytes held");
         Ok(())
     }
 

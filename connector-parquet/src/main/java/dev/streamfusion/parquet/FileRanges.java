@@ -27,6 +27,8 @@ public final class FileRanges implements Closeable {
     private final long length;
     private FSDataInputStream in;
     private byte[] copy;
+    /** Bytes read so far. */
+    private long bytesRead;
 
     private FileRanges(Path path, FileSystem fs, long length) {
         this.path = path;
@@ -80,7 +82,13 @@ public final class FileRanges implements Closeable {
             }
             target.put(copy, 0, n);
             at += n;
+            bytesRead += n;
         }
+    }
+
+    /** The bytes read so far, by every range asked for. */
+    public long bytesRead() {
+        return bytesRead;
     }
 
     @Override

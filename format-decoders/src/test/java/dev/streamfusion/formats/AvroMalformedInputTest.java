@@ -66,10 +66,7 @@ class AvroMalformedInputTest {
 
     @Test
     void everyDatumMeansWhatItMeansToFlink() throws Exception {
-        int[][] all = new int[TYPE.getFieldCount()][];
-        for (int f = 0; f < all.length; f++) {
-            all[f] = new int[] {f};
-        }
+        int[][] all = MalformedInputParity.everyColumn(TYPE);
         Set<String> deferred = parity(all).assertSameOutcomes(corpus());
         for (MalformedMessage message : valid()) {
             assertThat(deferred).as("read natively").doesNotContain(message.name);

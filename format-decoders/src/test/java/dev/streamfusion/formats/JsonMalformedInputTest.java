@@ -30,10 +30,7 @@ class JsonMalformedInputTest {
 
     @Test
     void everyMessageMeansWhatItMeansToFlinkReadingEveryColumn() throws Exception {
-        int[][] all = new int[PHYSICAL.getFieldCount()][];
-        for (int f = 0; f < all.length; f++) {
-            all[f] = new int[] {f};
-        }
+        int[][] all = MalformedInputParity.everyColumn(PHYSICAL);
         Set<String> deferred = parity(all).assertSameOutcomes(JsonCorpus.corpus());
         // The valid messages are read natively; the others were handed to Flink's format.
         for (MalformedMessage message : JsonCorpus.corpus()) {

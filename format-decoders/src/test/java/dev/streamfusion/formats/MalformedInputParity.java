@@ -109,6 +109,15 @@ final class MalformedInputParity {
 
     private static final int BATCH = 500;
 
+    /** A projection of every top-level column of {@code type}. */
+    static int[][] everyColumn(RowType type) {
+        int[][] all = new int[type.getFieldCount()][];
+        for (int f = 0; f < all.length; f++) {
+            all[f] = new int[] {f};
+        }
+        return all;
+    }
+
     /** Messages made from {@code seeds} by random byte edits and cuts. */
     static List<MalformedMessage> mutations(List<MalformedMessage> seeds, int count, long seed) {
         Random random = new Random(seed);

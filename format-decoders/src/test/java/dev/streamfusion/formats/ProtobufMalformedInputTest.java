@@ -81,10 +81,7 @@ class ProtobufMalformedInputTest {
     @CsvSource({"false, false", "false, true", "true, false", "true, true"})
     void everyMessageMeansWhatItMeansToFlink(boolean proto2, boolean readDefaults) throws Exception {
         RowType type = type(proto2);
-        int[][] all = new int[type.getFieldCount()][];
-        for (int f = 0; f < all.length; f++) {
-            all[f] = new int[] {f};
-        }
+        int[][] all = MalformedInputParity.everyColumn(type);
         Set<String> deferred = parity(proto2, readDefaults, all).assertSameOutcomes(corpus(proto2));
         for (MalformedMessage message : valid(proto2)) {
             assertThat(deferred).as("read natively").doesNotContain(message.name);

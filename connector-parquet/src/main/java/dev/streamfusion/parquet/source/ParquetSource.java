@@ -13,7 +13,6 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -70,7 +69,7 @@ public final class ParquetSource
         BufferAllocator allocator = new RootAllocator();
         LiveBatches live = new LiveBatches();
         String int96Zone = NativeParquetReader.int96Zone(utcTimestamps);
-        Counter pageSkippedRows = context.metricGroup().addGroup("streamfusion").counter("pageSkippedRows");
+        ReadMetrics metrics = new ReadMetrics(context.metricGroup());
         return new ParquetSourceReader(
                 () -> new RowGroupSplitReader(
                         columns.readType(),
@@ -79,7 +78,7 @@ public final class ParquetSource
                         limit,
                         listing,
                         int96Zone,
-                        pageSkippedRows,
+                        metrics,
                         allocator,
                         live),
                 new Configuration(),

@@ -11,7 +11,6 @@ import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -36,8 +35,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     /** The zone INT96 timestamps read as wall-clock time of, or {@code null} for UTC. */
     private final String int96Zone;
     private final FileListing listing;
-    /** Rows the page index ruled out, in the reader's {@code streamfusion} metric group. */
-    private final Counter pageSkippedRows;
+    private final ReadMetrics metrics;
     /** Rows left to read under a pushed-down LIMIT, or -1 without one. */
     private long remaining;
     private final BufferAllocator allocator;
@@ -57,13 +55,13 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             long limit,
             FileListing listing,
             String int96Zone,
-            Counter pageSkippedRows,
+            ReadMetrics metrics,
             BufferAllocator allocator,
             LiveBatches live) {
         this.rowType = rowType;
         this.columnsRead = columnsRead;
         this.listing = listing;
-        this.pageSkippedRows = pageSkippedRows;
+        this.metrics = metrics;
         this.int96Zone = int96Zone;
         this.batchSize = batchSize;
         this.remaining = limit;
@@ -92,7 +90,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                             batchSize,
                             listing.predicates(),
                             int96Zone);
-                    pageSkippedRows.inc(reader.skippedRows());
+                    metrics.pageSkippedRows.inc(reader.skippedRows());
                 } catch (NativeException e) {
                     throw new IOException("Cannot read " + current + ": " + e.getMessage(), e);
                 }
@@ -160,6 +158,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             reader = null;
         }
         if (ranges != null) {
+            metrics.bytesRequested.inc(ranges.bytesRead());
             ranges.close();
             ranges = null;
         }
