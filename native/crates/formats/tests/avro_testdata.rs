@@ -9,8 +9,11 @@ use arrow::array::{AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Int32Type, Int64Type, Schema};
 use streamfusion_formats::avro_file::{read_container, read_single_object};
 
+/// Under the crate's directory as cargo runs the test, not as it was built: a target directory
+/// shared by several checkouts may run a binary another one built.
 fn testdata(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
         .join("../../../../shared/testdata/avro/share/test")
         .join(path)
 }

@@ -1330,11 +1330,12 @@ mod tests {
     use arrow::array::{Array, Int32Array, StringArray};
     use arrow::datatypes::{Field, Schema};
 
+    /// Under the crate's directory as cargo runs the test, not as it was built: a target
+    /// directory shared by several checkouts may run a binary another one built.
     fn testdata(name: &str) -> String {
-        format!(
-            "{}/../../../../shared/testdata/parquet-testing/data/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        )
+        let dir = std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+        format!("{dir}/../../../../shared/testdata/parquet-testing/data/{name}")
     }
 
     #[test]

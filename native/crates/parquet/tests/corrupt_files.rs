@@ -56,6 +56,15 @@ static ALLOCATOR: Limited = Limited;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
+/// The crate's directory as cargo runs the test, not as it was built: a target directory shared
+/// by several checkouts may run a binary another one built.
+fn crate_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(
+        || std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        std::path::PathBuf::from,
+    )
+}
+
 /// A small file of even ids with a bloom filter on each column.
 fn file_with_bloom_filters() -> Result<Bytes, Box<dyn std::error::Error>> {
     let schema = Arc::new(Schema::new(vec![
@@ -167,10 +176,7 @@ fn a_bloom_filter_length_past_the_end_of_the_file_is_an_error() -> TestResult {
 /// its column and offset indexes.
 #[test]
 fn every_file_parquet_rs_reads_passes_the_checks() -> TestResult {
-    let data = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../../shared/testdata/parquet-testing/data"
-    );
+    let data = crate_dir().join("../../../../shared/testdata/parquet-testing/data");
     let mut read = 0;
     for entry in std::fs::read_dir(data)? {
         let path = entry?.path();
@@ -233,10 +239,7 @@ fn every_file_parquet_rs_reads_passes_the_checks() -> TestResult {
 /// The cargo-fuzz target `parquet_footer` searches further.
 #[test]
 fn mutated_footers_end_in_rows_or_errors() -> TestResult {
-    let data = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../../shared/testdata/parquet-testing/data"
-    );
+    let data = crate_dir().join("../../../../shared/testdata/parquet-testing/data");
     let mut files: Vec<_> = std::fs::read_dir(data)?
         .filter_map(Result::ok)
         .map(|entry| entry.path())
@@ -343,7 +346,7 @@ fn read_all(
 /// rows or an error, without a panic.
 #[test]
 fn inputs_the_fuzzer_found_end_in_rows_or_errors() -> TestResult {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corrupt");
+    let dir = crate_dir().join("tests/corrupt");
     let mut found = 0;
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
