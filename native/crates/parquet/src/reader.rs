@@ -129,7 +129,9 @@ where
 }
 
 #[cfg(test)]
-fn open(path: &str) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<Bytes>>, ParquetFileError> {
+fn open(
+    path: &str,
+) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<ChunkCache<Bytes>>>, ParquetFileError> {
     open_with(path, FileBytes::<Bytes>::local(path)?, reader_options())
 }
 
@@ -141,15 +143,21 @@ fn reader_options() -> ArrowReaderOptions {
     ArrowReaderOptions::new().with_skip_arrow_metadata(true)
 }
 
+/// A builder over the file's bytes, its footer checked; read through a caller's reader, the
+/// footer is fetched once.
 fn open_with<R: ChunkReader + 'static>(
     path: &str,
     bytes: FileBytes<R>,
     options: ArrowReaderOptions,
-) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<R>>, ParquetFileError>
+) -> Result<ParquetRecordBatchReaderBuilder<FileBytes<ChunkCache<R>>>, ParquetFileError>
 where
     R::T: 'static,
 {
     let length = bytes.len();
+    let bytes = bytes.caching();
+    if let FileBytes::Ranges(cache) = &bytes {
+        cache.hold_footer().map_err(|e| file_error(path, e))?;
+    }
     check_thrift(path, &bytes, false)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(bytes, options)
         .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{ChunkReader, Length};
-use streamfusion_parquet::{FileBytes, RowGroupReader, file_schema_in};
+use streamfusion_parquet::{FileBytes, RowGroupReader, file_schema_in, row_groups_matching_in};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -192,5 +192,22 @@ fn a_projection_asks_for_little_more_than_its_columns() -> TestResult {
         requested as f64 <= 1.1 * needed as f64,
         "asked for {requested} bytes to read {needed}"
     );
+    Ok(())
+}
+
+#[test]
+fn planning_asks_for_the_footer_once() -> TestResult {
+    let file = file(60_000)?;
+    let remote = Remote {
+        file: file.clone(),
+        requested: Arc::new(AtomicU64::new(0)),
+    };
+    let rows = row_groups_matching_in("remote", FileBytes::Ranges(remote.clone()), &[])?;
+    assert_eq!(rows, vec![20_000; 3]);
+    // The length and magic, then the footer with them.
+    let footer = u64::from(u32::from_le_bytes(
+        file[file.len() - 8..file.len() - 4].try_into()?,
+    )) + 8;
+    assert_eq!(remote.requested.load(Ordering::Relaxed), 8 + footer);
     Ok(())
 }
