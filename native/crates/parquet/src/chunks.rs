@@ -67,11 +67,10 @@ impl<R: ChunkReader> ChunkCache<R> {
             return Ok(());
         }
         let tail = self.inner.get_bytes(length - 8, 8)?;
-        let footer = tail
-            .get(..4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map_or(0, |b| u64::from(u32::from_le_bytes(b)));
-        // A footer length past the file is left to the checks after, which name it.
+        // No magic, or a footer length past the file, is left to the checks after, which name it.
+        let Some(footer) = crate::reader::footer_length(&tail) else {
+            return Ok(());
+        };
         let Some(start) = length.checked_sub(footer + 8) else {
             return Ok(());
         };

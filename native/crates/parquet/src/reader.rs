@@ -154,15 +154,40 @@ where
     R::T: 'static,
 {
     let length = bytes.len();
-    let bytes = bytes.caching();
-    if let FileBytes::Ranges(cache) = &bytes {
-        cache.hold_footer().map_err(|e| file_error(path, e))?;
-    }
-    check_thrift(path, &bytes, false)?;
+    let bytes = checked(path, bytes, false)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(bytes, options)
         .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
     check_column_chunks(path, builder.metadata(), length)?;
     Ok(builder)
+}
+
+/// The footer's length a file's last 8 bytes give, if they end in Parquet's magic.
+pub(crate) fn footer_length(tail: &[u8]) -> Option<u64> {
+    match (tail.get(..4), tail.get(4..8)) {
+        (Some(length), Some(b"PAR1")) => <[u8; 4]>::try_from(length)
+            .ok()
+            .map(|b| u64::from(u32::from_le_bytes(b))),
+        _ => None,
+    }
+}
+
+/// The file's bytes, through a [`ChunkCache`] holding the footer when they are read through a
+/// caller's reader, with the footer checked (and with `page_index` the column and offset
+/// indexes, see [`check_thrift`]).
+fn checked<R: ChunkReader>(
+    path: &str,
+    bytes: FileBytes<R>,
+    page_index: bool,
+) -> Result<FileBytes<ChunkCache<R>>, ParquetFileError>
+where
+    R::T: 'static,
+{
+    let bytes = bytes.caching();
+    if let FileBytes::Ranges(cache) = &bytes {
+        cache.hold_footer().map_err(|e| file_error(path, e))?;
+    }
+    check_thrift(path, &bytes, page_index)?;
+    Ok(bytes)
 }
 
 /// Checks the Thrift structures parquet-rs decodes next: the footer, and with `page_index` the
@@ -189,12 +214,7 @@ where
     let tail = bytes
         .get_bytes(length - 8, 8)
         .map_err(|e| file_error(path, e))?;
-    let (Some(footer_length), Some(b"PAR1")) = (
-        tail.get(..4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(|b| u64::from(u32::from_le_bytes(b))),
-        tail.get(4..8),
-    ) else {
+    let Some(footer_length) = footer_length(&tail) else {
         return Ok(());
     };
     if footer_length + 8 > length {
@@ -574,11 +594,7 @@ impl RowGroupReader {
         } else {
             PageIndexPolicy::Optional
         });
-        let bytes = bytes.caching();
-        if let FileBytes::Ranges(cache) = &bytes {
-            cache.hold_footer().map_err(|e| file_error(path, e))?;
-        }
-        check_thrift(path, &bytes, !predicates.is_empty())?;
+        let bytes = checked(path, bytes, !predicates.is_empty())?;
         let mut loaded = ArrowReaderMetadata::load(&bytes, options.clone())
             .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
         check_column_chunks(path, loaded.metadata(), bytes.len())?;
@@ -1024,6 +1040,30 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
     }
 }
 
+/// [`map_leaves`] of a list of `O` offsets whose elements are `element`.
+fn map_list_leaves<O: arrow::array::OffsetSizeTrait>(
+    array: &ArrayRef,
+    element: &arrow::datatypes::FieldRef,
+    leaf: &mut usize,
+    f: &mut dyn FnMut(usize, &ArrayRef) -> Result<ArrayRef, String>,
+) -> Result<ArrayRef, String> {
+    let list = array.as_list::<O>();
+    let values = map_leaves(list.values(), leaf, f)?;
+    let element = element
+        .as_ref()
+        .clone()
+        .with_data_type(values.data_type().clone());
+    Ok(Arc::new(
+        arrow::array::GenericListArray::<O>::try_new(
+            Arc::new(element),
+            list.offsets().clone(),
+            values,
+            list.nulls().cloned(),
+        )
+        .map_err(|e| e.to_string())?,
+    ))
+}
+
 /// The array with every leaf array (in depth-first order, counted from `leaf`) replaced by `f`
 /// of its index and itself; structs, lists and maps are rebuilt around the new leaves.
 fn map_leaves(
@@ -1044,42 +1084,8 @@ fn map_leaves(
                     .map_err(|e| e.to_string())?,
             ))
         }
-        DataType::List(element) => {
-            let list = array.as_list::<i32>();
-            let values = map_leaves(list.values(), leaf, f)?;
-            Ok(Arc::new(
-                ListArray::try_new(
-                    Arc::new(
-                        element
-                            .as_ref()
-                            .clone()
-                            .with_data_type(values.data_type().clone()),
-                    ),
-                    list.offsets().clone(),
-                    values,
-                    list.nulls().cloned(),
-                )
-                .map_err(|e| e.to_string())?,
-            ))
-        }
-        DataType::LargeList(element) => {
-            let list = array.as_list::<i64>();
-            let values = map_leaves(list.values(), leaf, f)?;
-            Ok(Arc::new(
-                arrow::array::LargeListArray::try_new(
-                    Arc::new(
-                        element
-                            .as_ref()
-                            .clone()
-                            .with_data_type(values.data_type().clone()),
-                    ),
-                    list.offsets().clone(),
-                    values,
-                    list.nulls().cloned(),
-                )
-                .map_err(|e| e.to_string())?,
-            ))
-        }
+        DataType::List(element) => map_list_leaves::<i32>(array, element, leaf, f),
+        DataType::LargeList(element) => map_list_leaves::<i64>(array, element, leaf, f),
         DataType::Map(entries, sorted) => {
             let map = array.as_map();
             let entries_array: ArrayRef = Arc::new(map.entries().clone());

@@ -6,6 +6,8 @@
 //! allocation aborts the process, so a length trusted from a file fails the run rather than
 //! passing unseen.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -13,7 +15,6 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use bytes::Bytes;
-use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader, ParquetMetaDataWriter};
 use parquet::file::properties::WriterProperties;
@@ -79,11 +80,7 @@ fn file_with_bloom_filters() -> Result<Bytes, Box<dyn std::error::Error>> {
     let properties = WriterProperties::builder()
         .set_bloom_filter_enabled(true)
         .build();
-    let mut out = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties))?;
-    writer.write(&batch)?;
-    writer.close()?;
-    Ok(Bytes::from(out))
+    common::parquet_bytes(&batch, properties)
 }
 
 /// `file` with its footer written again after `change` edits the metadata.

@@ -1,6 +1,8 @@
 //! Bytes a read asks of a remote file system (a reader like the JNI one over Flink's file
 //! systems: ranges by request, sequential reads 1 MiB at a time), against the file's size.
 
+mod common;
+
 use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -8,7 +10,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arrow::array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use bytes::Bytes;
-use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{ChunkReader, Length};
 use streamfusion_parquet::{FileBytes, RowGroupReader, file_schema_in, row_groups_matching_in};
@@ -112,11 +113,7 @@ fn file(rows: i64) -> Result<Bytes, Box<dyn std::error::Error>> {
         .set_max_row_group_row_count(Some(20_000))
         .set_data_page_size_limit(4096)
         .build();
-    let mut out = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties))?;
-    writer.write(&batch)?;
-    writer.close()?;
-    Ok(Bytes::from(out))
+    common::parquet_bytes(&batch, properties)
 }
 
 /// Reads `columns` (all when empty) of every row group; returns the bytes asked for and the rows.

@@ -133,43 +133,53 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
         context.callAsync(() -> plan(next), this::planned);
     }
 
-    /** Each file's row groups, or why its footer could not be read. */
-    private List<Object> plan(List<FileListing.ListedFile> files) {
-        List<Object> outcomes = new ArrayList<>(files.size());
+    /** One file's row groups, or why its footer could not be read. */
+    private static final class Outcome {
+        final FileListing.ListedFile file;
+        /** {@code null} when the footer could not be read. */
+        final FileListing.Planned plan;
+        final Exception failure;
+
+        Outcome(FileListing.ListedFile file, FileListing.Planned plan, Exception failure) {
+            this.file = file;
+            this.plan = plan;
+            this.failure = failure;
+        }
+    }
+
+    private List<Outcome> plan(List<FileListing.ListedFile> files) {
+        List<Outcome> outcomes = new ArrayList<>(files.size());
         for (FileListing.ListedFile file : files) {
             try {
-                outcomes.add(listing.plan(file));
+                outcomes.add(new Outcome(file, listing.plan(file), null));
             } catch (IOException | RuntimeException e) {
-                outcomes.add(e);
+                outcomes.add(new Outcome(file, null, e));
             }
         }
         return outcomes;
     }
 
-    private void planned(List<Object> outcomes, Throwable error) {
+    private void planned(List<Outcome> outcomes, Throwable error) {
         List<FileListing.ListedFile> files = planning;
         planning = List.of();
         if (error != null) {
             throw new FlinkRuntimeException("Cannot read the footers of " + files + ": " + error.getMessage(), error);
         }
-        for (int i = 0; i < files.size(); i++) {
-            FileListing.ListedFile file = files.get(i);
-            Object outcome = outcomes.get(i);
-            if (outcome instanceof Exception) {
-                Exception failure = (Exception) outcome;
+        for (Outcome outcome : outcomes) {
+            FileListing.ListedFile file = outcome.file;
+            if (outcome.plan == null) {
                 if (monitorInterval == null) {
                     throw new FlinkRuntimeException(
-                            "Cannot read the footer of " + file + ": " + failure.getMessage(), failure);
+                            "Cannot read the footer of " + file + ": " + outcome.failure.getMessage(), outcome.failure);
                 }
                 // Not seen: the next listing finds it again.
                 queued.remove(file.location);
-                LOG.warn("Cannot read the footer of {}; reading it again after the next listing", file, failure);
+                LOG.warn("Cannot read the footer of {}; reading it again after the next listing", file, outcome.failure);
                 continue;
             }
-            FileListing.Planned plan = (FileListing.Planned) outcome;
-            pending.addAll(plan.splits);
-            rowGroups += plan.rowGroups;
-            prunedRowGroups += plan.prunedRowGroups;
+            pending.addAll(outcome.plan.splits);
+            rowGroups += outcome.plan.rowGroups;
+            prunedRowGroups += outcome.plan.prunedRowGroups;
             seen.add(file.location);
             queued.remove(file.location);
         }
