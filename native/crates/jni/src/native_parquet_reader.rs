@@ -194,6 +194,20 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_next<'l
     })
 }
 
+/// Bytes of the file the reader holds natively (see `RowGroupReader::held_bytes`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_heldBytes0<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jlong {
+    run(env, |_| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let reader = unsafe { borrow_handle::<RowGroupReader>(handle, KIND) }?;
+        Ok(jlong::try_from(reader.held_bytes()).unwrap_or(jlong::MAX))
+    })
+}
+
 /// Rows of the reader's row groups the page index ruled out.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_skippedRows0<'local>(

@@ -128,6 +128,35 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_drain0<
     })
 }
 
+/// Closes the row group in progress early; its bytes are then drained.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_flushRowGroup0<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    run(env, |_| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
+        writer.flush_row_group()?;
+        Ok(())
+    })
+}
+
+/// Bytes the writer holds natively: the row group it encodes and its spool.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_memoryBytes0<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jlong {
+    run(env, |_| {
+        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
+        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
+        Ok(jlong::try_from(writer.memory_bytes()).unwrap_or(jlong::MAX))
+    })
+}
+
 /// Encoded bytes waiting to be drained.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_spooledBytes0<'local>(

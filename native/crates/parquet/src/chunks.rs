@@ -60,6 +60,11 @@ impl<R: ChunkReader> ChunkCache<R> {
         }
     }
 
+    /// What the cache holds: see [`HeldBytes`].
+    pub(crate) fn held_bytes(&self) -> HeldBytes {
+        HeldBytes(self.state.clone())
+    }
+
     /// Holds the footer (and the length and magic after it), read once from here on.
     pub(crate) fn hold_footer(&self) -> Result<()> {
         let length = self.inner.len();
@@ -152,6 +157,25 @@ impl<R: ChunkReader> ChunkCache<R> {
         let from = usize::try_from(start - part.start)
             .map_err(|_| ParquetError::General("a column chunk past memory".into()))?;
         Ok(part.bytes.as_ref().map(|bytes| bytes.slice(from..)))
+    }
+}
+
+/// The bytes a [`ChunkCache`] holds (its footer and the column chunks fetched and not yet
+/// dropped), readable while the cache is in use elsewhere.
+#[derive(Clone)]
+pub(crate) struct HeldBytes(Arc<Mutex<State>>);
+
+impl HeldBytes {
+    /// Bytes held now; 0 when the cache was poisoned by a panic.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.0.lock().map_or(0, |state| {
+            state
+                .parts
+                .iter()
+                .filter_map(|part| part.bytes.as_ref())
+                .map(|bytes| u64::try_from(bytes.len()).unwrap_or(u64::MAX))
+                .sum()
+        })
     }
 }
 

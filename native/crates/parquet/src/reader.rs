@@ -525,6 +525,8 @@ pub struct RowGroupReader {
     /// their top-level columns), and per leaf it reads where it is among the leaves read and
     /// whether it is one to compare: whether a value wrapped.
     checker: Option<(ParquetRecordBatchReader, Vec<(usize, bool)>)>,
+    /// What the cache of a file read through ranges holds; `None` for a local file.
+    held: Option<crate::chunks::HeldBytes>,
     /// Rows of the row groups the page index ruled out (not read).
     skipped_rows: u64,
     /// Rows the footer counts in the row groups read, less those the page index ruled out.
@@ -635,15 +637,19 @@ impl RowGroupReader {
             .filter(|(_, leaf)| columns.iter().any(|c| leaf.path().parts().starts_with(c)))
             .map(|(i, _)| i)
             .collect();
-        match &bytes {
+        let held = match &bytes {
             FileBytes::Local(file) => {
                 check_dictionary_pages(path, file, loaded.metadata(), row_groups, &selected)?;
+                None
             }
             // Checked as each chunk is fetched, whole.
-            FileBytes::Ranges(cache) => cache
-                .hold_chunks(loaded.metadata(), row_groups, &selected)
-                .map_err(|e| file_error(path, e))?,
-        }
+            FileBytes::Ranges(cache) => {
+                cache
+                    .hold_chunks(loaded.metadata(), row_groups, &selected)
+                    .map_err(|e| file_error(path, e))?;
+                Some(cache.held_bytes())
+            }
+        };
         let int96: Vec<bool> = selected
             .iter()
             .map(|leaf| leaves[*leaf].physical_type() == PhysicalType::INT96)
@@ -754,6 +760,7 @@ impl RowGroupReader {
             path: path.to_string(),
             reader,
             checker,
+            held,
             target,
             sources,
             int96,
@@ -763,6 +770,14 @@ impl RowGroupReader {
             batch_size,
             int96_zone,
         })
+    }
+
+    /// Bytes of the file this reader holds: the footer and the column chunks being read of a file
+    /// read through ranges, 0 for a local file (whose pages are read one at a time).
+    pub fn held_bytes(&self) -> u64 {
+        self.held
+            .as_ref()
+            .map_or(0, crate::chunks::HeldBytes::bytes)
     }
 
     /// Rows of the row groups read that the page index ruled out.

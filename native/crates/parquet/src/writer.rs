@@ -209,6 +209,8 @@ const SPOOL_KEPT: usize = 1 << 20;
 struct Spool {
     bytes: Vec<u8>,
     drained: usize,
+    /// Keep no allocation once drained (set when memory is short), instead of up to `SPOOL_KEPT`.
+    keep_none: bool,
 }
 
 impl Spool {
@@ -221,7 +223,7 @@ impl Spool {
         if self.drained >= self.bytes.len() {
             // A row group flushed at once (up to `parquet.block.size`) is not kept allocated
             // until the next one: a writer holds at most one row group besides the one it encodes.
-            if self.bytes.capacity() > SPOOL_KEPT {
+            if self.keep_none || self.bytes.capacity() > SPOOL_KEPT {
                 self.bytes = Vec::new();
             } else {
                 self.bytes.clear();
@@ -359,6 +361,16 @@ impl ParquetFileWriter {
         self.writer
             .write(&batch)
             .map_err(|e| write_error(&self.path, e))
+    }
+
+    /// Closes the row group in progress early (its bytes reach the spool), as when it is full,
+    /// and from then on keeps no spool allocated once drained: for when memory is short.
+    pub fn flush_row_group(&mut self) -> Result<(), WriteError> {
+        if self.finished {
+            return Err(write_error(&self.path, "the file is already finished"));
+        }
+        self.writer.inner_mut().keep_none = true;
+        self.writer.flush().map_err(|e| write_error(&self.path, e))
     }
 
     /// Writes the last row group and the footer into the spool.
@@ -615,6 +627,53 @@ mod tests {
         }
         assert!(drained > block, "only {drained} bytes flushed");
         assert!(most > block / 2, "at most {most} bytes held");
+        Ok(())
+    }
+
+    /// A row group closed early lets go of its encoded rows once drained, and the file reads
+    /// back whole with one row group more.
+    #[test]
+    fn a_row_group_closed_early_frees_its_rows() -> Result<(), Box<dyn std::error::Error>> {
+        let input = batch(
+            (0..5000).map(Some).collect(),
+            vec![Some("some text"); 5000],
+            vec![Some(7); 5000],
+        );
+        let mut writer = ParquetFileWriter::new(
+            "t.parquet",
+            input.schema(),
+            WriterSettings::from_options(&[])?,
+        )?;
+        let mut bytes = Vec::new();
+        let mut drain = |writer: &mut ParquetFileWriter| -> Result<(), WriteError> {
+            while writer.drain(1 << 16, |b| {
+                bytes.extend_from_slice(b);
+                Ok::<_, WriteError>(())
+            })? > 0
+            {}
+            Ok(())
+        };
+        writer.write(&input)?;
+        let holding = writer.memory_bytes();
+        writer.flush_row_group()?;
+        drain(&mut writer)?;
+        let held_after = writer.memory_bytes();
+        assert!(
+            held_after * 4 < holding,
+            "{held_after} bytes held after closing the row group, {holding} before"
+        );
+        writer.flush_row_group()?;
+        writer.write(&input)?;
+        writer.finish()?;
+        drain(&mut writer)?;
+        assert!(writer.flush_row_group().is_err());
+        let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?;
+        assert_eq!(builder.metadata().num_row_groups(), 2);
+        let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
+        assert_eq!(
+            read.iter().map(RecordBatch::num_rows).sum::<usize>(),
+            10_000
+        );
         Ok(())
     }
 

@@ -116,8 +116,17 @@ fn file(rows: i64) -> Result<Bytes, Box<dyn std::error::Error>> {
     common::parquet_bytes(&batch, properties)
 }
 
-/// Reads `columns` (all when empty) of every row group; returns the bytes asked for and the rows.
-fn read(file: &Bytes, columns: &[&str]) -> Result<(u64, usize), Box<dyn std::error::Error>> {
+/// What reading a file through ranges took.
+struct Scan {
+    /// Bytes asked of the file.
+    requested: u64,
+    rows: usize,
+    /// The most bytes of the file the reader held between batches.
+    most_held: u64,
+}
+
+/// Reads `columns` (all when empty) of every row group.
+fn read(file: &Bytes, columns: &[&str]) -> Result<Scan, Box<dyn std::error::Error>> {
     let remote = Remote {
         file: file.clone(),
         requested: Arc::new(AtomicU64::new(0)),
@@ -149,16 +158,24 @@ fn read(file: &Bytes, columns: &[&str]) -> Result<(u64, usize), Box<dyn std::err
         None,
     )?;
     let mut rows = 0;
+    let mut most_held = 0;
     while let Some(batch) = reader.next_batch()? {
         rows += batch.num_rows();
+        most_held = most_held.max(reader.held_bytes());
     }
-    Ok((remote.requested.load(Ordering::Relaxed), rows))
+    Ok(Scan {
+        requested: remote.requested.load(Ordering::Relaxed),
+        rows,
+        most_held,
+    })
 }
 
 #[test]
 fn a_full_scan_asks_for_little_more_than_the_file() -> TestResult {
     let file = file(60_000)?;
-    let (requested, rows) = read(&file, &[])?;
+    let Scan {
+        requested, rows, ..
+    } = read(&file, &[])?;
     assert_eq!(rows, 60_000);
     let ratio = requested as f64 / file.len() as f64;
     assert!(
@@ -182,12 +199,45 @@ fn a_projection_asks_for_little_more_than_its_columns() -> TestResult {
         .iter()
         .map(|group| group.column(3).byte_range().1)
         .sum();
-    let (requested, rows) = read(&file, &["quantity"])?;
+    let Scan {
+        requested, rows, ..
+    } = read(&file, &["quantity"])?;
     assert_eq!(rows, 300_000);
     let needed = chunks + footer;
     assert!(
         requested as f64 <= 1.1 * needed as f64,
         "asked for {requested} bytes to read {needed}"
+    );
+    Ok(())
+}
+
+/// A reader holds the footer and the column chunks of the row group it reads, not the file.
+#[test]
+fn a_reader_holds_one_row_group_at_a_time() -> TestResult {
+    let file = file(100_000)?;
+    let metadata = parquet::file::metadata::ParquetMetaDataReader::new().parse_and_finish(&file)?;
+    let footer = u64::from(u32::from_le_bytes(
+        file[file.len() - 8..file.len() - 4].try_into()?,
+    )) + 8;
+    let largest_group = metadata
+        .row_groups()
+        .iter()
+        .map(|group| {
+            group
+                .columns()
+                .iter()
+                .map(|c| c.byte_range().1)
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0);
+    assert!(metadata.num_row_groups() >= 5);
+    let Scan { most_held, .. } = read(&file, &[])?;
+    assert!(
+        most_held > footer && most_held <= footer + largest_group,
+        "held {most_held} bytes; the footer is {footer}, the largest row group {largest_group} \
+         of a {} byte file",
+        file.len()
     );
     Ok(())
 }

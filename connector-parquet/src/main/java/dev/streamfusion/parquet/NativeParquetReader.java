@@ -113,6 +113,14 @@ public final class NativeParquetReader extends NativeHandle {
         return batches.importBatchIfAny(out -> next(handle, out) >= 0);
     }
 
+    /**
+     * Bytes of the file the reader holds natively: the footer and the column chunks it decodes of
+     * a file read through {@code ranges}; 0 for a local file, read a page at a time.
+     */
+    public synchronized long heldBytes() {
+        return heldBytes0(address());
+    }
+
     /** Rows of the reader's row groups that the page index ruled out (never read). */
     public synchronized long skippedRows() {
         return skippedRows0(address());
@@ -141,6 +149,8 @@ public final class NativeParquetReader extends NativeHandle {
             String int96Zone);
 
     private static native long skippedRows0(long handle);
+
+    private static native long heldBytes0(long handle);
 
     private static native int next(long handle, long outArrayAddress);
 

@@ -64,6 +64,16 @@ public final class NativeParquetWriter extends NativeHandle {
         });
     }
 
+    /** Closes the row group in progress early, as when it is full; {@link #drainTo} then hands it out. */
+    public synchronized void flushRowGroup() {
+        flushRowGroup0(address());
+    }
+
+    /** Bytes the writer holds natively: the row group it encodes and the encoded bytes not drained. */
+    public synchronized long memoryBytes() {
+        return memoryBytes0(address());
+    }
+
     /** Writes the last row group and the footer; {@link #drainTo} then hands out the rest. */
     public synchronized void finish() {
         finish0(address());
@@ -97,6 +107,10 @@ public final class NativeParquetWriter extends NativeHandle {
     private static native long create(String file, long schemaAddress, String[] keys, String[] values);
 
     private static native void write0(long handle, long arrayAddress);
+
+    private static native void flushRowGroup0(long handle);
+
+    private static native long memoryBytes0(long handle);
 
     private static native void finish0(long handle);
 

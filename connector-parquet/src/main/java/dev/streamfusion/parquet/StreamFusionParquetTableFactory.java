@@ -6,6 +6,7 @@ import dev.streamfusion.parquet.source.FileListing;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.file.table.FileSystemConnectorOptions;
 import org.apache.flink.connector.file.table.FileSystemTableFactory;
@@ -60,6 +61,13 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                             "'auto': local files are read natively, files of other schemes through Flink's FileSystem;"
                                     + " '" + FLINK_FILESYSTEM + "': every file through Flink's FileSystem.");
 
+    static final ConfigOption<MemorySize> MEMORY_LIMIT =
+            ConfigOptions.key(MemoryLimit.TABLE_OPTION)
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "What the part files one subtask writes at once, or one subtask's reader, may hold outside the"
+                                    + " Java heap; writers close row groups early to stay under it.");
     static final ConfigOption<Duration> MONITOR_INTERVAL =
             ConfigOptions.key("source.monitor-interval")
                     .durationType()
@@ -85,6 +93,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 MONITOR_INTERVAL,
                 FILE_ACCESS,
                 FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS,
+                MEMORY_LIMIT,
                 FileSystemConnectorOptions.PARTITION_DEFAULT_NAME,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL,
@@ -127,6 +136,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 "true".equalsIgnoreCase(context.getCatalogTable().getOptions().getOrDefault(UTC_TIMEZONE, "false").trim()),
                 options.get(FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS)
                         == FileSystemConnectorOptions.FileStatisticsType.ALL,
+                memoryLimit(context, options),
                 context.getPhysicalRowDataType());
     }
 
@@ -144,10 +154,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 .filter(option -> !option.getKey().equals(FILE_ACCESS.key()))
                 .forEach(
                         option -> files.put(
-                                option.getKey().startsWith(PARQUET_PREFIX)
-                                        ? StreamFusionParquetFormatFactory.IDENTIFIER + "."
-                                                + option.getKey().substring(PARQUET_PREFIX.length())
-                                        : option.getKey(),
+                                formatKey(option.getKey()),
                                 option.getValue()));
         files.put(FactoryUtil.CONNECTOR.key(), FileSystemTableFactory.IDENTIFIER);
         files.put(FactoryUtil.FORMAT.key(), StreamFusionParquetFormatFactory.IDENTIFIER);
@@ -162,6 +169,19 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                         context.isTemporary());
         return new StreamFusionParquetTableSink(
                 (FileSystemTableSink) new FileSystemTableFactory().createDynamicTableSink(filesContext));
+    }
+
+    /** A table option's name for Flink's file sink: the format's options under its prefix. */
+    private static String formatKey(String key) {
+        String prefix = StreamFusionParquetFormatFactory.IDENTIFIER + ".";
+        if (key.startsWith(PARQUET_PREFIX)) {
+            return prefix + key.substring(PARQUET_PREFIX.length());
+        }
+        return key.equals(MEMORY_LIMIT.key()) ? prefix + MemoryLimit.FORMAT_OPTION : key;
+    }
+
+    private static MemoryLimit memoryLimit(Context context, ReadableConfig options) {
+        return MemoryLimit.of(options, MEMORY_LIMIT, context.getObjectIdentifier().asSummaryString());
     }
 
     /** The table's options, checked: only known options, {@code parquet.*} and format parquet. */
@@ -184,6 +204,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
             }
         });
         StreamFusionParquetFormatFactory.checkOptions(context.getObjectIdentifier().asSummaryString(), parquet);
+        memoryLimit(context, options);
         String access = options.get(FILE_ACCESS);
         if (!"auto".equals(access) && !FLINK_FILESYSTEM.equals(access)) {
             throw new ValidationException(

@@ -54,6 +54,8 @@ final class StreamFusionParquetTableSource
     private final boolean utcTimestamps;
     /** {@code source.report-statistics} is {@code ALL}. */
     private final boolean reportStatistics;
+    /** {@code streamfusion.memory-limit}. */
+    private final MemoryLimit memoryLimit;
     private FileListing listing;
     /** The table's physical columns. */
     private RowType physicalType;
@@ -72,8 +74,10 @@ final class StreamFusionParquetTableSource
             Duration monitorInterval,
             boolean utcTimestamps,
             boolean reportStatistics,
+            MemoryLimit memoryLimit,
             DataType physicalDataType) {
         this.listing = listing;
+        this.memoryLimit = memoryLimit;
         this.utcTimestamps = utcTimestamps;
         this.reportStatistics = reportStatistics;
         this.partitionKeys = partitionKeys;
@@ -160,6 +164,7 @@ final class StreamFusionParquetTableSource
                         limit,
                         columns,
                         utcTimestamps,
+                        memoryLimit,
                         context.createTypeInformation(producedDataType)));
     }
 
@@ -206,6 +211,7 @@ final class StreamFusionParquetTableSource
                         monitorInterval,
                         utcTimestamps,
                         reportStatistics,
+                        memoryLimit,
                         producedDataType);
         copy.metadataKeys = metadataKeys;
         copy.limit = limit;

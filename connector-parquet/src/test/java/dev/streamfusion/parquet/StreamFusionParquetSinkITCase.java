@@ -259,6 +259,68 @@ class StreamFusionParquetSinkITCase {
                 .hasStackTraceContaining("'parquet.compression' = 'LZO'");
     }
 
+    /**
+     * {@code streamfusion.memory-limit} on a sink: a subtask writing many partitions at once
+     * closes row groups early to stay under it (more, smaller row groups; the same rows), and a
+     * limit below what its open files need at the least fails naming the option.
+     */
+    @Test
+    void writersOfManyPartitionsCloseRowGroupsEarlyToStayUnderTheMemoryLimit() throws Exception {
+        Path out = tables.resolve("limited_out");
+        String columns = "id BIGINT, s STRING, d DOUBLE, part STRING";
+        String select = "SELECT id, CONCAT('name-', CAST(id * 7919 AS STRING)) AS s, CAST(id AS DOUBLE) / 8 AS d, "
+                + "CAST(MOD(id, 3) AS STRING) AS part FROM ids";
+        String ids = "CREATE TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000000000', "
+                + "'number-of-rows' = '150000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '150000')";
+        // One subtask with the three partitions open at once, and (checkpoints far apart) a file each.
+        Configuration rarely = new Configuration();
+        rarely.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(5));
+        StreamExecutionEnvironment stream = StreamExecutionEnvironment.getExecutionEnvironment(rarely);
+        stream.setParallelism(1);
+        StreamTableEnvironment env = StreamTableEnvironment.create(stream);
+        env.executeSql(ids);
+        env.executeSql(
+                "CREATE TABLE limited (" + columns + ") PARTITIONED BY (part) WITH ('connector' = 'streamfusion-parquet', "
+                        + "'path' = '" + out + "', 'streamfusion.memory-limit' = '1mb')");
+        env.executeSql("INSERT INTO limited " + select).await(3, TimeUnit.MINUTES);
+
+        // Unbounded, each file would be one row group (parquet.block.size is 128 MB) of several MB.
+        List<Path> files = dataFiles(out);
+        int rowGroups = 0;
+        for (Path file : files) {
+            try (org.apache.parquet.hadoop.ParquetFileReader reader =
+                    org.apache.parquet.hadoop.ParquetFileReader.open(
+                            org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                                    new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))) {
+                for (org.apache.parquet.hadoop.metadata.BlockMetaData group : reader.getRowGroups()) {
+                    assertThat(group.getTotalByteSize()).as("a row group of %s", file).isLessThanOrEqualTo(1L << 20);
+                    rowGroups++;
+                }
+            }
+        }
+        assertThat(files).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(rowGroups).isGreaterThan(2 * files.size());
+        TableEnvironment batch = batch();
+        batch.executeSql(ids);
+        batch.executeSql(ddl("stock_read", "filesystem", columns, out, "PARTITIONED BY (part)"));
+        String summary = "SELECT part, COUNT(*), COUNT(DISTINCT id), SUM(id), SUM(CHAR_LENGTH(s)), SUM(d) FROM %s GROUP BY part";
+        List<String> expected = rows(batch, String.format(summary, "(" + select + ")"));
+        assertThat(expected).hasSize(3);
+        assertThat(rows(batch, String.format(summary, "stock_read"))).containsExactlyInAnyOrderElementsOf(expected);
+
+        Configuration noRestarts = new Configuration();
+        noRestarts.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamTableEnvironment failing =
+                StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment(noRestarts));
+        failing.executeSql(ids);
+        failing.executeSql(
+                "CREATE TABLE cramped (" + columns + ") PARTITIONED BY (part) WITH ('connector' = 'streamfusion-parquet', "
+                        + "'path' = '" + tables.resolve("cramped_out") + "', 'streamfusion.memory-limit' = '32kb')");
+        assertThatThrownBy(() -> failing.executeSql("INSERT INTO cramped " + select).await(3, TimeUnit.MINUTES))
+                .hasStackTraceContaining("more than 'streamfusion.memory-limit'")
+                .hasStackTraceContaining("write fewer partitions at once");
+    }
+
     @Test
     void autoCompactionMergesPartFilesThroughTheNativeReader() throws Exception {
         Path out = tables.resolve("compacted_out");

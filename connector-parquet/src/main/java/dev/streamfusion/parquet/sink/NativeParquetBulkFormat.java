@@ -5,6 +5,7 @@ import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.parquet.ColumnPredicates;
 import dev.streamfusion.parquet.FileRanges;
+import dev.streamfusion.parquet.MemoryLimit;
 import dev.streamfusion.parquet.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
@@ -46,11 +47,15 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
     private final TypeInformation<RowData> producedType;
     /** {@code parquet.utc-timezone}. */
     private final boolean utcTimestamps;
+    /** What one file's reader may hold outside the heap. */
+    private final MemoryLimit limit;
 
-    NativeParquetBulkFormat(RowType rowType, TypeInformation<RowData> producedType, boolean utcTimestamps) {
+    NativeParquetBulkFormat(
+            RowType rowType, TypeInformation<RowData> producedType, boolean utcTimestamps, MemoryLimit limit) {
         this.rowType = rowType;
         this.producedType = producedType;
         this.utcTimestamps = utcTimestamps;
+        this.limit = limit;
     }
 
     @Override
@@ -157,6 +162,15 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
                         toSkip = 0;
                     } else {
                         own = ArrowRoots.moveTo(next, allocator);
+                    }
+                    try {
+                        limit.check(
+                                allocator.getAllocatedMemory() + reader.heldBytes(),
+                                "The Parquet reader of " + location,
+                                "read fewer columns or files of smaller row groups");
+                    } catch (IOException e) {
+                        own.close();
+                        throw e;
                     }
                     live.add(own);
                 }

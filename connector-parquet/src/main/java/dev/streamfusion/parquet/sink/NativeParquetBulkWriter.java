@@ -23,8 +23,10 @@ import java.util.Map;
  * by parquet-rs, and the encoded bytes are copied into the part file's stream when a row group is
  * complete and at {@link #finish}.
  *
- * <p>Flink abandons a part file's writer without a call when a job fails; the native writer and
- * the Arrow buffers are then freed when the writer becomes unreachable.
+ * <p>The subtask's {@link WriterMemory} may close this file's row group early to stay under its
+ * limit. Flink abandons a part file's writer without a call when a job fails (its file sink only
+ * closes the stream); the native writer and the Arrow buffers are then freed when the writer
+ * becomes unreachable.
  */
 @Internal
 final class NativeParquetBulkWriter implements BulkWriter<RowData> {
@@ -37,13 +39,17 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
     private final FSDataOutputStream out;
     private final String file;
     private final Resources resources;
+    private final WriterMemory memory;
     private final Cleaner.Cleanable cleanable;
 
-    NativeParquetBulkWriter(FSDataOutputStream out, String file, RowType rowType, Map<String, String> options) {
+    NativeParquetBulkWriter(
+            FSDataOutputStream out, String file, RowType rowType, Map<String, String> options, WriterMemory memory) {
         this.out = out;
         this.file = file;
-        this.resources = new Resources(file, rowType, options);
+        this.memory = memory;
+        this.resources = new Resources(out, file, rowType, options, memory);
         this.cleanable = CLEANER.register(this, resources);
+        memory.opened(resources);
     }
 
     @Override
@@ -66,7 +72,7 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
             resources.writer.finish();
             resources.writer.drainTo(out);
         } catch (NativeException e) {
-            throw failed(e);
+            throw failed(file, e);
         } finally {
             cleanable.clean();
         }
@@ -81,21 +87,31 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
             // A completed row group's bytes go out now; the one in progress stays native.
             resources.writer.drainTo(out);
         } catch (NativeException e) {
-            throw failed(e);
+            throw failed(file, e);
         }
+        memory.written();
     }
 
-    private IOException failed(NativeException e) {
+    private static IOException failed(String file, NativeException e) {
         return new IOException("Failed to write Parquet part file for " + file + ": " + e.getMessage(), e);
     }
 
-    /** What the writer holds natively and in Arrow; closed once, by finish or by the cleaner. */
-    private static final class Resources implements Runnable {
+    /**
+     * What the writer holds natively and in Arrow; closed once, by finish or by the cleaner. It
+     * keeps no reference to its {@link NativeParquetBulkWriter}, so the cleaner can run.
+     */
+    private static final class Resources implements Runnable, WriterMemory.Part {
+        final FSDataOutputStream out;
+        final String file;
+        final WriterMemory memory;
         final BufferAllocator allocator;
         final RowDataArrowWriter rows;
         final NativeParquetWriter writer;
 
-        Resources(String file, RowType rowType, Map<String, String> options) {
+        Resources(FSDataOutputStream out, String file, RowType rowType, Map<String, String> options, WriterMemory memory) {
+            this.out = out;
+            this.file = file;
+            this.memory = memory;
             this.allocator = new RootAllocator();
             RowDataArrowWriter openedRows = null;
             try {
@@ -112,7 +128,23 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
         }
 
         @Override
+        public long memoryBytes() {
+            return writer.memoryBytes() + allocator.getAllocatedMemory();
+        }
+
+        @Override
+        public void closeRowGroup() throws IOException {
+            try {
+                writer.flushRowGroup();
+                writer.drainTo(out);
+            } catch (NativeException e) {
+                throw failed(file, e);
+            }
+        }
+
+        @Override
         public void run() {
+            memory.closed(this);
             try {
                 writer.close();
             } finally {

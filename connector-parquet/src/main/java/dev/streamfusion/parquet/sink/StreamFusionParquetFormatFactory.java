@@ -1,12 +1,15 @@
 package dev.streamfusion.parquet.sink;
 
 import dev.streamfusion.bridge.NativeConfigException;
+import dev.streamfusion.parquet.MemoryLimit;
 import dev.streamfusion.parquet.NativeParquetWriter;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.serialization.BulkWriter;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.file.src.FileSourceSplit;
 import org.apache.flink.connector.file.src.reader.BulkFormat;
@@ -35,12 +38,20 @@ import java.util.Set;
  * The native Parquet writer and reader as a bulk format of Flink's file connectors ({@code
  * 'format' = 'streamfusion-parquet'}), which {@code 'connector' = 'streamfusion-parquet'} tables
  * write through (and read back with, when Flink's file sink compacts). Its options are the {@code
- * parquet.*} options of Flink's parquet format; writer options are checked at planning.
+ * parquet.*} options of Flink's parquet format, checked at planning, and {@code memory-limit}
+ * (see {@link MemoryLimit}).
  */
 @Internal
 public final class StreamFusionParquetFormatFactory implements BulkWriterFormatFactory, BulkReaderFormatFactory {
 
     public static final String IDENTIFIER = "streamfusion-parquet";
+
+    static final ConfigOption<MemorySize> MEMORY_LIMIT =
+            ConfigOptions.key(MemoryLimit.FORMAT_OPTION)
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "What the part files one subtask writes, or the file it reads, may hold outside the Java heap.");
 
     /** The types Flink's own Parquet writer writes. */
     private static final Set<LogicalTypeRoot> WRITABLE =
@@ -78,7 +89,7 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         // Writer options are free-form like parquet-java's; the native writer checks them.
-        return Collections.emptySet();
+        return Collections.singleton(MEMORY_LIMIT);
     }
 
     @Override
@@ -86,6 +97,7 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
         Map<String, String> options = checkedOptions(context, formatOptions);
         String table = context.getObjectIdentifier().asSummaryString();
+        MemoryLimit limit = MemoryLimit.of(formatOptions, MEMORY_LIMIT, table);
         return new EncodingFormat<>() {
             @Override
             public BulkWriter.Factory<RowData> createRuntimeEncoder(DynamicTableSink.Context sinkContext, DataType type) {
@@ -93,7 +105,7 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
                 for (RowType.RowField field : rowType.getFields()) {
                     checkWritable(table, field.getName(), field.getType());
                 }
-                return new NativeParquetWriterFactory(rowType, options, table);
+                return new NativeParquetWriterFactory(rowType, options, table, limit);
             }
 
             @Override
@@ -109,12 +121,13 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
         boolean utcTimestamps =
                 "true".equalsIgnoreCase(
                         checkedOptions(context, formatOptions).getOrDefault("parquet.utc-timezone", "false").trim());
+        MemoryLimit limit = MemoryLimit.of(formatOptions, MEMORY_LIMIT, context.getObjectIdentifier().asSummaryString());
         return new BulkDecodingFormat<>() {
             @Override
             public BulkFormat<RowData, FileSourceSplit> createRuntimeDecoder(
                     DynamicTableSource.Context sourceContext, DataType type) {
                 return new NativeParquetBulkFormat(
-                        (RowType) type.getLogicalType(), sourceContext.createTypeInformation(type), utcTimestamps);
+                        (RowType) type.getLogicalType(), sourceContext.createTypeInformation(type), utcTimestamps, limit);
             }
 
             @Override
@@ -131,7 +144,13 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
     private static Map<String, String> checkedOptions(DynamicTableFactory.Context context, ReadableConfig formatOptions) {
         Map<String, String> options = new HashMap<>();
         if (formatOptions instanceof Configuration) {
-            ((Configuration) formatOptions).toMap().forEach((key, value) -> options.put("parquet." + key, value));
+            ((Configuration) formatOptions)
+                    .toMap()
+                    .forEach((key, value) -> {
+                        if (!key.equals(MEMORY_LIMIT.key())) {
+                            options.put("parquet." + key, value);
+                        }
+                    });
         }
         checkOptions(context.getObjectIdentifier().asSummaryString(), options);
         return options;

@@ -1,5 +1,6 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.parquet.MemoryLimit;
 import dev.streamfusion.parquet.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
@@ -42,6 +43,8 @@ public final class ParquetSource
     private final FileColumns columns;
     /** {@code parquet.utc-timezone}: INT96 timestamps as UTC, or as the reading JVM's zone. */
     private final boolean utcTimestamps;
+    /** What each reader may hold outside the heap. */
+    private final MemoryLimit memoryLimit;
     private final TypeInformation<RowData> producedType;
 
     public ParquetSource(
@@ -50,7 +53,9 @@ public final class ParquetSource
             long limit,
             FileColumns columns,
             boolean utcTimestamps,
+            MemoryLimit memoryLimit,
             TypeInformation<RowData> producedType) {
+        this.memoryLimit = memoryLimit;
         this.utcTimestamps = utcTimestamps;
         this.listing = listing;
         this.monitorInterval = monitorInterval;
@@ -80,7 +85,8 @@ public final class ParquetSource
                         int96Zone,
                         metrics,
                         allocator,
-                        live),
+                        live,
+                        memoryLimit),
                 new Configuration(),
                 context,
                 live,

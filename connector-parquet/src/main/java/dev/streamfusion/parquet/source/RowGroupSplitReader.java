@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.parquet.FileRanges;
+import dev.streamfusion.parquet.MemoryLimit;
 import dev.streamfusion.parquet.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
@@ -39,6 +40,8 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     /** Rows left to read under a pushed-down LIMIT, or -1 without one. */
     private long remaining;
     private final BufferAllocator allocator;
+    /** What this subtask's reader (native and Arrow, batches waiting included) may hold. */
+    private final MemoryLimit memoryLimit;
     private final LiveBatches live;
     private final ArrayDeque<RowGroupSplit> splits = new ArrayDeque<>();
     private RowGroupSplit current;
@@ -57,7 +60,9 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             String int96Zone,
             ReadMetrics metrics,
             BufferAllocator allocator,
-            LiveBatches live) {
+            LiveBatches live,
+            MemoryLimit memoryLimit) {
+        this.memoryLimit = memoryLimit;
         this.rowType = rowType;
         this.columnsRead = columnsRead;
         this.listing = listing;
@@ -121,6 +126,17 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             }
             VectorSchemaRoot own = ownCopy(batch, (int) toSkip);
             toSkip = 0;
+            long held = allocator.getAllocatedMemory() + reader.heldBytes();
+            metrics.memoryBytes = held;
+            try {
+                memoryLimit.check(
+                        held,
+                        "The Parquet reader of " + current,
+                        "read fewer columns or files of smaller row groups");
+            } catch (IOException e) {
+                own.close();
+                throw e;
+            }
             if (remaining >= 0) {
                 if (own.getRowCount() > remaining) {
                     own.setRowCount((int) remaining);
