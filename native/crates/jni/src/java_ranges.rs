@@ -1,4 +1,4 @@
-//! Parquet files read through Java: byte ranges of `dev.streamfusion.parquet.FileRanges`, which
+//! Parquet files read through Java: byte ranges of `dev.streamfusion.parquet.internal.FileRanges`, which
 //! reads any file system Flink supports. parquet-rs asks for the footer and for each column chunk
 //! it decodes; each request is one call into Java, which copies the bytes straight into native
 //! memory.

@@ -1,4 +1,4 @@
-//! Natives of `dev.streamfusion.kafka.source.NativeKafkaConsumer`: a librdkafka consumer of a
+//! Natives of `dev.streamfusion.kafka.internal.NativeKafkaConsumer`: a librdkafka consumer of a
 //! Flink reader's splits. A poll keeps its records natively; Java then asks for their offsets,
 //! timestamps and metadata, and has a format decoder turn their values (and keys) into one Arrow
 //! batch each.
@@ -47,7 +47,7 @@ fn check_len(len: usize, needed: usize, what: &str) -> NativeResult<()> {
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_create<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_create<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     keys: JObjectArray<'local>,
@@ -74,7 +74,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_cr
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_addSplit<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_addSplit<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -93,7 +93,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_ad
 /// Polls; writes the runs of records by split into `run_splits` and `run_counts` and returns how
 /// many runs there are.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_poll<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_poll<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -120,7 +120,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_po
 /// Writes the last poll's offsets and timestamps, and (when the arrays are not null) timestamp
 /// types and leader epochs, in run order; returns the poll's bytes of values and keys.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_records<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_records<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -152,7 +152,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_re
 /// The last poll's headers in run order: `counts[i]` headers for record `i`, laid out in the
 /// returned array as UTF-8 key bytes then value bytes (`null` for a null value).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_headers<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_headers<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -186,7 +186,9 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_he
 /// The distinct Confluent schema ids among the last poll's values or keys (a zero byte, then the
 /// id as four big-endian bytes), for Java to fetch writer schemas before decoding.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_schemaIds<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_schemaIds<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -215,7 +217,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_sc
 /// `decoder` is an open `NativeFormatDecoder` handle the caller holds the lock of;
 /// `out_array_addr` an empty `ArrowArray`.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_decode<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_decode<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -236,7 +238,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_de
 
 /// The value (or key) of record `index` of the last poll, or null for a null one.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_message<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_message<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -285,7 +287,7 @@ pub(crate) fn log_lines(
 
 /// What librdkafka said since the last call (see [`log_lines`]).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_logs<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_logs<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -295,7 +297,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_lo
 
 /// The splits finished since the last call.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_finished<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_finished<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -313,7 +315,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_fi
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_pause<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_pause<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -330,7 +332,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_pa
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_commit<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_commit<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -356,7 +358,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_co
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_lag<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_lag<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -365,7 +367,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_la
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_source_NativeKafkaConsumer_free0<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_free0<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,

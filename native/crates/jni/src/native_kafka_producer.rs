@@ -1,4 +1,4 @@
-//! Natives of `dev.streamfusion.kafka.sink.NativeKafkaProducer`: a librdkafka producer that
+//! Natives of `dev.streamfusion.kafka.internal.NativeKafkaProducer`: a librdkafka producer that
 //! encodes a batch of rows with format encoders and sends the records without the bytes entering
 //! the JVM.
 
@@ -69,7 +69,7 @@ fn bytes(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResult<Vec<Option
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_create<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_create<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     keys: JObjectArray<'local>,
@@ -93,7 +93,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_crea
 
 /// What librdkafka said since the last call (see [`crate::native_kafka_consumer::log_lines`]).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_logs<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_logs<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -114,7 +114,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_logs
 /// `ArrowArray`s of their encoders' row schemas.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_send<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_send<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -192,7 +192,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_send
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_flush<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_flush<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -202,7 +202,9 @@ pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_flus
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_partitions<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_partitions<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -215,7 +217,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_part
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_sink_NativeKafkaProducer_free0<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_free0<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,

@@ -1,4 +1,4 @@
-//! Natives of `dev.streamfusion.parquet.NativeParquetReader`: row groups of one local Parquet
+//! Natives of `dev.streamfusion.parquet.internal.NativeParquetReader`: row groups of one local Parquet
 //! file read into Arrow batches of the table's columns.
 
 use jni::objects::{JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
@@ -90,7 +90,9 @@ fn predicates(
 /// The rows of each row group of the file, -1 for a row group whose statistics or bloom filters
 /// prove that no row satisfies every predicate (see [`predicates`]).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGroups0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReader_rowGroups0<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     file: JString<'local>,
@@ -120,7 +122,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_rowGrou
 /// # Safety
 /// `schema_addr` is an exported `ArrowSchema` of the columns to read.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_create<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReader_create<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     file: JString<'local>,
@@ -177,7 +179,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_create<
 /// # Safety
 /// `out_array_addr` is an empty `ArrowArray`.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_next<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReader_next<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -196,7 +198,9 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_next<'l
 
 /// Bytes of the file the reader holds natively (see `RowGroupReader::held_bytes`).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_heldBytes0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReader_heldBytes0<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -210,7 +214,9 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_heldByt
 
 /// Rows of the reader's row groups the page index ruled out.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_skippedRows0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReader_skippedRows0<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -223,7 +229,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_skipped
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetReader_free0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReader_free0<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,

@@ -1,4 +1,4 @@
-//! Natives of `dev.streamfusion.parquet.NativeParquetWriter`: Arrow batches encoded into one
+//! Natives of `dev.streamfusion.parquet.internal.NativeParquetWriter`: Arrow batches encoded into one
 //! Parquet file whose bytes Java drains into Flink's output stream.
 
 use jni::EnvUnowned;
@@ -27,7 +27,9 @@ impl From<WriterOptionError> for NativeError {
 
 /// Checks writer options (`parquet.*` keys and values) without writing anything.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_validate0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_validate0<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     keys: JObjectArray<'local>,
@@ -46,7 +48,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_validat
 /// # Safety
 /// `schema_addr` is an exported `ArrowSchema` of the batches to write.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_create<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_create<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     file: JString<'local>,
@@ -74,7 +76,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_create<
 /// # Safety
 /// `array_addr` is an exported `ArrowArray` of the writer's schema.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_write0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_write0<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -93,7 +95,9 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_write0<
 
 /// Writes the last row group and the footer; their bytes are then drained.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_finish0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_finish0<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -108,7 +112,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_finish0
 
 /// Copies up to `chunk.length` encoded bytes into `chunk`; returns how many, 0 when none wait.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_drain0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_drain0<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -130,7 +134,9 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_drain0<
 
 /// Closes the row group in progress early; its bytes are then drained.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_flushRowGroup0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_flushRowGroup0<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -145,7 +151,9 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_flushRo
 
 /// Bytes the writer holds natively: the row group it encodes and its spool.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_memoryBytes0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_memoryBytes0<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -159,7 +167,9 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_memoryB
 
 /// Encoded bytes waiting to be drained.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_spooledBytes0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_spooledBytes0<
+    'local,
+>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,
@@ -172,7 +182,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_spooled
 }
 
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_parquet_NativeParquetWriter_free0<'local>(
+pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWriter_free0<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     handle: jlong,

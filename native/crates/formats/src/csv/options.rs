@@ -1,3 +1,5 @@
+//! The options of Flink's `csv` format, parsed and checked into [`CsvOptions`].
+
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
 

@@ -1,3 +1,6 @@
+//! [`JsonDecoder`]: each message parsed by simd-json and its tape walked into the Arrow column
+//! builders of the target schema, value by value as Flink's JSON deserializer reads it.
+
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;

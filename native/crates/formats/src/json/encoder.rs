@@ -1,3 +1,6 @@
+//! [`JsonEncoder`]: rows of an Arrow batch written as the JSON bytes Flink's JSON serializer
+//! writes for them.
+
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Decimal128Array, ListArray, MapArray,
     RecordBatch, StructArray,

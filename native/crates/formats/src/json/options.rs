@@ -1,3 +1,6 @@
+//! The options of Flink's `json` format, parsed and checked: [`JsonDecodeOptions`] for reading,
+//! [`JsonEncodeOptions`] for writing.
+
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
 use crate::temporal::TimestampStandard;

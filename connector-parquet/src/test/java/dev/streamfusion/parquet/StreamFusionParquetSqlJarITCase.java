@@ -48,7 +48,7 @@ class StreamFusionParquetSqlJarITCase {
                 .substring("stock: ".length());
         assertThat(stock).startsWith("[+I[5000, 12502500, ");
         assertThat(output).contains("streamfusion: " + stock, "written: " + stock, "format: " + stock);
-        assertThat(output).contains("kafka planned: dev.streamfusion.kafka.StreamFusionKafkaTableFactory");
+        assertThat(output).contains("kafka planned: dev.streamfusion.kafka.table.StreamFusionKafkaTableFactory");
         assertThat(output)
                 .filteredOn(line -> line.startsWith("native: "))
                 .singleElement()

@@ -80,7 +80,6 @@ public final class FormatDecoding implements Serializable {
         return stock;
     }
 
-
     /** The rows of a batch the decoder returned. */
     public ArrowColumnarBatch rows(VectorSchemaRoot decoded) {
         return ArrowColumnarBatch.of(decoded, projection());

@@ -1,7 +1,8 @@
 package dev.streamfusion.kafka.source;
 
-import dev.streamfusion.kafka.LibrdkafkaConfig;
-import dev.streamfusion.kafka.LibrdkafkaLog;
+import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
+import dev.streamfusion.kafka.internal.LibrdkafkaLog;
+import dev.streamfusion.kafka.internal.NativeKafkaConsumer;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReaderContext;

@@ -2,7 +2,7 @@ package dev.streamfusion.parquet.sink;
 
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
-import dev.streamfusion.parquet.NativeParquetWriter;
+import dev.streamfusion.parquet.internal.NativeParquetWriter;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.serialization.BulkWriter;

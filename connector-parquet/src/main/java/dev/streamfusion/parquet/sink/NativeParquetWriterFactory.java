@@ -1,6 +1,6 @@
 package dev.streamfusion.parquet.sink;
 
-import dev.streamfusion.parquet.MemoryLimit;
+import dev.streamfusion.parquet.internal.MemoryLimit;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.serialization.BulkWriter;

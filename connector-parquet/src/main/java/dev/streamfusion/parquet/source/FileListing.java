@@ -1,8 +1,8 @@
 package dev.streamfusion.parquet.source;
 
-import dev.streamfusion.parquet.ColumnPredicates;
-import dev.streamfusion.parquet.FileRanges;
-import dev.streamfusion.parquet.NativeParquetReader;
+import dev.streamfusion.parquet.internal.ColumnPredicates;
+import dev.streamfusion.parquet.internal.FileRanges;
+import dev.streamfusion.parquet.internal.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.fs.FileStatus;

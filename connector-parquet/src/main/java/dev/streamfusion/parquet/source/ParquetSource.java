@@ -1,7 +1,7 @@
 package dev.streamfusion.parquet.source;
 
-import dev.streamfusion.parquet.MemoryLimit;
-import dev.streamfusion.parquet.NativeParquetReader;
+import dev.streamfusion.parquet.internal.MemoryLimit;
+import dev.streamfusion.parquet.internal.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;

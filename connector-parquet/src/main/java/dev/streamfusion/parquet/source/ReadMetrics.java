@@ -1,5 +1,7 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.parquet.internal.NativeParquetReader;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;

@@ -3,9 +3,9 @@ package dev.streamfusion.parquet.source;
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
-import dev.streamfusion.parquet.FileRanges;
-import dev.streamfusion.parquet.MemoryLimit;
-import dev.streamfusion.parquet.NativeParquetReader;
+import dev.streamfusion.parquet.internal.FileRanges;
+import dev.streamfusion.parquet.internal.MemoryLimit;
+import dev.streamfusion.parquet.internal.NativeParquetReader;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;

@@ -1,6 +1,7 @@
 package dev.streamfusion.parquet.source;
 
-import dev.streamfusion.parquet.ColumnPredicates;
+import dev.streamfusion.parquet.internal.ColumnPredicates;
+
 import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext;
 import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext.SplitAssignmentState;
 import org.junit.jupiter.api.Test;

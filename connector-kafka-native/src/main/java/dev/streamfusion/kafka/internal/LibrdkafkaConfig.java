@@ -1,0 +1,383 @@
+package dev.streamfusion.kafka.internal;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The tables from kafka-clients consumer and producer properties to librdkafka's. Every property is
+ * either translated, handled by Flink or StreamFusion itself, or reported as untranslatable: none
+ * is dropped silently. A table with an untranslatable property reads on the Java rung, or writes
+ * through kafka-clients.
+ */
+@Internal
+public final class LibrdkafkaConfig {
+
+    /**
+     * librdkafka's bound on the records it fetches ahead of the reader, in kilobytes, set from the
+     * table's {@code streamfusion.prefetch.kbytes}.
+     */
+    public static final String PREFETCH = "queued.max.messages.kbytes";
+
+    /** Properties with the same name and meaning in librdkafka, for both clients. */
+    private static final Set<String> SAME =
+            Set.of(
+                    "bootstrap.servers",
+                    "client.id",
+                    "client.rack",
+                    "metadata.max.age.ms",
+                    "reconnect.backoff.ms",
+                    "reconnect.backoff.max.ms",
+                    "retry.backoff.ms",
+                    "retry.backoff.max.ms",
+                    "connections.max.idle.ms",
+                    "socket.connection.setup.timeout.ms",
+                    "allow.auto.create.topics",
+                    "ssl.key.password");
+
+    /** Consumer properties with the same name and meaning in librdkafka. */
+    private static final Set<String> SAME_CONSUMER =
+            Set.of(
+                    "group.id",
+                    "fetch.min.bytes",
+                    "fetch.max.bytes",
+                    "max.partition.fetch.bytes",
+                    "session.timeout.ms",
+                    "heartbeat.interval.ms",
+                    "max.poll.interval.ms",
+                    "check.crcs",
+                    "isolation.level",
+                    LibrdkafkaConfig.PREFETCH);
+
+    /** Producer properties with the same name and meaning in librdkafka. */
+    private static final Set<String> SAME_PRODUCER =
+            Set.of(
+                    "acks",
+                    "linger.ms",
+                    "batch.size",
+                    "compression.type",
+                    "retries",
+                    "enable.idempotence",
+                    "request.timeout.ms",
+                    "transaction.timeout.ms");
+
+    /** Properties librdkafka names differently, for both clients. */
+    private static final Map<String, String> RENAMED =
+            Map.of(
+                    "receive.buffer.bytes", "socket.receive.buffer.bytes",
+                    "send.buffer.bytes", "socket.send.buffer.bytes");
+
+    private static final Map<String, String> RENAMED_CONSUMER =
+            Map.of(
+                    "fetch.max.wait.ms", "fetch.wait.max.ms",
+                    "request.timeout.ms", "socket.timeout.ms");
+
+    private static final Map<String, String> RENAMED_PRODUCER =
+            Map.of(
+                    "delivery.timeout.ms", "message.timeout.ms",
+                    "max.in.flight.requests.per.connection", "max.in.flight",
+                    "max.request.size", "message.max.bytes");
+
+    /**
+     * Consumer properties Flink's source or the reader acts on itself, so librdkafka needs none of
+     * them: deserializers (the reader reads bytes), auto commit (never: offsets live in Flink's
+     * state), Flink's own source options, the reader's batch size and the offset lookup timeout.
+     */
+    private static final Set<String> HANDLED_CONSUMER =
+            Set.of(
+                    "key.deserializer",
+                    "value.deserializer",
+                    "enable.auto.commit",
+                    "auto.commit.interval.ms",
+                    "partition.discovery.interval.ms",
+                    "client.id.prefix",
+                    "register.consumer.metrics",
+                    "commit.offsets.on.checkpoint",
+                    "max.poll.records",
+                    "default.api.timeout.ms");
+
+    /**
+     * Producer properties the sink acts on itself: it sends bytes it encoded, and bounds its wait
+     * for room in librdkafka's queue by {@code max.block.ms} ({@link #maxBlockMs}).
+     */
+    private static final Set<String> HANDLED_PRODUCER = Set.of("key.serializer", "value.serializer", "max.block.ms");
+
+    /** kafka-clients' default {@code max.block.ms}. */
+    private static final long MAX_BLOCK_MS_DEFAULT = 60_000;
+
+    /** One client's table. */
+    private static final class Table {
+        final Set<String> same;
+        final Map<String, String> renamed;
+        final Set<String> handled;
+
+        Table(Set<String> same, Map<String, String> renamed, Set<String> handled) {
+            this.same = same;
+            this.renamed = renamed;
+            this.handled = handled;
+        }
+    }
+
+    private static final Table CONSUMER = new Table(SAME_CONSUMER, RENAMED_CONSUMER, HANDLED_CONSUMER);
+    private static final Table PRODUCER = new Table(SAME_PRODUCER, RENAMED_PRODUCER, HANDLED_PRODUCER);
+
+    /** SASL mechanisms librdkafka is built with here. */
+    private static final List<String> MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+
+    private static final Pattern JAAS =
+            Pattern.compile(
+                    // kafka-clients' module names, as written or relocated (by a SQL jar).
+                    "\\s*(?:[\\w$]+\\.)*?org\\.apache\\.kafka\\.common\\.security\\.(plain\\.PlainLoginModule|scram\\.ScramLoginModule)"
+                            + "\\s+required((?:\\s+\\w+\\s*=\\s*\"[^\"]*\")*)\\s*;\\s*");
+    private static final Pattern JAAS_OPTION = Pattern.compile("(\\w+)\\s*=\\s*\"([^\"]*)\"");
+
+    private final Map<String, String> properties;
+    private final List<String> untranslatable;
+
+    private LibrdkafkaConfig(Map<String, String> properties, List<String> untranslatable) {
+        this.properties = Collections.unmodifiableMap(properties);
+        this.untranslatable = Collections.unmodifiableList(untranslatable);
+    }
+
+    /**
+     * Consumer defaults where kafka-clients and librdkafka differ, kafka-clients': librdkafka reads
+     * committed records only (and stops a bounded read at the last stable offset).
+     */
+    private static final Map<String, String> KAFKA_CLIENTS_CONSUMER_DEFAULTS =
+            Map.of("isolation.level", "read_uncommitted", "check.crcs", "true");
+
+    /** librdkafka's properties for {@code consumer}, kafka-clients consumer properties. */
+    public static LibrdkafkaConfig consumer(Properties consumer) {
+        return translate(consumer, CONSUMER);
+    }
+
+    /**
+     * librdkafka's properties for the consumer of source subtask {@code subtask}: as {@link
+     * #consumer}, with the client id Flink's reader gives its consumer ({@code
+     * <client.id.prefix>-<subtask>}).
+     */
+    public static LibrdkafkaConfig consumer(Properties consumer, int subtask) {
+        Properties withClientId = new Properties();
+        withClientId.putAll(consumer);
+        String prefix = consumer.getProperty("client.id.prefix");
+        if (prefix != null) {
+            withClientId.setProperty("client.id", prefix + "-" + subtask);
+        }
+        return consumer(withClientId);
+    }
+
+    /** librdkafka's properties for {@code producer}, kafka-clients producer properties. */
+    public static LibrdkafkaConfig producer(Properties producer) {
+        return translate(producer, PRODUCER);
+    }
+
+    /**
+     * How long a send waits for room in the producer's queue: kafka-clients' {@code max.block.ms}.
+     *
+     * @throws IllegalArgumentException if the property is not a number of milliseconds
+     */
+    public static long maxBlockMs(Properties producer) {
+        String value = producer.getProperty("max.block.ms");
+        if (value == null) {
+            return MAX_BLOCK_MS_DEFAULT;
+        }
+        try {
+            long ms = Long.parseLong(value.trim());
+            if (ms >= 0) {
+                return ms;
+            }
+        } catch (NumberFormatException e) {
+            // Reported below.
+        }
+        throw new IllegalArgumentException("'properties.max.block.ms' = '" + value + "': not a number of milliseconds");
+    }
+
+    private static LibrdkafkaConfig translate(Properties client, Table table) {
+        Map<String, String> in = new TreeMap<>();
+        client.stringPropertyNames().forEach(key -> in.put(key, client.getProperty(key)));
+        Map<String, String> out = new TreeMap<>();
+        List<String> problems = new ArrayList<>();
+        String truststoreType = in.getOrDefault("ssl.truststore.type", "JKS").toUpperCase(Locale.ROOT);
+        String keystoreType = in.getOrDefault("ssl.keystore.type", "JKS").toUpperCase(Locale.ROOT);
+        for (Map.Entry<String, String> entry : in.entrySet()) {
+            String key = entry.getKey();
+            String value = entry.getValue();
+            String renamed = table.renamed.getOrDefault(key, RENAMED.get(key));
+            if (SAME.contains(key) || table.same.contains(key)) {
+                out.put(key, value);
+            } else if (renamed != null) {
+                // kafka-clients' -1 (the OS default) is librdkafka's 0.
+                out.put(renamed, key.endsWith(".buffer.bytes") && "-1".equals(value) ? "0" : value);
+            } else if (table.handled.contains(key)) {
+                continue;
+            } else if (key.equals("buffer.memory") && table == PRODUCER) {
+                try {
+                    long kilobytes = Math.max(1, Long.parseLong(value.trim()) / 1024);
+                    out.put("queue.buffering.max.kbytes", String.valueOf(kilobytes));
+                } catch (NumberFormatException e) {
+                    problems.add("'" + key + "' = '" + value + "': not a number of bytes");
+                }
+            } else {
+                String problem = special(key, value, truststoreType, keystoreType, in, out);
+                if (problem != null) {
+                    problems.add("'" + key + "' = '" + shown(key, value) + "': " + problem);
+                }
+            }
+        }
+        return new LibrdkafkaConfig(out, problems);
+    }
+
+    /** Translates a property with a rule of its own; returns why it cannot be, or null. */
+    private static String special(
+            String key,
+            String value,
+            String truststoreType,
+            String keystoreType,
+            Map<String, String> in,
+            Map<String, String> out) {
+        switch (key) {
+            case "security.protocol":
+                out.put(key, value.toLowerCase(Locale.ROOT));
+                return null;
+            case "auto.offset.reset":
+                String reset = value.toLowerCase(Locale.ROOT);
+                if (reset.equals("earliest") || reset.equals("latest")) {
+                    out.put(key, reset);
+                    return null;
+                }
+                if (reset.equals("none")) {
+                    out.put(key, "error");
+                    return null;
+                }
+                return "librdkafka resets only to earliest or latest";
+            case "sasl.mechanism":
+                if (!MECHANISMS.contains(value)) {
+                    return "librdkafka here supports the SASL mechanisms " + MECHANISMS;
+                }
+                out.put("sasl.mechanisms", value);
+                return null;
+            case "sasl.jaas.config":
+                return jaas(value, out);
+            case "ssl.endpoint.identification.algorithm":
+                out.put(key, value.isEmpty() ? "none" : value.toLowerCase(Locale.ROOT));
+                return null;
+            case "ssl.truststore.type":
+            case "ssl.keystore.type":
+                return null;
+            case "ssl.truststore.location":
+                if (!truststoreType.equals("PEM")) {
+                    return "librdkafka reads CA certificates from PEM only (ssl.truststore.type is " + truststoreType + ")";
+                }
+                out.put("ssl.ca.location", value);
+                return null;
+            case "ssl.truststore.certificates":
+                out.put("ssl.ca.pem", value);
+                return null;
+            case "ssl.truststore.password":
+                return in.containsKey("ssl.truststore.location") && !truststoreType.equals("PEM")
+                        ? "a password-protected trust store has no librdkafka equivalent"
+                        : null;
+            case "ssl.keystore.location":
+                if (keystoreType.equals("PKCS12")) {
+                    out.put("ssl.keystore.location", value);
+                    return null;
+                }
+                if (keystoreType.equals("PEM")) {
+                    out.put("ssl.certificate.location", value);
+                    out.put("ssl.key.location", value);
+                    return null;
+                }
+                return "librdkafka reads key stores as PKCS12 or PEM only (ssl.keystore.type is " + keystoreType + ")";
+            case "ssl.keystore.password":
+                out.put("ssl.keystore.password", value);
+                return null;
+            case "ssl.keystore.certificate.chain":
+                out.put("ssl.certificate.pem", value);
+                return null;
+            case "ssl.keystore.key":
+                out.put("ssl.key.pem", value);
+                return null;
+            default:
+                return "no librdkafka equivalent";
+        }
+    }
+
+    private static String jaas(String value, Map<String, String> out) {
+        Matcher module = JAAS.matcher(value);
+        if (!module.matches()) {
+            return "only PlainLoginModule and ScramLoginModule with username and password translate";
+        }
+        Map<String, String> options = new TreeMap<>();
+        Matcher option = JAAS_OPTION.matcher(module.group(2));
+        while (option.find()) {
+            options.put(option.group(1), option.group(2));
+        }
+        if (!options.containsKey("username") || !options.containsKey("password") || options.size() != 2) {
+            return "only the options username and password translate";
+        }
+        out.put("sasl.username", options.get("username"));
+        out.put("sasl.password", options.get("password"));
+        return null;
+    }
+
+    /** A property's value as summaries, logs and errors show it: secrets masked. */
+    static String shown(String key, String value) {
+        return isSecret(key) ? "******" : value;
+    }
+
+    /**
+     * Whether a property carries a secret: a password, key, token, credentials, user info or a
+     * JAAS configuration (whose options hold passwords).
+     */
+    public static boolean isSecret(String key) {
+        String k = key.toLowerCase(Locale.ROOT);
+        for (String word : SECRET_WORDS) {
+            if (k.contains(word)) {
+                return true;
+            }
+        }
+        return k.endsWith(".key") || k.endsWith(".key.pem");
+    }
+
+    private static final List<String> SECRET_WORDS =
+            List.of("password", "secret", "jaas", "token", "credential", "user.info", "userinfo");
+
+    /** {@code properties} as two arrays for native code: keys, then values in the same order. */
+    public static String[][] keysAndValues(Map<String, String> properties) {
+        String[] keys = properties.keySet().toArray(new String[0]);
+        String[] values = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            values[i] = properties.get(keys[i]);
+        }
+        return new String[][] {keys, values};
+    }
+
+    /** librdkafka's properties: the translated ones. */
+    public Map<String, String> properties() {
+        return properties;
+    }
+
+    /**
+     * What a librdkafka consumer is configured with: the translated properties, and kafka-clients'
+     * defaults where librdkafka's differ and the table sets none.
+     */
+    public Map<String, String> consumerProperties() {
+        Map<String, String> all = new TreeMap<>(KAFKA_CLIENTS_CONSUMER_DEFAULTS);
+        all.putAll(properties);
+        return all;
+    }
+
+    /** Why properties cannot be translated, one line each; empty when all were. */
+    public List<String> untranslatable() {
+        return untranslatable;
+    }
+}

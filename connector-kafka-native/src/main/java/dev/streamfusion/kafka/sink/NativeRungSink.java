@@ -1,0 +1,86 @@
+package dev.streamfusion.kafka.sink;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+import org.apache.flink.table.data.RowData;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The streamfusion-kafka sink for {@code none} and {@code at-least-once} delivery through
+ * librdkafka: rows are encoded and sent a batch at a time in native code.
+ */
+@Internal
+public final class NativeRungSink implements Sink<RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** kafka-clients' default delivery timeout, which librdkafka's message timeout takes. */
+    private static final String DELIVERY_TIMEOUT_MS = "120000";
+
+    private final TreeMap<String, String> librdkafka;
+    private final String topic;
+    private final String format;
+    private final HashMap<String, String> formatOptions;
+    private final RecordLayout layout;
+    private final KafkaPartitioner<RowData> partitioner;
+    private final DeliveryGuarantee deliveryGuarantee;
+    private final long maxBlockMs;
+
+    /**
+     * @param librdkafka the producer's librdkafka properties
+     * @param maxBlockMs how long a send waits for room in librdkafka's queue
+     * @param partitioner Flink's fixed partitioner, or {@code null} for librdkafka's (murmur2 of
+     *     the key, as kafka-clients)
+     */
+    public NativeRungSink(
+            Map<String, String> librdkafka,
+            long maxBlockMs,
+            String topic,
+            String format,
+            Map<String, String> formatOptions,
+            RecordLayout layout,
+            KafkaPartitioner<RowData> partitioner,
+            DeliveryGuarantee deliveryGuarantee) {
+        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
+            throw new IllegalArgumentException("exactly-once delivery runs through Kafka transactions of kafka-clients");
+        }
+        this.librdkafka = new TreeMap<>(librdkafka);
+        this.librdkafka.putIfAbsent("message.timeout.ms", DELIVERY_TIMEOUT_MS);
+        this.maxBlockMs = maxBlockMs;
+        this.topic = topic;
+        this.format = format;
+        this.formatOptions = new HashMap<>(formatOptions);
+        this.layout = layout;
+        this.partitioner = partitioner;
+        this.deliveryGuarantee = deliveryGuarantee;
+    }
+
+    @Override
+    public SinkWriter<RowData> createWriter(WriterInitContext context) {
+        if (partitioner != null) {
+            partitioner.open(
+                    context.getTaskInfo().getIndexOfThisSubtask(), context.getTaskInfo().getNumberOfParallelSubtasks());
+        }
+        // A flush waits as long as a record may take to be delivered, and a little more.
+        long flushTimeoutMs = Long.parseLong(librdkafka.get("message.timeout.ms")) + 5_000;
+        return new NativeRungWriter(
+                librdkafka,
+                maxBlockMs,
+                topic,
+                format,
+                formatOptions,
+                layout,
+                partitioner,
+                deliveryGuarantee,
+                flushTimeoutMs,
+                context.isObjectReuseEnabled() ? context.createInputSerializer() : null,
+                context.metricGroup());
+    }
+}

@@ -1,0 +1,208 @@
+package dev.streamfusion.kafka.sink;
+
+import dev.streamfusion.formats.NativeFormatEncoder;
+import dev.streamfusion.kafka.internal.LibrdkafkaLog;
+import dev.streamfusion.kafka.internal.NativeKafkaProducer;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
+import org.apache.flink.table.data.RowData;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.kafka.common.header.Header;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+/**
+ * Collects rows into batches; each batch is transposed to Arrow once, encoded natively (values,
+ * and keys) and sent by librdkafka in one native call, so the encoded bytes never enter the JVM.
+ * Flushed on every checkpoint for at-least-once, and at the end of input.
+ */
+// close() declares Exception, as the Flink interface it implements does.
+@SuppressWarnings("try")
+@Internal
+final class NativeRungWriter implements SinkWriter<RowData> {
+
+    /** Rows per native call. */
+    static final int BATCH = 1024;
+
+    private final String topic;
+    private final RecordLayout layout;
+    /** Flink's partitioner of the table (fixed), or {@code null} for librdkafka's. */
+    private final KafkaPartitioner<RowData> partitioner;
+    private final DeliveryGuarantee deliveryGuarantee;
+    private final long flushTimeoutMs;
+    private final TypeSerializer<RowData> copier;
+    private final BufferAllocator allocator;
+    private final NativeFormatEncoder encoder;
+    /** The key encoder, or {@code null} when the table writes no key. */
+    private final NativeFormatEncoder keyEncoder;
+    private final NativeKafkaProducer producer;
+    /** Names the producer in librdkafka's log lines. */
+    private final String clientName;
+    private final Counter recordsSent;
+    private final Counter bytesSent;
+    private final List<RowData> pending = new ArrayList<>(BATCH);
+    private int[] partitions;
+
+    NativeRungWriter(
+            Map<String, String> librdkafka,
+            long maxBlockMs,
+            String topic,
+            String format,
+            Map<String, String> formatOptions,
+            RecordLayout layout,
+            KafkaPartitioner<RowData> partitioner,
+            DeliveryGuarantee deliveryGuarantee,
+            long flushTimeoutMs,
+            TypeSerializer<RowData> copier,
+            SinkWriterMetricGroup metrics) {
+        this.topic = topic;
+        this.clientName = "Kafka producer of topic " + topic;
+        this.layout = layout;
+        this.partitioner = partitioner;
+        this.deliveryGuarantee = deliveryGuarantee;
+        this.flushTimeoutMs = flushTimeoutMs;
+        this.copier = copier;
+        this.recordsSent = metrics.getNumRecordsSendCounter();
+        this.bytesSent = metrics.getNumBytesSendCounter();
+        this.allocator = new RootAllocator();
+        NativeFormatEncoder openedValues = null;
+        NativeFormatEncoder openedKeys = null;
+        try {
+            openedValues = NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType);
+            if (layout.keyFormat != null) {
+                openedKeys = NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType);
+            }
+            this.producer = new NativeKafkaProducer(librdkafka, topic, maxBlockMs);
+        } catch (RuntimeException e) {
+            if (openedKeys != null) {
+                openedKeys.close();
+            }
+            if (openedValues != null) {
+                openedValues.close();
+            }
+            allocator.close();
+            throw e;
+        }
+        this.encoder = openedValues;
+        this.keyEncoder = openedKeys;
+    }
+
+    @Override
+    public void write(RowData row, Context context) throws IOException {
+        pending.add(copier == null ? row : copier.copy(row));
+        if (pending.size() >= BATCH) {
+            sendPending();
+        }
+    }
+
+    @Override
+    public void flush(boolean endOfInput) throws IOException {
+        sendPending();
+        if (deliveryGuarantee == DeliveryGuarantee.AT_LEAST_ONCE || endOfInput) {
+            try {
+                producer.flush(flushTimeoutMs);
+            } catch (RuntimeException e) {
+                throw new IOException("Failed to send data to Kafka topic " + topic + ": " + e.getMessage(), e);
+            } finally {
+                LibrdkafkaLog.log(clientName, producer.logs());
+            }
+        }
+    }
+
+    private void sendPending() throws IOException {
+        if (pending.isEmpty()) {
+            return;
+        }
+        int n = pending.size();
+        int[] rowPartitions = partitioner == null ? null : new int[n];
+        long[] timestamps = layout.writesTimestamp() ? new long[n] : null;
+        int[] headerCounts = layout.writesHeaders() ? new int[n] : null;
+        List<byte[]> headers = headerCounts == null ? null : new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            RowData row = pending.get(i);
+            if (rowPartitions != null) {
+                rowPartitions[i] = partitioner.partition(row, null, null, topic, partitions());
+            }
+            if (timestamps != null) {
+                Long timestamp = layout.timestamp(row);
+                timestamps[i] = timestamp == null ? Long.MIN_VALUE : timestamp;
+            }
+            if (headerCounts != null) {
+                for (Header header : layout.headers(row)) {
+                    headers.add(header.key().getBytes(StandardCharsets.UTF_8));
+                    headers.add(header.value());
+                    headerCounts[i]++;
+                }
+            }
+        }
+        byte[][] headerBytes = headers == null ? null : headers.toArray(new byte[0][]);
+        long[] bytes = {0};
+        try {
+            encoder.encode(
+                    layout.values(pending),
+                    (values, valueRows) -> {
+                        if (keyEncoder == null) {
+                            bytes[0] = producer.send(values, valueRows, 0, 0, rowPartitions, timestamps, headerCounts, headerBytes);
+                        } else {
+                            keyEncoder.encode(
+                                    layout.keys(pending),
+                                    (keys, keyRows) ->
+                                            bytes[0] =
+                                                    producer.send(
+                                                            values,
+                                                            valueRows,
+                                                            keys,
+                                                            keyRows,
+                                                            rowPartitions,
+                                                            timestamps,
+                                                            headerCounts,
+                                                            headerBytes));
+                        }
+                    });
+        } catch (RuntimeException e) {
+            throw new IOException("Failed to send data to Kafka topic " + topic + ": " + e.getMessage(), e);
+        } finally {
+            LibrdkafkaLog.log(clientName, producer.logs());
+        }
+        recordsSent.inc(n);
+        bytesSent.inc(bytes[0]);
+        pending.clear();
+    }
+
+    /** The topic's partitions, read once, for Flink's partitioner. */
+    private int[] partitions() {
+        if (partitions == null) {
+            partitions = IntStream.range(0, producer.partitions(flushTimeoutMs)).toArray();
+        }
+        return partitions;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (!producer.isClosed()) {
+                LibrdkafkaLog.log(clientName, producer.logs());
+            }
+            producer.close();
+        } finally {
+            encoder.close();
+            if (keyEncoder != null) {
+                keyEncoder.close();
+            }
+            allocator.close();
+        }
+    }
+}

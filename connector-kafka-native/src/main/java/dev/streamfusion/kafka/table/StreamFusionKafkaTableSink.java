@@ -1,0 +1,216 @@
+package dev.streamfusion.kafka.table;
+
+import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
+import dev.streamfusion.kafka.sink.JavaRungSink;
+import dev.streamfusion.kafka.sink.NativeRungSink;
+import dev.streamfusion.kafka.sink.RecordLayout;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.streaming.connectors.kafka.partitioner.FlinkFixedPartitioner;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
+import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.connector.format.EncodingFormat;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.SinkV2Provider;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.DataTypeUtils;
+
+import java.util.List;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * A streamfusion-kafka table written to: values and keys encoded natively a batch at a time
+ * where the table allows it ({@code none} or {@code at-least-once} delivery, natively encoded
+ * formats, writable metadata limited to {@code headers} and {@code timestamp}, one topic),
+ * otherwise Flink's own Kafka sink. Which one, and why, is in the summary.
+ */
+@Internal
+final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
+
+    private final WriteContext writing;
+    // Kept for copies: Flink's sink holds these privately.
+    private final DeliveryGuarantee deliveryGuarantee;
+    private final String transactionalIdPrefix;
+    private final TransactionNamingStrategy transactionNamingStrategy;
+    /** Why Flink's own sink writes the table, or {@code null} when it is written natively. */
+    private final String stockReason;
+    /** Why kafka-clients produces, or {@code null} when librdkafka does. */
+    private final String kafkaClientsReason;
+
+    /** A sink of what Flink's factory resolved from the table's options. */
+    StreamFusionKafkaTableSink(
+            DataType physicalDataType,
+            EncodingFormat<SerializationSchema<RowData>> keyEncodingFormat,
+            EncodingFormat<SerializationSchema<RowData>> valueEncodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            String keyPrefix,
+            List<String> topics,
+            Pattern topicPattern,
+            Properties properties,
+            KafkaPartitioner<RowData> partitioner,
+            DeliveryGuarantee deliveryGuarantee,
+            Integer parallelism,
+            String transactionalIdPrefix,
+            TransactionNamingStrategy transactionNamingStrategy,
+            WriteContext writing) {
+        super(
+                physicalDataType,
+                physicalDataType,
+                keyEncodingFormat,
+                valueEncodingFormat,
+                keyProjection,
+                valueProjection,
+                keyPrefix,
+                topics,
+                topicPattern,
+                properties,
+                partitioner,
+                deliveryGuarantee,
+                false,
+                SinkBufferFlushMode.DISABLED,
+                parallelism,
+                transactionalIdPrefix,
+                transactionNamingStrategy);
+        this.writing = writing;
+        this.deliveryGuarantee = deliveryGuarantee;
+        this.transactionalIdPrefix = transactionalIdPrefix;
+        this.transactionNamingStrategy = transactionNamingStrategy;
+        this.stockReason = stockReason();
+        this.kafkaClientsReason = stockReason == null ? kafkaClientsReason() : null;
+    }
+
+    /** Why Flink's own sink must write this table, or {@code null}. */
+    private String stockReason() {
+        String formats = writing.formats.notNative("encoded");
+        if (formats != null) {
+            return formats;
+        }
+        if (writing.unsupportedMetadata != null) {
+            return "the metadata column '" + writing.unsupportedMetadata + "' is not written natively";
+        }
+        if (topics == null || topics.size() != 1) {
+            return "the native sink writes one fixed topic";
+        }
+        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+        String encoders =
+                writing.formats.notEncodable(
+                        FormatRows.project(physical, valueProjection, null),
+                        writing.formats.keyFormat == null ? null : FormatRows.project(physical, keyProjection, keyPrefix));
+        if (encoders != null && writing.rung != StreamFusionKafkaOptions.Rung.AUTO) {
+            throw new ValidationException(
+                    "'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + writing.rung + "', but " + encoders);
+        }
+        return encoders;
+    }
+
+    /** Why kafka-clients must produce this natively encoded table, or {@code null}. */
+    private String kafkaClientsReason() {
+        String forced = "'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + writing.rung + "'";
+        if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
+            return "exactly-once runs in Kafka transactions";
+        }
+        if (writing.rung == StreamFusionKafkaOptions.Rung.JAVA) {
+            return "chosen by " + forced;
+        }
+        List<String> untranslatable = LibrdkafkaConfig.producer(properties).untranslatable();
+        String reason = null;
+        if (!untranslatable.isEmpty()) {
+            reason = "librdkafka cannot take " + String.join("; ", untranslatable);
+        } else if (partitioner != null && !(partitioner instanceof FlinkFixedPartitioner)) {
+            reason = "the partitioner " + partitioner.getClass().getName() + " may read the encoded bytes";
+        }
+        if (reason != null && writing.rung == StreamFusionKafkaOptions.Rung.NATIVE) {
+            throw new ValidationException(forced + ", but " + reason);
+        }
+        return reason;
+    }
+
+    @Override
+    public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+        if (stockReason != null) {
+            return super.getSinkRuntimeProvider(context);
+        }
+        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+        int physicalArity = physical.getFieldCount();
+        RecordLayout layout =
+                new RecordLayout(
+                        physicalArity + metadataKeys.size(),
+                        FormatRows.project(physical, valueProjection, null),
+                        valueProjection,
+                        writing.formats.keyFormat,
+                        writing.formats.keyFormatOptions,
+                        writing.formats.keyFormat == null ? null : FormatRows.project(physical, keyProjection, keyPrefix),
+                        writing.formats.keyFormat == null ? null : keyProjection,
+                        metadataKeys.contains("headers") ? physicalArity + metadataKeys.indexOf("headers") : -1,
+                        metadataKeys.contains("timestamp") ? physicalArity + metadataKeys.indexOf("timestamp") : -1);
+        Sink<RowData> sink =
+                kafkaClientsReason == null
+                        ? new NativeRungSink(
+                                LibrdkafkaConfig.producer(properties).properties(),
+                                LibrdkafkaConfig.maxBlockMs(properties),
+                                topics.get(0),
+                                writing.formats.format,
+                                writing.formats.formatOptions,
+                                layout,
+                                partitioner,
+                                deliveryGuarantee)
+                        : new JavaRungSink(
+                                properties,
+                                topics.get(0),
+                                writing.formats.format,
+                                writing.formats.formatOptions,
+                                layout,
+                                partitioner,
+                                deliveryGuarantee,
+                                transactionalIdPrefix,
+                                transactionNamingStrategy);
+        return SinkV2Provider.of(sink, parallelism);
+    }
+
+    @Override
+    public DynamicTableSink copy() {
+        StreamFusionKafkaTableSink copy =
+                new StreamFusionKafkaTableSink(
+                        physicalDataType,
+                        keyEncodingFormat,
+                        valueEncodingFormat,
+                        keyProjection,
+                        valueProjection,
+                        keyPrefix,
+                        topics,
+                        topicPattern,
+                        properties,
+                        partitioner,
+                        deliveryGuarantee,
+                        parallelism,
+                        transactionalIdPrefix,
+                        transactionNamingStrategy,
+                        writing);
+        copy.metadataKeys = metadataKeys;
+        copy.consumedDataType = consumedDataType;
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "StreamFusion Kafka table sink ("
+                + (stockReason == null
+                        ? writing.formats.describe() + "encoded natively per batch, "
+                                + (kafkaClientsReason == null
+                                        ? "produced by librdkafka, "
+                                        : "produced by kafka-clients (" + kafkaClientsReason + "), ")
+                                + deliveryGuarantee
+                        : "Flink's own sink: " + stockReason)
+                + ")";
+    }
+}

@@ -1,0 +1,225 @@
+package dev.streamfusion.kafka.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LibrdkafkaConfigTest {
+
+    private static LibrdkafkaConfig translate(Map<String, String> consumer) {
+        return LibrdkafkaConfig.consumer(properties(consumer));
+    }
+
+    private static Properties properties(Map<String, String> map) {
+        Properties properties = new Properties();
+        properties.putAll(map);
+        return properties;
+    }
+
+    @Test
+    void propertiesTranslateByName() {
+        LibrdkafkaConfig config =
+                translate(
+                        Map.of(
+                                "bootstrap.servers", "a:9092,b:9092",
+                                "group.id", "g",
+                                "fetch.max.wait.ms", "250",
+                                "receive.buffer.bytes", "-1",
+                                "request.timeout.ms", "30000",
+                                "isolation.level", "read_committed",
+                                "security.protocol", "SASL_SSL",
+                                "auto.offset.reset", "none"));
+        assertThat(config.untranslatable()).isEmpty();
+        assertThat(config.properties())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(
+                                "bootstrap.servers", "a:9092,b:9092",
+                                "group.id", "g",
+                                "fetch.wait.max.ms", "250",
+                                "socket.receive.buffer.bytes", "0",
+                                "socket.timeout.ms", "30000",
+                                "isolation.level", "read_committed",
+                                "security.protocol", "sasl_ssl",
+                                "auto.offset.reset", "error"));
+    }
+
+    @Test
+    void consumersReadUncommittedRecordsUnlessToldOtherwiseAsKafkaClientsDo() {
+        assertThat(translate(Map.of()).consumerProperties()).containsEntry("isolation.level", "read_uncommitted");
+        assertThat(translate(Map.of("isolation.level", "read_committed")).consumerProperties())
+                .containsEntry("isolation.level", "read_committed");
+    }
+
+    @Test
+    void consumersCheckCrcsUnlessToldOtherwiseAsKafkaClientsDo() {
+        assertThat(translate(Map.of()).consumerProperties()).containsEntry("check.crcs", "true");
+        assertThat(translate(Map.of("check.crcs", "false")).consumerProperties()).containsEntry("check.crcs", "false");
+    }
+
+    /** The table's {@code streamfusion.prefetch.kbytes}, set by the table source, reaches librdkafka. */
+    @Test
+    void thePrefetchBoundReachesLibrdkafka() {
+        LibrdkafkaConfig config = translate(Map.of("queued.max.messages.kbytes", "1024"));
+        assertThat(config.untranslatable()).isEmpty();
+        assertThat(config.consumerProperties()).containsEntry("queued.max.messages.kbytes", "1024");
+    }
+
+    /** As Flink's reader names its consumer: the client id prefix and the subtask's index. */
+    @Test
+    void eachSubtasksConsumerHasFlinksClientId() {
+        Properties table = properties(Map.of("client.id.prefix", "orders-reader", "client.id", "ignored"));
+        assertThat(LibrdkafkaConfig.consumer(table, 3).consumerProperties()).containsEntry("client.id", "orders-reader-3");
+        assertThat(LibrdkafkaConfig.consumer(table, 3).untranslatable()).isEmpty();
+    }
+
+    @Test
+    void untranslatablePropertiesAreNamedWithTheirSecretsMasked() {
+        LibrdkafkaConfig config =
+                translate(
+                        Map.of(
+                                "sasl.jaas.config",
+                                "com.sun.security.auth.module.Krb5LoginModule required keyTab=\"/k\" principal=\"p\" password=\"jaas-secret\";",
+                                "ssl.truststore.location", "/trust.jks",
+                                "ssl.truststore.password", "store-secret",
+                                "sasl.oauthbearer.token.endpoint.url", "https://token-secret.example",
+                                "sasl.login.callback.handler.class", "com.example.Handler"));
+        String shown = String.join("; ", config.untranslatable());
+        assertThat(shown)
+                .contains("sasl.jaas.config", "ssl.truststore.password", "sasl.oauthbearer.token.endpoint.url")
+                .contains("com.example.Handler")
+                .doesNotContain("jaas-secret", "store-secret", "token-secret");
+        for (String key :
+                List.of(
+                        "ssl.key.password",
+                        "ssl.keystore.key",
+                        "basic.auth.user.info",
+                        "sasl.client.credentials",
+                        "sasl.oauthbearer.client.secret")) {
+            assertThat(LibrdkafkaConfig.isSecret(key)).as(key).isTrue();
+        }
+        assertThat(LibrdkafkaConfig.isSecret("bootstrap.servers")).isFalse();
+    }
+
+    @Test
+    void flinksOwnPropertiesStayWithFlink() {
+        LibrdkafkaConfig config =
+                translate(
+                        Map.of(
+                                "key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer",
+                                "enable.auto.commit", "false",
+                                "partition.discovery.interval.ms", "300000",
+                                "client.id.prefix", "bids",
+                                "max.poll.records", "1000",
+                                "default.api.timeout.ms", "5000"));
+        assertThat(config.untranslatable()).isEmpty();
+        assertThat(config.properties()).isEmpty();
+    }
+
+    @Test
+    void saslPlainAndScramCredentialsTranslate() {
+        LibrdkafkaConfig config =
+                translate(
+                        Map.of(
+                                "sasl.mechanism", "SCRAM-SHA-512",
+                                "sasl.jaas.config",
+                                "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                                        + "username=\"alice\" password=\"s3cret\";"));
+        assertThat(config.untranslatable()).isEmpty();
+        assertThat(config.properties())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("sasl.mechanisms", "SCRAM-SHA-512", "sasl.username", "alice", "sasl.password", "s3cret"));
+    }
+
+    @Test
+    void pemAndPkcs12StoresTranslateAndJksDoesNot() {
+        LibrdkafkaConfig pem =
+                translate(
+                        Map.of(
+                                "ssl.truststore.type", "PEM",
+                                "ssl.truststore.location", "/certs/ca.pem",
+                                "ssl.keystore.type", "PKCS12",
+                                "ssl.keystore.location", "/certs/client.p12",
+                                "ssl.keystore.password", "pw",
+                                "ssl.endpoint.identification.algorithm", ""));
+        assertThat(pem.untranslatable()).isEmpty();
+        assertThat(pem.properties())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(
+                                "ssl.ca.location", "/certs/ca.pem",
+                                "ssl.keystore.location", "/certs/client.p12",
+                                "ssl.keystore.password", "pw",
+                                "ssl.endpoint.identification.algorithm", "none"));
+
+        LibrdkafkaConfig jks =
+                translate(Map.of("ssl.truststore.location", "/certs/trust.jks", "ssl.truststore.password", "pw"));
+        assertThat(jks.untranslatable())
+                .containsExactly(
+                        "'ssl.truststore.location' = '/certs/trust.jks': librdkafka reads CA certificates from PEM only "
+                                + "(ssl.truststore.type is JKS)",
+                        "'ssl.truststore.password' = '******': a password-protected trust store has no librdkafka equivalent");
+    }
+
+    @Test
+    void anythingElseIsReportedNeverDropped() {
+        LibrdkafkaConfig config =
+                translate(
+                        Map.of(
+                                "sasl.mechanism", "GSSAPI",
+                                "interceptor.classes", "com.example.Tracing",
+                                "sasl.jaas.config", "com.example.Login required token=\"t\";"));
+        assertThat(config.untranslatable())
+                .containsExactly(
+                        "'interceptor.classes' = 'com.example.Tracing': no librdkafka equivalent",
+                        "'sasl.jaas.config' = '******': only PlainLoginModule and ScramLoginModule with username and "
+                                + "password translate",
+                        "'sasl.mechanism' = 'GSSAPI': librdkafka here supports the SASL mechanisms "
+                                + "[PLAIN, SCRAM-SHA-256, SCRAM-SHA-512]");
+    }
+
+    @Test
+    void producerPropertiesHaveATableOfTheirOwn() {
+        LibrdkafkaConfig config =
+                LibrdkafkaConfig.producer(
+                        properties(
+                                Map.of(
+                                        "bootstrap.servers", "a:9092",
+                                        "acks", "all",
+                                        "linger.ms", "20",
+                                        "compression.type", "zstd",
+                                        "delivery.timeout.ms", "120000",
+                                        "max.in.flight.requests.per.connection", "5",
+                                        "max.request.size", "2097152",
+                                        "buffer.memory", "33554432",
+                                        "request.timeout.ms", "30000",
+                                        "value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer")));
+        assertThat(config.untranslatable()).isEmpty();
+        assertThat(config.properties())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(
+                                "bootstrap.servers", "a:9092",
+                                "acks", "all",
+                                "linger.ms", "20",
+                                "compression.type", "zstd",
+                                "message.timeout.ms", "120000",
+                                "max.in.flight", "5",
+                                "message.max.bytes", "2097152",
+                                "queue.buffering.max.kbytes", "32768",
+                                "request.timeout.ms", "30000"));
+
+        LibrdkafkaConfig roundRobin =
+                LibrdkafkaConfig.producer(
+                        properties(
+                                Map.of(
+                                        "partitioner.class", "org.apache.kafka.clients.producer.RoundRobinPartitioner",
+                                        "buffer.memory", "lots")));
+        assertThat(roundRobin.untranslatable())
+                .containsExactly(
+                        "'buffer.memory' = 'lots': not a number of bytes",
+                        "'partitioner.class' = 'org.apache.kafka.clients.producer.RoundRobinPartitioner': "
+                                + "no librdkafka equivalent");
+    }
+}

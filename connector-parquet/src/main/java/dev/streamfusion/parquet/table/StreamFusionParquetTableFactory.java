@@ -1,0 +1,217 @@
+package dev.streamfusion.parquet.table;
+
+import dev.streamfusion.parquet.format.StreamFusionParquetFormatFactory;
+import dev.streamfusion.parquet.internal.ColumnPredicates;
+import dev.streamfusion.parquet.internal.MemoryLimit;
+import dev.streamfusion.parquet.source.FileListing;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.file.table.FileSystemConnectorOptions;
+import org.apache.flink.connector.file.table.FileSystemTableFactory;
+import org.apache.flink.connector.file.table.FileSystemTableSink;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code 'connector' = 'streamfusion-parquet'}: the filesystem connector's options for Parquet
+ * files, read and written natively.
+ *
+ * <p>Reading: a file or a directory (recursively), once or continuously, partitioned or not.
+ * Writing: Flink's file sink with every sink option of the filesystem connector, encoding through
+ * the native writer.
+ */
+@Internal
+public final class StreamFusionParquetTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+
+    public static final String IDENTIFIER = "streamfusion-parquet";
+
+    private static final String PARQUET_PREFIX = "parquet.";
+    /** Flink's parquet format option: INT96 timestamps as UTC, or as the JVM's time zone. */
+    private static final String UTC_TIMEZONE = "parquet.utc-timezone";
+
+    static final ConfigOption<String> PATH =
+            ConfigOptions.key("path").stringType().noDefaultValue().withDescription("A Parquet file, or a directory of them.");
+    static final ConfigOption<String> FORMAT =
+            ConfigOptions.key("format").stringType().defaultValue("parquet").withDescription("Must be 'parquet'.");
+    static final ConfigOption<String> PATH_REGEX =
+            ConfigOptions.key("source.path.regex-pattern")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("A regular expression the whole path of a file must match to be read.");
+    private static final String FLINK_FILESYSTEM = "flink-filesystem";
+
+    static final ConfigOption<String> FILE_ACCESS =
+            ConfigOptions.key("streamfusion.file-access")
+                    .stringType()
+                    .defaultValue("auto")
+                    .withDescription(
+                            "'auto': local files are read natively, files of other schemes through Flink's FileSystem;"
+                                    + " '" + FLINK_FILESYSTEM + "': every file through Flink's FileSystem.");
+
+    static final ConfigOption<MemorySize> MEMORY_LIMIT =
+            ConfigOptions.key(MemoryLimit.TABLE_OPTION)
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "What the part files one subtask writes at once, or one subtask's reader, may hold outside the"
+                                    + " Java heap; writers close row groups early to stay under it.");
+    static final ConfigOption<Duration> MONITOR_INTERVAL =
+            ConfigOptions.key("source.monitor-interval")
+                    .durationType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Continuous reading: the path is listed again at this interval, and files not seen before are read.");
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(PATH);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return Set.of(
+                FORMAT,
+                PATH_REGEX,
+                MONITOR_INTERVAL,
+                FILE_ACCESS,
+                FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS,
+                MEMORY_LIMIT,
+                FileSystemConnectorOptions.PARTITION_DEFAULT_NAME,
+                FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE,
+                FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL,
+                FileSystemConnectorOptions.SINK_ROLLING_POLICY_INACTIVITY_INTERVAL,
+                FileSystemConnectorOptions.SINK_ROLLING_POLICY_CHECK_INTERVAL,
+                FileSystemConnectorOptions.SINK_SHUFFLE_BY_PARTITION,
+                FileSystemConnectorOptions.PARTITION_TIME_EXTRACTOR_KIND,
+                FileSystemConnectorOptions.PARTITION_TIME_EXTRACTOR_CLASS,
+                FileSystemConnectorOptions.PARTITION_TIME_EXTRACTOR_TIMESTAMP_FORMATTER,
+                FileSystemConnectorOptions.PARTITION_TIME_EXTRACTOR_TIMESTAMP_PATTERN,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_TRIGGER,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_DELAY,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_WATERMARK_TIME_ZONE,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_POLICY_KIND,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_POLICY_CLASS,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_POLICY_CLASS_PARAMETERS,
+                FileSystemConnectorOptions.SINK_PARTITION_COMMIT_SUCCESS_FILE_NAME,
+                FileSystemConnectorOptions.AUTO_COMPACTION,
+                FileSystemConnectorOptions.COMPACTION_FILE_SIZE,
+                FileSystemConnectorOptions.SINK_PARALLELISM);
+    }
+
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        ReadableConfig options = validatedOptions(context);
+        String defaultPartitionName = options.get(FileSystemConnectorOptions.PARTITION_DEFAULT_NAME);
+        List<String> partitionKeys = context.getCatalogTable().getPartitionKeys();
+        return new StreamFusionParquetTableSource(
+                new FileListing(
+                        options.get(PATH),
+                        options.getOptional(PATH_REGEX).orElse(null),
+                        ColumnPredicates.NONE,
+                        partitionKeys,
+                        defaultPartitionName,
+                        null,
+                        FLINK_FILESYSTEM.equals(options.get(FILE_ACCESS))),
+                partitionKeys,
+                defaultPartitionName,
+                options.getOptional(MONITOR_INTERVAL).orElse(null),
+                "true".equalsIgnoreCase(context.getCatalogTable().getOptions().getOrDefault(UTC_TIMEZONE, "false").trim()),
+                options.get(FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS)
+                        == FileSystemConnectorOptions.FileStatisticsType.ALL,
+                memoryLimit(context, options),
+                context.getPhysicalRowDataType());
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        validatedOptions(context);
+        // Flink's file sink, with the native writer as its format: the format's options take the
+        // format's name as their prefix.
+        Map<String, String> files = new HashMap<>();
+        context.getCatalogTable()
+                .getOptions()
+                .entrySet()
+                .stream()
+                // How files are read means nothing to Flink's file sink.
+                .filter(option -> !option.getKey().equals(FILE_ACCESS.key()))
+                .forEach(
+                        option -> files.put(
+                                formatKey(option.getKey()),
+                                option.getValue()));
+        files.put(FactoryUtil.CONNECTOR.key(), FileSystemTableFactory.IDENTIFIER);
+        files.put(FactoryUtil.FORMAT.key(), StreamFusionParquetFormatFactory.IDENTIFIER);
+        ResolvedCatalogTable table = context.getCatalogTable().copy(files);
+        Context filesContext =
+                new FactoryUtil.DefaultDynamicTableContext(
+                        context.getObjectIdentifier(),
+                        table,
+                        context.getEnrichmentOptions(),
+                        context.getConfiguration(),
+                        context.getClassLoader(),
+                        context.isTemporary());
+        return new StreamFusionParquetTableSink(
+                (FileSystemTableSink) new FileSystemTableFactory().createDynamicTableSink(filesContext));
+    }
+
+    /** A table option's name for Flink's file sink: the format's options under its prefix. */
+    private static String formatKey(String key) {
+        String prefix = StreamFusionParquetFormatFactory.IDENTIFIER + ".";
+        if (key.startsWith(PARQUET_PREFIX)) {
+            return prefix + key.substring(PARQUET_PREFIX.length());
+        }
+        return key.equals(MEMORY_LIMIT.key()) ? prefix + MemoryLimit.FORMAT_OPTION : key;
+    }
+
+    private static MemoryLimit memoryLimit(Context context, ReadableConfig options) {
+        return MemoryLimit.of(options, MEMORY_LIMIT, context.getObjectIdentifier().asSummaryString());
+    }
+
+    /** The table's options, checked: only known options, {@code parquet.*} and format parquet. */
+    private ReadableConfig validatedOptions(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        // The Parquet format's own options (parquet.*) are free-form, as parquet-java's are;
+        // those StreamFusion takes are checked below.
+        helper.validateExcept(PARQUET_PREFIX);
+        ReadableConfig options = helper.getOptions();
+        if (!"parquet".equals(options.get(FORMAT))) {
+            throw new ValidationException(
+                    "'" + FORMAT.key() + "' = '" + options.get(FORMAT) + "': streamfusion-parquet supports only 'parquet'");
+        }
+        // The Parquet options are checked now: one that is unknown or malformed is refused by name
+        // instead of being ignored.
+        Map<String, String> parquet = new HashMap<>();
+        context.getCatalogTable().getOptions().forEach((key, value) -> {
+            if (key.startsWith(PARQUET_PREFIX)) {
+                parquet.put(key, value);
+            }
+        });
+        StreamFusionParquetFormatFactory.checkOptions(context.getObjectIdentifier().asSummaryString(), parquet);
+        memoryLimit(context, options);
+        String access = options.get(FILE_ACCESS);
+        if (!"auto".equals(access) && !FLINK_FILESYSTEM.equals(access)) {
+            throw new ValidationException(
+                    "'" + FILE_ACCESS.key() + "' = '" + access + "': expected 'auto' or '" + FLINK_FILESYSTEM + "'");
+        }
+        return options;
+    }
+}

@@ -1,0 +1,233 @@
+package dev.streamfusion.parquet.table;
+
+import dev.streamfusion.parquet.internal.ColumnPredicates;
+import dev.streamfusion.parquet.internal.MemoryLimit;
+import dev.streamfusion.parquet.source.FileColumns;
+import dev.streamfusion.parquet.source.FileListing;
+import dev.streamfusion.parquet.source.ParquetSource;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsPartitionPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
+import org.apache.flink.table.connector.source.abilities.SupportsStatisticReport;
+import org.apache.flink.table.expressions.ResolvedExpression;
+import org.apache.flink.table.plan.stats.TableStats;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A streamfusion-parquet table read: the Parquet files under a path (in the partitions the planner
+ * keeps), the projected columns only, with partition values and file metadata added per file.
+ */
+@Internal
+final class StreamFusionParquetTableSource
+        implements ScanTableSource,
+                SupportsProjectionPushDown,
+                SupportsFilterPushDown,
+                SupportsLimitPushDown,
+                SupportsPartitionPushDown,
+                SupportsReadingMetadata,
+                SupportsStatisticReport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamFusionParquetTableSource.class);
+
+    private final List<String> partitionKeys;
+    private final String defaultPartitionName;
+    /** The listing interval in continuous mode, or {@code null} when bounded. */
+    private final Duration monitorInterval;
+    /** {@code parquet.utc-timezone}. */
+    private final boolean utcTimestamps;
+    /** {@code source.report-statistics} is {@code ALL}. */
+    private final boolean reportStatistics;
+    /** {@code streamfusion.memory-limit}. */
+    private final MemoryLimit memoryLimit;
+    private FileListing listing;
+    /** The table's physical columns. */
+    private RowType physicalType;
+    /** The physical columns read (projected), then the metadata columns. */
+    private DataType producedDataType;
+    /** Paths (field indices) of the projected physical columns, or {@code null} for all. */
+    private int[][] projectedFields;
+    private List<String> metadataKeys = List.of();
+    /** Rows each reader emits at most ({@code LIMIT}; Flink still applies it), or -1. */
+    private long limit = -1;
+
+    StreamFusionParquetTableSource(
+            FileListing listing,
+            List<String> partitionKeys,
+            String defaultPartitionName,
+            Duration monitorInterval,
+            boolean utcTimestamps,
+            boolean reportStatistics,
+            MemoryLimit memoryLimit,
+            DataType physicalDataType) {
+        this.listing = listing;
+        this.memoryLimit = memoryLimit;
+        this.utcTimestamps = utcTimestamps;
+        this.reportStatistics = reportStatistics;
+        this.partitionKeys = partitionKeys;
+        this.defaultPartitionName = defaultPartitionName;
+        this.monitorInterval = monitorInterval;
+        this.producedDataType = physicalDataType;
+        this.physicalType = (RowType) physicalDataType.getLogicalType();
+    }
+
+    /**
+     * Keeps the filters row-group statistics can decide, to skip row groups; reports none as
+     * accepted, since skipping row groups is not filtering rows: Flink applies every filter.
+     */
+    @Override
+    public Result applyFilters(List<ResolvedExpression> filters) {
+        listing = listing.withPredicates(ColumnPredicates.of(filters));
+        return Result.of(List.of(), filters);
+    }
+
+    @Override
+    public void applyLimit(long limit) {
+        this.limit = limit;
+    }
+
+    /**
+     * The row count of a bounded read, from the footers of the files (of the partitions kept) as
+     * Flink's filesystem connector reports it, capped by a pushed-down {@code LIMIT}. Column
+     * statistics are not reported.
+     */
+    @Override
+    public TableStats reportStatistics() {
+        if (monitorInterval != null || !reportStatistics) {
+            return TableStats.UNKNOWN;
+        }
+        try {
+            long rows = listing.rowCount();
+            return new TableStats(limit < 0 ? rows : Math.min(limit, rows));
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot report the statistics of {}: {}", asSummaryString(), e.getMessage());
+            return TableStats.UNKNOWN;
+        }
+    }
+
+    @Override
+    public Optional<List<Map<String, String>>> listPartitions() {
+        return Optional.of(listing.partitions());
+    }
+
+    /** Reads only the partitions the planner keeps; Flink drops the filters they decide. */
+    @Override
+    public void applyPartitions(List<Map<String, String>> remainingPartitions) {
+        listing = listing.withPartitions(remainingPartitions);
+    }
+
+    @Override
+    public Map<String, DataType> listReadableMetadata() {
+        Map<String, DataType> metadata = new LinkedHashMap<>();
+        for (FileColumns.Metadata m : FileColumns.Metadata.values()) {
+            metadata.put(m.key, m.type);
+        }
+        return metadata;
+    }
+
+    @Override
+    public void applyReadableMetadata(List<String> metadataKeys, DataType producedDataType) {
+        this.metadataKeys = new ArrayList<>(metadataKeys);
+        this.producedDataType = producedDataType;
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode() {
+        return ChangelogMode.insertOnly();
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        RowType produced = (RowType) producedDataType.getLogicalType();
+        FileColumns columns =
+                FileColumns.of(produced, physicalPaths(), partitionKeys, metadataKeys, defaultPartitionName);
+        return SourceProvider.of(
+                new ParquetSource(
+                        listing,
+                        monitorInterval,
+                        limit,
+                        columns,
+                        utcTimestamps,
+                        memoryLimit,
+                        context.createTypeInformation(producedDataType)));
+    }
+
+    /** The path of names of each produced physical column, from the projection. */
+    private String[][] physicalPaths() {
+        if (projectedFields == null) {
+            return physicalType.getFieldNames().stream().map(name -> new String[] {name}).toArray(String[][]::new);
+        }
+        String[][] paths = new String[projectedFields.length][];
+        for (int i = 0; i < projectedFields.length; i++) {
+            int[] indices = projectedFields[i];
+            String[] names = new String[indices.length];
+            RowType row = physicalType;
+            for (int level = 0; level < indices.length; level++) {
+                names[level] = row.getFieldNames().get(indices[level]);
+                if (level + 1 < indices.length) {
+                    row = (RowType) row.getTypeAt(indices[level]);
+                }
+            }
+            paths[i] = names;
+        }
+        return paths;
+    }
+
+    /** Nested fields of rows are read alone: only their leaves are decoded. */
+    @Override
+    public boolean supportsNestedProjection() {
+        return true;
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        this.projectedFields = projectedFields;
+        this.producedDataType = producedDataType;
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        StreamFusionParquetTableSource copy =
+                new StreamFusionParquetTableSource(
+                        listing,
+                        partitionKeys,
+                        defaultPartitionName,
+                        monitorInterval,
+                        utcTimestamps,
+                        reportStatistics,
+                        memoryLimit,
+                        producedDataType);
+        copy.metadataKeys = metadataKeys;
+        copy.limit = limit;
+        copy.projectedFields = projectedFields;
+        copy.physicalType = physicalType;
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        ColumnPredicates predicates = listing.predicates();
+        return "StreamFusion Parquet table source (parquet-rs reads the projected columns of each row group"
+                + (predicates.isEmpty() ? "" : "; row groups pruned by statistics on " + predicates)
+                + (monitorInterval == null ? "" : "; new files picked up every " + monitorInterval)
+                + ")";
+    }
+}
