@@ -1,21 +1,23 @@
 package dev.streamfusion.kafka.source;
 
+import dev.streamfusion.bridge.source.ArrowRecords;
+
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.table.data.RowData;
+
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * The records of one poll, decoded: Arrow batches of rows, and per partition its records' rows,
- * offsets and timestamps. The batches are freed when the reader has emitted every record ({@link
- * #recycle()}), or when the reader closes.
+ * offsets and timestamps.
  */
 @Internal
-final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
+final class DecodedPoll extends ArrowRecords<KafkaMessage> {
 
     /**
      * One partition's records of the poll: records {@code first} up to {@code first + count} of
@@ -56,22 +58,14 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
     private final List<SplitBatch> batches;
     /** The decoded batches the split batches read, each freed once. */
     private final List<DecodedPart> parts;
-    private final Set<String> finishedSplits;
-    private final Consumer<DecodedPoll> onRecycle;
     private final KafkaMessage message = new KafkaMessage();
     private int split = -1;
     private int record;
-    private boolean recycled;
 
-    DecodedPoll(
-            List<SplitBatch> batches,
-            List<DecodedPart> parts,
-            Set<String> finishedSplits,
-            Consumer<DecodedPoll> onRecycle) {
+    DecodedPoll(List<SplitBatch> batches, List<DecodedPart> parts, Set<String> finishedSplits) {
+        super(finishedSplits);
         this.batches = firstRecordsFirst(batches);
         this.parts = new ArrayList<>(parts);
-        this.finishedSplits = finishedSplits;
-        this.onRecycle = onRecycle;
     }
 
     /**
@@ -123,19 +117,14 @@ final class DecodedPoll implements RecordsWithSplitIds<KafkaMessage> {
         return message;
     }
 
+    /** The decoded values' and keys' batches. */
     @Override
-    public Set<String> finishedSplits() {
-        return finishedSplits;
+    public List<VectorSchemaRoot> batches() {
+        return parts.stream().map(part -> part.root).collect(Collectors.toList());
     }
 
-    /** Frees the poll's batches; idempotent. */
     @Override
-    public synchronized void recycle() {
-        if (recycled) {
-            return;
-        }
-        recycled = true;
+    protected void free() {
         parts.forEach(DecodedPart::close);
-        onRecycle.accept(this);
     }
 }

@@ -1,5 +1,7 @@
 package dev.streamfusion.kafka.source;
 
+import dev.streamfusion.bridge.source.FetchedBatches;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -23,18 +25,18 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
     /** The key's decoder, or {@code null} when the table reads no key. */
     final PartDecoder keys;
     final KafkaMetadata metadata;
-    final LivePolls livePolls;
+    final FetchedBatches fetched;
 
     DecodingSplitReader(
             SourceReaderContext context,
             FormatDecoding decoding,
             KeyDecoding keyDecoding,
             KafkaMetadata metadata,
-            BufferAllocator allocator,
-            LivePolls livePolls,
+            FetchedBatches fetched,
             ReaderMetrics readerMetrics) {
         this.metadata = metadata;
-        this.livePolls = livePolls;
+        this.fetched = fetched;
+        BufferAllocator allocator = fetched.allocator();
         // Flink's deserializers open as Flink's Kafka source opens its own.
         DeserializationSchema.InitializationContext formats =
                 new DeserializationSchema.InitializationContext() {

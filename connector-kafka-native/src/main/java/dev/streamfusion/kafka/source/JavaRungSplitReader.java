@@ -1,5 +1,6 @@
 package dev.streamfusion.kafka.source;
 
+import dev.streamfusion.bridge.source.FetchedBatches;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -10,7 +11,6 @@ import org.apache.flink.connector.kafka.source.reader.KafkaPartitionSplitReader;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.table.data.RowData;
 
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
@@ -45,10 +45,9 @@ final class JavaRungSplitReader extends DecodingSplitReader {
             FormatDecoding decoding,
             KeyDecoding keys,
             KafkaMetadata metadata,
-            BufferAllocator allocator,
-            LivePolls livePolls,
+            FetchedBatches fetched,
             ReaderMetrics readerMetrics) {
-        super(context, decoding, keys, metadata, allocator, livePolls, readerMetrics);
+        super(context, decoding, keys, metadata, fetched, readerMetrics);
         try {
             this.consumer = new KafkaPartitionSplitReader(properties, context, metrics);
         } catch (RuntimeException e) {
@@ -81,7 +80,7 @@ final class JavaRungSplitReader extends DecodingSplitReader {
         } finally {
             records.recycle();
         }
-        return livePolls.register(batches, parts, finishedSplits);
+        return fetched.track(new DecodedPoll(batches, parts, finishedSplits));
     }
 
     private DecodedPoll.SplitBatch decode(

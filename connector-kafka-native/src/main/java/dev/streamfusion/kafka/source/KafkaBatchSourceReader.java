@@ -1,16 +1,16 @@
 package dev.streamfusion.kafka.source;
 
+import dev.streamfusion.bridge.source.ArrowSourceReader;
+import dev.streamfusion.bridge.source.FetchedBatches;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
 import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplitState;
-import org.apache.flink.table.data.RowData;
 
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -35,15 +35,13 @@ import java.util.concurrent.ConcurrentMap;
 @SuppressWarnings("try")
 @Internal
 final class KafkaBatchSourceReader
-        extends SingleThreadMultiplexSourceReaderBase<KafkaMessage, RowData, KafkaPartitionSplit, KafkaPartitionSplitState> {
+        extends ArrowSourceReader<KafkaMessage, KafkaPartitionSplit, KafkaPartitionSplitState> {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBatchSourceReader.class);
 
     private final KafkaBatchFetcherManager fetcherManager;
     private final KafkaSourceReaderMetrics metrics;
     private final boolean commitOffsetsOnCheckpoint;
-    private final LivePolls livePolls;
-    private final BufferAllocator allocator;
     /**
      * Offsets to commit per checkpoint, until the checkpoint (or a later one) completes; guarded by
      * itself (the commit callback runs on the consumer's thread).
@@ -58,13 +56,10 @@ final class KafkaBatchSourceReader
             Configuration configuration,
             SourceReaderContext context,
             KafkaSourceReaderMetrics metrics,
-            LivePolls livePolls,
-            BufferAllocator allocator) {
-        super(fetcherManager, emitter, configuration, context);
+            FetchedBatches fetched) {
+        super(fetcherManager, emitter, configuration, context, fetched);
         this.fetcherManager = fetcherManager;
         this.metrics = metrics;
-        this.livePolls = livePolls;
-        this.allocator = allocator;
         this.commitOffsetsOnCheckpoint = configuration.get(KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT);
     }
 
@@ -136,15 +131,5 @@ final class KafkaBatchSourceReader
                         offsetsToCommit.headMap(checkpointId + 1).clear();
                     }
                 });
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            super.close();
-        } finally {
-            livePolls.freeAll();
-            allocator.close();
-        }
     }
 }

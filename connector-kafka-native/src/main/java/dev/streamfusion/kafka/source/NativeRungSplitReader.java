@@ -1,5 +1,6 @@
 package dev.streamfusion.kafka.source;
 
+import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
 import dev.streamfusion.kafka.internal.LibrdkafkaLog;
 import dev.streamfusion.kafka.internal.NativeKafkaConsumer;
@@ -15,7 +16,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.TopicPartition;
@@ -71,10 +71,9 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             FormatDecoding decoding,
             KeyDecoding keyDecoding,
             KafkaMetadata metadata,
-            BufferAllocator allocator,
-            LivePolls livePolls,
+            FetchedBatches fetched,
             ReaderMetrics readerMetrics) {
-        super(context, decoding, keyDecoding, metadata, allocator, livePolls, readerMetrics);
+        super(context, decoding, keyDecoding, metadata, fetched, readerMetrics);
         this.kafkaMetrics = kafkaMetrics;
         LibrdkafkaConfig config = LibrdkafkaConfig.consumer(properties, context.getIndexOfSubtask());
         try {
@@ -117,7 +116,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             count += runCounts[r];
         }
         if (count == 0) {
-            return livePolls.register(List.of(), List.of(), finished);
+            return fetched.track(new DecodedPoll(List.of(), List.of(), finished));
         }
         long[] offsets = new long[count];
         long[] timestamps = new long[count];
@@ -157,7 +156,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
                                 timestamps,
                                 metadataRows));
             }
-            return livePolls.register(batches, parts, finished);
+            return fetched.track(new DecodedPoll(batches, parts, finished));
         } catch (IOException | RuntimeException e) {
             parts.forEach(DecodedPart::close);
             throw e;

@@ -1,5 +1,7 @@
 package dev.streamfusion.kafka.source;
 
+import dev.streamfusion.bridge.source.FetchedBatches;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -16,9 +18,6 @@ import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
-
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 import java.util.Properties;
 
@@ -77,9 +76,8 @@ public final class StreamFusionKafkaSource
         consumerProperties.stringPropertyNames()
                 .forEach(key -> configuration.setString(key, consumerProperties.getProperty(key)));
         KafkaSourceReaderMetrics metrics = new KafkaSourceReaderMetrics(context.metricGroup());
-        LivePolls livePolls = new LivePolls();
         ReaderMetrics readerMetrics = new ReaderMetrics(context.metricGroup(), nativeRung ? "native" : "java");
-        BufferAllocator allocator = new RootAllocator();
+        FetchedBatches fetched = new FetchedBatches();
         try {
             KafkaBatchFetcherManager fetcherManager =
                     new KafkaBatchFetcherManager(
@@ -92,16 +90,15 @@ public final class StreamFusionKafkaSource
                                                     decoding,
                                                     keys,
                                                     metadata,
-                                                    allocator,
-                                                    livePolls,
+                                                    fetched,
                                                     readerMetrics)
                                             : new JavaRungSplitReader(
-                                                    consumerProperties, context, metrics, decoding, keys, metadata, allocator, livePolls, readerMetrics),
+                                                    consumerProperties, context, metrics, decoding, keys, metadata, fetched, readerMetrics),
                             configuration);
             return new KafkaBatchSourceReader(
-                    fetcherManager, new KafkaMessageEmitter(keys, decoding.ignoresParseErrors()), configuration, context, metrics, livePolls, allocator);
+                    fetcherManager, new KafkaMessageEmitter(keys, decoding.ignoresParseErrors()), configuration, context, metrics, fetched);
         } catch (RuntimeException e) {
-            allocator.close();
+            fetched.close();
             throw e;
         }
     }

@@ -1,5 +1,6 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.parquet.internal.MemoryLimit;
 import dev.streamfusion.parquet.internal.NativeParquetReader;
 
@@ -15,9 +16,6 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
-
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 import java.time.Duration;
 
@@ -71,8 +69,7 @@ public final class ParquetSource
 
     @Override
     public SourceReader<RowData, RowGroupSplit> createReader(SourceReaderContext context) {
-        BufferAllocator allocator = new RootAllocator();
-        LiveBatches live = new LiveBatches();
+        FetchedBatches fetched = new FetchedBatches();
         String int96Zone = NativeParquetReader.int96Zone(utcTimestamps);
         ReadMetrics metrics = new ReadMetrics(context.metricGroup());
         return new ParquetSourceReader(
@@ -84,13 +81,11 @@ public final class ParquetSource
                         listing,
                         int96Zone,
                         metrics,
-                        allocator,
-                        live,
+                        fetched,
                         memoryLimit),
                 new Configuration(),
                 context,
-                live,
-                allocator,
+                fetched,
                 columns);
     }
 

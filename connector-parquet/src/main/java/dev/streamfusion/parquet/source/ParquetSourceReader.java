@@ -1,16 +1,16 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.bridge.source.ArrowSourceReader;
+import dev.streamfusion.bridge.source.FetchedBatches;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.RecordEmitter;
-import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
-
-import org.apache.arrow.memory.BufferAllocator;
 
 import java.util.Map;
 import java.util.function.Supplier;
@@ -23,26 +23,20 @@ import java.util.function.Supplier;
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-final class ParquetSourceReader
-        extends SingleThreadMultiplexSourceReaderBase<ParquetBatch.Row, RowData, RowGroupSplit, RowGroupSplitState> {
-
-    private final LiveBatches live;
-    private final BufferAllocator allocator;
+final class ParquetSourceReader extends ArrowSourceReader<ParquetBatch.Row, RowGroupSplit, RowGroupSplitState> {
 
     ParquetSourceReader(
             Supplier<SplitReader<ParquetBatch.Row, RowGroupSplit>> splitReaders,
             Configuration configuration,
             SourceReaderContext context,
-            LiveBatches live,
-            BufferAllocator allocator,
+            FetchedBatches fetched,
             FileColumns columns) {
         super(
                 splitReaders,
                 new Emitter(context.metricGroup().addGroup("streamfusion").counter("rowsEmitted"), columns),
                 configuration,
-                context);
-        this.live = live;
-        this.allocator = allocator;
+                context,
+                fetched);
     }
 
     @Override
@@ -63,16 +57,6 @@ final class ParquetSourceReader
     @Override
     protected RowGroupSplit toSplitType(String splitId, RowGroupSplitState state) {
         return state.toSplit();
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            super.close();
-        } finally {
-            live.freeAll();
-            allocator.close();
-        }
     }
 
     /**

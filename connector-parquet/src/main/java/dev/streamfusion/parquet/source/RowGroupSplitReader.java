@@ -3,6 +3,7 @@ package dev.streamfusion.parquet.source;
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.parquet.internal.FileRanges;
 import dev.streamfusion.parquet.internal.MemoryLimit;
 import dev.streamfusion.parquet.internal.NativeParquetReader;
@@ -42,7 +43,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     private final BufferAllocator allocator;
     /** What this subtask's reader (native and Arrow, batches waiting included) may hold. */
     private final MemoryLimit memoryLimit;
-    private final LiveBatches live;
+    private final FetchedBatches fetched;
     private final ArrayDeque<RowGroupSplit> splits = new ArrayDeque<>();
     private RowGroupSplit current;
     private NativeParquetReader reader;
@@ -59,8 +60,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             FileListing listing,
             String int96Zone,
             ReadMetrics metrics,
-            BufferAllocator allocator,
-            LiveBatches live,
+            FetchedBatches fetched,
             MemoryLimit memoryLimit) {
         this.memoryLimit = memoryLimit;
         this.rowType = rowType;
@@ -70,8 +70,8 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
         this.int96Zone = int96Zone;
         this.batchSize = batchSize;
         this.remaining = limit;
-        this.allocator = allocator;
-        this.live = live;
+        this.allocator = fetched.allocator();
+        this.fetched = fetched;
     }
 
     @Override
@@ -79,7 +79,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
         if (current == null) {
             current = splits.poll();
             if (current == null) {
-                return live.register(null, null, null, Set.of());
+                return fetched.track(new ParquetBatch(null, null, null, Set.of()));
             }
             toSkip = current.emitted;
             if (remaining != 0) {
@@ -106,7 +106,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                 // The LIMIT is reached: the split finishes, and later ones finish unread.
                 String finished = current.splitId();
                 closeReader();
-                return live.register(null, null, null, Set.of(finished));
+                return fetched.track(new ParquetBatch(null, null, null, Set.of(finished)));
             }
             VectorSchemaRoot batch;
             try {
@@ -117,7 +117,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             if (batch == null) {
                 String finished = current.splitId();
                 closeReader();
-                return live.register(null, null, null, Set.of(finished));
+                return fetched.track(new ParquetBatch(null, null, null, Set.of(finished)));
             }
             int rows = batch.getRowCount();
             if (toSkip >= rows) {
@@ -143,7 +143,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                 }
                 remaining -= own.getRowCount();
             }
-            return live.register(current.splitId(), own, ArrowColumnarBatch.of(own, rowType), Set.of());
+            return fetched.track(new ParquetBatch(current.splitId(), own, ArrowColumnarBatch.of(own, rowType), Set.of()));
         }
     }
 

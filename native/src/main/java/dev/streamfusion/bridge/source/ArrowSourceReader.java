@@ -1,0 +1,63 @@
+package dev.streamfusion.bridge.source;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.connector.base.source.reader.fetcher.SingleThreadFetcherManager;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.table.data.RowData;
+
+import java.util.function.Supplier;
+
+/**
+ * A source reader whose split readers fetch {@link ArrowRecords} and whose emitter emits rows as
+ * views over their batches. It owns the reader's {@link FetchedBatches} and closes in the one safe
+ * order: the fetchers first (no fetch adds batches after), then the batches fetched and not
+ * emitted, then the allocator.
+ *
+ * @param <E> the record the emitter takes
+ * @param <SplitT> the split
+ * @param <StateT> the split's mutable state
+ */
+// close() declares Exception, as the Flink interface it implements does.
+@SuppressWarnings("try")
+@Internal
+public abstract class ArrowSourceReader<E, SplitT extends SourceSplit, StateT>
+        extends SingleThreadMultiplexSourceReaderBase<E, RowData, SplitT, StateT> {
+
+    private final FetchedBatches fetched;
+
+    /** A reader of split readers from {@code splitReaders}, one fetcher thread. */
+    protected ArrowSourceReader(
+            Supplier<SplitReader<E, SplitT>> splitReaders,
+            RecordEmitter<E, RowData, StateT> emitter,
+            Configuration configuration,
+            SourceReaderContext context,
+            FetchedBatches fetched) {
+        super(splitReaders, emitter, configuration, context);
+        this.fetched = fetched;
+    }
+
+    /** A reader whose fetcher manager is the connector's own. */
+    protected ArrowSourceReader(
+            SingleThreadFetcherManager<E, SplitT> fetcherManager,
+            RecordEmitter<E, RowData, StateT> emitter,
+            Configuration configuration,
+            SourceReaderContext context,
+            FetchedBatches fetched) {
+        super(fetcherManager, emitter, configuration, context);
+        this.fetched = fetched;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            fetched.close();
+        }
+    }
+}
