@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs cargo for the Maven build of streamfusion-native.
+# Runs cargo for the Maven build of streamfusion-bridge (the module in ../bridge).
 #
 #   cargo-maven.sh build|test PROFILE CARGO_TARGET_DIR MAVEN_TARGET_DIR
 #

@@ -629,6 +629,69 @@ pub fn finish_batch(
     )?)
 }
 
+/// The rows a decoder builds between flushes: a builder per column of the schema it produces, the
+/// rows ended so far, the messages seen since the last flush (a message's position in errors) and
+/// the messages skipped as malformed since the decoder was made.
+#[derive(Debug)]
+pub struct Rows {
+    schema: arrow::datatypes::SchemaRef,
+    columns: Vec<ColumnBuilder>,
+    rows: usize,
+    messages: usize,
+    skipped: usize,
+}
+
+impl Rows {
+    /// No rows yet, of `schema`'s columns.
+    pub fn try_new(schema: arrow::datatypes::SchemaRef) -> Result<Self> {
+        Ok(Self {
+            columns: builders_for(schema.fields())?,
+            schema,
+            rows: 0,
+            messages: 0,
+            skipped: 0,
+        })
+    }
+
+    /// Counts a message in; returns its position since the last flush.
+    pub fn next_message(&mut self) -> usize {
+        self.messages += 1;
+        self.messages - 1
+    }
+
+    /// The column builders the current message's row is appended to.
+    pub fn columns(&mut self) -> &mut [ColumnBuilder] {
+        &mut self.columns
+    }
+
+    /// Ends the current message's row: see [`end_row`].
+    pub fn end_row<E>(&mut self, result: std::result::Result<(), E>) -> std::result::Result<(), E> {
+        end_row(&mut self.columns, &mut self.rows, result)
+    }
+
+    /// Counts a message skipped as malformed.
+    pub fn skip(&mut self) {
+        self.skipped += 1;
+    }
+
+    /// Rows ended since the last flush.
+    pub fn pending(&self) -> usize {
+        self.rows
+    }
+
+    /// Messages skipped as malformed since the decoder was made.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// The rows ended since the last flush, as one batch; the next message is position 0 again.
+    pub fn flush(&mut self) -> Result<arrow::array::RecordBatch> {
+        self.messages = 0;
+        let rows = std::mem::take(&mut self.rows);
+        finish_batch(&self.schema, &mut self.columns, rows)
+    }
+}
+
 /// A nullable field's builder for every field of a schema.
 pub fn builders_for(fields: &Fields) -> Result<Vec<ColumnBuilder>> {
     fields
@@ -640,4 +703,50 @@ pub fn builders_for(fields: &Fields) -> Result<Vec<ColumnBuilder>> {
 /// A field with the given name and type, nullable.
 pub fn nullable(name: &str, data_type: DataType) -> Field {
     Field::new(name, data_type, true)
+}
+
+/// The messages of one batch as they are written: bytes appended, one offset per message.
+#[derive(Debug)]
+pub struct MessageColumn {
+    bytes: Vec<u8>,
+    offsets: Vec<i32>,
+}
+
+impl MessageColumn {
+    pub fn with_capacity(rows: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        Self {
+            bytes: Vec::with_capacity(rows * 64),
+            offsets,
+        }
+    }
+
+    /// Where the current message's bytes go.
+    pub fn bytes(&mut self) -> &mut Vec<u8> {
+        &mut self.bytes
+    }
+
+    /// Ends the current message.
+    pub fn end_message(&mut self) -> Result<()> {
+        let end = i32::try_from(self.bytes.len()).map_err(|_| {
+            FormatError::config("the encoded batch exceeds 2 GiB; lower the batch size")
+        })?;
+        self.offsets.push(end);
+        Ok(())
+    }
+
+    /// The messages, NULL where `nulls` says (a format that writes no message for a NULL).
+    pub fn finish(
+        self,
+        nulls: Option<arrow::buffer::NullBuffer>,
+    ) -> Result<arrow::array::BinaryArray> {
+        Ok(arrow::array::GenericByteArray::<
+            arrow::datatypes::BinaryType,
+        >::try_new(
+            arrow::buffer::OffsetBuffer::new(arrow::buffer::ScalarBuffer::from(self.offsets)),
+            self.bytes.into(),
+            nulls,
+        )?)
+    }
 }

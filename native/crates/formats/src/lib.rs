@@ -23,9 +23,6 @@
 //! ```
 
 pub mod avro;
-pub mod avro_confluent;
-pub mod avro_file;
-pub mod avro_schema;
 pub mod builder;
 pub mod csv;
 pub mod decimal;
@@ -34,11 +31,17 @@ pub mod encoder;
 pub mod error;
 pub mod javatext;
 pub mod json;
+pub mod messages;
 pub mod options;
 pub mod protobuf;
 pub mod raw;
+pub mod registry;
 pub mod temporal;
 
-pub use decoder::{Decoder, MessageSchema, create_decoder, create_decoder_with};
-pub use encoder::{Encoder, create_encoder, create_encoder_with};
+pub use decoder::Decoder;
+pub use encoder::Encoder;
 pub use error::{FormatError, Result};
+pub use messages::{DecodedMessages, decode_messages};
+pub use registry::{
+    MessageSchema, create_decoder, create_decoder_with, create_encoder, create_encoder_with,
+};

@@ -14,9 +14,10 @@ use arrow::datatypes::{
     SchemaRef, Utf8Type,
 };
 
+use crate::builder::MessageColumn;
 use crate::builder::{ColumnBuilder, finish_batch};
 use crate::decoder::Decoder;
-use crate::encoder::{Encoder, MessageColumn};
+use crate::encoder::Encoder;
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow::array::{AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Int32Type, Int64Type, Schema};
-use streamfusion_formats::avro_file::{read_container, read_single_object};
+use streamfusion_formats::avro::file::{read_container, read_single_object};
 
 /// Under the crate's directory as cargo runs the test, not as it was built: a target directory
 /// shared by several checkouts may run a binary another one built.

@@ -5,10 +5,12 @@
 //! methods (`native_library.rs` for `NativeLibrary`, and so on).
 //!
 //! * [`errors`]: the single error-mapping function every entry point runs through.
+//! * `args`: Java arguments as Rust values, shared by several classes' natives.
 //! * [`handle`]: native objects owned by Java `NativeHandle`s.
 //! * [`arrow_ffi`]: Arrow C Data crossings and their ownership rules.
 //! * [`memory`]: the counting global allocator behind `NativeLibrary.allocatedBytes()`.
 
+mod args;
 pub mod arrow_ffi;
 pub mod errors;
 pub mod handle;

@@ -8,11 +8,14 @@ use jni::objects::{JByteArray, JClass, JIntArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong};
 use jni::{Env, EnvUnowned};
 use streamfusion_formats::options::FormatOptions;
-use streamfusion_formats::{Decoder, FormatError, MessageSchema, create_decoder_with};
+use streamfusion_formats::{
+    Decoder, FormatError, MessageSchema, create_decoder_with, decode_messages,
+};
 
+use crate::args::{message_schema_args, strings};
 use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
-use crate::handle::{borrow_handle, free_handle, into_handle};
+use crate::handle::{drop_handle, into_handle, object_of};
 
 const KIND: &str = "format decoder";
 
@@ -40,34 +43,28 @@ impl FormatDecoder {
         env: &mut Env<'_>,
         row_starts: &JIntArray<'_>,
     ) -> NativeResult<RecordBatch> {
-        let mut starts = Vec::new();
-        let mut result = Ok(());
         self.deferred.clear();
-        for (index, message) in messages.enumerate() {
-            starts.push(self.decoder.pending_rows() as jint);
-            match self.decoder.decode(message) {
-                Err(FormatError::Decode { .. }) if self.defer => self.deferred.push(index as jint),
-                Err(e) => {
-                    // The failing message's position is its index: no further starts are needed.
-                    result = Err(e);
-                    break;
-                }
-                Ok(()) => {}
-            }
-        }
-        starts.push(self.decoder.pending_rows() as jint);
-        let rows = self.decoder.flush()?;
-        result?;
+        let decoded = decode_messages(&mut *self.decoder, messages, self.defer)?;
+        self.deferred = decoded
+            .deferred
+            .iter()
+            .map(|&index| jint::try_from(index).unwrap_or(jint::MAX))
+            .collect();
         if !row_starts.is_null() {
-            if row_starts.len(env)? < starts.len() {
+            if row_starts.len(env)? < decoded.row_starts.len() {
                 return Err(NativeError::Config(format!(
                     "the row-start array needs {} elements",
-                    starts.len()
+                    decoded.row_starts.len()
                 )));
             }
+            let starts: Vec<jint> = decoded
+                .row_starts
+                .iter()
+                .map(|&start| jint::try_from(start).unwrap_or(jint::MAX))
+                .collect();
             row_starts.set_region(env, 0, &starts)?;
         }
-        Ok(rows)
+        Ok(decoded.rows)
     }
 }
 
@@ -87,17 +84,6 @@ impl From<FormatError> for NativeError {
             FormatError::Arrow(e) => NativeError::Arrow(e),
         }
     }
-}
-
-pub(crate) fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResult<Vec<String>> {
-    let len = array.len(env)?;
-    let mut out = Vec::with_capacity(len);
-    for i in 0..len {
-        let element = array.get_element(env, i)?;
-        let s = env.cast_local::<JString>(element)?;
-        out.push(s.try_to_string(env)?);
-    }
-    Ok(out)
 }
 
 /// # Safety
@@ -159,8 +145,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_decode<
     row_starts: JIntArray<'local>,
 ) -> jint {
     run(env, |env| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
+        let this = object_of::<FormatDecoder>(handle, KIND)?;
         // SAFETY: Java exported a batch of the handle's message schema.
         let batch = unsafe { import_batch(messages_addr, &this.messages) }?;
         let messages = batch
@@ -183,8 +168,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_deferre
     handle: jlong,
 ) -> jintArray {
     run(env, |env| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
+        let this = object_of::<FormatDecoder>(handle, KIND)?;
         let array = env.new_int_array(this.deferred.len())?;
         array.set_region(env, 0, &this.deferred)?;
         Ok(array.into_raw())
@@ -198,8 +182,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_skipped
     handle: jlong,
 ) -> jlong {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
+        let this = object_of::<FormatDecoder>(handle, KIND)?;
         Ok(this.decoder.skipped() as jlong)
     })
 }
@@ -211,8 +194,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_free0<'
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: `NativeHandle.close()` calls this once per handle.
-        unsafe { free_handle::<FormatDecoder>(handle) };
+        drop_handle::<FormatDecoder>(handle);
         Ok(())
     })
 }
@@ -227,31 +209,8 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatDecoder_addWrit
 ) {
     run(env, |env| {
         let schema = schema.try_to_string(env)?;
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let this = unsafe { borrow_handle::<FormatDecoder>(handle, KIND) }?;
+        let this = object_of::<FormatDecoder>(handle, KIND)?;
         this.decoder.add_writer_schema(id as u32, &schema)?;
         Ok(())
     })
-}
-
-/// The owned parts of a [`MessageSchema`] passed from Java: a format's descriptor bytes and
-/// message name, each `null` when the format needs none.
-pub(crate) fn message_schema_args(
-    env: &mut Env<'_>,
-    descriptors: &JByteArray<'_>,
-    message: &JString<'_>,
-) -> NativeResult<(Option<Vec<u8>>, Option<String>)> {
-    let descriptors = if descriptors.is_null() {
-        None
-    } else {
-        let mut bytes = vec![0i8; descriptors.len(env)?];
-        descriptors.get_region(env, 0, &mut bytes)?;
-        Some(bytes.into_iter().map(|b| b as u8).collect())
-    };
-    let message = if message.is_null() {
-        None
-    } else {
-        Some(message.try_to_string(env)?)
-    };
-    Ok((descriptors, message))
 }

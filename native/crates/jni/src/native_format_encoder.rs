@@ -11,10 +11,10 @@ use jni::sys::{jint, jlong};
 use streamfusion_formats::options::FormatOptions;
 use streamfusion_formats::{Encoder, MessageSchema, create_encoder_with};
 
+use crate::args::{message_schema_args, strings};
 use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
 use crate::errors::run;
-use crate::handle::{borrow_handle, free_handle, into_handle};
-use crate::native_format_decoder::{message_schema_args, strings};
+use crate::handle::{drop_handle, into_handle, object_of};
 
 const KIND: &str = "format encoder";
 
@@ -75,8 +75,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_encode<
     out_array_addr: jlong,
 ) -> jint {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let this = unsafe { borrow_handle::<FormatEncoder>(handle, KIND) }?;
+        let this = object_of::<FormatEncoder>(handle, KIND)?;
         let schema = this.encoder.schema().clone();
         // SAFETY: Java exported a batch of the handle's row schema.
         let rows = unsafe { import_batch(rows_addr, &schema) }?;
@@ -94,8 +93,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_free0<'
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: `NativeHandle.close()` calls this once per handle.
-        unsafe { free_handle::<FormatEncoder>(handle) };
+        drop_handle::<FormatEncoder>(handle);
         Ok(())
     })
 }
@@ -107,8 +105,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_writerS
     handle: jlong,
 ) -> JString<'local> {
     run(env, |env| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let this = unsafe { borrow_handle::<FormatEncoder>(handle, KIND) }?;
+        let this = object_of::<FormatEncoder>(handle, KIND)?;
         match this.encoder.writer_schema() {
             Some(schema) => Ok(env.new_string(schema)?),
             None => Ok(JString::null()),
@@ -124,8 +121,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_setSche
     id: jint,
 ) {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let this = unsafe { borrow_handle::<FormatEncoder>(handle, KIND) }?;
+        let this = object_of::<FormatEncoder>(handle, KIND)?;
         this.encoder.set_schema_id(id as u32)?;
         Ok(())
     })

@@ -11,10 +11,11 @@ use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray};
 use jni::{EnvUnowned, jni_str};
 use streamfusion_kafka::{ClientError, Level, Part, Reads, SplitConsumer};
 
+use crate::args::{check_len, strings};
 use crate::arrow_ffi::export_batch;
 use crate::errors::{NativeError, NativeResult, run};
-use crate::handle::{borrow_handle, free_handle, into_handle};
-use crate::native_format_decoder::{FormatDecoder, strings};
+use crate::handle::{drop_handle, into_handle, object_of};
+use crate::native_format_decoder::FormatDecoder;
 
 const KIND: &str = "Kafka consumer";
 
@@ -27,23 +28,8 @@ impl From<ClientError> for NativeError {
     }
 }
 
-fn consumer<'a>(handle: jlong) -> NativeResult<&'a mut SplitConsumer> {
-    // SAFETY: the handle is open and used by one thread at a time (guaranteed by `NativeHandle`
-    // and the reader's single fetcher thread).
-    unsafe { borrow_handle::<SplitConsumer>(handle, KIND) }
-}
-
 fn part(keys: jboolean) -> Part {
     if keys { Part::Key } else { Part::Value }
-}
-
-fn check_len(len: usize, needed: usize, what: &str) -> NativeResult<()> {
-    if len < needed {
-        return Err(NativeError::Config(format!(
-            "the {what} array needs {needed} elements"
-        )));
-    }
-    Ok(())
 }
 
 #[unsafe(no_mangle)]
@@ -85,7 +71,8 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
 ) -> jint {
     run(env, |env| {
         let topic = topic.try_to_string(env)?;
-        let id = consumer(handle)?.add_split(&topic, partition, start, stop)?;
+        let id =
+            object_of::<SplitConsumer>(handle, KIND)?.add_split(&topic, partition, start, stop)?;
         Ok(id as jint)
     })
 }
@@ -105,7 +92,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     run(env, |env| {
         let max = usize::try_from(max_records).unwrap_or(0).max(1);
         let timeout = Duration::from_millis(u64::try_from(timeout_ms).unwrap_or(0));
-        let poll = consumer(handle)?.poll(max, timeout)?;
+        let poll = object_of::<SplitConsumer>(handle, KIND)?.poll(max, timeout)?;
         let runs = poll.runs();
         check_len(run_splits.len(env)?, runs.len(), "run")?;
         check_len(run_counts.len(env)?, runs.len(), "run")?;
@@ -130,7 +117,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     leader_epochs: JIntArray<'local>,
 ) -> jlong {
     run(env, |env| {
-        let poll = consumer(handle)?.last_poll();
+        let poll = object_of::<SplitConsumer>(handle, KIND)?.last_poll();
         let n = poll.len();
         check_len(offsets.len(env)?, n, "offset")?;
         check_len(timestamps.len(env)?, n, "timestamp")?;
@@ -159,7 +146,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     counts: JIntArray<'local>,
 ) -> jobjectArray {
     run(env, |env| {
-        let poll = consumer(handle)?.last_poll();
+        let poll = object_of::<SplitConsumer>(handle, KIND)?.last_poll();
         check_len(counts.len(env)?, poll.len(), "header-count")?;
         let per_record: Vec<jint> = poll.headers().map(|h| h.len() as jint).collect();
         counts.set_region(env, 0, &per_record)?;
@@ -195,7 +182,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     keys: jboolean,
 ) -> JIntArray<'local> {
     run(env, |env| {
-        let poll = consumer(handle)?.last_poll();
+        let poll = object_of::<SplitConsumer>(handle, KIND)?.last_poll();
         let ids: BTreeSet<jint> = poll
             .messages(part(keys))
             .flatten()
@@ -227,9 +214,8 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     row_starts: JIntArray<'local>,
 ) -> jint {
     run(env, |env| {
-        let poll = consumer(handle)?.last_poll();
-        // SAFETY: Java holds the decoder's lock for this call (`NativeFormatDecoder.decodeFrom`).
-        let decoder = unsafe { borrow_handle::<FormatDecoder>(decoder, "format decoder") }?;
+        let poll = object_of::<SplitConsumer>(handle, KIND)?.last_poll();
+        let decoder = object_of::<FormatDecoder>(decoder, "format decoder")?;
         let rows = decoder.decode_messages(poll.messages(part(keys)), env, &row_starts)?;
         // SAFETY: Java passes a freshly allocated, empty array struct.
         unsafe { export_batch(rows, out_array_addr) }
@@ -246,7 +232,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     index: jint,
 ) -> jbyteArray {
     run(env, |env| {
-        let poll = consumer(handle)?.last_poll();
+        let poll = object_of::<SplitConsumer>(handle, KIND)?.last_poll();
         let index = usize::try_from(index)
             .map_err(|_| NativeError::Config(format!("no record {index} in the poll")))?;
         match poll.message(part(keys), index) {
@@ -292,7 +278,9 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     _class: JClass<'local>,
     handle: jlong,
 ) -> jobjectArray {
-    run(env, |env| log_lines(env, consumer(handle)?.drain_log()))
+    run(env, |env| {
+        log_lines(env, object_of::<SplitConsumer>(handle, KIND)?.drain_log())
+    })
 }
 
 /// The splits finished since the last call.
@@ -303,7 +291,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     handle: jlong,
 ) -> JIntArray<'local> {
     run(env, |env| {
-        let ids: Vec<jint> = consumer(handle)?
+        let ids: Vec<jint> = object_of::<SplitConsumer>(handle, KIND)?
             .take_finished()
             .into_iter()
             .map(|id| id as jint)
@@ -326,7 +314,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
         let mut buffer = vec![0; ids.len(env)?];
         ids.get_region(env, 0, &mut buffer)?;
         let ids: Vec<u32> = buffer.into_iter().map(|i| i as u32).collect();
-        consumer(handle)?.pause(&ids, pause)?;
+        object_of::<SplitConsumer>(handle, KIND)?.pause(&ids, pause)?;
         Ok(())
     })
 }
@@ -352,7 +340,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
             .zip(positions)
             .map(|((t, p), o)| (t, p, o))
             .collect();
-        consumer(handle)?.commit(&list)?;
+        object_of::<SplitConsumer>(handle, KIND)?.commit(&list)?;
         Ok(())
     })
 }
@@ -363,7 +351,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     _class: JClass<'local>,
     handle: jlong,
 ) -> jlong {
-    run(env, |_| Ok(consumer(handle)?.lag()))
+    run(env, |_| Ok(object_of::<SplitConsumer>(handle, KIND)?.lag()))
 }
 
 #[unsafe(no_mangle)]
@@ -373,8 +361,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: `NativeHandle.close()` calls this once per handle.
-        unsafe { free_handle::<SplitConsumer>(handle) };
+        drop_handle::<SplitConsumer>(handle);
         Ok(())
     })
 }

@@ -10,18 +10,13 @@ use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 use streamfusion_kafka::{BatchProducer, OutRecord};
 
+use crate::args::strings;
 use crate::arrow_ffi::import_batch;
 use crate::errors::{NativeError, NativeResult, run};
-use crate::handle::{borrow_handle, free_handle, into_handle};
-use crate::native_format_decoder::strings;
+use crate::handle::{drop_handle, into_handle, object_of};
 use crate::native_format_encoder::FormatEncoder;
 
 const KIND: &str = "Kafka producer";
-
-fn producer<'a>(handle: jlong) -> NativeResult<&'a mut BatchProducer> {
-    // SAFETY: the handle is open and used by one thread at a time (guaranteed by `NativeHandle`).
-    unsafe { borrow_handle::<BatchProducer>(handle, KIND) }
-}
 
 fn timeout(millis: jlong) -> Duration {
     Duration::from_millis(u64::try_from(millis).unwrap_or(0))
@@ -33,8 +28,7 @@ fn timeout(millis: jlong) -> Duration {
 /// `encoder` is an open `NativeFormatEncoder` handle whose lock the caller holds; `rows_addr` an
 /// exported `ArrowArray` of its row schema.
 unsafe fn encode(encoder: jlong, rows_addr: jlong) -> NativeResult<BinaryArray> {
-    // SAFETY: guaranteed by the caller.
-    let encoder = unsafe { borrow_handle::<FormatEncoder>(encoder, "format encoder") }?;
+    let encoder = object_of::<FormatEncoder>(encoder, "format encoder")?;
     let schema = encoder.encoder.schema().clone();
     // SAFETY: guaranteed by the caller.
     let rows = unsafe { import_batch(rows_addr, &schema) }?;
@@ -99,7 +93,10 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
     handle: jlong,
 ) -> jni::sys::jobjectArray {
     run(env, |env| {
-        crate::native_kafka_consumer::log_lines(env, producer(handle)?.drain_log())
+        crate::native_kafka_consumer::log_lines(
+            env,
+            object_of::<BatchProducer>(handle, KIND)?.drain_log(),
+        )
     })
 }
 
@@ -186,7 +183,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
             }
         });
         let bytes = values.value_data().len() + keys.as_ref().map_or(0, |k| k.value_data().len());
-        producer(handle)?.send(records)?;
+        object_of::<BatchProducer>(handle, KIND)?.send(records)?;
         Ok(bytes as jlong)
     })
 }
@@ -198,7 +195,9 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
     handle: jlong,
     timeout_ms: jlong,
 ) {
-    run(env, |_| Ok(producer(handle)?.flush(timeout(timeout_ms))?))
+    run(env, |_| {
+        Ok(object_of::<BatchProducer>(handle, KIND)?.flush(timeout(timeout_ms))?)
+    })
 }
 
 #[unsafe(no_mangle)]
@@ -211,7 +210,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
     timeout_ms: jlong,
 ) -> jint {
     run(env, |_| {
-        let count = producer(handle)?.partitions(timeout(timeout_ms))?;
+        let count = object_of::<BatchProducer>(handle, KIND)?.partitions(timeout(timeout_ms))?;
         Ok(count as jint)
     })
 }
@@ -223,8 +222,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: `NativeHandle.close()` calls this once per handle.
-        unsafe { free_handle::<BatchProducer>(handle) };
+        drop_handle::<BatchProducer>(handle);
         Ok(())
     })
 }

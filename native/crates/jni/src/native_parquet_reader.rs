@@ -8,11 +8,11 @@ use streamfusion_parquet::{
     ColumnPredicate, FileBytes, Op, ParquetFileError, RowGroupReader, Value, row_groups_matching_in,
 };
 
+use crate::args::strings;
 use crate::arrow_ffi::{export_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
-use crate::handle::{borrow_handle, free_handle, into_handle};
+use crate::handle::{drop_handle, into_handle, object_of};
 use crate::java_ranges::JavaRanges;
-use crate::native_format_decoder::strings;
 
 const KIND: &str = "Parquet reader";
 
@@ -186,8 +186,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReade
     out_array_addr: jlong,
 ) -> jint {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let reader = unsafe { borrow_handle::<RowGroupReader>(handle, KIND) }?;
+        let reader = object_of::<RowGroupReader>(handle, KIND)?;
         match reader.next_batch()? {
             // SAFETY: Java passes a freshly allocated, empty array struct.
             Some(batch) => unsafe { export_batch(batch, out_array_addr) },
@@ -206,8 +205,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReade
     handle: jlong,
 ) -> jlong {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let reader = unsafe { borrow_handle::<RowGroupReader>(handle, KIND) }?;
+        let reader = object_of::<RowGroupReader>(handle, KIND)?;
         Ok(jlong::try_from(reader.held_bytes()).unwrap_or(jlong::MAX))
     })
 }
@@ -222,8 +220,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReade
     handle: jlong,
 ) -> jlong {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let reader = unsafe { borrow_handle::<RowGroupReader>(handle, KIND) }?;
+        let reader = object_of::<RowGroupReader>(handle, KIND)?;
         Ok(jlong::try_from(reader.skipped_rows()).unwrap_or(jlong::MAX))
     })
 }
@@ -235,8 +232,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReade
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: `NativeHandle.close()` calls this once per handle.
-        unsafe { free_handle::<RowGroupReader>(handle) };
+        drop_handle::<RowGroupReader>(handle);
         Ok(())
     })
 }

@@ -6,10 +6,10 @@ use jni::objects::{JByteArray, JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use streamfusion_parquet::{ParquetFileWriter, WriteError, WriterOptionError, WriterSettings};
 
+use crate::args::strings;
 use crate::arrow_ffi::{import_batch, import_schema};
 use crate::errors::{NativeError, run};
-use crate::handle::{borrow_handle, free_handle, into_handle};
-use crate::native_format_decoder::strings;
+use crate::handle::{drop_handle, into_handle, object_of};
 
 const KIND: &str = "Parquet writer";
 
@@ -83,8 +83,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWrite
     array_addr: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
+        let writer = object_of::<ParquetFileWriter>(handle, KIND)?;
         let schema = writer.input_schema().clone();
         // SAFETY: Java exported a batch of the writer's schema.
         let batch = unsafe { import_batch(array_addr, &schema) }?;
@@ -103,8 +102,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWrite
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
+        let writer = object_of::<ParquetFileWriter>(handle, KIND)?;
         writer.finish()?;
         Ok(())
     })
@@ -119,8 +117,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWrite
     chunk: JByteArray<'local>,
 ) -> jint {
     run(env, |env| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
+        let writer = object_of::<ParquetFileWriter>(handle, KIND)?;
         let max = chunk.len(env)?;
         let n = writer.drain(max, |bytes| {
             // SAFETY: i8 and u8 have the same size and alignment; the slice is only read.
@@ -142,8 +139,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWrite
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
+        let writer = object_of::<ParquetFileWriter>(handle, KIND)?;
         writer.flush_row_group()?;
         Ok(())
     })
@@ -159,8 +155,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWrite
     handle: jlong,
 ) -> jlong {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
+        let writer = object_of::<ParquetFileWriter>(handle, KIND)?;
         Ok(jlong::try_from(writer.memory_bytes()).unwrap_or(jlong::MAX))
     })
 }
@@ -175,8 +170,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWrite
     handle: jlong,
 ) -> jlong {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let writer = unsafe { borrow_handle::<ParquetFileWriter>(handle, KIND) }?;
+        let writer = object_of::<ParquetFileWriter>(handle, KIND)?;
         Ok(jlong::try_from(writer.spooled_bytes()).unwrap_or(jlong::MAX))
     })
 }
@@ -188,8 +182,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetWrite
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: `NativeHandle.close()` calls this once per handle.
-        unsafe { free_handle::<ParquetFileWriter>(handle) };
+        drop_handle::<ParquetFileWriter>(handle);
         Ok(())
     })
 }

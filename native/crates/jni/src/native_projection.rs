@@ -12,7 +12,7 @@ use jni::sys::{jint, jlong};
 
 use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
-use crate::handle::{borrow_handle, free_handle, into_handle};
+use crate::handle::{drop_handle, into_handle, object_of};
 
 const KIND: &str = "projection";
 
@@ -105,8 +105,7 @@ pub extern "system" fn Java_dev_streamfusion_bridge_NativeProjection_project<'lo
     length: jint,
 ) -> jint {
     run(env, |_| {
-        // SAFETY: the handle is open and not shared (guaranteed by `NativeHandle`).
-        let projection = unsafe { borrow_handle::<Projection>(handle, KIND) }?;
+        let projection = object_of::<Projection>(handle, KIND)?;
         // SAFETY: Java exported a batch of the handle's input schema.
         let batch = unsafe { import_batch(array_addr, &projection.input) }?;
         let offset = usize::try_from(offset)
@@ -124,8 +123,7 @@ pub extern "system" fn Java_dev_streamfusion_bridge_NativeProjection_free0<'loca
     handle: jlong,
 ) {
     run(env, |_| {
-        // SAFETY: `NativeHandle.close()` calls this once per handle.
-        unsafe { free_handle::<Projection>(handle) };
+        drop_handle::<Projection>(handle);
         Ok(())
     })
 }

@@ -17,5 +17,6 @@ pub use consumer::{
     SplitConsumer,
 };
 pub use log::Level;
-pub use poll::{Part, Poll, TimestampKind};
+pub use poll::{Part, Poll};
 pub use producer::{BatchProducer, OutRecord};
+pub use raw::TimestampKind;

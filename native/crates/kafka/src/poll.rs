@@ -10,16 +10,6 @@ pub enum Part {
     Key,
 }
 
-/// A record's timestamp type, numbered as Java's `TimestampType` ids (`NoTimestampType` = -1
-/// there; 2 here so it fits one unsigned byte).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum TimestampKind {
-    CreateTime = 0,
-    LogAppendTime = 1,
-    None = 2,
-}
-
 /// Byte strings, each present or null, stored back to back.
 #[derive(Debug, Default)]
 struct Blobs {

@@ -8,7 +8,15 @@ use std::ptr::NonNull;
 use rdkafka::bindings as sys;
 use rdkafka::error::RDKafkaErrorCode;
 
-use crate::poll::TimestampKind;
+/// A record's timestamp type, numbered as Java's `TimestampType` ids (`NoTimestampType` = -1
+/// there; 2 here so it fits one unsigned byte).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum TimestampKind {
+    CreateTime = 0,
+    LogAppendTime = 1,
+    None = 2,
+}
 
 /// The consumer's queue (a reference librdkafka counts), released on drop.
 #[derive(Debug)]

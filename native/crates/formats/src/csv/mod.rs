@@ -29,10 +29,11 @@ use base64::Engine;
 
 pub use options::{CSV_OPTION_KEYS, CsvOptions};
 
-use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch};
+use crate::builder::MessageColumn;
+use crate::builder::{ColumnBuilder, Rows};
 use crate::decimal::{decimal_to_java_string, decimal_to_plain_string, parse_decimal};
 use crate::decoder::Decoder;
-use crate::encoder::{Encoder, MessageColumn};
+use crate::encoder::Encoder;
 use crate::error::{FormatError, Result};
 use crate::javatext::{java_trim, parse_java_double, parse_java_float, parse_java_long};
 use crate::javatext::{push_java_double, push_java_float};
@@ -86,10 +87,7 @@ pub struct CsvDecoder {
     /// converts every column, so their values must convert here too.
     unread: Vec<(usize, Field, ColumnBuilder)>,
     options: CsvOptions,
-    columns: Vec<ColumnBuilder>,
-    rows: usize,
-    messages: usize,
-    skipped: usize,
+    rows: Rows,
 }
 
 impl CsvDecoder {
@@ -130,15 +128,12 @@ impl CsvDecoder {
             .map(|(i, f)| Ok((i, f.as_ref().clone(), ColumnBuilder::new(f.data_type())?)))
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
-            columns: builders_for(produced.fields())?,
+            rows: Rows::try_new(produced.clone())?,
             physical_width: physical.fields().len(),
             unread,
             produced,
             positions,
             options,
-            rows: 0,
-            messages: 0,
-            skipped: 0,
         })
     }
 
@@ -170,7 +165,7 @@ impl CsvDecoder {
             ));
         }
         for (c, field) in self.produced.fields().iter().enumerate() {
-            let builder = &mut self.columns[c];
+            let builder = &mut self.rows.columns()[c];
             match values.get(self.positions[c]) {
                 None => builder.push_null(),
                 Some(text) => {
@@ -209,16 +204,15 @@ impl CsvDecoder {
 
 impl Decoder for CsvDecoder {
     fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
-        let position = self.messages;
-        self.messages += 1;
+        let position = self.rows.next_message();
         // Flink's CSV format produces no row for a null message.
         let Some(message) = message else {
             return Ok(());
         };
         let result = self.decode_record(message).map(|_| ());
-        end_row(&mut self.columns, &mut self.rows, result).or_else(|reason| {
+        self.rows.end_row(result).or_else(|reason| {
             if self.options.ignore_parse_errors {
-                self.skipped += 1;
+                self.rows.skip();
                 Ok(())
             } else {
                 Err(FormatError::Decode {
@@ -233,17 +227,15 @@ impl Decoder for CsvDecoder {
     }
 
     fn flush(&mut self) -> Result<RecordBatch> {
-        self.messages = 0;
-        let rows = std::mem::take(&mut self.rows);
-        finish_batch(&self.produced, &mut self.columns, rows)
+        self.rows.flush()
     }
 
     fn pending_rows(&self) -> usize {
-        self.rows
+        self.rows.pending()
     }
 
     fn skipped(&self) -> usize {
-        self.skipped
+        self.rows.skipped()
     }
 
     fn schema(&self) -> &SchemaRef {

@@ -1075,3 +1075,26 @@ pub(crate) fn write_json_string(s: &str, out: &mut String, escape_supplementary:
     }
     out.push('"');
 }
+
+impl crate::decoder::Decoder for JsonDecoder {
+    fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
+        // Flink's JSON format produces no row for a null message.
+        JsonDecoder::decode(self, message.unwrap_or_default())
+    }
+
+    fn flush(&mut self) -> Result<RecordBatch> {
+        JsonDecoder::flush(self)
+    }
+
+    fn pending_rows(&self) -> usize {
+        JsonDecoder::rows(self)
+    }
+
+    fn skipped(&self) -> usize {
+        JsonDecoder::skipped(self)
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        JsonDecoder::schema(self)
+    }
+}

@@ -13,8 +13,8 @@ use arrow::datatypes::{
 use base64::Engine;
 
 use super::options::{JsonEncodeOptions, MapNullKeyMode};
+use crate::builder::MessageColumn;
 use crate::decimal::{decimal_to_java_string, decimal_to_plain_string};
-use crate::encoder::MessageColumn;
 use crate::error::{FormatError, Result};
 use crate::javatext::{push_java_double, push_java_float};
 use crate::options::FormatOptions;
@@ -285,4 +285,14 @@ fn write_value(array: &ArrayRef, i: usize, options: &JsonEncodeOptions, out: &mu
 /// escapes).
 fn push_string(s: &str, out: &mut String) {
     super::write_json_string(s, out, true);
+}
+
+impl crate::encoder::Encoder for JsonEncoder {
+    fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray> {
+        JsonEncoder::encode(self, batch)
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        JsonEncoder::schema(self)
+    }
 }

@@ -19,7 +19,7 @@ use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, Syntax, Value};
 use super::{
     Conv, FieldPlan, MessagePlan, PROTOBUF_OPTION_KEYS, Wire, message_descriptor, plan_message,
 };
-use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch};
+use crate::builder::{ColumnBuilder, Rows};
 use crate::decoder::Decoder;
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
@@ -533,10 +533,7 @@ pub struct ProtobufDecoder {
     plan: MessagePlan,
     read_defaults: bool,
     ignore_parse_errors: bool,
-    columns: Vec<ColumnBuilder>,
-    rows: usize,
-    messages: usize,
-    skipped: usize,
+    rows: Rows,
 }
 
 impl ProtobufDecoder {
@@ -552,36 +549,32 @@ impl ProtobufDecoder {
         let descriptor = message_descriptor(descriptors, message)?;
         let plan = plan_message(&descriptor, schema.fields().iter().map(Arc::as_ref))?;
         Ok(Self {
-            columns: builders_for(schema.fields())?,
+            rows: Rows::try_new(schema.clone())?,
             schema,
             plan,
             read_defaults: options.boolean("read-default-values", false)?,
             ignore_parse_errors: options.boolean("ignore-parse-errors", false)?,
-            rows: 0,
-            messages: 0,
-            skipped: 0,
         })
     }
 }
 
 impl Decoder for ProtobufDecoder {
     fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
-        let position = self.messages;
-        self.messages += 1;
+        let position = self.rows.next_message();
         let result = match message {
             None => Err("the message is null".to_string()),
             Some(bytes) => read_message(
                 &self.plan,
                 bytes,
-                &mut self.columns,
+                self.rows.columns(),
                 self.read_defaults,
                 self.plan.proto3 || self.read_defaults,
                 0,
             ),
         };
-        end_row(&mut self.columns, &mut self.rows, result).or_else(|reason| {
+        self.rows.end_row(result).or_else(|reason| {
             if self.ignore_parse_errors {
-                self.skipped += 1;
+                self.rows.skip();
                 Ok(())
             } else {
                 Err(FormatError::Decode {
@@ -593,17 +586,15 @@ impl Decoder for ProtobufDecoder {
     }
 
     fn flush(&mut self) -> Result<RecordBatch> {
-        self.messages = 0;
-        let rows = std::mem::take(&mut self.rows);
-        finish_batch(&self.schema, &mut self.columns, rows)
+        self.rows.flush()
     }
 
     fn pending_rows(&self) -> usize {
-        self.rows
+        self.rows.pending()
     }
 
     fn skipped(&self) -> usize {
-        self.skipped
+        self.rows.skipped()
     }
 
     fn schema(&self) -> &SchemaRef {

@@ -25,7 +25,8 @@ use super::java_map_order::{JavaKey, iteration_order};
 use super::{
     Conv, FieldPlan, MessagePlan, PROTOBUF_OPTION_KEYS, Wire, message_descriptor, plan_message,
 };
-use crate::encoder::{Encoder, MessageColumn};
+use crate::builder::MessageColumn;
+use crate::encoder::Encoder;
 use crate::error::{FormatError, Result};
 use crate::options::FormatOptions;
 

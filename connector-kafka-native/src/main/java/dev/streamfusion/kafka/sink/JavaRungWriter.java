@@ -1,7 +1,5 @@
 package dev.streamfusion.kafka.sink;
 
-import dev.streamfusion.formats.NativeFormatEncoder;
-
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.eventtime.Watermark;
@@ -10,11 +8,7 @@ import org.apache.flink.connector.kafka.sink.KafkaWriterState;
 import org.apache.flink.connector.kafka.sink.TwoPhaseCommittingStatefulSink.PrecommittingStatefulSinkWriter;
 import org.apache.flink.table.data.RowData;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -30,17 +24,9 @@ import java.util.Map;
 @Internal
 final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, KafkaWriterState, KafkaCommittable> {
 
-    /** Rows per native encode call. */
-    static final int BATCH = 1024;
-
     private final PrecommittingStatefulSinkWriter<EncodedRecord, KafkaWriterState, KafkaCommittable> kafka;
     private final RecordLayout layout;
-    private final TypeSerializer<RowData> copier;
-    private final BufferAllocator allocator;
-    private final NativeFormatEncoder encoder;
-    /** The key encoder, or {@code null} when the table writes no key. */
-    private final NativeFormatEncoder keyEncoder;
-    private final List<RowData> pending = new ArrayList<>(BATCH);
+    private final PendingRecords pending;
 
     /** @param copier copies incoming rows when the job reuses objects; {@code null} otherwise */
     JavaRungWriter(
@@ -51,29 +37,12 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
             TypeSerializer<RowData> copier) {
         this.kafka = kafka;
         this.layout = layout;
-        this.copier = copier;
-        this.allocator = new RootAllocator();
-        NativeFormatEncoder opened = null;
-        try {
-            opened = NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType);
-            this.keyEncoder =
-                    layout.keyFormat == null
-                            ? null
-                            : NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType);
-        } catch (RuntimeException e) {
-            if (opened != null) {
-                opened.close();
-            }
-            allocator.close();
-            throw e;
-        }
-        this.encoder = opened;
+        this.pending = new PendingRecords(format, formatOptions, layout, copier);
     }
 
     @Override
     public void write(RowData row, Context context) throws IOException, InterruptedException {
-        pending.add(copier == null ? row : copier.copy(row));
-        if (pending.size() >= BATCH) {
+        if (pending.add(row)) {
             sendPending(context);
         }
     }
@@ -82,10 +51,11 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
         if (pending.isEmpty()) {
             return;
         }
-        List<byte[]> values = encoder.encode(layout.values(pending));
-        List<byte[]> keys = keyEncoder == null ? null : keyEncoder.encode(layout.keys(pending));
+        List<RowData> rows = pending.rows();
+        List<byte[]> values = pending.values.encode(layout.values(rows));
+        List<byte[]> keys = pending.keys == null ? null : pending.keys.encode(layout.keys(rows));
         for (int i = 0; i < values.size(); i++) {
-            RowData row = pending.get(i);
+            RowData row = rows.get(i);
             kafka.write(
                     new EncodedRecord(
                             row, keys == null ? null : keys.get(i), values.get(i), layout.timestamp(row), layout.headers(row)),
@@ -124,11 +94,7 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
         try {
             kafka.close();
         } finally {
-            encoder.close();
-            if (keyEncoder != null) {
-                keyEncoder.close();
-            }
-            allocator.close();
+            pending.close();
         }
     }
 

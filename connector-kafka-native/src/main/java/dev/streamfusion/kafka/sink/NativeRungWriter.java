@@ -1,6 +1,5 @@
 package dev.streamfusion.kafka.sink;
 
-import dev.streamfusion.formats.NativeFormatEncoder;
 import dev.streamfusion.kafka.internal.LibrdkafkaLog;
 import dev.streamfusion.kafka.internal.NativeKafkaProducer;
 
@@ -13,8 +12,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 import org.apache.flink.table.data.RowData;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.kafka.common.header.Header;
 
 import java.io.IOException;
@@ -34,26 +31,18 @@ import java.util.stream.IntStream;
 @Internal
 final class NativeRungWriter implements SinkWriter<RowData> {
 
-    /** Rows per native call. */
-    static final int BATCH = 1024;
-
     private final String topic;
     private final RecordLayout layout;
     /** Flink's partitioner of the table (fixed), or {@code null} for librdkafka's. */
     private final KafkaPartitioner<RowData> partitioner;
     private final DeliveryGuarantee deliveryGuarantee;
     private final long flushTimeoutMs;
-    private final TypeSerializer<RowData> copier;
-    private final BufferAllocator allocator;
-    private final NativeFormatEncoder encoder;
-    /** The key encoder, or {@code null} when the table writes no key. */
-    private final NativeFormatEncoder keyEncoder;
+    private final PendingRecords pending;
     private final NativeKafkaProducer producer;
     /** Names the producer in librdkafka's log lines. */
     private final String clientName;
     private final Counter recordsSent;
     private final Counter bytesSent;
-    private final List<RowData> pending = new ArrayList<>(BATCH);
     private int[] partitions;
 
     NativeRungWriter(
@@ -74,36 +63,20 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         this.partitioner = partitioner;
         this.deliveryGuarantee = deliveryGuarantee;
         this.flushTimeoutMs = flushTimeoutMs;
-        this.copier = copier;
         this.recordsSent = metrics.getNumRecordsSendCounter();
         this.bytesSent = metrics.getNumBytesSendCounter();
-        this.allocator = new RootAllocator();
-        NativeFormatEncoder openedValues = null;
-        NativeFormatEncoder openedKeys = null;
+        this.pending = new PendingRecords(format, formatOptions, layout, copier);
         try {
-            openedValues = NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType);
-            if (layout.keyFormat != null) {
-                openedKeys = NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType);
-            }
             this.producer = new NativeKafkaProducer(librdkafka, topic, maxBlockMs);
         } catch (RuntimeException e) {
-            if (openedKeys != null) {
-                openedKeys.close();
-            }
-            if (openedValues != null) {
-                openedValues.close();
-            }
-            allocator.close();
+            pending.close();
             throw e;
         }
-        this.encoder = openedValues;
-        this.keyEncoder = openedKeys;
     }
 
     @Override
     public void write(RowData row, Context context) throws IOException {
-        pending.add(copier == null ? row : copier.copy(row));
-        if (pending.size() >= BATCH) {
+        if (pending.add(row)) {
             sendPending();
         }
     }
@@ -126,13 +99,14 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         if (pending.isEmpty()) {
             return;
         }
-        int n = pending.size();
+        List<RowData> rows = pending.rows();
+        int n = rows.size();
         int[] rowPartitions = partitioner == null ? null : new int[n];
         long[] timestamps = layout.writesTimestamp() ? new long[n] : null;
         int[] headerCounts = layout.writesHeaders() ? new int[n] : null;
         List<byte[]> headers = headerCounts == null ? null : new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            RowData row = pending.get(i);
+            RowData row = rows.get(i);
             if (rowPartitions != null) {
                 rowPartitions[i] = partitioner.partition(row, null, null, topic, partitions());
             }
@@ -151,14 +125,14 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         byte[][] headerBytes = headers == null ? null : headers.toArray(new byte[0][]);
         long[] bytes = {0};
         try {
-            encoder.encode(
-                    layout.values(pending),
+            pending.values.encode(
+                    layout.values(rows),
                     (values, valueRows) -> {
-                        if (keyEncoder == null) {
+                        if (pending.keys == null) {
                             bytes[0] = producer.send(values, valueRows, 0, 0, rowPartitions, timestamps, headerCounts, headerBytes);
                         } else {
-                            keyEncoder.encode(
-                                    layout.keys(pending),
+                            pending.keys.encode(
+                                    layout.keys(rows),
                                     (keys, keyRows) ->
                                             bytes[0] =
                                                     producer.send(
@@ -198,11 +172,7 @@ final class NativeRungWriter implements SinkWriter<RowData> {
             }
             producer.close();
         } finally {
-            encoder.close();
-            if (keyEncoder != null) {
-                keyEncoder.close();
-            }
-            allocator.close();
+            pending.close();
         }
     }
 }

@@ -13,9 +13,12 @@ use arrow::datatypes::SchemaRef;
 
 use arrow::array::BinaryArray;
 
-use crate::avro::{AvroEncoder, AvroReader, TableNode, derive_table, derived_schema_json};
-use crate::avro_schema::{AvroSchema, Unread, read_record};
-use crate::builder::{ColumnBuilder, builders_for, end_row, finish_batch};
+use super::encode::AvroEncoder;
+use super::reader::AvroReader;
+use super::resolve::{Unread, read_record};
+use super::schema::AvroSchema;
+use super::table::{TableNode, derive_table, derived_schema_json};
+use crate::builder::Rows;
 use crate::decoder::Decoder;
 use crate::encoder::Encoder;
 use crate::error::{FormatError, Result};
@@ -49,9 +52,7 @@ pub struct AvroConfluentDecoder {
     /// of the next message's datum (the header is read from the message itself).
     carry: Vec<u8>,
     writers: HashMap<u32, AvroSchema>,
-    columns: Vec<ColumnBuilder>,
-    rows: usize,
-    messages: usize,
+    rows: Rows,
 }
 
 impl AvroConfluentDecoder {
@@ -70,7 +71,7 @@ impl AvroConfluentDecoder {
         let legacy = options.boolean("timestamp_mapping.legacy", true)?;
         Ok(Self {
             table: derive_table(&produced, legacy)?,
-            columns: builders_for(produced.fields())?,
+            rows: Rows::try_new(produced.clone())?,
             physical: match derive_table(&physical, legacy)? {
                 TableNode::Record(fields) => fields,
                 _ => return Err(FormatError::config("the table is not a row")),
@@ -78,8 +79,6 @@ impl AvroConfluentDecoder {
             carry: Vec::new(),
             schema: produced,
             writers: HashMap::new(),
-            rows: 0,
-            messages: 0,
         })
     }
 
@@ -125,7 +124,7 @@ impl AvroConfluentDecoder {
         let result = read_record(
             fields,
             &self.table,
-            &mut self.columns,
+            self.rows.columns(),
             &mut reader,
             Unread::SkipUnless(&self.physical),
         );
@@ -139,12 +138,11 @@ impl AvroConfluentDecoder {
 
 impl Decoder for AvroConfluentDecoder {
     fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
-        let position = self.messages;
-        self.messages += 1;
+        let position = self.rows.next_message();
         let Some(bytes) = message else { return Ok(()) };
         let carried = !self.carry.is_empty();
         let result = self.read(bytes);
-        end_row(&mut self.columns, &mut self.rows, result).map_err(|reason| {
+        self.rows.end_row(result).map_err(|reason| {
             let reason = format!("Failed to deserialize Avro record: {reason}");
             if carried {
                 FormatError::Corrupt { position, reason }
@@ -155,13 +153,11 @@ impl Decoder for AvroConfluentDecoder {
     }
 
     fn flush(&mut self) -> Result<RecordBatch> {
-        self.messages = 0;
-        let rows = std::mem::take(&mut self.rows);
-        finish_batch(&self.schema, &mut self.columns, rows)
+        self.rows.flush()
     }
 
     fn pending_rows(&self) -> usize {
-        self.rows
+        self.rows.pending()
     }
 
     fn skipped(&self) -> usize {

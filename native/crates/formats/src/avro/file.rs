@@ -7,8 +7,10 @@ use std::io::Read;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
-use crate::avro::{AvroReader, derive_table};
-use crate::avro_schema::{AvroSchema, Unread, read_record};
+use super::reader::AvroReader;
+use super::resolve::{Unread, read_record};
+use super::schema::AvroSchema;
+use super::table::derive_table;
 use crate::builder::{builders_for, finish_batch};
 use crate::error::{FormatError, Result};
 

@@ -1,0 +1,89 @@
+package dev.streamfusion.kafka.sink;
+
+import dev.streamfusion.formats.NativeFormatEncoder;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.table.data.RowData;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a writer of either rung holds between sends: the rows of the batch being collected (copied
+ * when the job reuses objects), the native encoders of their values and keys, and the allocator
+ * those encoders transpose into. Closed last, after whatever sends the encoded records.
+ */
+@Internal
+final class PendingRecords implements AutoCloseable {
+
+    /** Rows per native encode call. */
+    static final int BATCH = 1024;
+
+    final RecordLayout layout;
+    /** The value encoder. */
+    final NativeFormatEncoder values;
+    /** The key encoder, or {@code null} when the table writes no key. */
+    final NativeFormatEncoder keys;
+    private final BufferAllocator allocator;
+    private final TypeSerializer<RowData> copier;
+    private final List<RowData> rows = new ArrayList<>(BATCH);
+
+    /** @param copier copies incoming rows when the job reuses objects; {@code null} otherwise */
+    PendingRecords(String format, Map<String, String> formatOptions, RecordLayout layout, TypeSerializer<RowData> copier) {
+        this.layout = layout;
+        this.copier = copier;
+        this.allocator = new RootAllocator();
+        NativeFormatEncoder openedValues = null;
+        try {
+            openedValues = NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType);
+            this.keys =
+                    layout.keyFormat == null
+                            ? null
+                            : NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType);
+        } catch (RuntimeException e) {
+            if (openedValues != null) {
+                openedValues.close();
+            }
+            allocator.close();
+            throw e;
+        }
+        this.values = openedValues;
+    }
+
+    /** Adds a row; returns whether the batch is full. */
+    boolean add(RowData row) {
+        rows.add(copier == null ? row : copier.copy(row));
+        return rows.size() >= BATCH;
+    }
+
+    /** The rows collected since the last {@link #clear()}. */
+    List<RowData> rows() {
+        return rows;
+    }
+
+    boolean isEmpty() {
+        return rows.isEmpty();
+    }
+
+    /** Forgets the rows, once they are sent. */
+    void clear() {
+        rows.clear();
+    }
+
+    @Override
+    public void close() {
+        try {
+            values.close();
+            if (keys != null) {
+                keys.close();
+            }
+        } finally {
+            allocator.close();
+        }
+    }
+}

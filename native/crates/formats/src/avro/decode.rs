@@ -1,0 +1,120 @@
+//! [`AvroDecoder`]: one Avro datum per message, walked straight into Arrow columns.
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+
+use super::reader::AvroReader;
+use super::resolve::{Unread, read_record};
+use super::schema::AvroSchema;
+use super::table::{TableNode, derive_table, legacy_mapping, writer_schema_of};
+use crate::builder::Rows;
+use crate::decoder::Decoder;
+use crate::error::{FormatError, Result};
+use crate::options::FormatOptions;
+
+/// Decodes one Avro datum per message.
+#[derive(Debug)]
+pub struct AvroDecoder {
+    schema: SchemaRef,
+    /// The datum's schema: the one Flink derives from the table's physical columns.
+    writer: Vec<(String, AvroSchema)>,
+    /// The table's physical columns, as Flink converts them.
+    physical: Vec<(String, TableNode)>,
+    /// The produced columns, read from the datum by name (unread ones are stepped over).
+    table: TableNode,
+    rows: Rows,
+    /// Bytes the last datum left unread in Flink's decoder's buffer, which it reads as the start
+    /// of the next message.
+    carry: Vec<u8>,
+}
+
+impl AvroDecoder {
+    /// A decoder of datums of the table's `physical` columns producing the `produced` ones (a
+    /// subset by name); unread columns are stepped over, never built.
+    pub fn try_new(
+        physical: SchemaRef,
+        produced: SchemaRef,
+        options: &FormatOptions,
+    ) -> Result<Self> {
+        let legacy = legacy_mapping(options)?;
+        let TableNode::Record(physical_nodes) = derive_table(&physical, legacy)? else {
+            return Err(FormatError::config("the table is not a row"));
+        };
+        let writer = physical_nodes
+            .iter()
+            .map(|(name, node)| (name.clone(), writer_schema_of(node)))
+            .collect();
+        for field in produced.fields() {
+            if physical.field_with_name(field.name()).is_err() {
+                return Err(FormatError::config(format!(
+                    "produced column '{}' is not a physical column",
+                    field.name()
+                )));
+            }
+        }
+        Ok(Self {
+            rows: Rows::try_new(produced.clone())?,
+            table: derive_table(&produced, legacy)?,
+            schema: produced,
+            writer,
+            physical: physical_nodes,
+            carry: Vec::new(),
+        })
+    }
+}
+
+impl Decoder for AvroDecoder {
+    fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
+        let position = self.rows.next_message();
+        // Flink's Avro format produces no row for a null message.
+        let Some(bytes) = message else { return Ok(()) };
+        // What Flink's decoder still holds from earlier messages is read first.
+        let carried = !self.carry.is_empty();
+        let joined;
+        let stream: &[u8] = if carried {
+            joined = [self.carry.as_slice(), bytes].concat();
+            &joined
+        } else {
+            bytes
+        };
+        let mut reader = AvroReader::buffered(stream, self.carry.len());
+        let result = read_record(
+            &self.writer,
+            &self.table,
+            self.rows.columns(),
+            &mut reader,
+            Unread::SkipUnless(&self.physical),
+        );
+        self.carry = match result {
+            Ok(()) => reader.unread_loaded().to_vec(),
+            Err(_) => Vec::new(),
+        };
+        self.rows.end_row(result).map_err(|reason| {
+            let reason = format!(
+                "Failed to deserialize Avro record of {} bytes: {reason}",
+                bytes.len()
+            );
+            if carried {
+                FormatError::Corrupt { position, reason }
+            } else {
+                FormatError::Decode { position, reason }
+            }
+        })
+    }
+
+    fn flush(&mut self) -> Result<RecordBatch> {
+        self.rows.flush()
+    }
+
+    fn pending_rows(&self) -> usize {
+        self.rows.pending()
+    }
+
+    fn skipped(&self) -> usize {
+        0
+    }
+
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
