@@ -1,13 +1,11 @@
 package dev.streamfusion.kafka.sink;
 
+import dev.streamfusion.bridge.sink.EncoderResources;
 import dev.streamfusion.formats.NativeFormatEncoder;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.table.data.RowData;
-
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +27,7 @@ final class PendingRecords implements AutoCloseable {
     final NativeFormatEncoder values;
     /** The key encoder, or {@code null} when the table writes no key. */
     final NativeFormatEncoder keys;
-    private final BufferAllocator allocator;
+    private final EncoderResources held = new EncoderResources();
     private final TypeSerializer<RowData> copier;
     private final List<RowData> rows = new ArrayList<>(BATCH);
 
@@ -37,22 +35,12 @@ final class PendingRecords implements AutoCloseable {
     PendingRecords(String format, Map<String, String> formatOptions, RecordLayout layout, TypeSerializer<RowData> copier) {
         this.layout = layout;
         this.copier = copier;
-        this.allocator = new RootAllocator();
-        NativeFormatEncoder openedValues = null;
-        try {
-            openedValues = NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType);
-            this.keys =
-                    layout.keyFormat == null
-                            ? null
-                            : NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType);
-        } catch (RuntimeException e) {
-            if (openedValues != null) {
-                openedValues.close();
-            }
-            allocator.close();
-            throw e;
-        }
-        this.values = openedValues;
+        this.values = held.open(allocator -> NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType));
+        this.keys =
+                layout.keyFormat == null
+                        ? null
+                        : held.open(allocator ->
+                                NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType));
     }
 
     /** Adds a row; returns whether the batch is full. */
@@ -77,13 +65,6 @@ final class PendingRecords implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            values.close();
-            if (keys != null) {
-                keys.close();
-            }
-        } finally {
-            allocator.close();
-        }
+        held.close();
     }
 }

@@ -1,6 +1,7 @@
 package dev.streamfusion.parquet.sink;
 
 import dev.streamfusion.bridge.NativeException;
+import dev.streamfusion.bridge.sink.EncoderResources;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 import dev.streamfusion.parquet.internal.NativeParquetWriter;
 
@@ -9,9 +10,6 @@ import org.apache.flink.api.common.serialization.BulkWriter;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
-
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 import java.io.IOException;
 import java.lang.ref.Cleaner;
@@ -104,7 +102,7 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
         final FSDataOutputStream out;
         final String file;
         final WriterMemory memory;
-        final BufferAllocator allocator;
+        final EncoderResources held = new EncoderResources();
         final RowDataArrowWriter rows;
         final NativeParquetWriter writer;
 
@@ -112,24 +110,13 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
             this.out = out;
             this.file = file;
             this.memory = memory;
-            this.allocator = new RootAllocator();
-            RowDataArrowWriter openedRows = null;
-            try {
-                openedRows = RowDataArrowWriter.create(rowType, allocator);
-                this.writer = NativeParquetWriter.open(allocator, file, rowType, options);
-            } catch (RuntimeException e) {
-                if (openedRows != null) {
-                    openedRows.close();
-                }
-                allocator.close();
-                throw e;
-            }
-            this.rows = openedRows;
+            this.rows = held.open(allocator -> RowDataArrowWriter.create(rowType, allocator));
+            this.writer = held.open(allocator -> NativeParquetWriter.open(allocator, file, rowType, options));
         }
 
         @Override
         public long memoryBytes() {
-            return writer.memoryBytes() + allocator.getAllocatedMemory();
+            return writer.memoryBytes() + held.allocator().getAllocatedMemory();
         }
 
         @Override
@@ -145,12 +132,7 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
         @Override
         public void run() {
             memory.closed(this);
-            try {
-                writer.close();
-            } finally {
-                rows.close();
-                allocator.close();
-            }
+            held.close();
         }
     }
 }
