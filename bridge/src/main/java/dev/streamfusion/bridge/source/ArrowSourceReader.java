@@ -10,6 +10,7 @@ import org.apache.flink.connector.base.source.reader.fetcher.SingleThreadFetcher
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.table.data.RowData;
 
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -28,7 +29,29 @@ import java.util.function.Supplier;
 public abstract class ArrowSourceReader<E, SplitT extends SourceSplit, StateT>
         extends SingleThreadMultiplexSourceReaderBase<E, RowData, SplitT, StateT> {
 
+    /**
+     * How a split becomes the mutable state the emitter moves along, and back for a checkpoint.
+     *
+     * @param <SplitT> the split
+     * @param <StateT> its state
+     */
+    public static final class SplitStates<SplitT, StateT> {
+        private final Function<SplitT, StateT> toState;
+        private final Function<StateT, SplitT> toSplit;
+
+        private SplitStates(Function<SplitT, StateT> toState, Function<StateT, SplitT> toSplit) {
+            this.toState = toState;
+            this.toSplit = toSplit;
+        }
+
+        public static <SplitT, StateT> SplitStates<SplitT, StateT> of(
+                Function<SplitT, StateT> toState, Function<StateT, SplitT> toSplit) {
+            return new SplitStates<>(toState, toSplit);
+        }
+    }
+
     private final FetchedBatches fetched;
+    private final SplitStates<SplitT, StateT> states;
 
     /** A reader of split readers from {@code splitReaders}, one fetcher thread. */
     protected ArrowSourceReader(
@@ -36,9 +59,11 @@ public abstract class ArrowSourceReader<E, SplitT extends SourceSplit, StateT>
             RecordEmitter<E, RowData, StateT> emitter,
             Configuration configuration,
             SourceReaderContext context,
-            FetchedBatches fetched) {
+            FetchedBatches fetched,
+            SplitStates<SplitT, StateT> states) {
         super(splitReaders, emitter, configuration, context);
         this.fetched = fetched;
+        this.states = states;
     }
 
     /** A reader whose fetcher manager is the connector's own. */
@@ -47,9 +72,21 @@ public abstract class ArrowSourceReader<E, SplitT extends SourceSplit, StateT>
             RecordEmitter<E, RowData, StateT> emitter,
             Configuration configuration,
             SourceReaderContext context,
-            FetchedBatches fetched) {
+            FetchedBatches fetched,
+            SplitStates<SplitT, StateT> states) {
         super(fetcherManager, emitter, configuration, context);
         this.fetched = fetched;
+        this.states = states;
+    }
+
+    @Override
+    protected final StateT initializedState(SplitT split) {
+        return states.toState.apply(split);
+    }
+
+    @Override
+    protected final SplitT toSplitType(String splitId, StateT state) {
+        return states.toSplit.apply(state);
     }
 
     @Override

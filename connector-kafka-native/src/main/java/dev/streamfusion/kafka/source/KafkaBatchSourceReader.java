@@ -57,20 +57,16 @@ final class KafkaBatchSourceReader
             SourceReaderContext context,
             KafkaSourceReaderMetrics metrics,
             FetchedBatches fetched) {
-        super(fetcherManager, emitter, configuration, context, fetched);
+        super(
+                fetcherManager,
+                emitter,
+                configuration,
+                context,
+                fetched,
+                SplitStates.of(KafkaPartitionSplitState::new, KafkaPartitionSplitState::toKafkaPartitionSplit));
         this.fetcherManager = fetcherManager;
         this.metrics = metrics;
         this.commitOffsetsOnCheckpoint = configuration.get(KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT);
-    }
-
-    @Override
-    protected KafkaPartitionSplitState initializedState(KafkaPartitionSplit split) {
-        return new KafkaPartitionSplitState(split);
-    }
-
-    @Override
-    protected KafkaPartitionSplit toSplitType(String splitId, KafkaPartitionSplitState state) {
-        return state.toKafkaPartitionSplit();
     }
 
     @Override

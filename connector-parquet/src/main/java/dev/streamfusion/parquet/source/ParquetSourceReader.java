@@ -36,7 +36,8 @@ final class ParquetSourceReader extends ArrowSourceReader<ParquetBatch.Row, RowG
                 new Emitter(context.metricGroup().addGroup("streamfusion").counter("rowsEmitted"), columns),
                 configuration,
                 context,
-                fetched);
+                fetched,
+                SplitStates.of(RowGroupSplitState::new, RowGroupSplitState::toSplit));
     }
 
     @Override
@@ -47,16 +48,6 @@ final class ParquetSourceReader extends ArrowSourceReader<ParquetBatch.Row, RowG
     @Override
     protected void onSplitFinished(Map<String, RowGroupSplitState> finished) {
         context.sendSplitRequest();
-    }
-
-    @Override
-    protected RowGroupSplitState initializedState(RowGroupSplit split) {
-        return new RowGroupSplitState(split);
-    }
-
-    @Override
-    protected RowGroupSplit toSplitType(String splitId, RowGroupSplitState state) {
-        return state.toSplit();
     }
 
     /**
