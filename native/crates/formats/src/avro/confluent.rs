@@ -14,8 +14,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::array::BinaryArray;
 
 use super::encode::AvroEncoder;
-use super::reader::AvroReader;
-use super::resolve::{Unread, read_record};
+use super::resolve::{Carried, Unread, record_error};
 use super::schema::AvroSchema;
 use super::table::{TableNode, derive_table, derived_schema_json};
 use crate::builder::Rows;
@@ -50,7 +49,7 @@ pub struct AvroConfluentDecoder {
     physical: Vec<(String, TableNode)>,
     /// Bytes the last datum left unread in Flink's decoder's buffer, which it reads as the start
     /// of the next message's datum (the header is read from the message itself).
-    carry: Vec<u8>,
+    carry: Carried,
     writers: HashMap<u32, AvroSchema>,
     rows: Rows,
 }
@@ -76,7 +75,7 @@ impl AvroConfluentDecoder {
                 TableNode::Record(fields) => fields,
                 _ => return Err(FormatError::config("the table is not a row")),
             },
-            carry: Vec::new(),
+            carry: Carried::default(),
             schema: produced,
             writers: HashMap::new(),
         })
@@ -113,26 +112,15 @@ impl AvroConfluentDecoder {
         let Some(AvroSchema::Record(fields)) = self.writers.get(&id) else {
             return Err(format!("no writer schema is known for schema id {id}"));
         };
-        let joined;
-        let stream: &[u8] = if self.carry.is_empty() {
-            datum
-        } else {
-            joined = [self.carry.as_slice(), datum].concat();
-            &joined
-        };
-        let mut reader = AvroReader::buffered(stream, self.carry.len());
-        let result = read_record(
-            fields,
-            &self.table,
-            self.rows.columns(),
-            &mut reader,
-            Unread::SkipUnless(&self.physical),
-        );
-        self.carry = match result {
-            Ok(()) => reader.unread_loaded().to_vec(),
-            Err(_) => Vec::new(),
-        };
-        result.map_err(|e| format!("schema id {id}: {e}"))
+        self.carry
+            .read_record(
+                datum,
+                fields,
+                &self.table,
+                self.rows.columns(),
+                Unread::SkipUnless(&self.physical),
+            )
+            .map_err(|e| format!("schema id {id}: {e}"))
     }
 }
 
@@ -140,15 +128,14 @@ impl Decoder for AvroConfluentDecoder {
     fn decode(&mut self, message: Option<&[u8]>) -> Result<()> {
         let position = self.rows.next_message();
         let Some(bytes) = message else { return Ok(()) };
-        let carried = !self.carry.is_empty();
+        let carried = self.carry.any();
         let result = self.read(bytes);
         self.rows.end_row(result).map_err(|reason| {
-            let reason = format!("Failed to deserialize Avro record: {reason}");
-            if carried {
-                FormatError::Corrupt { position, reason }
-            } else {
-                FormatError::Decode { position, reason }
-            }
+            record_error(
+                position,
+                carried,
+                format!("Failed to deserialize Avro record: {reason}"),
+            )
         })
     }
 

@@ -3,8 +3,7 @@
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
-use super::reader::AvroReader;
-use super::resolve::{Unread, read_record};
+use super::resolve::{Carried, Unread, record_error};
 use super::schema::AvroSchema;
 use super::table::{TableNode, derive_table, legacy_mapping, writer_schema_of};
 use crate::builder::Rows;
@@ -25,7 +24,7 @@ pub struct AvroDecoder {
     rows: Rows,
     /// Bytes the last datum left unread in Flink's decoder's buffer, which it reads as the start
     /// of the next message.
-    carry: Vec<u8>,
+    carry: Carried,
 }
 
 impl AvroDecoder {
@@ -58,7 +57,7 @@ impl AvroDecoder {
             schema: produced,
             writer,
             physical: physical_nodes,
-            carry: Vec::new(),
+            carry: Carried::default(),
         })
     }
 }
@@ -68,37 +67,23 @@ impl Decoder for AvroDecoder {
         let position = self.rows.next_message();
         // Flink's Avro format produces no row for a null message.
         let Some(bytes) = message else { return Ok(()) };
-        // What Flink's decoder still holds from earlier messages is read first.
-        let carried = !self.carry.is_empty();
-        let joined;
-        let stream: &[u8] = if carried {
-            joined = [self.carry.as_slice(), bytes].concat();
-            &joined
-        } else {
-            bytes
-        };
-        let mut reader = AvroReader::buffered(stream, self.carry.len());
-        let result = read_record(
+        let carried = self.carry.any();
+        let result = self.carry.read_record(
+            bytes,
             &self.writer,
             &self.table,
             self.rows.columns(),
-            &mut reader,
             Unread::SkipUnless(&self.physical),
         );
-        self.carry = match result {
-            Ok(()) => reader.unread_loaded().to_vec(),
-            Err(_) => Vec::new(),
-        };
         self.rows.end_row(result).map_err(|reason| {
-            let reason = format!(
-                "Failed to deserialize Avro record of {} bytes: {reason}",
-                bytes.len()
-            );
-            if carried {
-                FormatError::Corrupt { position, reason }
-            } else {
-                FormatError::Decode { position, reason }
-            }
+            record_error(
+                position,
+                carried,
+                format!(
+                    "Failed to deserialize Avro record of {} bytes: {reason}",
+                    bytes.len()
+                ),
+            )
         })
     }
 

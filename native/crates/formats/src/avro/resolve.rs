@@ -8,6 +8,7 @@ use super::reader::AvroReader;
 use super::schema::AvroSchema;
 use super::table::TableNode;
 use crate::builder::ColumnBuilder;
+use crate::error::FormatError;
 
 /// A scalar read from a writer datum, before it is converted to the table's column.
 enum Scalar<'a> {
@@ -114,6 +115,55 @@ pub(crate) enum Unread<'p> {
     /// The table's physical columns: those are read (and converted, as Flink converts every
     /// column of its row), the others skipped.
     SkipUnless(&'p [(String, TableNode)]),
+}
+
+/// The bytes Avro Java's buffered decoder still holds from earlier messages: Flink's formats keep
+/// one decoder for every message, and what a datum leaves unread in its buffer is read as the
+/// start of the next message's datum.
+#[derive(Debug, Default)]
+pub(super) struct Carried(Vec<u8>);
+
+impl Carried {
+    /// Whether a datum read now starts in bytes of earlier messages.
+    pub(super) fn any(&self) -> bool {
+        !self.0.is_empty()
+    }
+
+    /// Reads one record of the writer's `fields` from the carried bytes followed by `datum` (see
+    /// [`read_record`]), then carries what the decoder leaves loaded, or nothing after a failure.
+    pub(super) fn read_record(
+        &mut self,
+        datum: &[u8],
+        fields: &[(String, AvroSchema)],
+        table: &TableNode,
+        columns: &mut [ColumnBuilder],
+        unread: Unread<'_>,
+    ) -> Result<(), String> {
+        let joined;
+        let stream: &[u8] = if self.0.is_empty() {
+            datum
+        } else {
+            joined = [self.0.as_slice(), datum].concat();
+            &joined
+        };
+        let mut reader = AvroReader::buffered(stream, self.0.len());
+        let result = read_record(fields, table, columns, &mut reader, unread);
+        self.0 = match result {
+            Ok(()) => reader.unread_loaded().to_vec(),
+            Err(_) => Vec::new(),
+        };
+        result
+    }
+}
+
+/// A record that failed to read: corrupt state when it started in bytes carried from earlier
+/// messages (the message alone may be fine), else a decode error of the message at `position`.
+pub(super) fn record_error(position: usize, carried: bool, reason: String) -> FormatError {
+    if carried {
+        FormatError::Corrupt { position, reason }
+    } else {
+        FormatError::Decode { position, reason }
+    }
 }
 
 /// Reads a record's fields into the table's row children, by name.

@@ -22,7 +22,6 @@ final class PendingRecords implements AutoCloseable {
     /** Rows per native encode call. */
     static final int BATCH = 1024;
 
-    final RecordLayout layout;
     /** The value encoder. */
     final NativeFormatEncoder values;
     /** The key encoder, or {@code null} when the table writes no key. */
@@ -33,7 +32,6 @@ final class PendingRecords implements AutoCloseable {
 
     /** @param copier copies incoming rows when the job reuses objects; {@code null} otherwise */
     PendingRecords(String format, Map<String, String> formatOptions, RecordLayout layout, TypeSerializer<RowData> copier) {
-        this.layout = layout;
         this.copier = copier;
         this.values = held.open(allocator -> NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType));
         this.keys =

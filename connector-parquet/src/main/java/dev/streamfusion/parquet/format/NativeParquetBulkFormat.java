@@ -163,14 +163,17 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
                     } else {
                         own = ArrowRoots.moveTo(next, allocator);
                     }
-                    try {
-                        limit.check(
-                                allocator.getAllocatedMemory() + reader.heldBytes(),
-                                "The Parquet reader of " + location,
-                                "read fewer columns or files of smaller row groups");
-                    } catch (IOException e) {
-                        own.close();
-                        throw e;
+                    // Counted only under a limit: the format reports no metric to keep current.
+                    if (limit.bounded()) {
+                        try {
+                            limit.check(
+                                    allocator.getAllocatedMemory() + reader.heldBytes(),
+                                    "The Parquet reader of " + location,
+                                    "read fewer columns or files of smaller row groups");
+                        } catch (IOException e) {
+                            own.close();
+                            throw e;
+                        }
                     }
                     live.add(own);
                 }

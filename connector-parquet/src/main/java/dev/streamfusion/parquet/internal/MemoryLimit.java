@@ -82,9 +82,4 @@ public final class MemoryLimit implements Serializable {
                             + new MemorySize(bytes).toHumanReadableString() + " allows: raise it, or " + remedy);
         }
     }
-
-    @Override
-    public String toString() {
-        return bounded() ? "memory limit " + bytes + " bytes" : "no memory limit";
-    }
 }
