@@ -74,6 +74,19 @@ pub unsafe fn import_batch(addr: jlong, schema: &SchemaRef) -> NativeResult<Reco
     )?)
 }
 
+/// A reader's next batch exported into the empty `ArrowArray` struct at `addr`: its rows, or -1
+/// after the last batch (nothing exported), as `NativeBatchReader.NextBatch` returns them.
+///
+/// # Safety
+/// `addr` must be the address of an allocated, released (empty) `ArrowArray` struct.
+pub unsafe fn export_next(batch: Option<RecordBatch>, addr: jlong) -> NativeResult<i32> {
+    match batch {
+        // SAFETY: guaranteed by the caller.
+        Some(batch) => unsafe { export_batch(batch, addr) },
+        None => Ok(-1),
+    }
+}
+
 /// Writes `batch` into the empty `ArrowArray` struct at `addr` as a struct array.
 ///
 /// # Safety

@@ -19,6 +19,8 @@ pub mod memory;
 pub mod native_diagnostics;
 pub mod native_format_decoder;
 pub mod native_format_encoder;
+pub mod native_iceberg_reader;
+pub mod native_iceberg_writer;
 pub mod native_kafka_consumer;
 pub mod native_kafka_producer;
 pub mod native_library;

@@ -9,7 +9,7 @@ use streamfusion_parquet::{
 };
 
 use crate::args::strings;
-use crate::arrow_ffi::{export_batch, import_schema};
+use crate::arrow_ffi::{export_next, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
 use crate::java_ranges::JavaRanges;
@@ -187,11 +187,8 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReade
 ) -> jint {
     run(env, |_| {
         let reader = object_of::<RowGroupReader>(handle, KIND)?;
-        match reader.next_batch()? {
-            // SAFETY: Java passes a freshly allocated, empty array struct.
-            Some(batch) => unsafe { export_batch(batch, out_array_addr) },
-            None => Ok(-1),
-        }
+        // SAFETY: Java passes a freshly allocated, empty array struct.
+        unsafe { export_next(reader.next_batch()?, out_array_addr) }
     })
 }
 

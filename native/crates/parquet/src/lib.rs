@@ -17,7 +17,7 @@ mod writer;
 
 pub use prune::{ColumnPredicate, Op, Value};
 pub use reader::{
-    FileBytes, ParquetFileError, RowGroupReader, file_schema_in, row_groups_matching,
-    row_groups_matching_in,
+    FileBytes, ParquetFileError, RowGroupReader, conform_column, file_schema_in,
+    row_groups_matching, row_groups_matching_in,
 };
 pub use writer::{ParquetFileWriter, WriteError, WriterOptionError, WriterSettings};

@@ -968,6 +968,10 @@ fn descend(column: &ArrayRef, path: &[String]) -> Option<ArrayRef> {
 /// A column read from the file as the table's type: the same values, nested columns rebuilt with
 /// the table's field names (a struct's fields matched by name, NULLs for fields the file lacks),
 /// scalars converted where [`converts`] allows.
+pub fn conform_column(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
+    conform(column, target)
+}
+
 fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
     if column.data_type() == target {
         return Ok(Arc::clone(column));

@@ -32,6 +32,20 @@ public final class ArrowRoots {
     }
 
     /**
+     * A root of its own holding {@code batch}'s rows from {@code from} on (all of them, moved, when
+     * {@code from} is 0; else copied out of a slice), accounted to {@code allocator}. The caller
+     * closes the returned root.
+     */
+    public static VectorSchemaRoot moveTo(VectorSchemaRoot batch, int from, BufferAllocator allocator) {
+        if (from == 0) {
+            return moveTo(batch, allocator);
+        }
+        try (VectorSchemaRoot slice = batch.slice(from)) {
+            return moveTo(slice, allocator);
+        }
+    }
+
+    /**
      * Checks that {@code batch} has the column types of {@code expected} (names aside), as native
      * code reads an exported batch by the schema it was created with: a batch of another layout
      * would be read out of its buffers' bounds.

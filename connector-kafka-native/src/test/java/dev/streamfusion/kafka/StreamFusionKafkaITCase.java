@@ -14,7 +14,6 @@ import dev.streamfusion.testkit.nexmark.proto.Bid;
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonFormatOptions;
 import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
@@ -1184,16 +1183,7 @@ class StreamFusionKafkaITCase {
      * fail_once} (see {@link FailOnce}) registered.
      */
     private static StreamTableEnvironment failingOnceTables() {
-        Configuration configuration = new Configuration();
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
-        env.setParallelism(2);
-        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        tables.createTemporarySystemFunction("fail_once", FailOnce.class);
-        return tables;
+        return FailOnce.restartingTables(2, Duration.ofMillis(100));
     }
 
     private static Map<String, String> bidsTable(String topicOption, String topic, Map<String, String> extra) {

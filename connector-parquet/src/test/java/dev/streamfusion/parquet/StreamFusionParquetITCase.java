@@ -2,15 +2,12 @@ package dev.streamfusion.parquet;
 
 import dev.streamfusion.testkit.flink.FailOnce;
 
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
@@ -714,15 +711,7 @@ class StreamFusionParquetITCase {
         Path out = tables.resolve("incoming_copy");
         String columns = "id BIGINT, s STRING";
         writeIds(in, 1, 1000);
-        Configuration configuration = new Configuration();
-        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        StreamExecutionEnvironment streams = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
-        streams.setParallelism(2);
-        StreamTableEnvironment env = StreamTableEnvironment.create(streams);
-        env.createTemporarySystemFunction("fail_once", FailOnce.class);
+        StreamTableEnvironment env = FailOnce.restartingTables(2, Duration.ofMillis(200));
         env.executeSql(
                 "CREATE TABLE incoming (" + columns + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '" + in
                         + "', 'source.monitor-interval' = '200 ms')");

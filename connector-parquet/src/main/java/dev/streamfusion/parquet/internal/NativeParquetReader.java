@@ -1,17 +1,13 @@
 package dev.streamfusion.parquet.internal;
 
-import dev.streamfusion.bridge.ArrowBatchExporter;
-import dev.streamfusion.bridge.ArrowBatchImporter;
-import dev.streamfusion.bridge.NativeHandle;
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.source.NativeBatchReader;
 import dev.streamfusion.bridge.types.ArrowTypes;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.time.ZoneId;
 
@@ -21,13 +17,10 @@ import java.time.ZoneId;
  * reads as NULLs.
  */
 @Internal
-public final class NativeParquetReader extends NativeHandle {
+public final class NativeParquetReader extends NativeBatchReader {
 
-    private final ArrowBatchImporter batches;
-
-    private NativeParquetReader(long address, ArrowBatchImporter batches) {
-        super("Parquet reader", address, NativeParquetReader::free0);
-        this.batches = batches;
+    private NativeParquetReader(Created created) {
+        super("Parquet reader", created, NativeParquetReader::free0, NativeParquetReader::next);
     }
 
     /**
@@ -79,38 +72,21 @@ public final class NativeParquetReader extends NativeHandle {
             ColumnPredicates predicates,
             String int96Zone) {
         NativeLibrary.load();
-        Schema schema = ArrowTypes.toArrowSchema(rowType);
-        ArrowBatchImporter batches = ArrowBatchImporter.forSchema(allocator, schema);
-        try {
-            long address =
-                    ArrowBatchExporter.exportSchema(
-                            allocator, schema, exported -> create(
-                                    path,
-                                    ranges,
-                                    rowGroups,
-                                    exported,
-                                    columnsRead,
-                                    batchSize,
-                                    predicates.columns(),
-                                    predicates.ops(),
-                                    predicates.kinds(),
-                                    predicates.values(),
-                                    int96Zone));
-            return new NativeParquetReader(address, batches);
-        } catch (RuntimeException e) {
-            batches.close();
-            throw e;
-        }
-    }
-
-    /**
-     * The next batch, or {@code null} after the last; the root is reused by the next call.
-     *
-     * @throws dev.streamfusion.bridge.NativeIoException naming the file (and column) that failed
-     */
-    public synchronized VectorSchemaRoot next() {
-        long handle = address();
-        return batches.importBatchIfAny(out -> next(handle, out) >= 0);
+        return new NativeParquetReader(create(
+                allocator,
+                ArrowTypes.toArrowSchema(rowType),
+                exported -> create(
+                        path,
+                        ranges,
+                        rowGroups,
+                        exported,
+                        columnsRead,
+                        batchSize,
+                        predicates.columns(),
+                        predicates.ops(),
+                        predicates.kinds(),
+                        predicates.values(),
+                        int96Zone)));
     }
 
     /**
@@ -124,11 +100,6 @@ public final class NativeParquetReader extends NativeHandle {
     /** Rows of the reader's row groups that the page index ruled out (never read). */
     public synchronized long skippedRows() {
         return skippedRows0(address());
-    }
-
-    @Override
-    protected void closeJavaResources() {
-        batches.close();
     }
 
     private static native long[] rowGroups0(

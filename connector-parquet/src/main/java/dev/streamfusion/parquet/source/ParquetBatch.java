@@ -1,13 +1,12 @@
 package dev.streamfusion.parquet.source;
 
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
-import dev.streamfusion.bridge.source.ArrowRecords;
+import dev.streamfusion.bridge.source.SplitBatch;
 
 import org.apache.flink.annotation.Internal;
 
 import org.apache.arrow.vector.VectorSchemaRoot;
 
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -15,7 +14,7 @@ import java.util.Set;
  * batch), or a split's end.
  */
 @Internal
-final class ParquetBatch extends ArrowRecords<ParquetBatch.Row> {
+final class ParquetBatch extends SplitBatch<ParquetBatch.Row> {
 
     /** The row the reader emits; one instance is moved along the batch. */
     static final class Row {
@@ -23,49 +22,17 @@ final class ParquetBatch extends ArrowRecords<ParquetBatch.Row> {
         int index;
     }
 
-    private final String splitId;
-    private final VectorSchemaRoot root;
-    private final ArrowColumnarBatch rows;
     private final Row row = new Row();
-    private boolean splitReturned;
-    private int next;
 
     /** A batch of {@code splitId}'s rows (or none, with a {@code null} root), and finished splits. */
     ParquetBatch(String splitId, VectorSchemaRoot root, ArrowColumnarBatch rows, Set<String> finished) {
-        super(finished);
-        this.splitId = splitId;
-        this.root = root;
-        this.rows = rows;
+        super(splitId, root, rows, finished);
         row.rows = rows;
     }
 
     @Override
-    public String nextSplit() {
-        if (splitReturned || rows == null) {
-            return null;
-        }
-        splitReturned = true;
-        return splitId;
-    }
-
-    @Override
-    public Row nextRecordFromSplit() {
-        if (next >= rows.rowCount()) {
-            return null;
-        }
-        row.index = next++;
+    protected Row record(ArrowColumnarBatch rows, int index) {
+        row.index = index;
         return row;
-    }
-
-    @Override
-    public List<VectorSchemaRoot> batches() {
-        return root == null ? List.of() : List.of(root);
-    }
-
-    @Override
-    protected void free() {
-        if (root != null) {
-            root.close();
-        }
     }
 }

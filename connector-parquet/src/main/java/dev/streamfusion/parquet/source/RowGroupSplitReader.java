@@ -124,7 +124,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                 toSkip -= rows;
                 continue;
             }
-            VectorSchemaRoot own = ownCopy(batch, (int) toSkip);
+            VectorSchemaRoot own = ArrowRoots.moveTo(batch, (int) toSkip, allocator);
             toSkip = 0;
             long held = allocator.getAllocatedMemory() + reader.heldBytes();
             metrics.memoryBytes = held;
@@ -145,16 +145,6 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             }
             return fetched.track(new ParquetBatch(current.splitId(), own, ArrowColumnarBatch.of(own, rowType), Set.of()));
         }
-    }
-
-    /** The batch's rows from {@code from} on, moved (or sliced) into a root of its own. */
-    private VectorSchemaRoot ownCopy(VectorSchemaRoot batch, int from) {
-        if (from > 0) {
-            try (VectorSchemaRoot slice = batch.slice(from)) {
-                return ArrowRoots.moveTo(slice, allocator);
-            }
-        }
-        return ArrowRoots.moveTo(batch, allocator);
     }
 
     @Override

@@ -1,8 +1,15 @@
 package dev.streamfusion.testkit.flink;
 
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.functions.ScalarFunction;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -18,6 +25,24 @@ public class FailOnce extends ScalarFunction {
     private static final AtomicInteger CALLS = new AtomicInteger();
     private static final AtomicBoolean FAILED = new AtomicBoolean();
     private static volatile int failAt;
+
+    /**
+     * Tables whose jobs run at {@code parallelism}, checkpoint every {@code checkpointInterval}
+     * and restart (twice at most, 100 ms apart) after a failure, with {@code fail_once}
+     * registered.
+     */
+    public static StreamTableEnvironment restartingTables(int parallelism, Duration checkpointInterval) {
+        Configuration configuration = new Configuration();
+        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.setParallelism(parallelism);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        tables.createTemporarySystemFunction("fail_once", FailOnce.class);
+        return tables;
+    }
 
     /** Arms the function to fail at call {@code failAtCall}, counting from now. */
     public static void reset(int failAtCall) {

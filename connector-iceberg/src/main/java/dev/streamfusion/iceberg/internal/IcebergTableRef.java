@@ -1,0 +1,95 @@
+package dev.streamfusion.iceberg.internal;
+
+import org.apache.flink.annotation.Internal;
+
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * An Iceberg table as the job finds it again wherever it runs: the catalog's name and properties
+ * (iceberg-flink's names: {@code catalog-type} or {@code catalog-impl}, {@code warehouse}, {@code
+ * uri}, {@code io-impl} and any catalog property) and the table's identifier. Iceberg Java builds
+ * the catalog, so every catalog it supports works.
+ */
+@Internal
+public final class IcebergTableRef implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String catalogName;
+    private final HashMap<String, String> catalogProperties;
+    private final String database;
+    private final String table;
+
+    public IcebergTableRef(String catalogName, Map<String, String> catalogProperties, String database, String table) {
+        this.catalogName = catalogName;
+        this.catalogProperties = new HashMap<>(catalogProperties);
+        this.database = database;
+        this.table = table;
+    }
+
+    /** The catalog, built by Iceberg Java from the properties. */
+    public Catalog catalog() {
+        return buildCatalog(catalogName, catalogProperties);
+    }
+
+    /**
+     * A catalog of iceberg-flink's properties: {@code catalog-type} (hadoop, hive, rest, jdbc,
+     * glue, nessie) or {@code catalog-impl}, and the catalog's own properties; with Hadoop's
+     * configuration when Hadoop is on the classpath.
+     */
+    public static Catalog buildCatalog(String name, Map<String, String> properties) {
+        Map<String, String> props = new HashMap<>(properties);
+        String type = props.remove("catalog-type");
+        if (type != null && !props.containsKey("catalog-impl")) {
+            props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type);
+        }
+        if (!props.containsKey(CatalogUtil.ICEBERG_CATALOG_TYPE) && !props.containsKey("catalog-impl")) {
+            throw new IllegalArgumentException(
+                    "The Iceberg catalog '" + name + "' needs 'catalog-type' (hadoop, hive, rest, jdbc, glue, nessie) or 'catalog-impl'");
+        }
+        return CatalogUtil.buildIcebergCatalog(name, props, HadoopConf.newConfigurationIfPresent());
+    }
+
+    public TableIdentifier identifier() {
+        return TableIdentifier.of(database, table);
+    }
+
+    /** Loads the table from {@code catalog} (one {@link #catalog()} built). */
+    public Table loadFrom(Catalog catalog) {
+        return catalog.loadTable(identifier());
+    }
+
+    /** Closes {@code catalog} when it holds resources (connections, clients). */
+    public static void close(Catalog catalog) throws IOException {
+        if (catalog instanceof Closeable) {
+            ((Closeable) catalog).close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return catalogName + "." + database + "." + table;
+    }
+
+    /** Hadoop's configuration, when Hadoop is on the classpath (catalogs over HDFS need it). */
+    private static final class HadoopConf {
+        static Object newConfigurationIfPresent() {
+            try {
+                Class<?> conf = Class.forName(
+                        "org.apache.hadoop.conf.Configuration", true, IcebergTableRef.class.getClassLoader());
+                return conf.getConstructor().newInstance();
+            } catch (ReflectiveOperationException | LinkageError e) {
+                return null;
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package dev.streamfusion.iceberg.internal;
+
+import org.apache.flink.annotation.Internal;
+
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.types.Type;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * A planned file task as the native reader takes it (JSON, the fields of the Rust crate's {@code
+ * TaskDescription}): the data file or a byte range of it, the table schema read, the projected
+ * field ids and the delete files that apply. Made only for what the native reader reads
+ * correctly; {@link #of} refuses the rest, naming the reason.
+ */
+@Internal
+public final class TaskDescription implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String json;
+    private final String path;
+    private final long rows;
+
+    private TaskDescription(String json, String path, long rows) {
+        this.json = json;
+        this.path = path;
+        this.rows = rows;
+    }
+
+    /** A description read back from {@link #json()}, for a task of {@code rows} rows at most. */
+    public static TaskDescription fromJson(String json, String path, long rows) {
+        return new TaskDescription(json, path, rows);
+    }
+
+    /**
+     * The description of {@code task} reading {@code projectedIds} (top-level field ids of {@code
+     * schema}) of {@code schema}; {@code nameMapping} is the table's {@code
+     * schema.name-mapping.default} JSON or {@code null}.
+     *
+     * @throws UnsupportedTaskException when the native reader cannot read the task correctly
+     */
+    public static TaskDescription of(
+            FileScanTask task, Schema schema, int[] projectedIds, String nameMapping, boolean caseSensitive) {
+        String path = task.file().location();
+        check(task.file().format() == FileFormat.PARQUET, path, "its format is " + task.file().format() + ", not Parquet");
+        checkLocal(path);
+        for (DeleteFile delete : task.deletes()) {
+            checkDelete(delete, schema, path);
+        }
+        boolean wholeFile = task.start() == 0 && task.length() == task.file().fileSizeInBytes();
+        StringBuilder json = new StringBuilder(1024);
+        json.append("{\"path\":").append(quote(path))
+                .append(",\"file-size\":").append(task.file().fileSizeInBytes())
+                .append(",\"start\":").append(task.start())
+                .append(",\"length\":").append(task.length());
+        if (wholeFile && task.deletes().isEmpty()) {
+            json.append(",\"record-count\":").append(task.file().recordCount());
+        }
+        json.append(",\"schema\":").append(SchemaParser.toJson(schema));
+        json.append(",\"projected-ids\":[");
+        for (int i = 0; i < projectedIds.length; i++) {
+            json.append(i == 0 ? "" : ",").append(projectedIds[i]);
+        }
+        json.append("],\"deletes\":[");
+        boolean first = true;
+        for (DeleteFile delete : task.deletes()) {
+            json.append(first ? "" : ",");
+            first = false;
+            boolean equality = delete.content() == FileContent.EQUALITY_DELETES;
+            json.append("{\"path\":").append(quote(checkLocal(delete.location())))
+                    .append(",\"file-size\":").append(delete.fileSizeInBytes())
+                    .append(",\"content\":").append(equality ? "\"equality\"" : "\"position\"")
+                    .append(",\"spec-id\":").append(delete.specId());
+            if (equality) {
+                json.append(",\"equality-ids\":").append(delete.equalityFieldIds());
+            }
+            json.append('}');
+        }
+        json.append(']');
+        if (nameMapping != null) {
+            json.append(",\"name-mapping\":").append(nameMapping);
+        }
+        json.append(",\"case-sensitive\":").append(caseSensitive).append('}');
+        return new TaskDescription(json.toString(), path, task.file().recordCount());
+    }
+
+    /** {@code text} as a JSON string. */
+    static String quote(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    private static void checkDelete(DeleteFile delete, Schema schema, String dataFile) {
+        String what = "delete file " + delete.location() + " of " + dataFile;
+        check(delete.format() != FileFormat.PUFFIN, what, "deletion vectors (format v3) are not read natively");
+        check(delete.format() == FileFormat.PARQUET, what, "its format is " + delete.format() + ", not Parquet");
+        if (delete.content() == FileContent.EQUALITY_DELETES) {
+            List<Integer> ids = delete.equalityFieldIds();
+            check(ids != null && !ids.isEmpty(), what, "it names no equality field");
+            for (int id : ids) {
+                Type type = schema.findType(id);
+                check(type == null || type.isPrimitiveType(), what,
+                        "its equality field " + id + " is not a primitive column");
+            }
+        }
+    }
+
+    private static void check(boolean condition, String what, String reason) {
+        if (!condition) {
+            throw new UnsupportedTaskException("Cannot read " + what + " natively: " + reason);
+        }
+    }
+
+    /**
+     * {@code location}, checked to be a local file ({@code file:} URI or plain path). It is passed
+     * on as it is written in the manifests: position deletes name their data files that way.
+     */
+    static String checkLocal(String location) {
+        int colon = location.indexOf(':');
+        int slash = location.indexOf('/');
+        if (colon >= 0 && (slash < 0 || colon < slash)) {
+            String scheme = location.substring(0, colon);
+            check(scheme.equalsIgnoreCase("file"), location,
+                    "only local files are read natively, and the scheme is '" + scheme + "'");
+        }
+        return location;
+    }
+
+    /** The JSON the native reader takes. */
+    public String json() {
+        return json;
+    }
+
+    /** The data file's location. */
+    public String path() {
+        return path;
+    }
+
+    /** The data file's rows (before deletes). */
+    public long rows() {
+        return rows;
+    }
+
+    @Override
+    public String toString() {
+        return path;
+    }
+
+    /** A task the native reader cannot read correctly, with the reason. */
+    public static final class UnsupportedTaskException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnsupportedTaskException(String message) {
+            super(message);
+        }
+    }
+}

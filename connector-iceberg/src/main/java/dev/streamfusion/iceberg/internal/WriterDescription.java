@@ -1,0 +1,103 @@
+package dev.streamfusion.iceberg.internal;
+
+import org.apache.flink.annotation.Internal;
+
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
+
+import java.io.Serializable;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Where and how the native writer writes a table's data files (JSON, the fields of the Rust
+ * crate's {@code WriterDescription}): the table's schema and partition spec, its data location, a
+ * file-name prefix unique to the writer, and the table's write properties ({@code
+ * write.target-file-size-bytes}, {@code write.parquet.compression-codec} and {@code -level}).
+ */
+@Internal
+public final class WriterDescription implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String schema;
+    private final String spec;
+    private final String dataLocation;
+    private final long targetFileSize;
+    private final String compression;
+    private final Integer compressionLevel;
+    private final String filePrefix;
+
+    private WriterDescription(
+            String schema, String spec, String dataLocation, long targetFileSize, String compression,
+            Integer compressionLevel, String filePrefix) {
+        this.schema = schema;
+        this.spec = spec;
+        this.dataLocation = dataLocation;
+        this.targetFileSize = targetFileSize;
+        this.compression = compression;
+        this.compressionLevel = compressionLevel;
+        this.filePrefix = filePrefix;
+    }
+
+    /**
+     * The description of writes into {@code table} under its properties, overridden by {@code
+     * options} (a Flink table's options of the same names).
+     *
+     * @throws UnsupportedOperationException when the table's write format is not Parquet, or it has
+     *     a uuid column
+     */
+    public static WriterDescription of(Table table, Map<String, String> options) {
+        Map<String, String> props = new java.util.HashMap<>(table.properties());
+        props.putAll(options);
+        String format = props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT);
+        if (FileFormat.fromString(format) != FileFormat.PARQUET) {
+            throw new UnsupportedOperationException("Table " + table.name() + " is written as " + format
+                    + " (write.format.default); streamfusion-iceberg writes Parquet only");
+        }
+        for (Types.NestedField field : TypeUtil.indexById(table.schema().asStruct()).values()) {
+            if (field.type().typeId() == Type.TypeID.UUID) {
+                // iceberg-rust 0.10.1 writes uuid columns without Parquet's UUID annotation, and
+                // Iceberg Java then reads them as bytes, not UUIDs.
+                throw new UnsupportedOperationException("Table " + table.name() + " has the uuid column '"
+                        + table.schema().findColumnName(field.fieldId())
+                        + "', which streamfusion-iceberg does not write natively; write it with the iceberg connector");
+            }
+        }
+        String location = props.getOrDefault(TableProperties.WRITE_DATA_LOCATION, table.location() + "/data");
+        String level = props.get(TableProperties.PARQUET_COMPRESSION_LEVEL);
+        return new WriterDescription(
+                SchemaParser.toJson(table.schema()),
+                PartitionSpecParser.toJson(table.spec()),
+                location.endsWith("/") ? location.substring(0, location.length() - 1) : location,
+                PropertyUtil.propertyAsLong(props, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+                        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT),
+                props.getOrDefault(TableProperties.PARQUET_COMPRESSION, TableProperties.PARQUET_COMPRESSION_DEFAULT)
+                        .toLowerCase(Locale.ROOT),
+                level == null ? null : Integer.valueOf(level),
+                "");
+    }
+
+    /** This description, its files named from {@code prefix} on (unique among the table's writers). */
+    public WriterDescription withFilePrefix(String prefix) {
+        return new WriterDescription(schema, spec, dataLocation, targetFileSize, compression, compressionLevel, prefix);
+    }
+
+    String json() {
+        return "{\"schema\":" + schema
+                + ",\"spec\":" + spec
+                + ",\"data-location\":" + TaskDescription.quote(dataLocation)
+                + ",\"file-prefix\":" + TaskDescription.quote(filePrefix)
+                + ",\"target-file-size\":" + targetFileSize
+                + ",\"compression\":" + TaskDescription.quote(compression)
+                + (compressionLevel == null ? "" : ",\"compression-level\":" + compressionLevel)
+                + "}";
+    }
+}

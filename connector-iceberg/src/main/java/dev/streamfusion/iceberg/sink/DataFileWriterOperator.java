@@ -1,0 +1,124 @@
+package dev.streamfusion.iceberg.sink;
+
+import dev.streamfusion.bridge.NativeException;
+import dev.streamfusion.bridge.sink.EncoderResources;
+import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+import dev.streamfusion.iceberg.internal.NativeIcebergWriter;
+import dev.streamfusion.iceberg.internal.WriterDescription;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+
+import java.io.IOException;
+import java.util.UUID;
+
+/**
+ * Writes the rows it receives as data files natively: rows are transposed into Arrow a batch at a
+ * time and written by iceberg-rust; before each checkpoint barrier (and at the end of the input)
+ * the open files are closed and their descriptions sent to the committer. Files written after the
+ * last checkpoint of a failed attempt are never committed.
+ */
+@Internal
+final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
+        implements OneInputStreamOperator<RowData, WriteResult>, BoundedOneInput {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Rows per native call. */
+    static final int BATCH = 4096;
+
+    private final String table;
+    private final WriterDescription description;
+    private final RowType rowType;
+    private transient EncoderResources held;
+    private transient RowDataArrowWriter rows;
+    private transient NativeIcebergWriter writer;
+    private transient boolean written;
+
+    DataFileWriterOperator(String table, WriterDescription description, RowType rowType) {
+        this.table = table;
+        this.description = description;
+        this.rowType = rowType;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        // Unique per subtask and attempt: a restarted attempt never overwrites a file of an
+        // earlier one (which a completed checkpoint may have committed).
+        String prefix = String.format("%05d-%d-%s",
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                getRuntimeContext().getTaskInfo().getAttemptNumber(),
+                UUID.randomUUID());
+        held = new EncoderResources();
+        rows = held.open(allocator -> RowDataArrowWriter.create(rowType, allocator));
+        writer = held.open(allocator -> NativeIcebergWriter.open(allocator, description.withFilePrefix(prefix), rowType));
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws IOException {
+        RowData row = element.getValue();
+        if (row.getRowKind() != RowKind.INSERT && row.getRowKind() != RowKind.UPDATE_AFTER) {
+            throw new IOException("Table " + table + " is written append-only, and a " + row.getRowKind()
+                    + " row arrived; declare a primary key and 'upsert-enabled' for changelogs");
+        }
+        rows.append(row);
+        if (rows.appended() >= BATCH) {
+            writePending();
+        }
+    }
+
+    private void writePending() throws IOException {
+        if (rows.appended() == 0) {
+            return;
+        }
+        try {
+            writer.write(rows.finishBatch());
+            written = true;
+        } catch (NativeException e) {
+            throw new IOException("Cannot write data files of table " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes the open files and sends what they hold to the committer, tagged {@code checkpointId}. */
+    private void flush(long checkpointId) throws IOException {
+        writePending();
+        if (!written) {
+            return;
+        }
+        try {
+            output.collect(new StreamRecord<>(new WriteResult(checkpointId, writer.finish())));
+            written = false;
+        } catch (NativeException e) {
+            throw new IOException("Cannot close data files of table " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        flush(checkpointId);
+    }
+
+    @Override
+    public void endInput() throws IOException {
+        flush(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (held != null) {
+                held.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+}

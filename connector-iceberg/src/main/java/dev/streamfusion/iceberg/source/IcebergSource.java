@@ -1,0 +1,86 @@
+package dev.streamfusion.iceberg.source;
+
+import dev.streamfusion.bridge.source.FetchedBatches;
+import dev.streamfusion.iceberg.internal.IcebergTableRef;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * A source of an Iceberg table's rows: Iceberg Java plans file tasks (in the enumerator), the
+ * native reader reads them with deletes applied. Bounded, or streaming the appends of new
+ * snapshots.
+ */
+@Internal
+public final class IcebergSource
+        implements Source<RowData, TaskSplit, TaskEnumerator.Checkpoint>, ResultTypeQueryable<RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Rows per native batch. */
+    static final int BATCH_SIZE = 4096;
+
+    private final IcebergTableRef table;
+    private final ScanPlanner planner;
+    private final RowType rowType;
+    /** Rows each reader emits at most, or -1 for all. */
+    private final long limit;
+    private final TypeInformation<RowData> producedType;
+
+    public IcebergSource(
+            IcebergTableRef table, ScanPlanner planner, RowType rowType, long limit, TypeInformation<RowData> producedType) {
+        this.table = table;
+        this.planner = planner;
+        this.rowType = rowType;
+        this.limit = limit;
+        this.producedType = producedType;
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return planner.options().isStreaming() ? Boundedness.CONTINUOUS_UNBOUNDED : Boundedness.BOUNDED;
+    }
+
+    @Override
+    public SourceReader<RowData, TaskSplit> createReader(SourceReaderContext context) {
+        FetchedBatches fetched = new FetchedBatches();
+        return new IcebergSourceReader(() -> new TaskSplitReader(rowType, BATCH_SIZE, limit, fetched), context, fetched);
+    }
+
+    @Override
+    public SplitEnumerator<TaskSplit, TaskEnumerator.Checkpoint> createEnumerator(
+            SplitEnumeratorContext<TaskSplit> context) {
+        return new TaskEnumerator(context, table, planner, TaskEnumerator.Checkpoint.EMPTY);
+    }
+
+    @Override
+    public SplitEnumerator<TaskSplit, TaskEnumerator.Checkpoint> restoreEnumerator(
+            SplitEnumeratorContext<TaskSplit> context, TaskEnumerator.Checkpoint checkpoint) {
+        return new TaskEnumerator(context, table, planner, checkpoint);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<TaskSplit> getSplitSerializer() {
+        return TaskSplit.Serializer.INSTANCE;
+    }
+
+    @Override
+    public SimpleVersionedSerializer<TaskEnumerator.Checkpoint> getEnumeratorCheckpointSerializer() {
+        return new TaskEnumerator.StateSerializer();
+    }
+
+    @Override
+    public TypeInformation<RowData> getProducedType() {
+        return producedType;
+    }
+}

@@ -1,0 +1,248 @@
+package dev.streamfusion.iceberg.source;
+
+import dev.streamfusion.iceberg.internal.TaskDescription;
+
+import org.apache.flink.annotation.Internal;
+
+import org.apache.iceberg.CombinedScanTask;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.IncrementalAppendScan;
+import org.apache.iceberg.Scan;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableScan;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Plans a table's reads with Iceberg Java: which snapshot (or which appends, when streaming), which
+ * files the filter keeps, which deletes apply to each, and how file tasks combine into splits. Each
+ * planned task becomes a {@link TaskDescription} of the projected columns, or the plan fails naming
+ * the table, the file and why the native reader cannot read it.
+ */
+@Internal
+public final class ScanPlanner implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String table;
+    private final ScanOptions options;
+    /** The projected top-level columns, by name. */
+    private final List<String> columns;
+
+    public ScanPlanner(String table, ScanOptions options, List<String> columns) {
+        this.table = table;
+        this.options = options;
+        this.columns = List.copyOf(columns);
+    }
+
+    public ScanOptions options() {
+        return options;
+    }
+
+    /** Splits of the bounded read the options describe. */
+    List<TaskSplit> planBounded(Table t) {
+        if (options.startSnapshotId != null) {
+            IncrementalAppendScan scan = configure(t.newIncrementalAppendScan())
+                    .fromSnapshotExclusive(options.startSnapshotId);
+            if (options.endSnapshotId != null) {
+                scan = scan.toSnapshot(options.endSnapshotId);
+            }
+            return plan(t, scan, "bounded");
+        }
+        TableScan scan = configure(t.newScan());
+        if (options.snapshotId != null) {
+            scan = scan.useSnapshot(options.snapshotId);
+        } else if (options.asOfTimestamp != null) {
+            scan = scan.asOfTime(options.asOfTimestamp);
+        } else if (options.branch != null) {
+            scan = scan.useRef(options.branch);
+        } else if (options.tag != null) {
+            scan = scan.useRef(options.tag);
+        }
+        return plan(t, scan, "bounded");
+    }
+
+    /** What one streaming discovery found: the splits, and the snapshot read up to. */
+    static final class Increment {
+        /** The position the increment was planned from. */
+        Long from;
+        final List<TaskSplit> splits;
+        /** The last snapshot planned, or {@code null} while the table has none. */
+        final Long position;
+
+        Increment(List<TaskSplit> splits, Long position) {
+            this.splits = splits;
+            this.position = position;
+        }
+    }
+
+    /**
+     * The appends after {@code position} (the last snapshot planned), or, when {@code position} is
+     * {@code null}, the start the starting strategy names; at most {@code
+     * max-planning-snapshot-count} snapshots at a time.
+     */
+    Increment planIncrement(Table t, Long position) {
+        Increment increment = planIncrementFrom(t, position);
+        increment.from = position;
+        return increment;
+    }
+
+    private Increment planIncrementFrom(Table t, Long position) {
+        Snapshot current = options.branch == null ? t.currentSnapshot() : t.snapshot(options.branch);
+        if (current == null) {
+            return new Increment(List.of(), position);
+        }
+        if (position == null) {
+            return planStart(t, current);
+        }
+        if (position == current.snapshotId()) {
+            return new Increment(List.of(), position);
+        }
+        Snapshot target = cappedTarget(t, position, current);
+        IncrementalAppendScan scan = branch(configure(t.newIncrementalAppendScan()))
+                .fromSnapshotExclusive(position)
+                .toSnapshot(target.snapshotId());
+        return new Increment(plan(t, scan, String.valueOf(target.snapshotId())), target.snapshotId());
+    }
+
+    private Increment planStart(Table t, Snapshot current) {
+        Long startInclusive;
+        switch (options.startingStrategy) {
+            case TABLE_SCAN_THEN_INCREMENTAL:
+                TableScan scan = configure(t.newScan()).useSnapshot(current.snapshotId());
+                return new Increment(plan(t, scan, String.valueOf(current.snapshotId())), current.snapshotId());
+            case INCREMENTAL_FROM_LATEST_SNAPSHOT:
+                startInclusive = current.snapshotId();
+                break;
+            case INCREMENTAL_FROM_EARLIEST_SNAPSHOT:
+                startInclusive = SnapshotUtil.oldestAncestorOf(t, current.snapshotId()).snapshotId();
+                break;
+            case INCREMENTAL_FROM_SNAPSHOT_ID:
+                if (options.startSnapshotId == null) {
+                    throw new IllegalArgumentException("starting-strategy INCREMENTAL_FROM_SNAPSHOT_ID needs 'start-snapshot-id'");
+                }
+                if (t.snapshot(options.startSnapshotId) == null) {
+                    throw new IllegalArgumentException("Table " + table + " has no snapshot " + options.startSnapshotId
+                            + " (start-snapshot-id); it may have expired");
+                }
+                startInclusive = options.startSnapshotId;
+                break;
+            case INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP:
+                if (options.startSnapshotTimestamp == null) {
+                    throw new IllegalArgumentException(
+                            "starting-strategy INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP needs 'start-snapshot-timestamp'");
+                }
+                Snapshot first = firstSnapshotAtOrAfter(t, current, options.startSnapshotTimestamp);
+                if (first == null) {
+                    return new Increment(List.of(), current.snapshotId());
+                }
+                startInclusive = first.snapshotId();
+                break;
+            default:
+                throw new IllegalStateException("Unknown starting strategy " + options.startingStrategy);
+        }
+        Snapshot target = cappedTarget(t, t.snapshot(startInclusive).parentId(), current);
+        IncrementalAppendScan scan = branch(configure(t.newIncrementalAppendScan()))
+                .fromSnapshotInclusive(startInclusive)
+                .toSnapshot(target.snapshotId());
+        return new Increment(plan(t, scan, String.valueOf(target.snapshotId())), target.snapshotId());
+    }
+
+    private static Snapshot firstSnapshotAtOrAfter(Table t, Snapshot current, long timestamp) {
+        Snapshot found = null;
+        for (Snapshot s = current; s != null; s = s.parentId() == null ? null : t.snapshot(s.parentId())) {
+            if (s.timestampMillis() >= timestamp) {
+                found = s;
+            } else {
+                break;
+            }
+        }
+        return found;
+    }
+
+    /** {@code current}, or the snapshot {@code max-planning-snapshot-count} after {@code from}. */
+    private Snapshot cappedTarget(Table t, Long from, Snapshot current) {
+        List<Snapshot> after = new ArrayList<>();
+        for (Snapshot s = current; s != null && (from == null || s.snapshotId() != from);
+                s = s.parentId() == null ? null : t.snapshot(s.parentId())) {
+            after.add(s);
+        }
+        if (from != null && (after.isEmpty() || after.get(after.size() - 1).parentId() == null
+                || after.get(after.size() - 1).parentId() != from.longValue())) {
+            throw new IllegalStateException("Table " + table + ": snapshot " + from
+                    + " is no ancestor of the current snapshot " + current.snapshotId() + "; it may have expired");
+        }
+        int count = after.size();
+        return count <= options.maxPlanningSnapshotCount ? current : after.get(count - options.maxPlanningSnapshotCount);
+    }
+
+    private IncrementalAppendScan branch(IncrementalAppendScan scan) {
+        return options.branch == null ? scan : scan.useBranch(options.branch);
+    }
+
+    private <S extends Scan<S, ?, ?>> S configure(S scan) {
+        S s = scan.caseSensitive(options.caseSensitive).filter(options.filter);
+        if (options.splitSize != null) {
+            s = s.option(TableProperties.SPLIT_SIZE, options.splitSize.toString());
+        }
+        if (options.splitLookback != null) {
+            s = s.option(TableProperties.SPLIT_LOOKBACK, options.splitLookback.toString());
+        }
+        if (options.splitOpenFileCost != null) {
+            s = s.option(TableProperties.SPLIT_OPEN_FILE_COST, options.splitOpenFileCost.toString());
+        }
+        return s;
+    }
+
+    private List<TaskSplit> plan(Table t, Scan<?, FileScanTask, CombinedScanTask> scan, String idPrefix) {
+        Schema schema = t.schema();
+        int[] projected = projectedIds(schema);
+        String nameMapping = t.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
+        List<TaskSplit> splits = new ArrayList<>();
+        try (CloseableIterable<CombinedScanTask> tasks = scan.planTasks()) {
+            for (CombinedScanTask combined : tasks) {
+                List<TaskDescription> described = new ArrayList<>();
+                for (FileScanTask task : combined.files()) {
+                    try {
+                        described.add(TaskDescription.of(task, schema, projected, nameMapping, options.caseSensitive));
+                    } catch (TaskDescription.UnsupportedTaskException e) {
+                        throw new UnsupportedOperationException("Table " + table + ": " + e.getMessage(), e);
+                    }
+                }
+                splits.add(new TaskSplit(idPrefix + "-" + splits.size(), described, 0, 0));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot plan a scan of table " + table, e);
+        }
+        return splits;
+    }
+
+    /** The field ids of the projected columns in {@code schema}. */
+    int[] projectedIds(Schema schema) {
+        int[] ids = new int[columns.size()];
+        for (int i = 0; i < ids.length; i++) {
+            String name = columns.get(i);
+            Types.NestedField field = options.caseSensitive ? schema.findField(name) : schema.caseInsensitiveFindField(name);
+            if (field == null) {
+                throw new IllegalArgumentException("Table " + table + " has no column '" + name + "'");
+            }
+            ids[i] = field.fieldId();
+        }
+        return ids;
+    }
+
+    @Override
+    public String toString() {
+        return table;
+    }
+}

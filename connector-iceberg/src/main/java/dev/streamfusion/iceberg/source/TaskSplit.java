@@ -1,0 +1,109 @@
+package dev.streamfusion.iceberg.source;
+
+import dev.streamfusion.iceberg.internal.TaskDescription;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A combined scan task Iceberg Java planned (one or more file tasks, read one after another), and
+ * how far it was read: the file task being read and the rows of it emitted.
+ */
+@Internal
+public final class TaskSplit implements SourceSplit {
+
+    final String id;
+    final List<TaskDescription> tasks;
+    /** The index of the task being read. */
+    final int task;
+    /** Rows of {@link #task} emitted before the checkpoint this split was restored from. */
+    final long emitted;
+
+    TaskSplit(String id, List<TaskDescription> tasks, int task, long emitted) {
+        this.id = id;
+        this.tasks = List.copyOf(tasks);
+        this.task = task;
+        this.emitted = emitted;
+    }
+
+    TaskSplit at(int taskIndex, long emittedRows) {
+        return new TaskSplit(id, tasks, taskIndex, emittedRows);
+    }
+
+    @Override
+    public String splitId() {
+        return id;
+    }
+
+    @Override
+    public String toString() {
+        return "split " + id + " of " + tasks.size() + " file task(s) (" + tasks + "), at task " + task + " row " + emitted;
+    }
+
+    /** Writes a split as its id, its tasks (JSON, path, rows), and its position. */
+    static final class Serializer implements SimpleVersionedSerializer<TaskSplit> {
+
+        static final Serializer INSTANCE = new Serializer();
+        private static final int VERSION = 1;
+
+        @Override
+        public int getVersion() {
+            return VERSION;
+        }
+
+        @Override
+        public byte[] serialize(TaskSplit split) throws IOException {
+            DataOutputSerializer out = new DataOutputSerializer(1024);
+            write(split, out);
+            return out.getCopyOfBuffer();
+        }
+
+        static void write(TaskSplit split, DataOutputSerializer out) throws IOException {
+            out.writeUTF(split.id);
+            out.writeInt(split.tasks.size());
+            for (TaskDescription task : split.tasks) {
+                // A task's JSON (its schema) may exceed writeUTF's 64 KiB.
+                byte[] json = task.json().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                out.writeInt(json.length);
+                out.write(json);
+                out.writeUTF(task.path());
+                out.writeLong(task.rows());
+            }
+            out.writeInt(split.task);
+            out.writeLong(split.emitted);
+        }
+
+        @Override
+        public TaskSplit deserialize(int version, byte[] serialized) throws IOException {
+            checkVersion(version);
+            return read(new DataInputDeserializer(serialized));
+        }
+
+        static void checkVersion(int version) throws IOException {
+            if (version != VERSION) {
+                throw new IOException("Unknown version " + version + " of an Iceberg task split");
+            }
+        }
+
+        static TaskSplit read(DataInputDeserializer in) throws IOException {
+            String id = in.readUTF();
+            int count = in.readInt();
+            List<TaskDescription> tasks = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                byte[] json = new byte[in.readInt()];
+                in.readFully(json);
+                String path = in.readUTF();
+                long rows = in.readLong();
+                tasks.add(TaskDescription.fromJson(new String(json, java.nio.charset.StandardCharsets.UTF_8), path, rows));
+            }
+            return new TaskSplit(id, tasks, in.readInt(), in.readLong());
+        }
+    }
+}

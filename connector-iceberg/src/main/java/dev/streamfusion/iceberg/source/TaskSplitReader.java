@@ -1,0 +1,138 @@
+package dev.streamfusion.iceberg.source;
+
+import dev.streamfusion.bridge.ArrowRoots;
+import dev.streamfusion.bridge.NativeException;
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.source.FetchedBatches;
+import dev.streamfusion.iceberg.internal.NativeIcebergReader;
+import dev.streamfusion.iceberg.internal.TaskDescription;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Set;
+
+/**
+ * Reads the assigned splits one after another, each split's file tasks in order, a native batch
+ * per fetch. A split restored part-way resumes at its task and skips the rows of it emitted
+ * before (a task reads the same rows in the same order every time).
+ */
+@Internal
+final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
+
+    private final RowType rowType;
+    private final int batchSize;
+    /** Rows left to read under a pushed-down LIMIT, or -1 without one. */
+    private long remaining;
+    private final BufferAllocator allocator;
+    private final FetchedBatches fetched;
+    private final ArrayDeque<TaskSplit> splits = new ArrayDeque<>();
+    private TaskSplit current;
+    private int task;
+    private NativeIcebergReader reader;
+    /** Rows of the current task read so far (skipped ones included). */
+    private long read;
+    /** Rows of the current task to skip (emitted before a restore). */
+    private long toSkip;
+
+    TaskSplitReader(RowType rowType, int batchSize, long limit, FetchedBatches fetched) {
+        this.rowType = rowType;
+        this.batchSize = batchSize;
+        this.remaining = limit;
+        this.allocator = fetched.allocator();
+        this.fetched = fetched;
+    }
+
+    @Override
+    public RecordsWithSplitIds<TaskBatch.Row> fetch() throws IOException {
+        if (current == null) {
+            current = splits.poll();
+            if (current == null) {
+                return fetched.track(new TaskBatch(Set.of()));
+            }
+            task = current.task;
+            toSkip = current.emitted;
+            read = 0;
+        }
+        while (true) {
+            if (remaining == 0 || task >= current.tasks.size()) {
+                // Every task read, or the LIMIT reached: the split finishes.
+                return fetched.track(new TaskBatch(Set.of(finishSplit())));
+            }
+            TaskDescription description = current.tasks.get(task);
+            VectorSchemaRoot batch;
+            try {
+                if (reader == null) {
+                    reader = NativeIcebergReader.open(allocator, description, rowType, batchSize);
+                }
+                batch = reader.next();
+            } catch (NativeException e) {
+                throw new IOException("Cannot read " + description.path() + " (" + current + "): " + e.getMessage(), e);
+            }
+            if (batch == null) {
+                closeReader();
+                task++;
+                toSkip = 0;
+                read = 0;
+                continue;
+            }
+            int rows = batch.getRowCount();
+            long first = read;
+            read += rows;
+            if (toSkip >= rows) {
+                toSkip -= rows;
+                continue;
+            }
+            int skip = (int) toSkip;
+            toSkip = 0;
+            VectorSchemaRoot own = ArrowRoots.moveTo(batch, skip, allocator);
+            if (remaining >= 0) {
+                if (own.getRowCount() > remaining) {
+                    own.setRowCount((int) remaining);
+                }
+                remaining -= own.getRowCount();
+            }
+            return fetched.track(new TaskBatch(
+                    current.splitId(), own, ArrowColumnarBatch.of(own, rowType), task, first + skip, Set.of()));
+        }
+    }
+
+    private String finishSplit() {
+        String finished = current.splitId();
+        closeReader();
+        current = null;
+        return finished;
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<TaskSplit> change) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException("The Iceberg reader supports only split additions");
+        }
+        splits.addAll(change.splits());
+    }
+
+    @Override
+    public void wakeUp() {}
+
+    private void closeReader() {
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeReader();
+    }
+}

@@ -1,0 +1,377 @@
+package dev.streamfusion.iceberg.table;
+
+import dev.streamfusion.iceberg.internal.IcebergTableRef;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.catalog.AbstractCatalog;
+import org.apache.flink.table.catalog.CatalogBaseTable;
+import org.apache.flink.table.catalog.CatalogDatabase;
+import org.apache.flink.table.catalog.CatalogDatabaseImpl;
+import org.apache.flink.table.catalog.CatalogFunction;
+import org.apache.flink.table.catalog.CatalogPartition;
+import org.apache.flink.table.catalog.CatalogPartitionSpec;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.ObjectPath;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.exceptions.CatalogException;
+import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException;
+import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
+import org.apache.flink.table.catalog.exceptions.FunctionNotExistException;
+import org.apache.flink.table.catalog.exceptions.PartitionNotExistException;
+import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.TableNotExistException;
+import org.apache.flink.table.catalog.stats.CatalogColumnStatistics;
+import org.apache.flink.table.catalog.stats.CatalogTableStatistics;
+import org.apache.flink.table.expressions.Expression;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
+
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A {@code streamfusion-iceberg} catalog: the databases (namespaces) and tables of an Iceberg
+ * catalog Iceberg Java builds from the catalog's options, each table read by the {@code
+ * streamfusion-iceberg} connector with the columns iceberg-flink gives it. Databases and tables can
+ * be created and dropped; views, functions, partitions and statistics are not kept.
+ */
+@Internal
+public final class StreamFusionIcebergCatalog extends AbstractCatalog {
+
+    private final Map<String, String> properties;
+    private Catalog catalog;
+
+    public StreamFusionIcebergCatalog(String name, String defaultDatabase, Map<String, String> properties) {
+        super(name, defaultDatabase);
+        this.properties = Map.copyOf(properties);
+    }
+
+    @Override
+    public void open() {
+        try {
+            catalog = IcebergTableRef.buildCatalog(getName(), properties);
+        } catch (RuntimeException e) {
+            throw new CatalogException("Cannot open the Iceberg catalog '" + getName() + "': " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            IcebergTableRef.close(catalog);
+        } catch (IOException e) {
+            throw new CatalogException("Cannot close the Iceberg catalog '" + getName() + "'", e);
+        }
+    }
+
+    private SupportsNamespaces namespaces() {
+        if (!(catalog instanceof SupportsNamespaces)) {
+            throw new CatalogException("The Iceberg catalog '" + getName() + "' has no namespaces");
+        }
+        return (SupportsNamespaces) catalog;
+    }
+
+    @Override
+    public List<String> listDatabases() {
+        return namespaces().listNamespaces().stream().map(Namespace::toString).collect(Collectors.toList());
+    }
+
+    @Override
+    public CatalogDatabase getDatabase(String databaseName) throws DatabaseNotExistException {
+        try {
+            return new CatalogDatabaseImpl(namespaces().loadNamespaceMetadata(Namespace.of(databaseName)), null);
+        } catch (NoSuchNamespaceException e) {
+            throw new DatabaseNotExistException(getName(), databaseName, e);
+        }
+    }
+
+    @Override
+    public boolean databaseExists(String databaseName) {
+        return namespaces().namespaceExists(Namespace.of(databaseName));
+    }
+
+    @Override
+    public void createDatabase(String name, CatalogDatabase database, boolean ignoreIfExists)
+            throws DatabaseAlreadyExistException {
+        try {
+            namespaces().createNamespace(Namespace.of(name), database == null ? Map.of() : database.getProperties());
+        } catch (AlreadyExistsException e) {
+            if (!ignoreIfExists) {
+                throw new DatabaseAlreadyExistException(getName(), name, e);
+            }
+        }
+    }
+
+    @Override
+    public void dropDatabase(String name, boolean ignoreIfNotExists, boolean cascade)
+            throws DatabaseNotExistException, DatabaseNotEmptyException {
+        Namespace namespace = Namespace.of(name);
+        if (!namespaces().namespaceExists(namespace)) {
+            if (ignoreIfNotExists) {
+                return;
+            }
+            throw new DatabaseNotExistException(getName(), name);
+        }
+        if (cascade) {
+            for (TableIdentifier table : catalog.listTables(namespace)) {
+                catalog.dropTable(table, true);
+            }
+        }
+        try {
+            namespaces().dropNamespace(namespace);
+        } catch (NamespaceNotEmptyException e) {
+            throw new DatabaseNotEmptyException(getName(), name, e);
+        }
+    }
+
+    @Override
+    public void alterDatabase(String name, CatalogDatabase newDatabase, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("ALTER DATABASE is not supported by the streamfusion-iceberg catalog");
+    }
+
+    @Override
+    public List<String> listTables(String databaseName) throws DatabaseNotExistException {
+        try {
+            return catalog.listTables(Namespace.of(databaseName)).stream().map(TableIdentifier::name).collect(Collectors.toList());
+        } catch (NoSuchNamespaceException e) {
+            throw new DatabaseNotExistException(getName(), databaseName, e);
+        }
+    }
+
+    @Override
+    public List<String> listViews(String databaseName) {
+        return Collections.emptyList();
+    }
+
+    @Override
+    public CatalogBaseTable getTable(ObjectPath path) throws TableNotExistException {
+        Table table;
+        try {
+            table = catalog.loadTable(identifier(path));
+        } catch (NoSuchTableException e) {
+            throw new TableNotExistException(getName(), path, e);
+        }
+        Schema schema = table.schema();
+        RowType rowType = IcebergTypes.toRowType(schema);
+        org.apache.flink.table.api.Schema.Builder columns = org.apache.flink.table.api.Schema.newBuilder()
+                .fromRowDataType(TypeConversions.fromLogicalToDataType(rowType));
+        List<String> key = schema.identifierFieldNames().stream().sorted().collect(Collectors.toList());
+        if (!key.isEmpty()) {
+            columns.primaryKey(key);
+        }
+        List<String> partitionKeys = new ArrayList<>();
+        PartitionSpec spec = table.spec();
+        for (PartitionField field : spec.fields()) {
+            if (field.transform().isIdentity()) {
+                partitionKeys.add(schema.findColumnName(field.sourceId()));
+            }
+        }
+        Map<String, String> options = new HashMap<>(properties);
+        options.put("connector", StreamFusionIcebergTableFactory.IDENTIFIER);
+        options.put(IcebergOptions.CATALOG_NAME.key(), getName());
+        options.put(IcebergOptions.CATALOG_DATABASE.key(), path.getDatabaseName());
+        options.put(IcebergOptions.CATALOG_TABLE.key(), path.getObjectName());
+        return CatalogTable.newBuilder()
+                .schema(columns.build())
+                .comment(table.properties().getOrDefault("comment", ""))
+                .partitionKeys(partitionKeys.size() == spec.fields().size() ? partitionKeys : List.of())
+                .options(options)
+                .build();
+    }
+
+    @Override
+    public boolean tableExists(ObjectPath path) {
+        return catalog.tableExists(identifier(path));
+    }
+
+    @Override
+    public void dropTable(ObjectPath path, boolean ignoreIfNotExists) throws TableNotExistException {
+        if (!catalog.dropTable(identifier(path), false) && !ignoreIfNotExists) {
+            throw new TableNotExistException(getName(), path);
+        }
+    }
+
+    @Override
+    public void renameTable(ObjectPath path, String newName, boolean ignoreIfNotExists)
+            throws TableNotExistException, TableAlreadyExistException {
+        try {
+            catalog.renameTable(identifier(path), TableIdentifier.of(path.getDatabaseName(), newName));
+        } catch (NoSuchTableException e) {
+            if (!ignoreIfNotExists) {
+                throw new TableNotExistException(getName(), path, e);
+            }
+        } catch (AlreadyExistsException e) {
+            throw new TableAlreadyExistException(getName(), new ObjectPath(path.getDatabaseName(), newName), e);
+        }
+    }
+
+    /** Creates the Iceberg table of a Flink table's columns, primary key and (identity) partition keys. */
+    @Override
+    public void createTable(ObjectPath path, CatalogBaseTable table, boolean ignoreIfExists)
+            throws TableAlreadyExistException, DatabaseNotExistException {
+        if (!databaseExists(path.getDatabaseName())) {
+            throw new DatabaseNotExistException(getName(), path.getDatabaseName());
+        }
+        if (!(table instanceof ResolvedCatalogTable)) {
+            throw new CatalogException("Only tables can be created in the streamfusion-iceberg catalog " + getName());
+        }
+        ResolvedCatalogTable resolved = (ResolvedCatalogTable) table;
+        RowType rowType = (RowType) resolved.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+        List<String> key = resolved.getResolvedSchema().getPrimaryKey().map(k -> k.getColumns()).orElse(List.of());
+        Schema schema = IcebergTypes.toSchema(rowType, key);
+        PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
+        resolved.getPartitionKeys().forEach(spec::identity);
+        Map<String, String> tableProperties = new HashMap<>(resolved.getOptions());
+        tableProperties.remove("connector");
+        try {
+            catalog.createTable(identifier(path), schema, spec.build(), tableProperties);
+        } catch (AlreadyExistsException e) {
+            if (!ignoreIfExists) {
+                throw new TableAlreadyExistException(getName(), path, e);
+            }
+        }
+    }
+
+    @Override
+    public void alterTable(ObjectPath path, CatalogBaseTable newTable, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("ALTER TABLE is not supported by the streamfusion-iceberg catalog");
+    }
+
+    private static TableIdentifier identifier(ObjectPath path) {
+        return TableIdentifier.of(path.getDatabaseName(), path.getObjectName());
+    }
+
+    // Partitions are Iceberg's to manage (hidden partitioning): none is listed or changed here.
+
+    @Override
+    public List<CatalogPartitionSpec> listPartitions(ObjectPath path) {
+        return Collections.emptyList();
+    }
+
+    @Override
+    public List<CatalogPartitionSpec> listPartitions(ObjectPath path, CatalogPartitionSpec spec) {
+        return Collections.emptyList();
+    }
+
+    @Override
+    public List<CatalogPartitionSpec> listPartitionsByFilter(ObjectPath path, List<Expression> filters) {
+        return Collections.emptyList();
+    }
+
+    @Override
+    public CatalogPartition getPartition(ObjectPath path, CatalogPartitionSpec spec) throws PartitionNotExistException {
+        throw new PartitionNotExistException(getName(), path, spec);
+    }
+
+    @Override
+    public boolean partitionExists(ObjectPath path, CatalogPartitionSpec spec) {
+        return false;
+    }
+
+    @Override
+    public void createPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfExists) {
+        throw new UnsupportedOperationException("Iceberg tables have hidden partitions: none is created explicitly");
+    }
+
+    @Override
+    public void dropPartition(ObjectPath path, CatalogPartitionSpec spec, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("Iceberg tables have hidden partitions: none is dropped explicitly");
+    }
+
+    @Override
+    public void alterPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("Iceberg tables have hidden partitions: none is altered explicitly");
+    }
+
+    @Override
+    public List<String> listFunctions(String dbName) {
+        return Collections.emptyList();
+    }
+
+    @Override
+    public CatalogFunction getFunction(ObjectPath functionPath) throws FunctionNotExistException {
+        throw new FunctionNotExistException(getName(), functionPath);
+    }
+
+    @Override
+    public boolean functionExists(ObjectPath functionPath) {
+        return false;
+    }
+
+    @Override
+    public void createFunction(ObjectPath functionPath, CatalogFunction function, boolean ignoreIfExists) {
+        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no functions");
+    }
+
+    @Override
+    public void alterFunction(ObjectPath functionPath, CatalogFunction newFunction, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no functions");
+    }
+
+    @Override
+    public void dropFunction(ObjectPath functionPath, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no functions");
+    }
+
+    @Override
+    public CatalogTableStatistics getTableStatistics(ObjectPath tablePath) {
+        return CatalogTableStatistics.UNKNOWN;
+    }
+
+    @Override
+    public CatalogColumnStatistics getTableColumnStatistics(ObjectPath tablePath) {
+        return CatalogColumnStatistics.UNKNOWN;
+    }
+
+    @Override
+    public CatalogTableStatistics getPartitionStatistics(ObjectPath tablePath, CatalogPartitionSpec partitionSpec) {
+        return CatalogTableStatistics.UNKNOWN;
+    }
+
+    @Override
+    public CatalogColumnStatistics getPartitionColumnStatistics(ObjectPath tablePath, CatalogPartitionSpec partitionSpec) {
+        return CatalogColumnStatistics.UNKNOWN;
+    }
+
+    @Override
+    public void alterTableStatistics(ObjectPath tablePath, CatalogTableStatistics tableStatistics, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no statistics");
+    }
+
+    @Override
+    public void alterTableColumnStatistics(ObjectPath tablePath, CatalogColumnStatistics columnStatistics, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no statistics");
+    }
+
+    @Override
+    public void alterPartitionStatistics(
+            ObjectPath tablePath, CatalogPartitionSpec partitionSpec, CatalogTableStatistics partitionStatistics, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no statistics");
+    }
+
+    @Override
+    public void alterPartitionColumnStatistics(
+            ObjectPath tablePath, CatalogPartitionSpec partitionSpec, CatalogColumnStatistics columnStatistics, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no statistics");
+    }
+}

@@ -1,0 +1,163 @@
+package dev.streamfusion.iceberg.table;
+
+import dev.streamfusion.iceberg.internal.IcebergTableRef;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.UniqueConstraint;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.api.ValidationException;
+
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The {@code streamfusion-iceberg} connector: an Iceberg table of any catalog Iceberg Java builds,
+ * with iceberg-flink's options. As iceberg-flink does, a table (and its database) missing from the
+ * catalog is created from the Flink table's columns, primary key and partition keys. Reads are
+ * planned by Iceberg Java and read natively; writes are written natively and committed by Iceberg
+ * Java.
+ */
+@Internal
+public final class StreamFusionIcebergTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+
+    public static final String IDENTIFIER = "streamfusion-iceberg";
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(IcebergOptions.CATALOG_NAME);
+    }
+
+    /** Every other option is passed to the catalog, as iceberg-flink does; none is refused. */
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return Set.of(
+                IcebergOptions.CATALOG_DATABASE,
+                IcebergOptions.CATALOG_TABLE,
+                IcebergOptions.STREAMING,
+                IcebergOptions.MONITOR_INTERVAL,
+                IcebergOptions.STARTING_STRATEGY,
+                IcebergOptions.START_SNAPSHOT_ID,
+                IcebergOptions.START_SNAPSHOT_TIMESTAMP,
+                IcebergOptions.END_SNAPSHOT_ID,
+                IcebergOptions.SNAPSHOT_ID,
+                IcebergOptions.AS_OF_TIMESTAMP,
+                IcebergOptions.BRANCH,
+                IcebergOptions.TAG,
+                IcebergOptions.SPLIT_SIZE,
+                IcebergOptions.SPLIT_LOOKBACK,
+                IcebergOptions.SPLIT_FILE_OPEN_COST,
+                IcebergOptions.MAX_PLANNING_SNAPSHOT_COUNT,
+                IcebergOptions.LIMIT,
+                IcebergOptions.CASE_SENSITIVE,
+                IcebergOptions.INCLUDE_COLUMN_STATS);
+    }
+
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        Map<String, String> options = context.getCatalogTable().getOptions();
+        IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);
+        RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
+        Schema schema = ensureTable(ref, context.getCatalogTable(), rowType);
+        try {
+            return new StreamFusionIcebergTableSource(ref, IcebergOptions.scanOptions(options), schema, rowType,
+                    Long.parseLong(options.getOrDefault(IcebergOptions.LIMIT.key(), "-1")));
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        Map<String, String> options = context.getCatalogTable().getOptions();
+        IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);
+        RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
+        ensureTable(ref, context.getCatalogTable(), rowType);
+        return new StreamFusionIcebergTableSink(ref, rowType, options);
+    }
+
+    static IcebergTableRef tableRef(ObjectIdentifier identifier, Map<String, String> options) {
+        String catalogName = options.get(IcebergOptions.CATALOG_NAME.key());
+        if (catalogName == null) {
+            throw new ValidationException("Table " + identifier + " needs the option 'catalog-name'");
+        }
+        Map<String, String> catalogProperties = new HashMap<>(options);
+        IcebergOptions.CONNECTOR_KEYS.forEach(catalogProperties::remove);
+        return new IcebergTableRef(
+                catalogName,
+                catalogProperties,
+                options.getOrDefault(IcebergOptions.CATALOG_DATABASE.key(), identifier.getDatabaseName()),
+                options.getOrDefault(IcebergOptions.CATALOG_TABLE.key(), identifier.getObjectName()));
+    }
+
+    /** The table's current schema, after creating the table (and its database) if it is missing. */
+    private static Schema ensureTable(IcebergTableRef ref, ResolvedCatalogTable flinkTable, RowType rowType) {
+        Catalog catalog;
+        try {
+            catalog = ref.catalog();
+        } catch (RuntimeException e) {
+            throw new ValidationException("Cannot open the Iceberg catalog of table " + ref + ": " + e.getMessage(), e);
+        }
+        try {
+            TableIdentifier id = ref.identifier();
+            if (catalog.tableExists(id)) {
+                return ref.loadFrom(catalog).schema();
+            }
+            if (catalog instanceof SupportsNamespaces) {
+                SupportsNamespaces namespaces = (SupportsNamespaces) catalog;
+                Namespace namespace = id.namespace();
+                if (!namespaces.namespaceExists(namespace)) {
+                    try {
+                        namespaces.createNamespace(namespace);
+                    } catch (AlreadyExistsException raced) {
+                        // Created meanwhile by another job: the same outcome.
+                    }
+                }
+            }
+            List<String> key = flinkTable.getResolvedSchema().getPrimaryKey()
+                    .map(UniqueConstraint::getColumns)
+                    .orElse(List.of());
+            Schema schema = IcebergTypes.toSchema(rowType, key);
+            PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
+            for (String partitionKey : flinkTable.getPartitionKeys()) {
+                spec.identity(partitionKey);
+            }
+            try {
+                Table created = catalog.createTable(id, schema, spec.build());
+                return created.schema();
+            } catch (AlreadyExistsException raced) {
+                return ref.loadFrom(catalog).schema();
+            }
+        } finally {
+            try {
+                IcebergTableRef.close(catalog);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot close the Iceberg catalog of table " + ref, e);
+            }
+        }
+    }
+}

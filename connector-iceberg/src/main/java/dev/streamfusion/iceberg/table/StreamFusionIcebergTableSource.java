@@ -1,0 +1,122 @@
+package dev.streamfusion.iceberg.table;
+
+import dev.streamfusion.iceberg.internal.IcebergTableRef;
+import dev.streamfusion.iceberg.source.IcebergSource;
+import dev.streamfusion.iceberg.source.ScanOptions;
+import dev.streamfusion.iceberg.source.ScanPlanner;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.expressions.ResolvedExpression;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A streamfusion-iceberg table read: Iceberg Java plans which files (and deletes) to read from the
+ * snapshot or appends the options name, pruning files with the query's filters; the projected
+ * columns are read natively by field id.
+ */
+@Internal
+final class StreamFusionIcebergTableSource
+        implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown, SupportsLimitPushDown {
+
+    private final IcebergTableRef table;
+    private final ScanOptions options;
+    /** The table's schema when the query was planned. */
+    private final Schema schema;
+    private RowType producedType;
+    /** Rows each reader emits at most ({@code LIMIT} or the {@code limit} option), or -1. */
+    private long limit;
+
+    StreamFusionIcebergTableSource(IcebergTableRef table, ScanOptions options, Schema schema, RowType rowType, long limit) {
+        this.table = table;
+        this.options = options;
+        this.schema = schema;
+        this.producedType = rowType;
+        this.limit = limit;
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode() {
+        return ChangelogMode.insertOnly();
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        ScanPlanner planner = new ScanPlanner(table.toString(), options, producedType.getFieldNames());
+        return SourceProvider.of(new IcebergSource(
+                table, planner, producedType, limit, context.createTypeInformation(producedType)));
+    }
+
+    @Override
+    public boolean supportsNestedProjection() {
+        return false;
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        producedType = (RowType) producedDataType.getLogicalType();
+    }
+
+    /**
+     * Keeps the filters Iceberg can evaluate against file metrics, for planning to prune files;
+     * reports none as accepted, since pruning files is not filtering rows: Flink applies every
+     * filter to the rows read.
+     */
+    @Override
+    public Result applyFilters(List<ResolvedExpression> filters) {
+        Expression pruning = options.filter();
+        for (ResolvedExpression filter : filters) {
+            Optional<Expression> converted = IcebergFilters.convert(filter);
+            if (converted.isPresent() && binds(converted.get())) {
+                pruning = Expressions.and(pruning, converted.get());
+            }
+        }
+        options.filter(pruning);
+        return Result.of(List.of(), filters);
+    }
+
+    private boolean binds(Expression expression) {
+        try {
+            Binder.bind(schema.asStruct(), expression, options.caseSensitive());
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void applyLimit(long rows) {
+        limit = limit < 0 ? rows : Math.min(limit, rows);
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        return new StreamFusionIcebergTableSource(table, options.copy(), schema, producedType, limit);
+    }
+
+    @Override
+    public String asSummaryString() {
+        List<String> parts = new ArrayList<>();
+        parts.add(table.toString());
+        if (options.filter() != Expressions.alwaysTrue()) {
+            parts.add("files pruned by " + options.filter());
+        }
+        return "StreamFusionIceberg(" + String.join(", ", parts) + ")";
+    }
+}

@@ -1,0 +1,162 @@
+//! One planned file task read into Arrow batches of a target schema.
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow::datatypes::SchemaRef;
+use futures::StreamExt;
+use futures::stream;
+use iceberg::arrow::ArrowReaderBuilder;
+use iceberg::io::FileIO;
+use iceberg::scan::ArrowRecordBatchStream;
+use iceberg::spec::Schema;
+
+use crate::runtime::{error_chain, runtime};
+use crate::task::TaskDescription;
+
+/// Why a task could not be read; the message names the data file.
+#[derive(Debug, thiserror::Error)]
+pub enum IcebergReadError {
+    /// The task description is not one this crate reads.
+    #[error("invalid Iceberg task: {0}")]
+    Task(String),
+    /// The task's files could not be read (missing, truncated, corrupt, of another schema).
+    #[error("cannot read Iceberg data file {path}: {reason}")]
+    Read { path: String, reason: String },
+    /// The target schema does not match the task's projection.
+    #[error("Iceberg data file {path}: {reason}")]
+    Schema { path: String, reason: String },
+    /// The runtime that drives reads could not start.
+    #[error("the Iceberg read runtime cannot start: {0}")]
+    Runtime(String),
+}
+
+/// Reads one task's rows: the columns of the target schema (by the task's projected field ids,
+/// in order), deletes applied, converted to the target's Arrow types.
+pub struct TaskReader {
+    path: String,
+    target: SchemaRef,
+    /// The task projects no column (a row count): one column is read for its row count only.
+    counts_only: bool,
+    batches: ArrowRecordBatchStream,
+}
+
+impl std::fmt::Debug for TaskReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskReader")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl TaskReader {
+    /// A reader of `task` into batches of `target` (one field per projected id), of at most
+    /// `batch_size` rows. Files are local (`file:` paths or plain paths).
+    pub fn open(
+        task: &TaskDescription,
+        target: SchemaRef,
+        batch_size: usize,
+    ) -> Result<Self, IcebergReadError> {
+        let path = task.path.clone();
+        if target.fields().len() != task.projected_ids.len() {
+            return Err(IcebergReadError::Schema {
+                path,
+                reason: format!(
+                    "{} columns requested for {} projected field ids",
+                    target.fields().len(),
+                    task.projected_ids.len()
+                ),
+            });
+        }
+        let schema = task.table_schema()?;
+        let counts_only = task.projected_ids.is_empty();
+        let projected = if counts_only {
+            vec![counting_field(&schema).ok_or_else(|| {
+                IcebergReadError::Task("the table schema has no column".to_string())
+            })?]
+        } else {
+            task.projected_ids.clone()
+        };
+        let scan_task = task.to_scan_task(Arc::new(schema), projected)?;
+        let runtime = runtime()?;
+        let reader = ArrowReaderBuilder::new(FileIO::new_with_fs(), iceberg::Runtime::new(runtime))
+            .with_batch_size(batch_size.max(1))
+            .with_data_file_concurrency_limit(1)
+            .build();
+        let tasks = Box::pin(stream::iter([Ok(scan_task)]));
+        let batches = reader
+            .read(tasks)
+            .map_err(|e| read_error(&path, &e))?
+            .stream();
+        Ok(TaskReader {
+            path,
+            target,
+            counts_only,
+            batches,
+        })
+    }
+
+    /// The next batch (never empty), or `None` after the last.
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>, IcebergReadError> {
+        let runtime = runtime()?;
+        loop {
+            let Some(batch) = runtime.block_on(self.batches.next()) else {
+                return Ok(None);
+            };
+            let batch = batch.map_err(|e| read_error(&self.path, &e))?;
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            return self.conform(&batch).map(Some);
+        }
+    }
+
+    /// `batch` as the target schema: column `i` converted to field `i`'s type.
+    fn conform(&self, batch: &RecordBatch) -> Result<RecordBatch, IcebergReadError> {
+        let schema_error = |reason: String| IcebergReadError::Schema {
+            path: self.path.clone(),
+            reason,
+        };
+        if self.counts_only {
+            let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+            return RecordBatch::try_new_with_options(Arc::clone(&self.target), vec![], &options)
+                .map_err(|e| schema_error(e.to_string()));
+        }
+        if batch.num_columns() != self.target.fields().len() {
+            return Err(schema_error(format!(
+                "{} columns read for {} requested",
+                batch.num_columns(),
+                self.target.fields().len()
+            )));
+        }
+        let columns = batch
+            .columns()
+            .iter()
+            .zip(self.target.fields())
+            .map(|(column, field)| {
+                streamfusion_parquet::conform_column(column, field.data_type())
+                    .map_err(|e| schema_error(format!("column '{}': {e}", field.name())))
+            })
+            .collect::<Result<Vec<ArrayRef>, _>>()?;
+        RecordBatch::try_new(Arc::clone(&self.target), columns)
+            .map_err(|e| schema_error(e.to_string()))
+    }
+}
+
+/// The field read when a task projects no column: the first top-level primitive column (cheapest
+/// to decode), else the first column.
+fn counting_field(schema: &Schema) -> Option<i32> {
+    let fields = schema.as_struct().fields();
+    fields
+        .iter()
+        .find(|f| f.field_type.is_primitive())
+        .or_else(|| fields.first())
+        .map(|f| f.id)
+}
+
+fn read_error(path: &str, e: &iceberg::Error) -> IcebergReadError {
+    IcebergReadError::Read {
+        path: path.to_string(),
+        reason: error_chain(e),
+    }
+}

@@ -1,0 +1,176 @@
+//! A planned file task as Java describes it, and the iceberg-rust task it becomes.
+
+use std::sync::Arc;
+
+use iceberg::scan::{FileScanTask, FileScanTaskDeleteFile};
+use iceberg::spec::{DataContentType, DataFileFormat, NameMapping, Schema};
+use serde::Deserialize;
+
+use crate::reader::IcebergReadError;
+
+/// One data file (or a byte range of it) to read, with the delete files that apply to it.
+///
+/// `schema` is the table schema the scan reads, in Iceberg's JSON form (as Iceberg Java's
+/// `SchemaParser` writes it); `projected-ids` are the field ids of the columns to read, in the
+/// order of the target schema's columns.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TaskDescription {
+    pub path: String,
+    pub file_size: u64,
+    pub start: u64,
+    pub length: u64,
+    #[serde(default)]
+    pub record_count: Option<u64>,
+    pub schema: serde_json::Value,
+    pub projected_ids: Vec<i32>,
+    #[serde(default)]
+    pub deletes: Vec<DeleteDescription>,
+    /// The table's `schema.name-mapping.default`, for data files written without field ids.
+    #[serde(default)]
+    pub name_mapping: Option<serde_json::Value>,
+    pub case_sensitive: bool,
+}
+
+/// A delete file applying to a task's data file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct DeleteDescription {
+    pub path: String,
+    pub file_size: u64,
+    /// `position` or `equality`.
+    pub content: String,
+    pub spec_id: i32,
+    #[serde(default)]
+    pub equality_ids: Option<Vec<i32>>,
+}
+
+impl TaskDescription {
+    /// The task described by `json`.
+    pub fn parse(json: &str) -> Result<Self, IcebergReadError> {
+        serde_json::from_str(json).map_err(|e| IcebergReadError::Task(e.to_string()))
+    }
+
+    /// The table schema the task reads.
+    pub(crate) fn table_schema(&self) -> Result<Schema, IcebergReadError> {
+        serde_json::from_value(self.schema.clone())
+            .map_err(|e| IcebergReadError::Task(format!("schema: {e}")))
+    }
+
+    /// The iceberg-rust task reading `projected` (field ids) of `schema`.
+    pub(crate) fn to_scan_task(
+        &self,
+        schema: Arc<Schema>,
+        projected: Vec<i32>,
+    ) -> Result<FileScanTask, IcebergReadError> {
+        let deletes = self
+            .deletes
+            .iter()
+            .map(DeleteDescription::to_scan_delete)
+            .collect::<Result<Vec<_>, _>>()?;
+        let name_mapping = match &self.name_mapping {
+            None => None,
+            Some(json) => Some(Arc::new(
+                serde_json::from_value::<NameMapping>(json.clone())
+                    .map_err(|e| IcebergReadError::Task(format!("name mapping: {e}")))?,
+            )),
+        };
+        Ok(FileScanTask {
+            file_size_in_bytes: self.file_size,
+            start: self.start,
+            length: self.length,
+            record_count: self.record_count,
+            data_file_path: self.path.clone(),
+            data_file_format: DataFileFormat::Parquet,
+            schema,
+            project_field_ids: projected,
+            predicate: None,
+            deletes,
+            partition: None,
+            partition_spec: None,
+            name_mapping,
+            case_sensitive: self.case_sensitive,
+        })
+    }
+}
+
+impl DeleteDescription {
+    fn to_scan_delete(&self) -> Result<FileScanTaskDeleteFile, IcebergReadError> {
+        let file_type = match self.content.as_str() {
+            "position" => DataContentType::PositionDeletes,
+            "equality" => DataContentType::EqualityDeletes,
+            other => {
+                return Err(IcebergReadError::Task(format!(
+                    "delete file {}: unknown content '{other}'",
+                    self.path
+                )));
+            }
+        };
+        if file_type == DataContentType::EqualityDeletes
+            && self.equality_ids.as_ref().is_none_or(Vec::is_empty)
+        {
+            return Err(IcebergReadError::Task(format!(
+                "equality delete file {} names no equality field ids",
+                self.path
+            )));
+        }
+        Ok(FileScanTaskDeleteFile {
+            file_path: self.path.clone(),
+            file_size_in_bytes: self.file_size,
+            file_type,
+            partition_spec_id: self.spec_id,
+            equality_ids: self.equality_ids.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHEMA: &str = r#"{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]}"#;
+
+    fn task(deletes: &str) -> String {
+        format!(
+            r#"{{"path":"/t/a.parquet","file-size":10,"start":0,"length":10,"schema":{SCHEMA},"projected-ids":[1],"deletes":[{deletes}],"case-sensitive":false}}"#
+        )
+    }
+
+    #[test]
+    fn a_task_becomes_the_iceberg_task_of_its_projection() -> Result<(), IcebergReadError> {
+        let description = TaskDescription::parse(&task(
+            r#"{"path":"/t/d.parquet","file-size":5,"content":"position","spec-id":0}"#,
+        ))?;
+        let schema = Arc::new(description.table_schema()?);
+        let scan = description.to_scan_task(schema, vec![1])?;
+        assert_eq!(scan.data_file_path, "/t/a.parquet");
+        assert_eq!(scan.project_field_ids, vec![1]);
+        assert_eq!(scan.deletes.len(), 1);
+        assert_eq!(scan.deletes[0].file_type, DataContentType::PositionDeletes);
+        Ok(())
+    }
+
+    #[test]
+    fn deletes_of_unknown_content_or_without_equality_ids_are_refused()
+    -> Result<(), IcebergReadError> {
+        for delete in [
+            r#"{"path":"/t/d.parquet","file-size":5,"content":"vector","spec-id":0}"#,
+            r#"{"path":"/t/d.parquet","file-size":5,"content":"equality","spec-id":0}"#,
+        ] {
+            let description = TaskDescription::parse(&task(delete))?;
+            let schema = Arc::new(description.table_schema()?);
+            let refused = description.to_scan_task(schema, vec![1]);
+            assert!(
+                matches!(&refused, Err(IcebergReadError::Task(m)) if m.contains("/t/d.parquet")),
+                "{refused:?}"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn an_unknown_field_is_refused_naming_it() {
+        let refused = TaskDescription::parse(r#"{"path":"/t/a.parquet","surprise":1}"#);
+        assert!(matches!(&refused, Err(IcebergReadError::Task(m)) if m.contains("surprise")));
+    }
+}

@@ -1,0 +1,100 @@
+//! Natives of `dev.streamfusion.iceberg.internal.NativeIcebergWriter`: Arrow batches of a table's
+//! columns written as Parquet data files of an Iceberg table, described for the commit.
+
+use arrow::datatypes::SchemaRef;
+use jni::EnvUnowned;
+use jni::objects::{JClass, JString};
+use jni::sys::jlong;
+use streamfusion_iceberg::{DataFilesWriter, IcebergWriteError};
+
+use crate::arrow_ffi::{import_batch, import_schema};
+use crate::errors::{NativeError, run};
+use crate::handle::{drop_handle, into_handle, object_of};
+
+const KIND: &str = "Iceberg writer";
+
+impl From<IcebergWriteError> for NativeError {
+    fn from(e: IcebergWriteError) -> Self {
+        match e {
+            IcebergWriteError::Config(_) => NativeError::Config(e.to_string()),
+            IcebergWriteError::Write { .. } | IcebergWriteError::Runtime(_) => {
+                NativeError::Io(e.to_string())
+            }
+        }
+    }
+}
+
+/// The writer and the schema of the batches Java exports to it.
+struct Writer {
+    files: DataFilesWriter,
+    input: SchemaRef,
+}
+
+/// A writer described by `description` (see `WriterDescription`) of batches of the exported
+/// schema.
+///
+/// # Safety
+/// `schema_addr` is an exported `ArrowSchema`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_iceberg_internal_NativeIcebergWriter_create<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    description: JString<'local>,
+    schema_addr: jlong,
+) -> jlong {
+    run(env, |env| {
+        let description = description.try_to_string(env)?;
+        // SAFETY: Java passes an exported schema (see `NativeIcebergWriter.open`).
+        let input = unsafe { import_schema(schema_addr) }?;
+        let files = DataFilesWriter::open(&description)?;
+        Ok(into_handle(Writer { files, input }))
+    })
+}
+
+/// Writes the exported batch.
+///
+/// # Safety
+/// `array_addr` is an `ArrowArray` exported with the writer's schema.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_iceberg_internal_NativeIcebergWriter_write0<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    array_addr: jlong,
+) {
+    run(env, |_| {
+        let writer = object_of::<Writer>(handle, KIND)?;
+        // SAFETY: Java exports the batch with the writer's schema (see `NativeIcebergWriter.write`).
+        let batch = unsafe { import_batch(array_addr, &writer.input) }?;
+        Ok(writer.files.write(&batch)?)
+    })
+}
+
+/// Closes the open files; returns the JSON description of every data file written since the
+/// last call.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_iceberg_internal_NativeIcebergWriter_finish0<
+    'local,
+>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JString<'local> {
+    run(env, |env| {
+        let writer = object_of::<Writer>(handle, KIND)?;
+        let files = writer.files.finish()?;
+        Ok(env.new_string(files)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_iceberg_internal_NativeIcebergWriter_free0<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    run(env, |_| {
+        drop_handle::<Writer>(handle);
+        Ok(())
+    })
+}
