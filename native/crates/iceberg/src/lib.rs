@@ -4,12 +4,14 @@
 //! file); each planned file task reaches this crate as a [`TaskDescription`] (JSON) and
 //! [`TaskReader`] reads it into Arrow batches of a target schema with iceberg-rust: columns chosen
 //! by field id (so renamed, reordered, added and dropped columns read as the table's current
-//! schema says), promoted types widened, and position and equality deletes applied.
+//! schema says), promoted types widened, and position and equality deletes applied (equality
+//! deletes by a set of the deleted keys, [`equality`]).
 //!
 //! [`DataFilesWriter`] writes Arrow batches of a table's columns as Parquet data files with the
 //! table's field ids, one open file per partition, rolled at a target size, and describes each
 //! file written (metrics, bounds, partition values) for Iceberg Java to commit.
 
+mod equality;
 mod reader;
 mod runtime;
 mod task;

@@ -11,6 +11,7 @@ use iceberg::io::FileIO;
 use iceberg::scan::ArrowRecordBatchStream;
 use iceberg::spec::Schema;
 
+use crate::equality::EqualityDeletes;
 use crate::runtime::{error_chain, runtime};
 use crate::task::TaskDescription;
 
@@ -38,6 +39,8 @@ pub struct TaskReader {
     target: SchemaRef,
     /// The task projects no column (a row count): one column is read for its row count only.
     counts_only: bool,
+    /// Equality deletes, applied here (columns they need are read after the target's).
+    equality: EqualityDeletes,
     batches: ArrowRecordBatchStream,
 }
 
@@ -77,8 +80,21 @@ impl TaskReader {
         } else {
             task.projected_ids.clone()
         };
-        let scan_task = task.to_scan_task(Arc::new(schema), projected)?;
+        let schema = Arc::new(schema);
         let runtime = runtime()?;
+        let mut projected = projected;
+        let equality = EqualityDeletes::load(
+            runtime,
+            &schema,
+            &task.equality_deletes(),
+            &mut projected,
+            task.case_sensitive,
+        )?;
+        let mut scan_task = task.to_scan_task(schema, projected)?;
+        // Position deletes are iceberg-rust's to apply; equality deletes are applied here.
+        scan_task
+            .deletes
+            .retain(|d| d.file_type != iceberg::spec::DataContentType::EqualityDeletes);
         let reader = ArrowReaderBuilder::new(FileIO::new_with_fs(), iceberg::Runtime::new(runtime))
             .with_batch_size(batch_size.max(1))
             .with_data_file_concurrency_limit(1)
@@ -92,6 +108,7 @@ impl TaskReader {
             path,
             target,
             counts_only,
+            equality,
             batches,
         })
     }
@@ -104,6 +121,13 @@ impl TaskReader {
                 return Ok(None);
             };
             let batch = batch.map_err(|e| read_error(&self.path, &e))?;
+            let batch = self
+                .equality
+                .apply(batch)
+                .map_err(|reason| IcebergReadError::Read {
+                    path: self.path.clone(),
+                    reason: format!("applying equality deletes: {reason}"),
+                })?;
             if batch.num_rows() == 0 {
                 continue;
             }
@@ -122,13 +146,14 @@ impl TaskReader {
             return RecordBatch::try_new_with_options(Arc::clone(&self.target), vec![], &options)
                 .map_err(|e| schema_error(e.to_string()));
         }
-        if batch.num_columns() != self.target.fields().len() {
+        if batch.num_columns() < self.target.fields().len() {
             return Err(schema_error(format!(
                 "{} columns read for {} requested",
                 batch.num_columns(),
                 self.target.fields().len()
             )));
         }
+        // Columns past the target's were read for equality deletes only.
         let columns = batch
             .columns()
             .iter()

@@ -94,6 +94,23 @@ impl TaskDescription {
     }
 }
 
+impl TaskDescription {
+    /// The task's equality delete files: path, size and equality field ids.
+    pub(crate) fn equality_deletes(&self) -> Vec<(String, u64, Vec<i32>)> {
+        self.deletes
+            .iter()
+            .filter(|d| d.content == "equality")
+            .map(|d| {
+                (
+                    d.path.clone(),
+                    d.file_size,
+                    d.equality_ids.clone().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+}
+
 impl DeleteDescription {
     fn to_scan_delete(&self) -> Result<FileScanTaskDeleteFile, IcebergReadError> {
         let file_type = match self.content.as_str() {

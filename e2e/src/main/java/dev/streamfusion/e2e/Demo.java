@@ -82,6 +82,7 @@ public final class Demo {
             runQueries(new NexmarkKafka(broker.bootstrapServers(), TOPIC, "json"));
         }
         ParquetDemo.run();
+        IcebergDemo.run();
         System.out.println();
         System.out.println("Native memory outstanding after close: " + NativeLibrary.nativeAllocatedBytes() + " bytes");
     }

@@ -27,10 +27,10 @@ import java.util.stream.Stream;
  */
 public final class ParquetScanBenchmark {
 
-    private static final int RUNS = 3;
+    static final int RUNS = 3;
 
     /** Twenty columns of mixed types, as a wide fact table has them. */
-    private static final String COLUMNS =
+    static final String COLUMNS =
             "id BIGINT, k1 INT, k2 INT, k3 BIGINT, qty INT, price DECIMAL(12, 2), discount DOUBLE, tax FLOAT, "
                     + "flag BOOLEAN, status STRING, name STRING, remark STRING, city STRING, code STRING, "
                     + "shipped DATE, created TIMESTAMP(3), updated TIMESTAMP(6), score DOUBLE, weight FLOAT, small SMALLINT";
@@ -101,7 +101,7 @@ public final class ParquetScanBenchmark {
 
     /** A timed job: returns its net run time in milliseconds. */
     @FunctionalInterface
-    private interface Job {
+    interface Job {
         long run() throws Exception;
     }
 
@@ -109,7 +109,7 @@ public final class ParquetScanBenchmark {
         return bestRate(() -> run(directory, connector, query), rows);
     }
 
-    private static double bestRate(Job job, long rows) throws Exception {
+    static double bestRate(Job job, long rows) throws Exception {
         job.run();
         long best = Long.MAX_VALUE;
         for (int run = 0; run < RUNS; run++) {
@@ -136,14 +136,14 @@ public final class ParquetScanBenchmark {
         }
     }
 
-    private static String schemaOf(TableEnvironment env, String select) {
+    static String schemaOf(TableEnvironment env, String select) {
         List<String> columns = new ArrayList<>();
         env.sqlQuery(select).getResolvedSchema().getColumns().forEach(
                 c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
         return String.join(", ", columns);
     }
 
-    private static long netRuntime(TableEnvironment env, String insert) throws Exception {
+    static long netRuntime(TableEnvironment env, String insert) throws Exception {
         JobExecutionResult done =
                 env.executeSql(insert).getJobClient().orElseThrow().getJobExecutionResult().get(30, TimeUnit.MINUTES);
         return done.getNetRuntime();

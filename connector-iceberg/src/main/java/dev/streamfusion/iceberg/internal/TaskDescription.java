@@ -9,9 +9,11 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 
 import java.io.Serializable;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A planned file task as the native reader takes it (JSON, the fields of the Rust crate's {@code
@@ -114,10 +116,16 @@ public final class TaskDescription implements Serializable {
         if (delete.content() == FileContent.EQUALITY_DELETES) {
             List<Integer> ids = delete.equalityFieldIds();
             check(ids != null && !ids.isEmpty(), what, "it names no equality field");
+            Map<Integer, Integer> parents = TypeUtil.indexParents(schema.asStruct());
             for (int id : ids) {
                 Type type = schema.findType(id);
                 check(type == null || type.isPrimitiveType(), what,
                         "its equality field " + id + " is not a primitive column");
+                for (Integer parent = parents.get(id); parent != null; parent = parents.get(parent)) {
+                    Type outer = schema.findType(parent);
+                    check(!outer.isListType() && !outer.isMapType(), what,
+                            "its equality field " + id + " is inside a list or a map");
+                }
             }
         }
     }

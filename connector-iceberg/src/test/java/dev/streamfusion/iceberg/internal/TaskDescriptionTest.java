@@ -1,0 +1,90 @@
+package dev.streamfusion.iceberg.internal;
+
+import org.apache.iceberg.BaseFileScanTask;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.ResidualEvaluator;
+import org.apache.iceberg.types.Types;
+
+import org.junit.jupiter.api.Test;
+
+import static org.apache.iceberg.types.Types.NestedField.optional;
+import static org.apache.iceberg.types.Types.NestedField.required;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What the native reader is given for a planned task, and what is refused before it is. */
+class TaskDescriptionTest {
+
+    private static final Schema SCHEMA = new Schema(
+            required(1, "id", Types.LongType.get()),
+            optional(2, "tags", Types.ListType.ofOptional(3, Types.StringType.get())));
+
+    private static DataFile data(String path, FileFormat format) {
+        return DataFiles.builder(PartitionSpec.unpartitioned())
+                .withPath(path)
+                .withFormat(format)
+                .withFileSizeInBytes(100)
+                .withRecordCount(10)
+                .build();
+    }
+
+    private static FileScanTask task(DataFile file, DeleteFile... deletes) {
+        return new BaseFileScanTask(
+                file,
+                deletes,
+                SchemaParser.toJson(SCHEMA),
+                PartitionSpecParser.toJson(PartitionSpec.unpartitioned()),
+                ResidualEvaluator.unpartitioned(Expressions.alwaysTrue()));
+    }
+
+    private static FileMetadata.Builder delete() {
+        return FileMetadata.deleteFileBuilder(PartitionSpec.unpartitioned()).withFileSizeInBytes(50).withRecordCount(2);
+    }
+
+    @Test
+    void aTaskIsDescribedWithItsFileSchemaProjectionAndDeletes() {
+        DeleteFile positions = delete().ofPositionDeletes().withPath("file:/t/d \"1\".parquet").withFormat(FileFormat.PARQUET).build();
+        DeleteFile equality = delete().ofEqualityDeletes(1).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
+        TaskDescription description = TaskDescription.of(
+                task(data("file:/t/a.parquet", FileFormat.PARQUET), positions, equality), SCHEMA, new int[] {1}, null, false);
+        String json = description.json();
+        assertThat(json)
+                .startsWith("{\"path\":\"file:/t/a.parquet\",\"file-size\":100,\"start\":0,\"length\":100,")
+                .contains("\"projected-ids\":[1]")
+                .contains("{\"path\":\"file:/t/d \\\"1\\\".parquet\",\"file-size\":50,\"content\":\"position\",\"spec-id\":0}")
+                .contains("\"content\":\"equality\",\"spec-id\":0,\"equality-ids\":[1]}")
+                .endsWith("\"case-sensitive\":false}")
+                // With deletes, the rows read are not the file's record count.
+                .doesNotContain("record-count");
+        assertThat(description.rows()).isEqualTo(10);
+    }
+
+    @Test
+    void whatTheNativeReaderCannotReadIsRefusedNamingTheFileAndTheReason() {
+        assertThatThrownBy(() -> TaskDescription.of(task(data("s3://bucket/a.parquet", FileFormat.PARQUET)), SCHEMA, new int[] {1}, null, false))
+                .hasMessageContaining("s3://bucket/a.parquet")
+                .hasMessageContaining("scheme is 's3'");
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.orc", FileFormat.ORC)), SCHEMA, new int[] {1}, null, false))
+                .hasMessageContaining("/t/a.orc")
+                .hasMessageContaining("ORC");
+        DeleteFile vector = delete().ofPositionDeletes().withPath("/t/dv.puffin").withFormat(FileFormat.PUFFIN)
+                .withReferencedDataFile("/t/a.parquet").withContentOffset(4).withContentSizeInBytes(40).build();
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), vector), SCHEMA, new int[] {1}, null, false))
+                .hasMessageContaining("/t/dv.puffin")
+                .hasMessageContaining("deletion vectors");
+        DeleteFile onList = delete().ofEqualityDeletes(3).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), onList), SCHEMA, new int[] {1}, null, false))
+                .hasMessageContaining("/t/e.parquet")
+                .hasMessageContaining("equality field 3");
+    }
+}

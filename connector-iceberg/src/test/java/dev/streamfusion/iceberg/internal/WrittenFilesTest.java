@@ -1,0 +1,66 @@
+package dev.streamfusion.iceberg.internal;
+
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+
+import static org.apache.iceberg.types.Types.NestedField.optional;
+import static org.apache.iceberg.types.Types.NestedField.required;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Data files the native writer describes, rebuilt as Iceberg Java's. */
+class WrittenFilesTest {
+
+    private static final Schema SCHEMA = new Schema(
+            required(1, "id", Types.LongType.get()),
+            optional(2, "category", Types.StringType.get()),
+            optional(3, "ts", Types.TimestampType.withoutZone()),
+            optional(4, "amount", Types.DecimalType.of(10, 2)));
+
+    @Test
+    void metricsAndPartitionValuesReadInIcebergJavasForms() {
+        PartitionSpec spec = PartitionSpec.builderFor(SCHEMA)
+                .identity("category")
+                .bucket("id", 4)
+                .day("ts")
+                .identity("amount")
+                .build();
+        // -1234.56 unscaled is -123456: 0xfe1dc0 in three bytes of two's complement.
+        String json = "[{\"path\":\"file:/w/data/a.parquet\",\"file-size\":1234,\"record-count\":3,\"split-offsets\":[4],"
+                + "\"column-sizes\":{\"1\":40},\"value-counts\":{\"1\":3,\"2\":3},\"null-value-counts\":{\"1\":0,\"2\":1},"
+                + "\"nan-value-counts\":{},\"lower-bounds\":{\"1\":\"0100000000000000\"},\"upper-bounds\":{\"1\":\"0300000000000000\"},"
+                + "\"partition\":[\"c1\",2,19723,{\"hex\":\"fe1dc0\"}]},"
+                + "{\"path\":\"file:/w/data/b.parquet\",\"file-size\":99,\"record-count\":1,\"split-offsets\":null,"
+                + "\"column-sizes\":{},\"value-counts\":{},\"null-value-counts\":{},\"nan-value-counts\":{},"
+                + "\"lower-bounds\":{},\"upper-bounds\":{},\"partition\":[null,0,null,null]}]";
+        List<DataFile> files = WrittenFiles.of(json, spec);
+        assertThat(files).hasSize(2);
+        DataFile a = files.get(0);
+        assertThat(a.location()).isEqualTo("file:/w/data/a.parquet");
+        assertThat(a.fileSizeInBytes()).isEqualTo(1234);
+        assertThat(a.recordCount()).isEqualTo(3);
+        assertThat(a.splitOffsets()).containsExactly(4L);
+        assertThat(a.valueCounts()).isEqualTo(Map.of(1, 3L, 2, 3L));
+        assertThat(a.nullValueCounts()).isEqualTo(Map.of(1, 0L, 2, 1L));
+        assertThat(a.lowerBounds()).isEqualTo(Map.of(1, Conversions.toByteBuffer(Types.LongType.get(), 1L)));
+        assertThat(a.upperBounds()).isEqualTo(Map.of(1, Conversions.toByteBuffer(Types.LongType.get(), 3L)));
+        assertThat(a.partition().get(0, String.class)).isEqualTo("c1");
+        assertThat(a.partition().get(1, Integer.class)).isEqualTo(2);
+        assertThat(a.partition().get(2, Integer.class)).isEqualTo(19723);
+        assertThat(a.partition().get(3, BigDecimal.class)).isEqualTo(new BigDecimal("-1234.56"));
+        assertThat(spec.partitionToPath(a.partition())).isEqualTo("category=c1/id_bucket=2/ts_day=2024-01-01/amount=-1234.56");
+        DataFile b = files.get(1);
+        assertThat(b.splitOffsets()).isNull();
+        assertThat(b.partition().get(0, String.class)).isNull();
+        assertThat(b.partition().get(3, ByteBuffer.class)).isNull();
+    }
+}
