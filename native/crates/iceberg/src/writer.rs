@@ -346,8 +346,8 @@ fn partition_value(value: Option<&Literal>) -> Result<Value, IcebergWriteError> 
         PrimitiveLiteral::Boolean(v) => json!(v),
         PrimitiveLiteral::Int(v) => json!(v),
         PrimitiveLiteral::Long(v) => json!(v),
-        PrimitiveLiteral::Float(v) => json!(v.0),
-        PrimitiveLiteral::Double(v) => json!(v.0),
+        PrimitiveLiteral::Float(v) => number(f64::from(v.0)),
+        PrimitiveLiteral::Double(v) => number(v.0),
         PrimitiveLiteral::String(v) => json!(v),
         PrimitiveLiteral::Binary(v) => json!({ "hex": hex(v) }),
         PrimitiveLiteral::Int128(v) => json!({ "hex": hex(&minimal_twos_complement(*v)) }),
@@ -358,6 +358,20 @@ fn partition_value(value: Option<&Literal>) -> Result<Value, IcebergWriteError> 
             ));
         }
     })
+}
+
+/// A floating-point value as JSON: a number, or `{"non-finite": "NaN" | "Infinity" | "-Infinity"}`
+/// (JSON numbers have no such values).
+fn number(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else if v.is_nan() {
+        json!({ "non-finite": "NaN" })
+    } else if v > 0.0 {
+        json!({ "non-finite": "Infinity" })
+    } else {
+        json!({ "non-finite": "-Infinity" })
+    }
 }
 
 /// The shortest big-endian two's complement bytes of `v`.
@@ -396,6 +410,16 @@ mod tests {
         assert_eq!(minimal_twos_complement(128), vec![0x00, 0x80]);
         assert_eq!(minimal_twos_complement(-1), vec![0xff]);
         assert_eq!(minimal_twos_complement(-129), vec![0xff, 0x7f]);
+    }
+
+    #[test]
+    fn non_finite_partition_values_are_spelled_out() {
+        assert_eq!(number(f64::NAN), json!({ "non-finite": "NaN" }));
+        assert_eq!(
+            number(f64::NEG_INFINITY),
+            json!({ "non-finite": "-Infinity" })
+        );
+        assert_eq!(number(1.5), json!(1.5));
     }
 
     #[test]

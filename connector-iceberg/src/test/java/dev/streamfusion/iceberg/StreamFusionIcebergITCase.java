@@ -378,6 +378,12 @@ class StreamFusionIcebergITCase {
         assertThat(rows).containsExactlyInAnyOrderElementsOf(collect(env, select));
         assertThatThrownBy(() -> env.executeSql("INSERT INTO sf_sink_uuid SELECT * FROM stock.db.types").await())
                 .hasStackTraceContaining("uuid column 'u'");
+        // Columns reach the writer by position: another order (or a subset) is refused, not mixed up.
+        env.executeSql("CREATE TABLE reordered (b BOOLEAN, id BIGINT NOT NULL) WITH ('connector' = 'streamfusion-iceberg', "
+                + "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'catalog-table' = 'sink_ours')");
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO reordered VALUES (true, 1)").await())
+                .hasStackTraceContaining("declare the Iceberg table's columns, in its order");
         assertThat(collect(env, "SELECT * FROM sf_sink_ours")).containsExactlyInAnyOrderElementsOf(rows);
         Table ours = catalog.loadTable(TableIdentifier.of("db", "sink_ours"));
         Table stock = catalog.loadTable(TableIdentifier.of("db", "sink_stock"));

@@ -121,11 +121,8 @@ public final class TaskDescription implements Serializable {
                 Type type = schema.findType(id);
                 check(type == null || type.isPrimitiveType(), what,
                         "its equality field " + id + " is not a primitive column");
-                for (Integer parent = parents.get(id); parent != null; parent = parents.get(parent)) {
-                    Type outer = schema.findType(parent);
-                    check(!outer.isListType() && !outer.isMapType(), what,
-                            "its equality field " + id + " is inside a list or a map");
-                }
+                // iceberg-rust 0.10.1 matches top-level columns only.
+                check(parents.get(id) == null, what, "its equality field " + id + " is nested in another column");
             }
         }
     }

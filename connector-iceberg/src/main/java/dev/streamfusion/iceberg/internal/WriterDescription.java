@@ -29,6 +29,7 @@ public final class WriterDescription implements Serializable {
 
     private final String schema;
     private final String spec;
+    private final int specId;
     private final String dataLocation;
     private final long targetFileSize;
     private final String compression;
@@ -36,10 +37,11 @@ public final class WriterDescription implements Serializable {
     private final String filePrefix;
 
     private WriterDescription(
-            String schema, String spec, String dataLocation, long targetFileSize, String compression,
+            String schema, String spec, int specId, String dataLocation, long targetFileSize, String compression,
             Integer compressionLevel, String filePrefix) {
         this.schema = schema;
         this.spec = spec;
+        this.specId = specId;
         this.dataLocation = dataLocation;
         this.targetFileSize = targetFileSize;
         this.compression = compression;
@@ -76,6 +78,7 @@ public final class WriterDescription implements Serializable {
         return new WriterDescription(
                 SchemaParser.toJson(table.schema()),
                 PartitionSpecParser.toJson(table.spec()),
+                table.spec().specId(),
                 location.endsWith("/") ? location.substring(0, location.length() - 1) : location,
                 PropertyUtil.propertyAsLong(props, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
                         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT),
@@ -87,7 +90,12 @@ public final class WriterDescription implements Serializable {
 
     /** This description, its files named from {@code prefix} on (unique among the table's writers). */
     public WriterDescription withFilePrefix(String prefix) {
-        return new WriterDescription(schema, spec, dataLocation, targetFileSize, compression, compressionLevel, prefix);
+        return new WriterDescription(schema, spec, specId, dataLocation, targetFileSize, compression, compressionLevel, prefix);
+    }
+
+    /** The id of the partition spec files are written with. */
+    public int specId() {
+        return specId;
     }
 
     String json() {

@@ -111,9 +111,9 @@ public final class WrittenFiles {
             case TIMESTAMP_NANO:
                 return value.asLong();
             case FLOAT:
-                return (float) value.asDouble();
+                return (float) number(value);
             case DOUBLE:
-                return value.asDouble();
+                return number(value);
             case STRING:
                 return value.asText();
             case BINARY:
@@ -127,6 +127,11 @@ public final class WrittenFiles {
             default:
                 throw new IllegalStateException("Partition values of type " + type + " are not written natively");
         }
+    }
+
+    /** A number, or {@code {"non-finite": "NaN" | "Infinity" | "-Infinity"}}. */
+    private static double number(JsonNode value) {
+        return value.isObject() ? Double.parseDouble(value.get("non-finite").asText()) : value.asDouble();
     }
 
     private static Map<Integer, Long> longs(JsonNode map) {

@@ -7,6 +7,8 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.runtime.jobgraph.JobType;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -31,8 +33,11 @@ import java.util.TreeMap;
  * one Iceberg snapshot whose summary carries the job id and the checkpoint id (as iceberg-flink's
  * committer records them), so a commit is made exactly once: after a restore, the files of
  * checkpoints the table's snapshots already record for the restored job are dropped, and the rest
- * are committed. Bounded, whatever is left is committed at the end of the input. Runs as a single
- * subtask.
+ * are committed, and results of those checkpoints that arrive again (replayed from unaligned
+ * checkpoints' channel state) are dropped. Files a writer closed at the end of its input belong to
+ * the checkpoint taken after it (the final one, when checkpointing is on); without checkpoints
+ * they are committed at the end of the input. Files are rebuilt with the partition spec the job
+ * was planned with. Runs as a single subtask.
  */
 @Internal
 final class CommitterOperator extends AbstractStreamOperator<Void>
@@ -46,6 +51,8 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
 
     private final IcebergTableRef tableRef;
     private final String branch;
+    /** The partition spec the writers write with. */
+    private final int specId;
     /** Files by checkpoint, not committed yet. */
     private final NavigableMap<Long, List<String>> pending = new TreeMap<>();
     private transient ListState<WriteResult> pendingState;
@@ -53,10 +60,13 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     private transient Catalog catalog;
     private transient Table table;
     private transient String jobId;
+    /** The highest checkpoint the table recorded as committed when the committer was restored. */
+    private transient long committedAtRestore = -1;
 
-    CommitterOperator(IcebergTableRef tableRef, String branch) {
+    CommitterOperator(IcebergTableRef tableRef, String branch, int specId) {
         this.tableRef = tableRef;
         this.branch = branch;
+        this.specId = specId;
     }
 
     @Override
@@ -80,6 +90,7 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
             pending.computeIfAbsent(result.checkpointId, k -> new ArrayList<>()).add(result.files);
         }
         long committed = restoredJob == null ? -1 : maxCommittedCheckpoint(restoredJob);
+        committedAtRestore = committed;
         pending.headMap(committed, true).clear();
         // What is left belongs to the checkpoint restored from, which completed: commit it now.
         long restoredCheckpoint = context.getRestoredCheckpointId().orElse(Long.MAX_VALUE);
@@ -106,12 +117,21 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     @Override
     public void processElement(StreamRecord<WriteResult> element) {
         WriteResult result = element.getValue();
+        if (result.checkpointId <= committedAtRestore) {
+            // Replayed after a restore, and committed before it.
+            return;
+        }
         pending.computeIfAbsent(result.checkpointId, k -> new ArrayList<>()).add(result.files);
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
+        // Files closed at the end of a writer's input belong to this checkpoint.
+        List<String> ended = pending.remove(Long.MAX_VALUE);
+        if (ended != null) {
+            pending.computeIfAbsent(context.getCheckpointId(), k -> new ArrayList<>()).addAll(ended);
+        }
         List<WriteResult> state = new ArrayList<>();
         pending.forEach((checkpoint, files) -> files.forEach(f -> state.add(new WriteResult(checkpoint, f))));
         pendingState.update(state);
@@ -124,9 +144,20 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         commitUpTo(checkpointId, jobId);
     }
 
+    /**
+     * Without checkpoints (a batch job, or a streaming job without a checkpoint interval), commits
+     * what is left; with them, the final checkpoint taken after the end of the input does, so that
+     * a failure between the two cannot commit the same rows twice.
+     */
     @Override
     public void endInput() {
-        commitUpTo(Long.MAX_VALUE, jobId);
+        boolean checkpointed = getRuntimeContext().getJobType() == JobType.STREAMING
+                && getRuntimeContext().getJobConfiguration().getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL)
+                        .map(interval -> !interval.isZero() && !interval.isNegative())
+                        .orElse(false);
+        if (!checkpointed) {
+            commitUpTo(Long.MAX_VALUE, jobId);
+        }
     }
 
     /** Commits the files of every pending checkpoint up to {@code checkpointId}, in one snapshot. */
@@ -143,7 +174,7 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         int count = 0;
         for (List<String> files : ready.values()) {
             for (String json : files) {
-                for (DataFile file : WrittenFiles.of(json, table.spec())) {
+                for (DataFile file : WrittenFiles.of(json, table.specs().get(specId))) {
                     append.appendFile(file);
                     count++;
                 }

@@ -47,7 +47,7 @@ public final class IcebergSink implements Serializable {
                 new DataFileWriterOperator(table.toString(), description, rowType));
         uids.apply("streamfusion-iceberg-writer").ifPresent(written::uid);
         SingleOutputStreamOperator<Void> committed = written
-                .transform("IcebergCommitter(" + table + ")", Types.VOID, new CommitterOperator(table, branch))
+                .transform("IcebergCommitter(" + table + ")", Types.VOID, new CommitterOperator(table, branch, description.specId()))
                 .setParallelism(1)
                 .setMaxParallelism(1);
         uids.apply("streamfusion-iceberg-committer").ifPresent(committed::uid);

@@ -34,6 +34,9 @@ public final class ScanPlanner implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
+    /** The position of a streaming read that started on a table without snapshots. */
+    static final long BEFORE_FIRST_SNAPSHOT = -1L;
+
     private final String table;
     private final ScanOptions options;
     /** The projected top-level columns, by name. */
@@ -100,10 +103,21 @@ public final class ScanPlanner implements Serializable {
     private Increment planIncrementFrom(Table t, Long position) {
         Snapshot current = options.branch == null ? t.currentSnapshot() : t.snapshot(options.branch);
         if (current == null) {
-            return new Increment(List.of(), position);
+            // An empty table read from its latest snapshot on: every snapshot committed from now
+            // on is new, not only the latest one at the next discovery.
+            boolean fromLatest = options.startingStrategy == ScanOptions.StartingStrategy.INCREMENTAL_FROM_LATEST_SNAPSHOT;
+            return new Increment(List.of(), position == null && fromLatest ? BEFORE_FIRST_SNAPSHOT : position);
         }
         if (position == null) {
             return planStart(t, current);
+        }
+        if (position == BEFORE_FIRST_SNAPSHOT) {
+            long oldest = SnapshotUtil.oldestAncestorOf(t, current.snapshotId()).snapshotId();
+            Snapshot target = cappedTarget(t, null, current);
+            IncrementalAppendScan scan = branch(configure(t.newIncrementalAppendScan()))
+                    .fromSnapshotInclusive(oldest)
+                    .toSnapshot(target.snapshotId());
+            return new Increment(plan(t, scan, String.valueOf(target.snapshotId())), target.snapshotId());
         }
         if (position == current.snapshotId()) {
             return new Increment(List.of(), position);

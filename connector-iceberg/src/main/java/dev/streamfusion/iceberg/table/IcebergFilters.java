@@ -10,12 +10,14 @@ import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.types.logical.LogicalType;
 
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -25,14 +27,19 @@ import java.util.Optional;
  * Flink filters as Iceberg expressions, for planning to prune the files (and row groups) no row of
  * which can match. Only comparisons of a column with a literal, NULL checks, and AND, OR and NOT of
  * those convert; Flink applies every filter to the rows it reads either way.
+ *
+ * <p>A comparison converts only when Iceberg compares the literal exactly as Flink does: its type
+ * matches the column's without rounding (no DOUBLE against a DECIMAL or FLOAT column, no
+ * sub-microsecond timestamp, no TIME column, which Flink reads at a coarser precision than Iceberg
+ * stores). Anything else is left to Flink alone, so pruning never drops a file holding a match.
  */
 @Internal
 final class IcebergFilters {
 
     private IcebergFilters() {}
 
-    /** The expression {@code filter} converts to, if it does. */
-    static Optional<Expression> convert(ResolvedExpression filter) {
+    /** The expression {@code filter} converts to over {@code schema}'s columns, if it does. */
+    static Optional<Expression> convert(ResolvedExpression filter, Schema schema, boolean caseSensitive) {
         if (!(filter instanceof CallExpression)) {
             return Optional.empty();
         }
@@ -40,8 +47,8 @@ final class IcebergFilters {
         FunctionDefinition f = call.getFunctionDefinition();
         List<ResolvedExpression> args = call.getResolvedChildren();
         if (f == BuiltInFunctionDefinitions.AND || f == BuiltInFunctionDefinitions.OR) {
-            Optional<Expression> left = convert(args.get(0));
-            Optional<Expression> right = convert(args.get(1));
+            Optional<Expression> left = convert(args.get(0), schema, caseSensitive);
+            Optional<Expression> right = convert(args.get(1), schema, caseSensitive);
             if (left.isEmpty() || right.isEmpty()) {
                 return Optional.empty();
             }
@@ -50,7 +57,7 @@ final class IcebergFilters {
                     : Expressions.or(left.get(), right.get()));
         }
         if (f == BuiltInFunctionDefinitions.NOT) {
-            return convert(args.get(0)).map(Expressions::not);
+            return convert(args.get(0), schema, caseSensitive).map(Expressions::not);
         }
         if (f == BuiltInFunctionDefinitions.IS_NULL || f == BuiltInFunctionDefinitions.IS_NOT_NULL) {
             if (!(args.get(0) instanceof FieldReferenceExpression)) {
@@ -68,7 +75,13 @@ final class IcebergFilters {
             return Optional.empty();
         }
         FieldReferenceExpression column = (FieldReferenceExpression) args.get(columnFirst ? 0 : 1);
-        Optional<Object> value = literal((ValueLiteralExpression) args.get(columnFirst ? 1 : 0));
+        Types.NestedField field = caseSensitive
+                ? schema.findField(column.getName())
+                : schema.caseInsensitiveFindField(column.getName());
+        if (field == null || !field.type().isPrimitiveType()) {
+            return Optional.empty();
+        }
+        Optional<Object> value = literal((ValueLiteralExpression) args.get(columnFirst ? 1 : 0), field.type());
         if (value.isEmpty()) {
             return Optional.empty();
         }
@@ -96,34 +109,55 @@ final class IcebergFilters {
         return Optional.empty();
     }
 
-    /** A literal as Iceberg compares it, for the types whose comparison means the same in both. */
-    private static Optional<Object> literal(ValueLiteralExpression literal) {
+    /**
+     * A literal as Iceberg compares it with a column of {@code column}'s type, when Iceberg's
+     * comparison is exactly Flink's.
+     */
+    private static Optional<Object> literal(ValueLiteralExpression literal, Type column) {
         LogicalType type = literal.getOutputDataType().getLogicalType();
         switch (type.getTypeRoot()) {
             case BOOLEAN:
-                return literal.getValueAs(Boolean.class).map(v -> v);
+                return column.typeId() == Type.TypeID.BOOLEAN ? literal.getValueAs(Boolean.class).map(v -> v) : Optional.empty();
             case TINYINT:
             case SMALLINT:
             case INTEGER:
-                return literal.getValueAs(Number.class).map(Number::intValue);
             case BIGINT:
-                return literal.getValueAs(Long.class).map(v -> v);
+                if (column.typeId() != Type.TypeID.INTEGER && column.typeId() != Type.TypeID.LONG) {
+                    return Optional.empty();
+                }
+                return literal.getValueAs(Number.class).map(Number::longValue);
             case FLOAT:
+                if (column.typeId() != Type.TypeID.FLOAT && column.typeId() != Type.TypeID.DOUBLE) {
+                    return Optional.empty();
+                }
                 // NaN compares unlike SQL's NaN in Iceberg's metrics: not converted.
                 return literal.getValueAs(Float.class).filter(v -> !v.isNaN()).map(v -> v);
             case DOUBLE:
+                if (column.typeId() != Type.TypeID.DOUBLE) {
+                    return Optional.empty();
+                }
                 return literal.getValueAs(Double.class).filter(v -> !v.isNaN()).map(v -> v);
             case CHAR:
             case VARCHAR:
-                return literal.getValueAs(String.class).map(v -> v);
+                return column.typeId() == Type.TypeID.STRING ? literal.getValueAs(String.class).map(v -> v) : Optional.empty();
             case DECIMAL:
-                return literal.getValueAs(BigDecimal.class).map(v -> v);
+                if (column.typeId() != Type.TypeID.DECIMAL) {
+                    return Optional.empty();
+                }
+                // A literal of another scale does not bind, and is left to Flink.
+                return literal.getValueAs(BigDecimal.class)
+                        .filter(v -> v.scale() == ((Types.DecimalType) column).scale())
+                        .map(v -> v);
             case DATE:
-                return literal.getValueAs(LocalDate.class).map(d -> (int) d.toEpochDay());
-            case TIME_WITHOUT_TIME_ZONE:
-                return literal.getValueAs(LocalTime.class).map(t -> t.toNanoOfDay() / 1000);
+                return column.typeId() == Type.TypeID.DATE
+                        ? literal.getValueAs(LocalDate.class).map(d -> (int) d.toEpochDay())
+                        : Optional.empty();
             case TIMESTAMP_WITHOUT_TIME_ZONE:
+                if (column.typeId() != Type.TypeID.TIMESTAMP || ((Types.TimestampType) column).shouldAdjustToUTC()) {
+                    return Optional.empty();
+                }
                 return literal.getValueAs(LocalDateTime.class)
+                        .filter(t -> t.getNano() % 1000 == 0)
                         .map(t -> ChronoUnit.MICROS.between(LocalDateTime.ofEpochSecond(0, 0, ZoneOffset.UTC), t));
             default:
                 return Optional.empty();

@@ -47,9 +47,14 @@ final class StreamFusionIcebergTableSink implements DynamicTableSink {
         Catalog catalog = table.catalog();
         try {
             Table loaded = table.loadFrom(catalog);
-            if (loaded.schema().columns().size() != rowType.getFieldCount()) {
-                throw new ValidationException("Table " + table + " has " + loaded.schema().columns().size()
-                        + " columns, and " + rowType.getFieldCount() + " are written");
+            // Batches reach the writer by position: the Flink table's columns must be the Iceberg
+            // table's, in its order.
+            java.util.List<String> icebergColumns = new java.util.ArrayList<>();
+            loaded.schema().columns().forEach(c -> icebergColumns.add(c.name()));
+            if (!icebergColumns.equals(rowType.getFieldNames())) {
+                throw new ValidationException("Table " + table + " has the columns " + icebergColumns
+                        + ", and the Flink table writes " + rowType.getFieldNames()
+                        + "; declare the Iceberg table's columns, in its order");
             }
             description = WriterDescription.of(loaded, options);
         } catch (UnsupportedOperationException e) {

@@ -82,7 +82,7 @@ final class StreamFusionIcebergTableSource
     public Result applyFilters(List<ResolvedExpression> filters) {
         Expression pruning = options.filter();
         for (ResolvedExpression filter : filters) {
-            Optional<Expression> converted = IcebergFilters.convert(filter);
+            Optional<Expression> converted = IcebergFilters.convert(filter, schema, options.caseSensitive());
             if (converted.isPresent() && binds(converted.get())) {
                 pruning = Expressions.and(pruning, converted.get());
             }

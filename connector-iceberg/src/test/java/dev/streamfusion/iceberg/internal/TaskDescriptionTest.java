@@ -85,6 +85,6 @@ class TaskDescriptionTest {
         DeleteFile onList = delete().ofEqualityDeletes(3).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
         assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), onList), SCHEMA, new int[] {1}, null, false))
                 .hasMessageContaining("/t/e.parquet")
-                .hasMessageContaining("equality field 3");
+                .hasMessageContaining("equality field 3 is nested");
     }
 }
