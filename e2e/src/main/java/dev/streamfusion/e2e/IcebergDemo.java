@@ -1,13 +1,9 @@
 package dev.streamfusion.e2e;
 
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -30,11 +26,7 @@ final class IcebergDemo {
             String uri = warehouse.toUri().toString();
             IcebergScanBenchmark.writeTable(uri, ROWS);
             TableEnvironment env = IcebergScanBenchmark.tables(uri);
-            List<String> stock = collect(env, String.format(QUERY, "stock"));
-            List<String> fused = collect(env, String.format(QUERY, "sf"));
-            if (!stock.equals(fused)) {
-                throw new IllegalStateException("streamfusion-iceberg and iceberg disagree:\n" + fused + "\n" + stock);
-            }
+            List<String> fused = ParquetDemo.sameRows(env, QUERY, "stock", "sf", "streamfusion-iceberg and iceberg");
             System.out.println();
             System.out.println("Iceberg: " + ROWS + " rows of 20 columns written by iceberg-flink to a Hadoop catalog at " + warehouse);
             System.out.println("  " + String.format(QUERY, "c") + "  (results equal to 'iceberg'):");
@@ -56,16 +48,5 @@ final class IcebergDemo {
 
     private static void print(String what, long stockMillis, long fusedMillis) {
         System.out.printf("  %-10s %13d ms %19d ms %6.2fx%n", what, stockMillis, fusedMillis, (double) stockMillis / fusedMillis);
-    }
-
-    // CloseableIterator.close() declares Exception.
-    @SuppressWarnings("try")
-    private static List<String> collect(TableEnvironment env, String query) throws Exception {
-        List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = env.executeSql(query).collect()) {
-            it.forEachRemaining(row -> rows.add(row.toString()));
-        }
-        Collections.sort(rows);
-        return rows;
     }
 }

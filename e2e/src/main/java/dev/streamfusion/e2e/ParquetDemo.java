@@ -31,11 +31,7 @@ final class ParquetDemo {
             TableEnvironment env = ParquetScanBenchmark.tables();
             env.executeSql(ParquetScanBenchmark.table("stock", "filesystem", directory));
             env.executeSql(ParquetScanBenchmark.table("fused", "streamfusion-parquet", directory));
-            List<String> stock = collect(env, String.format(QUERY, "stock"));
-            List<String> fused = collect(env, String.format(QUERY, "fused"));
-            if (!stock.equals(fused)) {
-                throw new IllegalStateException("streamfusion-parquet and filesystem disagree:\n" + fused + "\n" + stock);
-            }
+            List<String> fused = sameRows(env, QUERY, "stock", "fused", "streamfusion-parquet and filesystem");
             System.out.println();
             System.out.println("Parquet: " + ROWS + " rows of 20 columns written by stock Flink to " + directory);
             System.out.println("  " + String.format(QUERY, "t") + "  (results equal to 'filesystem'):");
@@ -53,6 +49,20 @@ final class ParquetDemo {
         } finally {
             ParquetScanBenchmark.delete(directory);
         }
+    }
+
+    /**
+     * The sorted rows of {@code query} (a format with one {@code %s} for the table) over {@code
+     * fused}, checked equal to those over {@code stock}; {@code connectors} names both in the error.
+     */
+    static List<String> sameRows(TableEnvironment env, String query, String stock, String fused, String connectors)
+            throws Exception {
+        List<String> expected = collect(env, String.format(query, stock));
+        List<String> actual = collect(env, String.format(query, fused));
+        if (!expected.equals(actual)) {
+            throw new IllegalStateException(connectors + " disagree:\n" + actual + "\n" + expected);
+        }
+        return actual;
     }
 
     @SuppressWarnings("try")
