@@ -11,6 +11,7 @@
 //! table's field ids, one open file per partition, rolled at a target size, and describes each
 //! file written (metrics, bounds, partition values) for Iceberg Java to commit.
 
+mod delta;
 mod equality;
 mod reader;
 mod runtime;
@@ -19,4 +20,7 @@ mod writer;
 
 pub use reader::{IcebergReadError, TaskReader};
 pub use task::{DeleteDescription, TaskDescription};
-pub use writer::{DataFilesWriter, IcebergWriteError, WriterDescription};
+pub use writer::{
+    DELETE, DataFilesWriter, INSERT, IcebergWriteError, UPDATE_AFTER, UPDATE_BEFORE,
+    WriterDescription,
+};

@@ -1,17 +1,21 @@
 //! Arrow batches written as Parquet data files of an Iceberg table, fanned out by partition and
 //! rolled at a target size; what each file holds (metrics, bounds, partition values) handed back
-//! for Iceberg Java to commit.
+//! for Iceberg Java to commit. A table written with equality fields takes changelogs: deleted and
+//! replaced rows become position and equality delete files ([`crate::delta`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, RecordBatch};
-use arrow::compute::{CastOptions, cast_with_options};
+use std::collections::HashMap;
+
+use arrow::array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow::compute::{CastOptions, cast_with_options, take_record_batch};
 use arrow::datatypes::{DataType, Schema as ArrowSchema, SchemaRef};
-use iceberg::arrow::{RecordBatchPartitionSplitter, schema_to_arrow_schema};
+use iceberg::arrow::{PartitionValueCalculator, arrow_struct_to_literal, schema_to_arrow_schema};
 use iceberg::io::FileIO;
 use iceberg::spec::{
-    DataFile, DataFileFormat, Literal, PartitionKey, PartitionSpec, PrimitiveLiteral, Schema,
+    DataContentType, DataFile, DataFileFormat, Literal, PartitionKey, PartitionSpec,
+    PrimitiveLiteral, Schema, SchemaRef as IcebergSchemaRef, Struct, StructType,
     UnboundPartitionSpec,
 };
 use iceberg::writer::base_writer::data_file_writer::{DataFileWriter, DataFileWriterBuilder};
@@ -20,12 +24,13 @@ use iceberg::writer::file_writer::location_generator::{
     DefaultFileNameGenerator, DefaultLocationGenerator,
 };
 use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
-use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
+use iceberg::writer::{CurrentFileStatus, IcebergWriter, IcebergWriterBuilder};
 use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::delta::{Deltas, PartitionDeletes};
 use crate::runtime::{error_chain, runtime};
 
 /// Why data files could not be written; the message names the table's data location.
@@ -59,7 +64,23 @@ pub struct WriterDescription {
     pub compression: String,
     #[serde(default)]
     pub compression_level: Option<i32>,
+    /// The equality fields (top-level field ids) of a table written from a changelog; empty for
+    /// an append-only write.
+    #[serde(default)]
+    pub equality_ids: Vec<i32>,
+    /// Upsert: an inserted row replaces the row of its key, and an `UPDATE_BEFORE` row is ignored.
+    #[serde(default)]
+    pub upsert: bool,
 }
+
+/// The kinds of changelog rows, as Flink's `RowKind.toByteValue()` numbers them.
+pub const INSERT: u8 = 0;
+/// See [`INSERT`].
+pub const UPDATE_BEFORE: u8 = 1;
+/// See [`INSERT`].
+pub const UPDATE_AFTER: u8 = 2;
+/// See [`INSERT`].
+pub const DELETE: u8 = 3;
 
 type FileWriter =
     DataFileWriter<ParquetWriterBuilder, DefaultLocationGenerator, DefaultFileNameGenerator>;
@@ -71,18 +92,72 @@ pub struct DataFilesWriter {
     location: String,
     /// The table's Arrow schema (field ids attached), batches are converted to.
     table_arrow: SchemaRef,
-    splitter: Option<RecordBatchPartitionSplitter>,
+    partitioner: Option<Partitioner>,
     builder: FileWriterBuilder,
-    /// Open writers by partition path (one entry, "", for an unpartitioned table).
-    writers: BTreeMap<String, (Option<PartitionKey>, FileWriter)>,
+    /// How deletes are written, for a table written from a changelog.
+    deltas: Option<Deltas>,
+    /// Open files by partition path (one entry, "", for an unpartitioned table).
+    partitions: BTreeMap<String, PartitionFiles>,
     rows: u64,
+}
+
+/// The files open in one partition.
+struct PartitionFiles {
+    key: Option<PartitionKey>,
+    data: FileWriter,
+    deletes: Option<PartitionDeletes>,
+}
+
+/// Assigns rows to partitions: the partition spec's transforms applied to a batch's columns.
+struct Partitioner {
+    schema: IcebergSchemaRef,
+    spec: PartitionSpec,
+    calculator: PartitionValueCalculator,
+    partition_type: StructType,
+}
+
+impl Partitioner {
+    /// The rows of `batch` by partition, in the order partitions first appear, each partition's
+    /// rows in their order.
+    fn groups(&self, batch: &RecordBatch) -> iceberg::Result<Vec<(PartitionKey, Vec<u32>)>> {
+        let values = self.calculator.calculate(batch)?;
+        let values = arrow_struct_to_literal(&values, &self.partition_type)?;
+        let mut index: HashMap<Struct, usize> = HashMap::new();
+        let mut groups: Vec<(Struct, Vec<u32>)> = Vec::new();
+        for (row, value) in values.into_iter().enumerate() {
+            let Some(Literal::Struct(value)) = value else {
+                return Err(iceberg::Error::new(
+                    iceberg::ErrorKind::DataInvalid,
+                    "a row's partition value is not a struct",
+                ));
+            };
+            let row = u32::try_from(row)
+                .map_err(|e| iceberg::Error::new(iceberg::ErrorKind::DataInvalid, e.to_string()))?;
+            match index.get(&value) {
+                Some(&at) => groups[at].1.push(row),
+                None => {
+                    index.insert(value.clone(), groups.len());
+                    groups.push((value, vec![row]));
+                }
+            }
+        }
+        Ok(groups
+            .into_iter()
+            .map(|(value, rows)| {
+                (
+                    PartitionKey::new(self.spec.clone(), Arc::clone(&self.schema), value),
+                    rows,
+                )
+            })
+            .collect())
+    }
 }
 
 impl std::fmt::Debug for DataFilesWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DataFilesWriter")
             .field("location", &self.location)
-            .field("partitions", &self.writers.len())
+            .field("partitions", &self.partitions.len())
             .finish()
     }
 }
@@ -105,16 +180,18 @@ impl DataFilesWriter {
             .map_err(|e| config("spec", &e))?;
         let table_arrow =
             Arc::new(schema_to_arrow_schema(&schema).map_err(|e| config("schema", &e))?);
-        let splitter = if spec.is_unpartitioned() {
+        let partitioner = if spec.is_unpartitioned() {
             None
         } else {
-            Some(
-                RecordBatchPartitionSplitter::try_new_with_computed_values(
-                    Arc::clone(&schema),
-                    Arc::new(spec.clone()),
-                )
-                .map_err(|e| config("spec", &e))?,
-            )
+            Some(Partitioner {
+                calculator: PartitionValueCalculator::try_new(&spec, &schema)
+                    .map_err(|e| config("spec", &e))?,
+                partition_type: spec
+                    .partition_type(&schema)
+                    .map_err(|e| config("spec", &e))?,
+                schema: Arc::clone(&schema),
+                spec: spec.clone(),
+            })
         };
         let properties = WriterProperties::builder()
             .set_compression(compression(
@@ -122,63 +199,167 @@ impl DataFilesWriter {
                 description.compression_level,
             )?)
             .build();
-        let parquet = ParquetWriterBuilder::new(properties, Arc::clone(&schema));
-        let location = description.data_location.trim_end_matches('/').to_string();
-        let rolling = RollingFileWriterBuilder::new(
-            parquet,
-            usize::try_from(description.target_file_size).unwrap_or(usize::MAX),
-            FileIO::new_with_fs(),
-            DefaultLocationGenerator::with_data_location(location.clone()),
-            DefaultFileNameGenerator::new(
-                description.file_prefix.clone(),
-                None,
-                DataFileFormat::Parquet,
-            ),
-        );
+        let files = FileSettings {
+            properties,
+            location: description.data_location.trim_end_matches('/').to_string(),
+            target_file_size: usize::try_from(description.target_file_size).unwrap_or(usize::MAX),
+            prefix: description.file_prefix.clone(),
+        };
+        let deltas = if description.equality_ids.is_empty() {
+            None
+        } else {
+            Some(Deltas::new(
+                &schema,
+                &description.equality_ids,
+                description.upsert,
+                &files,
+            )?)
+        };
         Ok(DataFilesWriter {
-            location,
+            location: files.location.clone(),
             table_arrow,
-            splitter,
-            builder: DataFileWriterBuilder::new(rolling),
-            writers: BTreeMap::new(),
+            partitioner,
+            builder: DataFileWriterBuilder::new(files.rolling(Arc::clone(&schema), None)),
+            deltas,
+            partitions: BTreeMap::new(),
             rows: 0,
         })
     }
 
-    /// Writes `batch` (the table's columns, in order, of the bridge's Arrow types).
+    /// Writes `batch` (the table's columns, in order, of the bridge's Arrow types) as inserted
+    /// rows.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), IcebergWriteError> {
         if batch.num_rows() == 0 {
             return Ok(());
         }
         let batch = self.to_table_types(batch)?;
-        let runtime = runtime().map_err(|e| IcebergWriteError::Runtime(e.to_string()))?;
-        let parts = match &self.splitter {
-            None => vec![(None, batch)],
-            Some(splitter) => splitter
-                .split(&batch)
-                .map_err(|e| self.write_error(&e))?
-                .into_iter()
-                .map(|(key, part)| (Some(key), part))
-                .collect(),
-        };
-        for (key, part) in parts {
-            let path = key.as_ref().map(PartitionKey::to_path).unwrap_or_default();
-            if !self.writers.contains_key(&path) {
-                let writer = runtime
-                    .block_on(self.builder.build(key.clone()))
-                    .map_err(|e| self.write_error(&e))?;
-                self.writers.insert(path.clone(), (key, writer));
-            }
-            let rows = part.num_rows() as u64;
-            let location = self.location.clone();
-            if let Some((_, writer)) = self.writers.get_mut(&path) {
-                runtime
-                    .block_on(writer.write(part))
-                    .map_err(|e| write_error(&location, &e))?;
-            }
-            self.rows += rows;
+        for (key, rows) in self.groups(&batch)? {
+            let part = match rows {
+                None => batch.clone(),
+                Some(rows) => take_rows(&batch, &rows)?,
+            };
+            self.write_data(key, part)?;
         }
         Ok(())
+    }
+
+    /// Writes the changelog rows of `batch`, `kinds` holding each row's kind ([`INSERT`],
+    /// [`UPDATE_BEFORE`], [`UPDATE_AFTER`] or [`DELETE`]), as iceberg-flink's delta writers do:
+    /// inserted rows (and, upserting, the rows they replace) go to data files, deleted rows become
+    /// position deletes when this writer wrote them since the last [`Self::finish`] and equality
+    /// deletes otherwise.
+    pub fn write_changes(
+        &mut self,
+        batch: &RecordBatch,
+        kinds: &[u8],
+    ) -> Result<(), IcebergWriteError> {
+        if self.deltas.is_none() {
+            return Err(IcebergWriteError::Config(
+                "a changelog is written to a table without equality fields".to_string(),
+            ));
+        }
+        if kinds.len() != batch.num_rows() {
+            return Err(IcebergWriteError::Config(format!(
+                "{} row kinds for {} rows",
+                kinds.len(),
+                batch.num_rows()
+            )));
+        }
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        let batch = self.to_table_types(batch)?;
+        let count = u32::try_from(batch.num_rows()).map_err(|e| {
+            IcebergWriteError::Config(format!("batch of {} rows: {e}", batch.num_rows()))
+        })?;
+        for (key, rows) in self.groups(&batch)? {
+            let rows = rows.unwrap_or_else(|| (0..count).collect());
+            let inserted: Vec<u32> = rows
+                .iter()
+                .copied()
+                .filter(|&r| matches!(kinds[r as usize], INSERT | UPDATE_AFTER))
+                .collect();
+            let path = self.write_data(key, take_rows(&batch, &inserted)?)?;
+            let location = self.location.clone();
+            let (Some(deltas), Some(partition)) =
+                (self.deltas.as_ref(), self.partitions.get_mut(&path))
+            else {
+                continue;
+            };
+            let deletes = match partition.deletes.as_mut() {
+                Some(deletes) => deletes,
+                None => partition.deletes.insert(
+                    deltas
+                        .open(partition.key.clone())
+                        .map_err(|e| write_error(&location, &e))?,
+                ),
+            };
+            let written = if inserted.is_empty() {
+                None
+            } else {
+                Some((
+                    partition.data.current_file_path(),
+                    partition.data.current_row_num() as u64 - inserted.len() as u64,
+                ))
+            };
+            deltas
+                .apply(deletes, &batch, &rows, kinds, written)
+                .map_err(|e| write_error(&location, &e))?;
+        }
+        Ok(())
+    }
+
+    /// The rows of `batch` by partition: `None` for all rows of an unpartitioned table.
+    #[allow(clippy::type_complexity)]
+    fn groups(
+        &self,
+        batch: &RecordBatch,
+    ) -> Result<Vec<(Option<PartitionKey>, Option<Vec<u32>>)>, IcebergWriteError> {
+        match &self.partitioner {
+            None => Ok(vec![(None, None)]),
+            Some(partitioner) => Ok(partitioner
+                .groups(batch)
+                .map_err(|e| self.write_error(&e))?
+                .into_iter()
+                .map(|(key, rows)| (Some(key), Some(rows)))
+                .collect()),
+        }
+    }
+
+    /// Writes `part` to the data file open for the partition `key` (opening one when there is
+    /// none); the partition's path.
+    fn write_data(
+        &mut self,
+        key: Option<PartitionKey>,
+        part: RecordBatch,
+    ) -> Result<String, IcebergWriteError> {
+        let runtime = runtime().map_err(|e| IcebergWriteError::Runtime(e.to_string()))?;
+        let path = key.as_ref().map(PartitionKey::to_path).unwrap_or_default();
+        if !self.partitions.contains_key(&path) {
+            let data = runtime
+                .block_on(self.builder.build(key.clone()))
+                .map_err(|e| self.write_error(&e))?;
+            self.partitions.insert(
+                path.clone(),
+                PartitionFiles {
+                    key,
+                    data,
+                    deletes: None,
+                },
+            );
+        }
+        let rows = part.num_rows() as u64;
+        if rows == 0 {
+            return Ok(path);
+        }
+        let location = self.location.clone();
+        if let Some(partition) = self.partitions.get_mut(&path) {
+            runtime
+                .block_on(partition.data.write(part))
+                .map_err(|e| write_error(&location, &e))?;
+        }
+        self.rows += rows;
+        Ok(path)
     }
 
     /// Rows written since the last [`Self::finish`].
@@ -186,17 +367,25 @@ impl DataFilesWriter {
         self.rows
     }
 
-    /// Closes every open file; returns what each data file holds, as JSON (a list of the objects
-    /// [`describe`] makes). The writer writes new files afterwards.
+    /// Closes every open file; returns what each data and delete file holds, as JSON (a list of
+    /// the objects [`describe`] makes). The writer writes new files afterwards.
     pub fn finish(&mut self) -> Result<String, IcebergWriteError> {
         let runtime = runtime().map_err(|e| IcebergWriteError::Runtime(e.to_string()))?;
         let mut files = Vec::new();
-        for (_, (key, mut writer)) in std::mem::take(&mut self.writers) {
-            let written = runtime
-                .block_on(writer.close())
+        for (_, mut partition) in std::mem::take(&mut self.partitions) {
+            let key = partition.key.as_ref();
+            let mut written = runtime
+                .block_on(partition.data.close())
                 .map_err(|e| self.write_error(&e))?;
+            if let (Some(deltas), Some(deletes)) = (self.deltas.as_ref(), partition.deletes) {
+                written.extend(
+                    deltas
+                        .close(deletes, partition.key.clone())
+                        .map_err(|e| self.write_error(&e))?,
+                );
+            }
             for file in written {
-                files.push(describe(&file, key.as_ref())?);
+                files.push(describe(&file, key)?);
             }
         }
         self.rows = 0;
@@ -231,6 +420,44 @@ impl DataFilesWriter {
     fn write_error(&self, e: &iceberg::Error) -> IcebergWriteError {
         write_error(&self.location, e)
     }
+}
+
+/// Where and how the writer's files (data and deletes) are written.
+pub(crate) struct FileSettings {
+    properties: WriterProperties,
+    location: String,
+    target_file_size: usize,
+    prefix: String,
+}
+
+/// The rolling Parquet writers of files of the given schema.
+pub(crate) type RollingBuilder = RollingFileWriterBuilder<
+    ParquetWriterBuilder,
+    DefaultLocationGenerator,
+    DefaultFileNameGenerator,
+>;
+
+impl FileSettings {
+    /// Rolling writers of Parquet files of `schema`, named from the writer's prefix and `suffix`.
+    pub(crate) fn rolling(&self, schema: IcebergSchemaRef, suffix: Option<&str>) -> RollingBuilder {
+        RollingFileWriterBuilder::new(
+            ParquetWriterBuilder::new(self.properties.clone(), schema),
+            self.target_file_size,
+            FileIO::new_with_fs(),
+            DefaultLocationGenerator::with_data_location(self.location.clone()),
+            DefaultFileNameGenerator::new(
+                self.prefix.clone(),
+                suffix.map(str::to_string),
+                DataFileFormat::Parquet,
+            ),
+        )
+    }
+}
+
+/// The rows `rows` of `batch`, in that order.
+fn take_rows(batch: &RecordBatch, rows: &[u32]) -> Result<RecordBatch, IcebergWriteError> {
+    take_record_batch(batch, &UInt32Array::from(rows.to_vec()))
+        .map_err(|e| IcebergWriteError::Config(e.to_string()))
 }
 
 /// A column converted to a table column's type: fixed-length binaries (fixed, uuid) and the large
@@ -295,8 +522,12 @@ fn describe(file: &DataFile, key: Option<&PartitionKey>) -> Result<Value, Iceber
                 .collect::<Map<String, Value>>(),
         )
     };
+    // A position delete file's path bounds would name the one data file it deletes from when
+    // they are equal, and Parquet statistics may truncate them: the deletes apply by partition.
+    let positional = file.content_type() == DataContentType::PositionDeletes;
     let bounds = |map: &std::collections::HashMap<i32, iceberg::spec::Datum>| {
         map.iter()
+            .filter(|(id, _)| !(positional && **id == crate::delta::DELETE_FILE_PATH_ID))
             .map(|(id, datum)| {
                 datum
                     .to_bytes()
@@ -315,7 +546,14 @@ fn describe(file: &DataFile, key: Option<&PartitionKey>) -> Result<Value, Iceber
                 .collect::<Result<Vec<_>, _>>()?,
         ),
     };
+    let content = match file.content_type() {
+        DataContentType::Data => "data",
+        DataContentType::PositionDeletes => "position-deletes",
+        DataContentType::EqualityDeletes => "equality-deletes",
+    };
     Ok(json!({
+        "content": content,
+        "equality-ids": file.equality_ids(),
         "path": file.file_path(),
         "file-size": file.file_size_in_bytes(),
         "record-count": file.record_count(),

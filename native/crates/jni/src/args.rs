@@ -17,6 +17,17 @@ pub(crate) fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResu
     Ok(out)
 }
 
+/// The first `len` bytes of a `byte[]`.
+pub(crate) fn bytes(
+    env: &mut Env<'_>,
+    array: &JByteArray<'_>,
+    len: usize,
+) -> NativeResult<Vec<u8>> {
+    let mut bytes = vec![0i8; len];
+    array.get_region(env, 0, &mut bytes)?;
+    Ok(bytes.into_iter().map(|b| b as u8).collect())
+}
+
 /// The owned parts of a `MessageSchema` passed from Java: a format's descriptor bytes and
 /// message name, each `null` when the format needs none.
 pub(crate) fn message_schema_args(
@@ -27,9 +38,8 @@ pub(crate) fn message_schema_args(
     let descriptors = if descriptors.is_null() {
         None
     } else {
-        let mut bytes = vec![0i8; descriptors.len(env)?];
-        descriptors.get_region(env, 0, &mut bytes)?;
-        Some(bytes.into_iter().map(|b| b as u8).collect())
+        let len = descriptors.len(env)?;
+        Some(bytes(env, descriptors, len)?)
     };
     let message = if message.is_null() {
         None

@@ -3,10 +3,11 @@
 
 use arrow::datatypes::SchemaRef;
 use jni::EnvUnowned;
-use jni::objects::{JClass, JString};
+use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::jlong;
 use streamfusion_iceberg::{DataFilesWriter, IcebergWriteError};
 
+use crate::args::bytes;
 use crate::arrow_ffi::{import_batch, import_schema};
 use crate::errors::{NativeError, run};
 use crate::handle::{drop_handle, into_handle, object_of};
@@ -67,6 +68,37 @@ pub extern "system" fn Java_dev_streamfusion_iceberg_internal_NativeIcebergWrite
         // SAFETY: Java exports the batch with the writer's schema (see `NativeIcebergWriter.write`).
         let batch = unsafe { import_batch(array_addr, &writer.input) }?;
         Ok(writer.files.write(&batch)?)
+    })
+}
+
+/// Writes the exported batch as changelog rows, the kind of row `i` in `kinds[i]` (Flink's
+/// `RowKind` byte values).
+///
+/// # Safety
+/// `array_addr` is an `ArrowArray` exported with the writer's schema.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_iceberg_internal_NativeIcebergWriter_writeChanges0<
+    'local,
+>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    array_addr: jlong,
+    kinds: JByteArray<'local>,
+) {
+    run(env, |env| {
+        let writer = object_of::<Writer>(handle, KIND)?;
+        // SAFETY: Java exports the batch with the writer's schema (see `NativeIcebergWriter.write`).
+        let batch = unsafe { import_batch(array_addr, &writer.input) }?;
+        let available = kinds.len(env)?;
+        if available < batch.num_rows() {
+            return Err(NativeError::Config(format!(
+                "{available} row kinds for a batch of {} rows",
+                batch.num_rows()
+            )));
+        }
+        let kinds = bytes(env, &kinds, batch.num_rows())?;
+        Ok(writer.files.write_changes(&batch, &kinds)?)
     })
 }
 

@@ -1,9 +1,8 @@
 package dev.streamfusion.iceberg;
 
 import dev.streamfusion.testkit.flink.FailOnce;
+import dev.streamfusion.testkit.flink.MiniClusters;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -58,12 +57,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class StreamFusionIcebergITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setConfiguration(new Configuration())
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
 
     @TempDir static Path warehouse;
 

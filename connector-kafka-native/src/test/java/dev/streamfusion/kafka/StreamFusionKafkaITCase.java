@@ -6,6 +6,7 @@ import dev.streamfusion.formats.testing.JsonCorpus;
 import dev.streamfusion.formats.testing.MalformedMessage;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.flink.FailOnce;
+import dev.streamfusion.testkit.flink.MiniClusters;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
@@ -24,7 +25,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableResult;
@@ -122,13 +122,7 @@ class StreamFusionKafkaITCase {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2, METRICS.addToConfiguration(new Configuration()));
 
     private static final String BIDS = "bids-json";
     private static final String BAD = "bids-bad-json";

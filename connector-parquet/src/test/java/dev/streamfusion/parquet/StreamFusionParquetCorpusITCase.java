@@ -1,6 +1,7 @@
 package dev.streamfusion.parquet;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import dev.streamfusion.testkit.flink.MiniClusters;
+
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -41,12 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StreamFusionParquetCorpusITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
     private static final Path DATA = Paths.get("..", "..", "shared", "testdata", "parquet-testing", "data");
 

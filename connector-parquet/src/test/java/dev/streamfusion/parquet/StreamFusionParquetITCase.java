@@ -1,13 +1,13 @@
 package dev.streamfusion.parquet;
 
 import dev.streamfusion.testkit.flink.FailOnce;
+import dev.streamfusion.testkit.flink.MiniClusters;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
@@ -47,13 +47,7 @@ class StreamFusionParquetITCase {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(4)
-                            .build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(4, METRICS.addToConfiguration(new Configuration()));
 
     private static final Path TESTDATA = Paths.get("..", "..", "shared", "testdata", "parquet-testing", "data");
 

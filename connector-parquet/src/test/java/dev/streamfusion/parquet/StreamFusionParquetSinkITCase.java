@@ -1,11 +1,11 @@
 package dev.streamfusion.parquet;
 
 import dev.streamfusion.testkit.flink.FailOnce;
+import dev.streamfusion.testkit.flink.MiniClusters;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -46,12 +46,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class StreamFusionParquetSinkITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
     /** Every type Flink's Parquet format writes, NULLs in every column. */
     private static final String TYPES =

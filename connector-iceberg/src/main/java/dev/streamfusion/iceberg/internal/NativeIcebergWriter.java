@@ -53,6 +53,21 @@ public final class NativeIcebergWriter extends NativeHandle {
         });
     }
 
+    /**
+     * Writes the batch in {@code root} as changelog rows: row {@code i} of the kind {@code
+     * kinds[i]} (Flink's {@code RowKind} byte values). Only for a description {@link
+     * WriterDescription#writesChanges() with equality fields}.
+     *
+     * @throws dev.streamfusion.bridge.NativeIoException naming the data location when a file fails
+     */
+    public synchronized void writeChanges(VectorSchemaRoot root, byte[] kinds) {
+        long handle = address();
+        ArrowBatchExporter.exportBatch(allocator, root, exported -> {
+            writeChanges0(handle, exported, kinds);
+            return null;
+        });
+    }
+
     /** Closes the open files; the JSON description of every file written since the last call. */
     public synchronized String finish() {
         return finish0(address());
@@ -61,6 +76,8 @@ public final class NativeIcebergWriter extends NativeHandle {
     private static native long create(String description, long schemaAddress);
 
     private static native void write0(long handle, long arrayAddress);
+
+    private static native void writeChanges0(long handle, long arrayAddress, byte[] kinds);
 
     private static native String finish0(long handle);
 

@@ -35,10 +35,13 @@ public final class WriterDescription implements Serializable {
     private final String compression;
     private final Integer compressionLevel;
     private final String filePrefix;
+    /** The equality fields' ids of a changelog write, empty for an append-only one. */
+    private final int[] equalityIds;
+    private final boolean upsert;
 
     private WriterDescription(
             String schema, String spec, int specId, String dataLocation, long targetFileSize, String compression,
-            Integer compressionLevel, String filePrefix) {
+            Integer compressionLevel, String filePrefix, int[] equalityIds, boolean upsert) {
         this.schema = schema;
         this.spec = spec;
         this.specId = specId;
@@ -47,18 +50,43 @@ public final class WriterDescription implements Serializable {
         this.compression = compression;
         this.compressionLevel = compressionLevel;
         this.filePrefix = filePrefix;
+        this.equalityIds = equalityIds;
+        this.upsert = upsert;
     }
 
     /**
-     * The description of writes into {@code table} under its properties, overridden by {@code
-     * options} (a Flink table's options of the same names).
+     * iceberg-flink's write options (a Flink table's options, and a query's hints) and the table
+     * properties they override.
+     */
+    private static final Map<String, String> WRITE_OPTIONS = Map.of(
+            "write-format", TableProperties.DEFAULT_FILE_FORMAT,
+            "target-file-size-bytes", TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+            "compression-codec", TableProperties.PARQUET_COMPRESSION,
+            "compression-level", TableProperties.PARQUET_COMPRESSION_LEVEL,
+            "upsert-enabled", TableProperties.UPSERT_ENABLED,
+            "distribution-mode", TableProperties.WRITE_DISTRIBUTION_MODE);
+
+    /**
+     * The table's write properties: its properties, overridden by {@code options} of the same
+     * names or of iceberg-flink's write option names ({@code write-format}, {@code
+     * target-file-size-bytes}, {@code compression-codec}, {@code compression-level}, {@code
+     * upsert-enabled}, {@code distribution-mode}).
+     */
+    public static Map<String, String> writeProperties(Table table, Map<String, String> options) {
+        Map<String, String> props = new java.util.HashMap<>(table.properties());
+        options.forEach((key, value) -> props.put(WRITE_OPTIONS.getOrDefault(key, key), value));
+        return props;
+    }
+
+    /**
+     * The description of append-only writes into {@code table} under its properties, overridden
+     * by {@code options} (see {@link #writeProperties}).
      *
      * @throws UnsupportedOperationException when the table's write format is not Parquet, or it has
      *     a uuid column
      */
     public static WriterDescription of(Table table, Map<String, String> options) {
-        Map<String, String> props = new java.util.HashMap<>(table.properties());
-        props.putAll(options);
+        Map<String, String> props = writeProperties(table, options);
         String format = props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT);
         if (FileFormat.fromString(format) != FileFormat.PARQUET) {
             throw new UnsupportedOperationException("Table " + table.name() + " is written as " + format
@@ -85,12 +113,29 @@ public final class WriterDescription implements Serializable {
                 props.getOrDefault(TableProperties.PARQUET_COMPRESSION, TableProperties.PARQUET_COMPRESSION_DEFAULT)
                         .toLowerCase(Locale.ROOT),
                 level == null ? null : Integer.valueOf(level),
-                "");
+                "",
+                new int[0],
+                false);
     }
 
     /** This description, its files named from {@code prefix} on (unique among the table's writers). */
     public WriterDescription withFilePrefix(String prefix) {
-        return new WriterDescription(schema, spec, specId, dataLocation, targetFileSize, compression, compressionLevel, prefix);
+        return new WriterDescription(schema, spec, specId, dataLocation, targetFileSize, compression, compressionLevel,
+                prefix, equalityIds, upsert);
+    }
+
+    /**
+     * This description for changelogs: rows deleted by the equality fields {@code equalityIds}
+     * (top-level field ids), and, when {@code upsert}, inserted rows replacing their key's row.
+     */
+    public WriterDescription withChanges(int[] equalityIds, boolean upsert) {
+        return new WriterDescription(schema, spec, specId, dataLocation, targetFileSize, compression, compressionLevel,
+                filePrefix, equalityIds.clone(), upsert);
+    }
+
+    /** Whether changelog rows are written (the table has equality fields). */
+    public boolean writesChanges() {
+        return equalityIds.length > 0;
     }
 
     /** The id of the partition spec files are written with. */
@@ -106,6 +151,8 @@ public final class WriterDescription implements Serializable {
                 + ",\"target-file-size\":" + targetFileSize
                 + ",\"compression\":" + TaskDescription.quote(compression)
                 + (compressionLevel == null ? "" : ",\"compression-level\":" + compressionLevel)
+                + ",\"equality-ids\":" + java.util.Arrays.toString(equalityIds)
+                + ",\"upsert\":" + upsert
                 + "}";
     }
 }

@@ -6,7 +6,9 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
@@ -27,57 +29,129 @@ import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * The data files the native writer describes (JSON), rebuilt field by field as Iceberg Java's
- * {@link DataFile}s for a commit: path, size, rows, split offsets, column metrics with bounds in
- * Iceberg's single-value binary form, and partition values in the partition type's Java forms.
+ * The data and delete files the native writer describes (JSON), rebuilt field by field as
+ * Iceberg Java's {@link DataFile}s and {@link DeleteFile}s for a commit: content (data, position
+ * or equality deletes with their equality field ids), path, size, rows, split offsets, column
+ * metrics with bounds in Iceberg's single-value binary form, and partition values in the partition
+ * type's Java forms.
  */
 @Internal
 public final class WrittenFiles {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private WrittenFiles() {}
+    /** The data files. */
+    public final List<DataFile> data;
+    /** The delete files. */
+    public final List<DeleteFile> deletes;
+
+    private WrittenFiles(List<DataFile> data, List<DeleteFile> deletes) {
+        this.data = data;
+        this.deletes = deletes;
+    }
+
+    /** The files all of {@code jsons} describe. */
+    public static WrittenFiles of(Iterable<String> jsons, PartitionSpec spec) {
+        List<DataFile> data = new ArrayList<>();
+        List<DeleteFile> deletes = new ArrayList<>();
+        for (String json : jsons) {
+            WrittenFiles files = of(json, spec);
+            data.addAll(files.data);
+            deletes.addAll(files.deletes);
+        }
+        return new WrittenFiles(data, deletes);
+    }
 
     /** The files {@code json} (what {@code NativeIcebergWriter.finish()} returned) describes. */
-    public static List<DataFile> of(String json, PartitionSpec spec) {
+    public static WrittenFiles of(String json, PartitionSpec spec) {
         JsonNode files;
         try {
             files = JSON.readTree(json);
         } catch (IOException e) {
             throw new UncheckedIOException("Unreadable description of written data files", e);
         }
-        List<DataFile> out = new ArrayList<>(files.size());
+        List<DataFile> data = new ArrayList<>(files.size());
+        List<DeleteFile> deletes = new ArrayList<>();
         for (JsonNode file : files) {
-            out.add(dataFile(file, spec));
+            JsonNode content = file.get("content");
+            String kind = content == null ? "data" : content.asText();
+            switch (kind) {
+                case "data":
+                    data.add(dataFile(file, spec));
+                    break;
+                case "position-deletes":
+                case "equality-deletes":
+                    deletes.add(deleteFile(file, spec, kind));
+                    break;
+                default:
+                    throw new IllegalStateException("A written file has the unknown content '" + kind + "'");
+            }
         }
-        return out;
+        return new WrittenFiles(data, deletes);
     }
 
     private static DataFile dataFile(JsonNode file, PartitionSpec spec) {
-        long rows = file.get("record-count").asLong();
-        Metrics metrics = new Metrics(
-                rows,
+        DataFiles.Builder builder = DataFiles.builder(spec)
+                .withPath(file.get("path").asText())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(file.get("file-size").asLong())
+                .withMetrics(metrics(file));
+        List<Long> offsets = splitOffsets(file);
+        if (offsets != null) {
+            builder.withSplitOffsets(offsets);
+        }
+        if (spec.isPartitioned()) {
+            builder.withPartition(partition(file.get("partition"), spec));
+        }
+        return builder.build();
+    }
+
+    private static DeleteFile deleteFile(JsonNode file, PartitionSpec spec, String kind) {
+        FileMetadata.Builder builder = FileMetadata.deleteFileBuilder(spec);
+        if (kind.equals("position-deletes")) {
+            builder.ofPositionDeletes();
+        } else {
+            JsonNode ids = file.get("equality-ids");
+            int[] equalityIds = new int[ids == null ? 0 : ids.size()];
+            for (int i = 0; i < equalityIds.length; i++) {
+                equalityIds[i] = ids.get(i).asInt();
+            }
+            builder.ofEqualityDeletes(equalityIds);
+        }
+        // The fields a delete file shares with a data file, read once.
+        DataFile fields = dataFile(file, spec);
+        builder.withPath(fields.location())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(fields.fileSizeInBytes())
+                .withMetrics(metrics(file));
+        if (fields.splitOffsets() != null) {
+            builder.withSplitOffsets(fields.splitOffsets());
+        }
+        if (spec.isPartitioned()) {
+            builder.withPartition(fields.partition());
+        }
+        return builder.build();
+    }
+
+    private static Metrics metrics(JsonNode file) {
+        return new Metrics(
+                file.get("record-count").asLong(),
                 longs(file.get("column-sizes")),
                 longs(file.get("value-counts")),
                 longs(file.get("null-value-counts")),
                 longs(file.get("nan-value-counts")),
                 bytes(file.get("lower-bounds")),
                 bytes(file.get("upper-bounds")));
-        DataFiles.Builder builder = DataFiles.builder(spec)
-                .withPath(file.get("path").asText())
-                .withFormat(FileFormat.PARQUET)
-                .withFileSizeInBytes(file.get("file-size").asLong())
-                .withMetrics(metrics);
+    }
+
+    private static List<Long> splitOffsets(JsonNode file) {
         JsonNode offsets = file.get("split-offsets");
-        if (offsets != null && offsets.isArray()) {
-            List<Long> splitOffsets = new ArrayList<>();
-            offsets.forEach(o -> splitOffsets.add(o.asLong()));
-            builder.withSplitOffsets(splitOffsets);
+        if (offsets == null || !offsets.isArray()) {
+            return null;
         }
-        if (spec.isPartitioned()) {
-            builder.withPartition(partition(file.get("partition"), spec));
-        }
-        return builder.build();
+        List<Long> splitOffsets = new ArrayList<>();
+        offsets.forEach(o -> splitOffsets.add(o.asLong()));
+        return splitOffsets;
     }
 
     private static PartitionData partition(JsonNode values, PartitionSpec spec) {

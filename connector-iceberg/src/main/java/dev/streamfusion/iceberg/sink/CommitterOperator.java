@@ -18,7 +18,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.ReplacePartitions;
+import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 
@@ -31,7 +36,10 @@ import java.util.TreeMap;
 /**
  * Commits the data files the writers closed for a checkpoint once that checkpoint completes, in
  * one Iceberg snapshot whose summary carries the job id and the checkpoint id (as iceberg-flink's
- * committer records them), so a commit is made exactly once: after a restore, the files of
+ * committer records them). Checkpoints with delete files are committed one snapshot each, in
+ * order, so that a checkpoint's equality deletes apply to the rows of the checkpoints before it;
+ * appends of several checkpoints go in one snapshot. A batch {@code INSERT OVERWRITE} replaces the
+ * partitions it writes (the whole table when it is unpartitioned). A commit is made exactly once: after a restore, the files of
  * checkpoints the table's snapshots already record for the restored job are dropped, and the rest
  * are committed, and results of those checkpoints that arrive again (replayed from unaligned
  * checkpoints' channel state) are dropped. Files a writer closed at the end of its input belong to
@@ -53,6 +61,8 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     private final String branch;
     /** The partition spec the writers write with. */
     private final int specId;
+    /** Replace the partitions written instead of appending to them. */
+    private final boolean overwrite;
     /** Files by checkpoint, not committed yet. */
     private final NavigableMap<Long, List<String>> pending = new TreeMap<>();
     private transient ListState<WriteResult> pendingState;
@@ -63,10 +73,11 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     /** The highest checkpoint the table recorded as committed when the committer was restored. */
     private transient long committedAtRestore = -1;
 
-    CommitterOperator(IcebergTableRef tableRef, String branch, int specId) {
+    CommitterOperator(IcebergTableRef tableRef, String branch, int specId, boolean overwrite) {
         this.tableRef = tableRef;
         this.branch = branch;
         this.specId = specId;
+        this.overwrite = overwrite;
     }
 
     @Override
@@ -160,32 +171,59 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         }
     }
 
-    /** Commits the files of every pending checkpoint up to {@code checkpointId}, in one snapshot. */
+    /**
+     * Commits the files of every pending checkpoint up to {@code checkpointId}: in one snapshot,
+     * or one snapshot a checkpoint when there are delete files.
+     */
     private void commitUpTo(long checkpointId, String job) {
         NavigableMap<Long, List<String>> ready = pending.headMap(checkpointId, true);
         if (ready.isEmpty()) {
             return;
         }
         table.refresh();
-        AppendFiles append = table.newAppend();
-        if (branch != null) {
-            append = append.toBranch(branch);
+        PartitionSpec spec = table.specs().get(specId);
+        NavigableMap<Long, WrittenFiles> written = new TreeMap<>();
+        ready.forEach((checkpoint, files) -> written.put(checkpoint, WrittenFiles.of(files, spec)));
+        if (written.values().stream().allMatch(files -> files.deletes.isEmpty())) {
+            List<DataFile> data = new ArrayList<>();
+            written.values().forEach(files -> data.addAll(files.data));
+            commit(data, List.of(), ready.lastKey(), job);
+        } else {
+            written.forEach((checkpoint, files) -> commit(files.data, files.deletes, checkpoint, job));
         }
-        int count = 0;
-        for (List<String> files : ready.values()) {
-            for (String json : files) {
-                for (DataFile file : WrittenFiles.of(json, table.specs().get(specId))) {
-                    append.appendFile(file);
-                    count++;
-                }
-            }
-        }
-        append.set(JOB_ID, job)
-                .set(OPERATOR_ID, getOperatorID().toString())
-                .set(MAX_COMMITTED_CHECKPOINT_ID, Long.toString(ready.lastKey()))
-                .commit();
-        LOG.info("Committed {} data file(s) to Iceberg table {} up to checkpoint {}", count, tableRef, ready.lastKey());
         ready.clear();
+    }
+
+    /** Commits {@code data} and {@code deletes} in one snapshot, recorded as {@code checkpoint}'s. */
+    private void commit(List<DataFile> data, List<DeleteFile> deletes, long checkpoint, String job) {
+        if (data.isEmpty() && deletes.isEmpty()) {
+            return;
+        }
+        if (overwrite) {
+            ReplacePartitions replace = table.newReplacePartitions();
+            data.forEach(replace::addFile);
+            commit(replace, checkpoint, job);
+        } else if (deletes.isEmpty()) {
+            AppendFiles append = table.newAppend();
+            data.forEach(append::appendFile);
+            commit(append, checkpoint, job);
+        } else {
+            RowDelta delta = table.newRowDelta();
+            data.forEach(delta::addRows);
+            deletes.forEach(delta::addDeletes);
+            commit(delta, checkpoint, job);
+        }
+        LOG.info("Committed {} data and {} delete file(s) to Iceberg table {} for checkpoint {}{}",
+                data.size(), deletes.size(), tableRef, checkpoint, overwrite ? ", replacing their partitions" : "");
+    }
+
+    /** Commits {@code update} to the branch, its summary naming the job, the operator and {@code checkpoint}. */
+    private <T extends SnapshotUpdate<T>> void commit(T update, long checkpoint, String job) {
+        T onBranch = branch == null ? update : update.toBranch(branch);
+        onBranch.set(JOB_ID, job)
+                .set(OPERATOR_ID, getOperatorID().toString())
+                .set(MAX_COMMITTED_CHECKPOINT_ID, Long.toString(checkpoint))
+                .commit();
     }
 
     @Override

@@ -20,7 +20,8 @@ import java.util.UUID;
 
 /**
  * Writes the rows it receives as data files natively: rows are transposed into Arrow a batch at a
- * time and written by iceberg-rust; before each checkpoint barrier (and at the end of the input)
+ * time and written by iceberg-rust (with their kinds, for a table written from a changelog, whose
+ * deleted rows become delete files); before each checkpoint barrier (and at the end of the input)
  * the open files are closed and their descriptions sent to the committer. Files written after the
  * last checkpoint of a failed attempt are never committed.
  */
@@ -40,6 +41,8 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
     private transient RowDataArrowWriter rows;
     private transient NativeIcebergWriter writer;
     private transient boolean written;
+    /** The kinds of the rows appended to {@link #rows}, for a changelog. */
+    private transient byte[] kinds;
 
     DataFileWriterOperator(String table, WriterDescription description, RowType rowType) {
         this.table = table;
@@ -59,14 +62,17 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
         held = new EncoderResources();
         rows = held.open(allocator -> RowDataArrowWriter.create(rowType, allocator));
         writer = held.open(allocator -> NativeIcebergWriter.open(allocator, description.withFilePrefix(prefix), rowType));
+        kinds = description.writesChanges() ? new byte[BATCH] : null;
     }
 
     @Override
     public void processElement(StreamRecord<RowData> element) throws IOException {
         RowData row = element.getValue();
-        if (row.getRowKind() != RowKind.INSERT && row.getRowKind() != RowKind.UPDATE_AFTER) {
+        if (kinds != null) {
+            kinds[rows.appended()] = row.getRowKind().toByteValue();
+        } else if (row.getRowKind() != RowKind.INSERT && row.getRowKind() != RowKind.UPDATE_AFTER) {
             throw new IOException("Table " + table + " is written append-only, and a " + row.getRowKind()
-                    + " row arrived; declare a primary key and 'upsert-enabled' for changelogs");
+                    + " row arrived; a changelog needs equality fields (a primary key) and a table of format version 2 or later");
         }
         rows.append(row);
         if (rows.appended() >= BATCH) {
@@ -79,7 +85,11 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
             return;
         }
         try {
-            writer.write(rows.finishBatch());
+            if (kinds != null) {
+                writer.writeChanges(rows.finishBatch(), kinds);
+            } else {
+                writer.write(rows.finishBatch());
+            }
             written = true;
         } catch (NativeException e) {
             throw new IOException("Cannot write data files of table " + table + ": " + e.getMessage(), e);

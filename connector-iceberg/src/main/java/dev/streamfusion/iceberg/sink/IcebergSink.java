@@ -6,6 +6,7 @@ import dev.streamfusion.iceberg.internal.WriterDescription;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -18,8 +19,8 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The writing topology of an Iceberg table: data file writers at the input's parallelism, then
- * one committer.
+ * The writing topology of an Iceberg table: rows routed to the writers as the distribution says,
+ * data file writers at the input's parallelism (or the one given), then one committer.
  */
 @Internal
 public final class IcebergSink implements Serializable {
@@ -31,23 +32,38 @@ public final class IcebergSink implements Serializable {
     private final RowType rowType;
     /** The branch commits go to, or {@code null} for the main branch. */
     private final String branch;
+    /** Routes rows to the writers by a hash, or {@code null} to keep the input's distribution. */
+    private final KeySelector<RowData, Integer> distribution;
+    /** The writers' parallelism, or {@code null} for the input's. */
+    private final Integer parallelism;
+    private final boolean overwrite;
 
-    public IcebergSink(IcebergTableRef table, WriterDescription description, RowType rowType, String branch) {
+    public IcebergSink(
+            IcebergTableRef table, WriterDescription description, RowType rowType, String branch,
+            KeySelector<RowData, Integer> distribution, Integer parallelism, boolean overwrite) {
         this.table = table;
         this.description = description;
         this.rowType = rowType;
         this.branch = branch;
+        this.distribution = distribution;
+        this.parallelism = parallelism;
+        this.overwrite = overwrite;
     }
 
     /** Appends the writers and the committer to {@code rows}; {@code uids} names their state. */
     public DataStreamSink<?> consume(DataStream<RowData> rows, Function<String, Optional<String>> uids) {
-        SingleOutputStreamOperator<WriteResult> written = rows.transform(
+        DataStream<RowData> routed = distribution == null ? rows : rows.keyBy(distribution);
+        SingleOutputStreamOperator<WriteResult> written = routed.transform(
                 "IcebergWriter(" + table + ")",
                 TypeInformation.of(WriteResult.class),
                 new DataFileWriterOperator(table.toString(), description, rowType));
+        if (parallelism != null) {
+            written.setParallelism(parallelism);
+        }
         uids.apply("streamfusion-iceberg-writer").ifPresent(written::uid);
         SingleOutputStreamOperator<Void> committed = written
-                .transform("IcebergCommitter(" + table + ")", Types.VOID, new CommitterOperator(table, branch, description.specId()))
+                .transform("IcebergCommitter(" + table + ")", Types.VOID,
+                        new CommitterOperator(table, branch, description.specId(), overwrite))
                 .setParallelism(1)
                 .setMaxParallelism(1);
         uids.apply("streamfusion-iceberg-committer").ifPresent(committed::uid);

@@ -72,6 +72,21 @@ public final class IcebergOptions {
             ConfigOptions.key("include-column-stats").booleanType().defaultValue(false)
                     .withDescription("Accepted for iceberg-flink's sake; the native reader needs no column statistics in splits.");
 
+    public static final ConfigOption<Boolean> UPSERT_ENABLED = ConfigOptions.key("upsert-enabled")
+            .booleanType()
+            .noDefaultValue()
+            .withDescription("Write every inserted row as the new row of its key (equality fields: the primary key); "
+                    + "by default the table property 'write.upsert.enabled'.");
+    public static final ConfigOption<String> DISTRIBUTION_MODE = ConfigOptions.key("distribution-mode")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("How rows reach the writers: 'none' (by equality fields when the table has them) or 'hash' "
+                    + "(by partition); by default the table property 'write.distribution-mode'.");
+    public static final ConfigOption<Integer> WRITE_PARALLELISM = ConfigOptions.key("write-parallelism")
+            .intType()
+            .noDefaultValue()
+            .withDescription("The writers' parallelism; by default the input's.");
+
     /** The connector's own options: neither catalog properties nor table properties. */
     static final List<String> CONNECTOR_KEYS = List.of("connector", CATALOG_NAME.key(), CATALOG_DATABASE.key(), CATALOG_TABLE.key());
 

@@ -74,7 +74,10 @@ public final class StreamFusionIcebergTableFactory implements DynamicTableSource
                 IcebergOptions.MAX_PLANNING_SNAPSHOT_COUNT,
                 IcebergOptions.LIMIT,
                 IcebergOptions.CASE_SENSITIVE,
-                IcebergOptions.INCLUDE_COLUMN_STATS);
+                IcebergOptions.INCLUDE_COLUMN_STATS,
+                IcebergOptions.UPSERT_ENABLED,
+                IcebergOptions.DISTRIBUTION_MODE,
+                IcebergOptions.WRITE_PARALLELISM);
     }
 
     @Override
@@ -96,8 +99,11 @@ public final class StreamFusionIcebergTableFactory implements DynamicTableSource
         Map<String, String> options = context.getCatalogTable().getOptions();
         IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
-        ensureTable(ref, context.getCatalogTable(), rowType);
-        return new StreamFusionIcebergTableSink(ref, rowType, options);
+        Schema schema = ensureTable(ref, context.getCatalogTable(), rowType);
+        List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
+                .map(UniqueConstraint::getColumns)
+                .orElse(List.of());
+        return StreamFusionIcebergTableSink.of(ref, rowType, options, primaryKey, schema);
     }
 
     static IcebergTableRef tableRef(ObjectIdentifier identifier, Map<String, String> options) {

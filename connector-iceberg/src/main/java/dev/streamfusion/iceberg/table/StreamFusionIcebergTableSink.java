@@ -2,63 +2,109 @@ package dev.streamfusion.iceberg.table;
 
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 import dev.streamfusion.iceberg.internal.WriterDescription;
+import dev.streamfusion.iceberg.sink.Distribution;
 import dev.streamfusion.iceberg.sink.IcebergSink;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
+import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 
+import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * A streamfusion-iceberg table written: rows become Parquet data files written natively, and
  * Iceberg Java commits them when checkpoints complete (at the end of the input, bounded), exactly
- * once. Append-only.
+ * once. As iceberg-flink's sink: a table with equality fields (the Flink table's primary key, or
+ * else the Iceberg table's identifier fields) takes changelogs, deleted rows written as delete
+ * files, and with {@code upsert-enabled} every inserted row replaces its key's row; rows reach the
+ * writers by the hash of their equality fields, or of their partition under {@code
+ * distribution-mode} {@code hash}; {@code INSERT OVERWRITE} replaces the partitions written.
  */
 @Internal
-final class StreamFusionIcebergTableSink implements DynamicTableSink {
+final class StreamFusionIcebergTableSink implements DynamicTableSink, SupportsOverwrite, SupportsPartitioning {
 
     private final IcebergTableRef table;
     private final RowType rowType;
     private final Map<String, String> options;
+    /** The table's equality field names (the primary key, else the identifier fields). */
+    private final List<String> equalityColumns;
+    private boolean overwrite;
 
-    StreamFusionIcebergTableSink(IcebergTableRef table, RowType rowType, Map<String, String> options) {
+    private StreamFusionIcebergTableSink(
+            IcebergTableRef table, RowType rowType, Map<String, String> options, List<String> equalityColumns) {
         this.table = table;
         this.rowType = rowType;
         this.options = options;
+        this.equalityColumns = equalityColumns;
+    }
+
+    /**
+     * The sink of {@code table}, whose Flink table has the primary key {@code primaryKey} (empty
+     * for none) and whose Iceberg table has the schema {@code schema}.
+     */
+    static StreamFusionIcebergTableSink of(
+            IcebergTableRef table, RowType rowType, Map<String, String> options, List<String> primaryKey, Schema schema) {
+        List<String> equalityColumns = new ArrayList<>(primaryKey);
+        if (equalityColumns.isEmpty()) {
+            schema.identifierFieldIds().forEach(id -> equalityColumns.add(schema.findColumnName(id)));
+        }
+        return new StreamFusionIcebergTableSink(table, rowType, options, equalityColumns);
     }
 
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        return ChangelogMode.insertOnly();
+        if (equalityColumns.isEmpty()) {
+            return ChangelogMode.insertOnly();
+        }
+        ChangelogMode.Builder mode = ChangelogMode.newBuilder();
+        for (RowKind kind : requestedMode.getContainedKinds()) {
+            mode.addContainedKind(kind);
+        }
+        return mode.build();
+    }
+
+    @Override
+    public void applyOverwrite(boolean overwrite) {
+        this.overwrite = overwrite;
+    }
+
+    @Override
+    public void applyStaticPartition(Map<String, String> partition) {
+        // The planner puts a static partition's values into the rows, which the writers partition.
     }
 
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
-        WriterDescription description;
         Catalog catalog = table.catalog();
+        IcebergSink sink;
         try {
-            Table loaded = table.loadFrom(catalog);
-            // Batches reach the writer by position: the Flink table's columns must be the Iceberg
-            // table's, in its order.
-            java.util.List<String> icebergColumns = new java.util.ArrayList<>();
-            loaded.schema().columns().forEach(c -> icebergColumns.add(c.name()));
-            if (!icebergColumns.equals(rowType.getFieldNames())) {
-                throw new ValidationException("Table " + table + " has the columns " + icebergColumns
-                        + ", and the Flink table writes " + rowType.getFieldNames()
-                        + "; declare the Iceberg table's columns, in its order");
-            }
-            description = WriterDescription.of(loaded, options);
-        } catch (UnsupportedOperationException e) {
-            throw new ValidationException(e.getMessage(), e);
+            sink = plan(table.loadFrom(catalog), context.isBounded());
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
         } finally {
             try {
                 IcebergTableRef.close(catalog);
@@ -66,13 +112,124 @@ final class StreamFusionIcebergTableSink implements DynamicTableSink {
                 throw new UncheckedIOException(e);
             }
         }
-        IcebergSink sink = new IcebergSink(table, description, rowType, options.get(IcebergOptions.BRANCH.key()));
         return (DataStreamSinkProvider) (providerContext, rows) -> sink.consume(rows, providerContext::generateUid);
+    }
+
+    /** The writing topology for {@code loaded}, refused when the table cannot be written as asked. */
+    private IcebergSink plan(Table loaded, boolean bounded) {
+        // Batches reach the writer by position: the Flink table's columns must be the Iceberg
+        // table's, in its order.
+        List<String> icebergColumns = new ArrayList<>();
+        loaded.schema().columns().forEach(c -> icebergColumns.add(c.name()));
+        if (!icebergColumns.equals(rowType.getFieldNames())) {
+            throw new IllegalArgumentException("the Iceberg table has the columns " + icebergColumns
+                    + ", and the Flink table writes " + rowType.getFieldNames()
+                    + "; declare the Iceberg table's columns, in its order");
+        }
+        Map<String, String> props = WriterDescription.writeProperties(loaded, options);
+        boolean upsert = PropertyUtil.propertyAsBoolean(props, TableProperties.UPSERT_ENABLED, TableProperties.UPSERT_ENABLED_DEFAULT);
+        if (overwrite && !bounded) {
+            throw new IllegalArgumentException("INSERT OVERWRITE needs a bounded input (batch execution)");
+        }
+        if (upsert && equalityColumns.isEmpty()) {
+            throw new IllegalArgumentException("'upsert-enabled' needs equality fields: declare a PRIMARY KEY");
+        }
+        if (upsert && overwrite) {
+            throw new IllegalArgumentException("INSERT OVERWRITE cannot be combined with 'upsert-enabled'");
+        }
+        int[] equalityIds = equalityIds(loaded.schema());
+        if (upsert) {
+            for (PartitionField field : loaded.spec().fields()) {
+                if (!contains(equalityIds, field.sourceId())) {
+                    throw new IllegalArgumentException("with 'upsert-enabled', the source column '"
+                            + loaded.schema().findColumnName(field.sourceId()) + "' of the partition field '" + field.name()
+                            + "' must be one of the equality fields " + equalityColumns);
+                }
+            }
+        }
+        WriterDescription description = WriterDescription.of(loaded, options);
+        // A table of format version 1 has no delete files: written append-only, its writers refuse
+        // a changelog's retractions.
+        boolean changes = equalityIds.length > 0 && TableUtil.formatVersion(loaded) >= 2;
+        if (upsert && !changes) {
+            throw new IllegalArgumentException("'upsert-enabled' needs row-level deletes, which a table of format version 1 has not");
+        }
+        if (changes) {
+            description = description.withChanges(equalityIds, upsert);
+        }
+        String branch = options.get(IcebergOptions.BRANCH.key());
+        String parallelism = options.get(IcebergOptions.WRITE_PARALLELISM.key());
+        return new IcebergSink(table, description, rowType, branch, distribution(loaded, props, equalityIds),
+                parallelism == null ? null : Integer.valueOf(parallelism), overwrite);
+    }
+
+    /** The equality fields' ids, each a top-level column of a type deletes can compare. */
+    private int[] equalityIds(Schema schema) {
+        int[] ids = new int[equalityColumns.size()];
+        for (int i = 0; i < ids.length; i++) {
+            String name = equalityColumns.get(i);
+            Types.NestedField field = schema.findField(name);
+            if (field == null || !schema.columns().contains(field)) {
+                throw new IllegalArgumentException("the equality field '" + name + "' is not a top-level column of the Iceberg table");
+            }
+            Type type = field.type();
+            if (!type.isPrimitiveType() || type.typeId() == Type.TypeID.FLOAT || type.typeId() == Type.TypeID.DOUBLE) {
+                throw new IllegalArgumentException("the equality field '" + name + "' is of type " + type
+                        + "; equality fields are primitive and not floating-point");
+            }
+            ids[i] = field.fieldId();
+        }
+        return ids;
+    }
+
+    /** How rows reach the writers, as iceberg-flink distributes them; {@code null} to keep the input's. */
+    private KeySelector<RowData, Integer> distribution(Table loaded, Map<String, String> props, int[] equalityIds) {
+        String name = props.getOrDefault(TableProperties.WRITE_DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE_NONE);
+        DistributionMode mode;
+        try {
+            mode = DistributionMode.fromName(name.toLowerCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'distribution-mode' '" + name + "' is not one of none, hash, range", e);
+        }
+        int[] keyColumns = new int[equalityIds.length];
+        for (int i = 0; i < equalityIds.length; i++) {
+            keyColumns[i] = rowType.getFieldNames().indexOf(loaded.schema().findColumnName(equalityIds[i]));
+        }
+        switch (mode) {
+            case NONE:
+                return equalityIds.length == 0 ? null : Distribution.byColumns(rowType, keyColumns);
+            case HASH:
+                if (loaded.spec().isUnpartitioned()) {
+                    return equalityIds.length == 0 ? null : Distribution.byColumns(rowType, keyColumns);
+                }
+                for (PartitionField field : loaded.spec().fields()) {
+                    if (equalityIds.length > 0 && !contains(equalityIds, field.sourceId())) {
+                        throw new IllegalArgumentException("with 'distribution-mode' hash and equality fields " + equalityColumns
+                                + ", the source column '" + loaded.schema().findColumnName(field.sourceId())
+                                + "' of the partition field '" + field.name() + "' must be an equality field");
+                    }
+                }
+                return Distribution.byPartition(rowType, loaded.schema(), loaded.spec());
+            default:
+                throw new UnsupportedOperationException("'distribution-mode' " + name
+                        + " is not supported by streamfusion-iceberg; use none or hash");
+        }
+    }
+
+    private static boolean contains(int[] ids, int id) {
+        for (int each : ids) {
+            if (each == id) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
     public DynamicTableSink copy() {
-        return new StreamFusionIcebergTableSink(table, rowType, options);
+        StreamFusionIcebergTableSink copy = new StreamFusionIcebergTableSink(table, rowType, options, equalityColumns);
+        copy.overwrite = overwrite;
+        return copy;
     }
 
     @Override

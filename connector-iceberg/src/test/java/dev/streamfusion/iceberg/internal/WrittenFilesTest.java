@@ -1,6 +1,8 @@
 package dev.streamfusion.iceberg.internal;
 
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Conversions;
@@ -42,7 +44,7 @@ class WrittenFilesTest {
                 + "{\"path\":\"file:/w/data/b.parquet\",\"file-size\":99,\"record-count\":1,\"split-offsets\":null,"
                 + "\"column-sizes\":{},\"value-counts\":{},\"null-value-counts\":{},\"nan-value-counts\":{},"
                 + "\"lower-bounds\":{},\"upper-bounds\":{},\"partition\":[null,0,null,null]}]";
-        List<DataFile> files = WrittenFiles.of(json, spec);
+        List<DataFile> files = WrittenFiles.of(json, spec).data;
         assertThat(files).hasSize(2);
         DataFile a = files.get(0);
         assertThat(a.location()).isEqualTo("file:/w/data/a.parquet");
@@ -62,5 +64,32 @@ class WrittenFilesTest {
         assertThat(b.splitOffsets()).isNull();
         assertThat(b.partition().get(0, String.class)).isNull();
         assertThat(b.partition().get(3, ByteBuffer.class)).isNull();
+    }
+
+    @Test
+    void deleteFilesKeepTheirContentAndEqualityFields() {
+        PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("category").build();
+        String json = "[{\"content\":\"equality-deletes\",\"equality-ids\":[1],\"path\":\"file:/w/data/e.parquet\","
+                + "\"file-size\":10,\"record-count\":2,\"split-offsets\":[4],\"column-sizes\":{},\"value-counts\":{},"
+                + "\"null-value-counts\":{},\"nan-value-counts\":{},\"lower-bounds\":{},\"upper-bounds\":{},\"partition\":[\"c\"]},"
+                + "{\"content\":\"position-deletes\",\"equality-ids\":null,\"path\":\"file:/w/data/p.parquet\","
+                + "\"file-size\":11,\"record-count\":3,\"split-offsets\":[4],\"column-sizes\":{},\"value-counts\":{},"
+                + "\"null-value-counts\":{},\"nan-value-counts\":{},\"lower-bounds\":{},\"upper-bounds\":{},\"partition\":[\"c\"]},"
+                + "{\"content\":\"data\",\"equality-ids\":null,\"path\":\"file:/w/data/d.parquet\","
+                + "\"file-size\":12,\"record-count\":5,\"split-offsets\":[4],\"column-sizes\":{},\"value-counts\":{},"
+                + "\"null-value-counts\":{},\"nan-value-counts\":{},\"lower-bounds\":{},\"upper-bounds\":{},\"partition\":[\"c\"]}]";
+        WrittenFiles files = WrittenFiles.of(json, spec);
+        assertThat(files.data).hasSize(1);
+        assertThat(files.data.get(0).recordCount()).isEqualTo(5);
+        assertThat(files.deletes).hasSize(2);
+        DeleteFile equality = files.deletes.get(0);
+        assertThat(equality.content()).isEqualTo(FileContent.EQUALITY_DELETES);
+        assertThat(equality.equalityFieldIds()).containsExactly(1);
+        assertThat(equality.recordCount()).isEqualTo(2);
+        assertThat(equality.partition().get(0, String.class)).isEqualTo("c");
+        DeleteFile position = files.deletes.get(1);
+        assertThat(position.content()).isEqualTo(FileContent.POSITION_DELETES);
+        assertThat(position.location()).isEqualTo("file:/w/data/p.parquet");
+        assertThat(position.recordCount()).isEqualTo(3);
     }
 }

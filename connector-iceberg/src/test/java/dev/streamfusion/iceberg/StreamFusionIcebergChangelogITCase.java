@@ -1,0 +1,362 @@
+package dev.streamfusion.iceberg;
+
+import dev.streamfusion.testkit.flink.FailOnce;
+import dev.streamfusion.testkit.flink.MiniClusters;
+
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Changelogs, upserts, overwrites and distributions written by {@code streamfusion-iceberg},
+ * against iceberg-flink ({@code iceberg-flink-runtime-2.1} 1.11.0) writing the same jobs into a
+ * twin table of a Hadoop catalog on local disk: every table read back by iceberg-flink, by the
+ * native reader and by Iceberg Java's generic reader, and compared with the rows the jobs mean;
+ * iceberg-flink's twins (with the delete files iceberg-flink's upserts write) read natively too.
+ */
+// CloseableIterator.close() declares Exception.
+@SuppressWarnings("try")
+class StreamFusionIcebergChangelogITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
+
+    @TempDir static Path warehouse;
+
+    private static HadoopCatalog catalog;
+    private static String warehouseUri;
+
+    @BeforeAll
+    static void openCatalog() {
+        warehouseUri = warehouse.toUri().toString();
+        catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(), warehouseUri);
+        catalog.createNamespace(Namespace.of("db"));
+    }
+
+    @AfterAll
+    static void closeCatalog() throws Exception {
+        catalog.close();
+    }
+
+    /** Streaming jobs at parallelism 2, checkpointing every 150 ms, with {@code fail_once}. */
+    private static StreamTableEnvironment streaming() {
+        StreamTableEnvironment env = FailOnce.restartingTables(2, Duration.ofMillis(150));
+        register(env);
+        return env;
+    }
+
+    private static TableEnvironment batch() {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        env.getConfig().set("table.exec.resource.default-parallelism", "2");
+        register(env);
+        return env;
+    }
+
+    private static void register(TableEnvironment env) {
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '"
+                + warehouseUri + "')");
+        env.executeSql("CREATE DATABASE IF NOT EXISTS stock.db");
+    }
+
+    /**
+     * The twin tables {@code stock.db.<name>_stock} and {@code stock.db.<name>_ours} of {@code
+     * columns} and {@code properties}, and the streamfusion-iceberg table {@code sf_<name>} over the
+     * latter (with {@code options}).
+     */
+    private static void createTwins(TableEnvironment env, String name, String columns, String partitioning, String properties,
+            String options) {
+        for (String twin : List.of("_stock", "_ours")) {
+            env.executeSql("CREATE TABLE IF NOT EXISTS stock.db." + name + twin + " (" + columns + ") " + partitioning
+                    + " WITH (" + properties + ")");
+        }
+        env.executeSql("CREATE TABLE sf_" + name + " (" + columns + ") " + partitioning
+                + " WITH ('connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', 'catalog-type' = 'hadoop', "
+                + "'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', 'catalog-table' = '" + name + "_ours'"
+                + (options.isEmpty() ? "" : ", " + options) + ")");
+    }
+
+    /** Runs {@code insert} ({@code %s} for the table) into iceberg-flink's twin, then into ours. */
+    private static void insertBoth(TableEnvironment env, String name, String insert) throws Exception {
+        FailOnce.reset(Integer.MAX_VALUE);
+        env.executeSql(String.format(insert, "stock.db." + name + "_stock")).await(3, TimeUnit.MINUTES);
+        FailOnce.reset(Integer.MAX_VALUE);
+        env.executeSql(String.format(insert, "sf_" + name)).await(3, TimeUnit.MINUTES);
+    }
+
+    private static List<Row> collect(TableEnvironment env, String sql) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = env.executeSql(sql).collect()) {
+            it.forEachRemaining(rows::add);
+        }
+        return rows;
+    }
+
+    /** The rows of our table as iceberg-flink, our reader and Iceberg Java read them: all alike. */
+    private static List<String> readOurs(String name) throws Exception {
+        TableEnvironment env = batch();
+        List<Row> stockReadsStock = collect(env, "SELECT * FROM stock.db." + name + "_stock");
+        List<Row> stockReadsOurs = collect(env, "SELECT * FROM stock.db." + name + "_ours");
+        assertThat(stockReadsOurs).containsExactlyInAnyOrderElementsOf(stockReadsStock);
+        // The native reader, on our table and on iceberg-flink's (its delete files as iceberg-flink writes them).
+        for (String twin : List.of("_ours", "_stock")) {
+            env.executeSql("CREATE TABLE sf_read" + twin + " WITH ('connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', "
+                    + "'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', "
+                    + "'catalog-table' = '" + name + twin + "') LIKE stock.db." + name + twin + " (EXCLUDING OPTIONS)");
+            assertThat(collect(env, "SELECT * FROM sf_read" + twin)).as(twin).containsExactlyInAnyOrderElementsOf(stockReadsStock);
+        }
+        List<String> generic = new ArrayList<>();
+        Table ours = load(name + "_ours");
+        try (CloseableIterable<Record> records = IcebergGenerics.read(ours).build()) {
+            // Records read with deletes may carry the reader's own columns (_pos) after the table's.
+            records.forEach(r -> generic.add(ours.schema().columns().stream()
+                    .map(c -> r.getField(c.name()))
+                    .collect(Collectors.toList())
+                    .toString()));
+        }
+        List<String> rows = stockReadsOurs.stream().map(StreamFusionIcebergChangelogITCase::text).collect(Collectors.toList());
+        assertThat(generic).containsExactlyInAnyOrderElementsOf(rows);
+        return rows;
+    }
+
+    private static String text(Row row) {
+        List<Object> values = new ArrayList<>();
+        for (int i = 0; i < row.getArity(); i++) {
+            values.add(row.getField(i));
+        }
+        return values.toString();
+    }
+
+    private static Table load(String table) {
+        return catalog.loadTable(TableIdentifier.of("db", table));
+    }
+
+    /** The events {@code (k, v)} of a job: {@code v} is {@code prefix + i} for event {@code i}. */
+    private static List<int[]> events(int count, int firstKey, int keys) {
+        return IntStream.range(0, count).mapToObj(i -> new int[] {firstKey + i % keys, i}).collect(Collectors.toList());
+    }
+
+    private static String values(List<int[]> events, String prefix) {
+        return events.stream()
+                .map(e -> "(" + e[0] + ", '" + prefix + e[1] + "')")
+                .collect(Collectors.joining(", ", "(VALUES ", ") AS e(k, v)"));
+    }
+
+    /**
+     * A changelog of {@code events} (slowed by {@code fail_once} so that it spans several
+     * checkpoints): per key its count and greatest value, retracted once the key has {@code
+     * below} events.
+     */
+    private static String changelog(List<int[]> events, String prefix, int below) {
+        return "SELECT k, COUNT(*) AS n, MAX(v) AS v FROM (SELECT CAST(fail_once(CAST(k AS BIGINT)) AS INT) AS k, v FROM "
+                + values(events, prefix) + ") GROUP BY k HAVING COUNT(*) < " + below;
+    }
+
+    /** What the changelog of {@code events} leaves per key: {@code [n, v]}, absent when retracted. */
+    private static Map<Integer, Object[]> aggregate(List<int[]> events, String prefix, int below) {
+        Map<Integer, Object[]> out = new TreeMap<>();
+        Map<Integer, List<String>> byKey = new HashMap<>();
+        events.forEach(e -> byKey.computeIfAbsent(e[0], k -> new ArrayList<>()).add(prefix + e[1]));
+        byKey.forEach((k, vs) -> {
+            if (vs.size() < below) {
+                out.put(k, new Object[] {(long) vs.size(), vs.stream().max(String::compareTo).orElseThrow()});
+            }
+        });
+        return out;
+    }
+
+    @Test
+    void upsertsAndRetractionsAcrossCommitsReadAsIcebergFlinksWrites() throws Exception {
+        StreamTableEnvironment env = streaming();
+        String columns = "k INT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        createTwins(env, "upserted", columns, "", "'format-version' = '2', 'write.upsert.enabled' = 'true'", "");
+        createTwins(env, "retracted", columns, "", "'format-version' = '2'", "");
+        createTwins(env, "regrouped", "n BIGINT NOT NULL, keys BIGINT, PRIMARY KEY (n) NOT ENFORCED", "",
+                "'format-version' = '2'", "'upsert-enabled' = 'true'");
+        // Keys 0-99 reach three events, 100-199 two.
+        List<int[]> first = events(500, 0, 200);
+        // Keys 150-249 reach two events, 250-349 one.
+        List<int[]> second = events(300, 150, 200);
+
+        // Upserted: every key's latest count and greatest value, the second job's replacing the first's.
+        insertBoth(env, "upserted", "INSERT INTO %s " + changelog(first, "a", Integer.MAX_VALUE));
+        insertBoth(env, "upserted", "INSERT INTO %s " + changelog(second, "b", Integer.MAX_VALUE));
+        Map<Integer, Object[]> upserted = aggregate(first, "a", Integer.MAX_VALUE);
+        upserted.putAll(aggregate(second, "b", Integer.MAX_VALUE));
+        assertThat(readOurs("upserted")).containsExactlyInAnyOrderElementsOf(rows(upserted)).hasSize(350);
+
+        // Retracted (a changelog without upsert): keys retracted once they reach three events (the
+        // first job) or two (the second, deleting keys 150-199 of the first job's).
+        insertBoth(env, "retracted", "INSERT INTO %s " + changelog(first, "a", 3));
+        insertBoth(env, "retracted", "INSERT INTO %s " + changelog(second, "b", 2));
+        Map<Integer, Object[]> retracted = aggregate(first, "a", 3);
+        retracted.keySet().removeIf(k -> k >= 150 && k < 350);
+        retracted.putAll(aggregate(second, "b", 2));
+        assertThat(readOurs("retracted")).containsExactlyInAnyOrderElementsOf(rows(retracted)).hasSize(50 + 100);
+
+        // Regrouped (upserts and deletes): how many keys have each count; a count every key leaves
+        // behind is deleted.
+        String regroup = "INSERT INTO %s SELECT n, COUNT(*) FROM (SELECT k, COUNT(*) AS n FROM (SELECT "
+                + "CAST(fail_once(CAST(k AS BIGINT)) AS INT) AS k FROM ";
+        insertBoth(env, "regrouped", regroup + values(first, "a") + ") GROUP BY k) GROUP BY n");
+        insertBoth(env, "regrouped", regroup + values(second, "b") + ") GROUP BY k) GROUP BY n");
+        assertThat(readOurs("regrouped")).containsExactlyInAnyOrder("[1, 100]", "[2, 100]", "[3, 100]");
+
+        for (String table : List.of("upserted", "retracted", "regrouped")) {
+            Table ours = load(table + "_ours");
+            // Rows of earlier commits are deleted by key.
+            assertThat(deleteFiles(ours, "added-equality-delete-files")).as(table).isPositive();
+            assertThat(ours.snapshots()).allSatisfy(s -> assertThat(s.summary()).containsKey("flink.max-committed-checkpoint-id"));
+        }
+        // A count's row is replaced at every event, many times a checkpoint: rows of the same
+        // commit are deleted by position.
+        assertThat(deleteFiles(load("regrouped_ours"), "added-position-delete-files")).isPositive();
+    }
+
+    private static List<String> rows(Map<Integer, Object[]> aggregates) {
+        return aggregates.entrySet().stream()
+                .map(e -> List.of(e.getKey(), e.getValue()[0], e.getValue()[1]).toString())
+                .collect(Collectors.toList());
+    }
+
+    private static long deleteFiles(Table table, String summaryKey) {
+        long files = 0;
+        for (Snapshot snapshot : table.snapshots()) {
+            files += Long.parseLong(snapshot.summary().getOrDefault(summaryKey, "0"));
+        }
+        return files;
+    }
+
+    @Test
+    void aPartitionedUpsertTableDeletesEachKeyInItsPartition() throws Exception {
+        StreamTableEnvironment env = streaming();
+        createTwins(env, "parted_upsert", "k INT NOT NULL, p INT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k, p) NOT ENFORCED",
+                "PARTITIONED BY (p)", "'format-version' = '2', 'write.upsert.enabled' = 'true'", "'upsert-enabled' = 'true'");
+        List<int[]> first = events(400, 0, 200);
+        List<int[]> second = events(200, 100, 200);
+        String query = "INSERT INTO %s SELECT k, MOD(k, 3), n, v FROM (";
+        insertBoth(env, "parted_upsert", query + changelog(first, "a", 3) + ")");
+        insertBoth(env, "parted_upsert", query + changelog(second, "b", 3) + ")");
+        Map<Integer, Object[]> expected = aggregate(first, "a", 3);
+        expected.putAll(aggregate(second, "b", 3));
+        assertThat(readOurs("parted_upsert")).containsExactlyInAnyOrderElementsOf(expected.entrySet().stream()
+                .map(e -> List.of(e.getKey(), e.getKey() % 3, e.getValue()[0], e.getValue()[1]).toString())
+                .collect(Collectors.toList()));
+        assertThat(deleteFiles(load("parted_upsert_ours"), "added-equality-delete-files")).isPositive();
+    }
+
+    @Test
+    void aChangelogJobThatFailsMidStreamLeavesEveryKeyOnce() throws Exception {
+        StreamTableEnvironment env = streaming();
+        env.executeSql("CREATE TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000', "
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000')");
+        env.executeSql("CREATE TABLE stock.db.counted (k BIGINT NOT NULL, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                + "WITH ('format-version' = '2', 'write.upsert.enabled' = 'true')");
+        env.executeSql("CREATE TABLE sf_counted (k BIGINT NOT NULL, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                + "'connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', 'catalog-type' = 'hadoop', "
+                + "'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', 'catalog-table' = 'counted')");
+        FailOnce.reset(1500);
+        env.executeSql("INSERT INTO sf_counted SELECT k, COUNT(*) FROM (SELECT MOD(fail_once(id), 500) AS k FROM ids) GROUP BY k")
+                .await(3, TimeUnit.MINUTES);
+        assertThat(FailOnce.failed()).as("the job failed once").isTrue();
+        Map<Long, Long> counts = new TreeMap<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(load("counted")).build()) {
+            records.forEach(r -> assertThat(counts.put((Long) r.getField("k"), (Long) r.getField("n")))
+                    .as("key %s once", r.getField("k")).isNull());
+        }
+        assertThat(counts).hasSize(500).allSatisfy((k, n) -> assertThat(n).as("key %s", k).isEqualTo(6L));
+    }
+
+    @Test
+    void insertOverwriteReplacesThePartitionsWrittenAsIcebergFlinkDoes() throws Exception {
+        TableEnvironment env = batch();
+        createTwins(env, "overwritten", "id BIGINT, p STRING", "PARTITIONED BY (p)", "'format-version' = '2'", "");
+        createTwins(env, "overwritten_flat", "id BIGINT, p STRING", "", "'format-version' = '2'", "");
+        for (String table : List.of("overwritten", "overwritten_flat")) {
+            insertBoth(env, table, "INSERT INTO %s VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+            insertBoth(env, table, "INSERT OVERWRITE %s VALUES (10, 'a'), (11, 'a'), (20, 'b')");
+        }
+        assertThat(readOurs("overwritten")).containsExactlyInAnyOrder("[10, a]", "[11, a]", "[20, b]", "[3, c]");
+        assertThat(readOurs("overwritten_flat")).containsExactlyInAnyOrder("[10, a]", "[11, a]", "[20, b]");
+        assertThat(load("overwritten_ours").currentSnapshot().operation()).isEqualTo("overwrite");
+        StreamTableEnvironment streaming = streaming();
+        streaming.executeSql("CREATE TABLE sf_overwritten (id BIGINT, p STRING) WITH ('connector' = 'streamfusion-iceberg', "
+                + "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'catalog-table' = 'overwritten_ours')");
+        streaming.executeSql("CREATE TABLE endless (id BIGINT) WITH ('connector' = 'datagen')");
+        assertThatThrownBy(() -> streaming.executeSql("INSERT OVERWRITE sf_overwritten SELECT id, 'x' FROM endless").await())
+                .hasStackTraceContaining("INSERT OVERWRITE needs a bounded input");
+    }
+
+    @Test
+    void hashDistributionWritesEachPartitionThroughOneWriter() throws Exception {
+        TableEnvironment env = batch();
+        createTwins(env, "hashed", "id BIGINT, p INT", "PARTITIONED BY (p)", "'write.distribution-mode' = 'hash'",
+                "'distribution-mode' = 'hash'");
+        String rows = IntStream.range(0, 400).mapToObj(i -> "(" + i + ", " + (i % 5) + ")").collect(Collectors.joining(", "));
+        // Unless hashed, rows reach the two writers round-robin, each writer then writing every partition.
+        insertBoth(env, "hashed", "INSERT INTO %s SELECT * FROM (VALUES " + rows + ") AS t(id, p)");
+        assertThat(readOurs("hashed")).hasSize(400);
+        Map<String, Integer> ours = filesByPartition(load("hashed_ours"));
+        assertThat(ours).hasSize(5).allSatisfy((partition, files) -> assertThat(files).as(partition).isEqualTo(1));
+        assertThat(ours).isEqualTo(filesByPartition(load("hashed_stock")));
+    }
+
+    private static Map<String, Integer> filesByPartition(Table table) throws Exception {
+        Map<String, Integer> files = new TreeMap<>();
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+            for (FileScanTask task : tasks) {
+                DataFile file = task.file();
+                files.merge(table.spec().partitionToPath(file.partition()), 1, Integer::sum);
+            }
+        }
+        return files;
+    }
+
+    @Test
+    void changelogsNeedEqualityFieldsAndUpsertsAKey() {
+        StreamTableEnvironment env = streaming();
+        env.executeSql("CREATE TABLE stock.db.keyless (k INT, n BIGINT)");
+        String options = " WITH ('connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', 'catalog-type' = 'hadoop', "
+                + "'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', 'catalog-table' = 'keyless'";
+        env.executeSql("CREATE TABLE sf_keyless (k INT, n BIGINT)" + options + ")");
+        env.executeSql("CREATE TABLE sf_keyless_upsert (k INT, n BIGINT)" + options + ", 'upsert-enabled' = 'true')");
+        String counts = " SELECT k, COUNT(*) FROM (VALUES (1), (1)) AS t(k) GROUP BY k";
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO sf_keyless" + counts).await())
+                .hasStackTraceContaining("doesn't support consuming update changes");
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO sf_keyless_upsert SELECT 1, CAST(1 AS BIGINT)").await())
+                .hasStackTraceContaining("'upsert-enabled' needs equality fields");
+    }
+}
