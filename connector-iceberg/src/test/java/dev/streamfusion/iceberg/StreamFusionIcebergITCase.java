@@ -251,6 +251,69 @@ class StreamFusionIcebergITCase {
     }
 
     @Test
+    void aMissingDeleteFileFailsTheQueryNamingIt() throws Exception {
+        Table t = catalog.createTable(TableIdentifier.of("db", "lost_deletes"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
+        DataFile file = IcebergJavaTables.append(t, IcebergJavaTables.typedRows(0, 300, 14), "lost-data");
+        org.apache.iceberg.DeleteFile deletes = IcebergJavaTables.positionDeletes(t, file, List.of(1L, 2L), "lost-deletes");
+        t.newRowDelta().addDeletes(deletes).commit();
+        java.nio.file.Files.delete(java.nio.file.Paths.get(URI.create(deletes.location())));
+        TableEnvironment env = batch();
+        assertThatThrownBy(() -> collect(env, "SELECT id FROM sf_lost_deletes"))
+                .hasStackTraceContaining("lost-deletes.parquet");
+    }
+
+    @Test
+    void anExpiredSnapshotFailsNamingIt() throws Exception {
+        Table t = catalog.createTable(TableIdentifier.of("db", "expired"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
+        IcebergJavaTables.append(t, IcebergJavaTables.typedRows(0, 100, 15), "expired-1");
+        long expired = t.currentSnapshot().snapshotId();
+        IcebergJavaTables.append(t, IcebergJavaTables.typedRows(100, 100, 16), "expired-2");
+        t.expireSnapshots().expireSnapshotId(expired).commit();
+        TableEnvironment env = batch();
+        assertThat(collect(env, "SELECT id FROM sf_expired")).hasSize(200);
+        assertThatThrownBy(() -> collect(env, "SELECT id FROM sf_expired /*+ OPTIONS('snapshot-id' = '" + expired + "') */"))
+                .hasStackTraceContaining(Long.toString(expired))
+                .hasStackTraceContaining("sf.db.expired");
+    }
+
+    @Test
+    void aTableWhosePartitionSpecEvolvedReadsAsStockReadsIt() throws Exception {
+        Table t = catalog.createTable(TableIdentifier.of("db", "evolved_spec"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
+        IcebergJavaTables.append(t, IcebergJavaTables.typedRows(0, 400, 17), "unpartitioned");
+        t.updateSpec().addField("s").commit();
+        IcebergJavaTables.appendPartitioned(t, IcebergJavaTables.typedRows(400, 400, 18), "by-s");
+        t.updateSpec().addField(org.apache.iceberg.expressions.Expressions.bucket("id", 3)).commit();
+        IcebergJavaTables.appendPartitioned(t, IcebergJavaTables.typedRows(800, 400, 19), "by-s-and-bucket");
+        assertThat(t.specs()).hasSize(3);
+        TableEnvironment env = batch();
+        assertThat(assertSameRows(env, "evolved_spec", "SELECT * FROM %s")).hasSize(1200);
+        assertSameRows(env, "evolved_spec", "SELECT id, s FROM %s WHERE s IS NOT NULL AND id > 300");
+    }
+
+    @Test
+    void aJdbcCatalogOverSqliteIsReadAndWrittenAsIcebergFlinksIs() throws Exception {
+        String properties = "'uri' = 'jdbc:sqlite:" + warehouse.resolve("catalog.sqlite") + "', 'jdbc.schema-version' = 'V1', "
+                + "'warehouse' = '" + warehouseUri + "jdbc'";
+        TableEnvironment env = batch();
+        // A JDBC catalog keeps its tables under its name: every catalog here is named stock_jdbc.
+        env.executeSql("CREATE CATALOG stock_jdbc WITH ('type' = 'iceberg', 'catalog-impl' = 'org.apache.iceberg.jdbc.JdbcCatalog', "
+                + properties + ")");
+        // The connector form creates the table in the JDBC catalog; iceberg-flink appends to it.
+        env.executeSql("CREATE TABLE jdbc_events (id BIGINT NOT NULL, s STRING) WITH ('connector' = 'streamfusion-iceberg', "
+                + "'catalog-name' = 'stock_jdbc', 'catalog-type' = 'jdbc', " + properties + ", 'catalog-database' = 'events_db', "
+                + "'catalog-table' = 'events')");
+        env.executeSql("INSERT INTO jdbc_events SELECT id, s FROM stock.db.types WHERE id < 500").await();
+        env.executeSql("INSERT INTO stock_jdbc.events_db.events SELECT id, s FROM stock.db.types WHERE id >= 500 AND id < 800").await();
+        List<Row> expected = collect(env, "SELECT id, s FROM stock.db.types WHERE id < 800");
+        assertThat(expected).hasSizeGreaterThan(600);
+        assertThat(collect(env, "SELECT * FROM stock_jdbc.events_db.events")).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(collect(env, "SELECT * FROM jdbc_events")).containsExactlyInAnyOrderElementsOf(expected);
+        TableEnvironment ours = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        ours.executeSql("CREATE CATALOG stock_jdbc WITH ('type' = 'streamfusion-iceberg', 'catalog-type' = 'jdbc', " + properties + ")");
+        assertThat(collect(ours, "SELECT * FROM stock_jdbc.events_db.events")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
     void streamingReadsTheAppendsOfNewSnapshotsAfterTheCurrentOne() throws Exception {
         Table t = catalog.createTable(TableIdentifier.of("db", "stream"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
         IcebergJavaTables.append(t, IcebergJavaTables.typedRows(0, 200, 11), "s1");
