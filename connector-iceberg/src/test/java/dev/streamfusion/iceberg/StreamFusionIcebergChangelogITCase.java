@@ -3,11 +3,17 @@ package dev.streamfusion.iceberg;
 import dev.streamfusion.testkit.flink.FailOnce;
 import dev.streamfusion.testkit.flink.MiniClusters;
 
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 
 import org.apache.iceberg.DataFile;
@@ -203,12 +209,16 @@ class StreamFusionIcebergChangelogITCase {
         String columns = "k INT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
         createTwins(env, "upserted", columns, "", "'format-version' = '2', 'write.upsert.enabled' = 'true'", "");
         createTwins(env, "retracted", columns, "", "'format-version' = '2'", "");
+        // Upserting by the option on our side, by the table property on iceberg-flink's.
         createTwins(env, "regrouped", "n BIGINT NOT NULL, keys BIGINT, PRIMARY KEY (n) NOT ENFORCED", "",
-                "'format-version' = '2'", "'upsert-enabled' = 'true'");
+                "'format-version' = '2', 'write.upsert.enabled' = 'true'", "'upsert-enabled' = 'true'");
         // Keys 0-99 reach three events, 100-199 two.
         List<int[]> first = events(500, 0, 200);
         // Keys 150-249 reach two events, 250-349 one.
         List<int[]> second = events(300, 150, 200);
+        // A changelog is written as it comes: a key's rows of earlier jobs are deleted only by
+        // its retractions (and, upserting, by its inserts), so each job's changelog here is
+        // consistent with the rows the table has.
 
         // Upserted: every key's latest count and greatest value, the second job's replacing the first's.
         insertBoth(env, "upserted", "INSERT INTO %s " + changelog(first, "a", Integer.MAX_VALUE));
@@ -217,14 +227,37 @@ class StreamFusionIcebergChangelogITCase {
         upserted.putAll(aggregate(second, "b", Integer.MAX_VALUE));
         assertThat(readOurs("upserted")).containsExactlyInAnyOrderElementsOf(rows(upserted)).hasSize(350);
 
-        // Retracted (a changelog without upsert): keys retracted once they reach three events (the
-        // first job) or two (the second, deleting keys 150-199 of the first job's).
+        // Retracted (a changelog without upsert): keys retracted once they reach three events;
+        // then a changelog that deletes and updates rows of the first job and inserts and deletes
+        // its own.
         insertBoth(env, "retracted", "INSERT INTO %s " + changelog(first, "a", 3));
-        insertBoth(env, "retracted", "INSERT INTO %s " + changelog(second, "b", 2));
         Map<Integer, Object[]> retracted = aggregate(first, "a", 3);
-        retracted.keySet().removeIf(k -> k >= 150 && k < 350);
-        retracted.putAll(aggregate(second, "b", 2));
-        assertThat(readOurs("retracted")).containsExactlyInAnyOrderElementsOf(rows(retracted)).hasSize(50 + 100);
+        List<Row> changes = new ArrayList<>();
+        for (int k = 100; k < 200; k++) {
+            Object[] row = retracted.get(k);
+            if (k >= 150) {
+                changes.add(Row.ofKind(RowKind.DELETE, k, row[0], row[1]));
+            } else if (k < 120) {
+                changes.add(Row.ofKind(RowKind.UPDATE_BEFORE, k, row[0], row[1]));
+                changes.add(Row.ofKind(RowKind.UPDATE_AFTER, k, 3L, "c" + k));
+            }
+        }
+        for (int k = 1000; k < 1050; k++) {
+            changes.add(Row.ofKind(RowKind.INSERT, k, 1L, "c" + k));
+        }
+        for (int k = 1000; k < 1010; k++) {
+            changes.add(Row.ofKind(RowKind.DELETE, k, 1L, "c" + k));
+        }
+        StreamTableEnvironment changing = changelogOf(changes);
+        insertBoth(changing, "retracted", "INSERT INTO %s SELECT * FROM changes");
+        retracted.keySet().removeIf(k -> k >= 150);
+        for (int k = 100; k < 120; k++) {
+            retracted.put(k, new Object[] {3L, "c" + k});
+        }
+        for (int k = 1010; k < 1050; k++) {
+            retracted.put(k, new Object[] {1L, "c" + k});
+        }
+        assertThat(readOurs("retracted")).containsExactlyInAnyOrderElementsOf(rows(retracted)).hasSize(20 + 30 + 40);
 
         // Regrouped (upserts and deletes): how many keys have each count; a count every key leaves
         // behind is deleted.
@@ -243,6 +276,29 @@ class StreamFusionIcebergChangelogITCase {
         // A count's row is replaced at every event, many times a checkpoint: rows of the same
         // commit are deleted by position.
         assertThat(deleteFiles(load("regrouped_ours"), "added-position-delete-files")).isPositive();
+    }
+
+    /**
+     * A streaming table environment (parallelism 2, checkpoints every 150 ms) with the view {@code
+     * changes}: the changelog {@code rows} of {@code (k INT, n BIGINT, v STRING)}, in order; and
+     * {@code sf_retracted}.
+     */
+    private static StreamTableEnvironment changelogOf(List<Row> rows) {
+        Configuration configuration = new Configuration();
+        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(150));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.setParallelism(2);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        // The rows go to the sinks as they are: a materializer keyed by the primary key would drop
+        // retractions of rows this job did not insert.
+        tables.getConfig().set("table.exec.sink.upsert-materialize", "NONE");
+        register(tables);
+        DataStream<Row> changes = env.fromData(rows, Types.ROW_NAMED(new String[] {"k", "n", "v"}, Types.INT, Types.LONG, Types.STRING));
+        tables.createTemporaryView("changes", tables.fromChangelogStream(changes));
+        tables.executeSql("CREATE TABLE sf_retracted WITH ('connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', "
+                + "'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', "
+                + "'catalog-table' = 'retracted_ours') LIKE stock.db.retracted_ours (EXCLUDING OPTIONS)");
+        return tables;
     }
 
     private static List<String> rows(Map<Integer, Object[]> aggregates) {
