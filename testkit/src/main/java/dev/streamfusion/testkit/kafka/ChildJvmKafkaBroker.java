@@ -1,5 +1,7 @@
 package dev.streamfusion.testkit.kafka;
 
+import dev.streamfusion.testkit.process.ChildJvm;
+
 import org.apache.flink.annotation.PublicEvolving;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -12,19 +14,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +31,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 
 /**
  * A real Kafka broker (KRaft, combined broker and controller, one node) running in a child JVM on
@@ -65,8 +61,6 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
     private static final String HOST = "127.0.0.1";
     private static final String LOG_FILE = "broker.log";
     private static final int START_ATTEMPTS = 3;
-    private static final int LOG_TAIL_LINES = 60;
-    private static final int FIRST_ERROR_LINES = 30;
     private static final Duration GRACEFUL_STOP = Duration.ofSeconds(10);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
     private static final long POLL_MILLIS = 100;
@@ -220,11 +214,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // The JVM is shutting down: this may be the hook itself, which is fine.
-        }
+        ChildJvm.removeShutdownHook(shutdownHook);
         stop(true);
         LOG.info("Stopped the Kafka broker at {}", bootstrapServers());
     }
@@ -251,24 +241,14 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while stopping the Kafka broker", e);
         }
-        closeQuietly(process.getOutputStream());
+        ChildJvm.closeQuietly(process.getOutputStream());
         try {
-            process = spawn(command, directory);
+            process = ChildJvm.spawn(command, directory, logFile());
         } catch (IOException e) {
             throw new UncheckedIOException("Could not relaunch the Kafka broker's JVM in " + directory, e);
         }
         awaitReady(startTimeout);
         LOG.info("Restarted the Kafka broker at {}", bootstrapServers());
-    }
-
-    /** Starts the broker's JVM; its output goes to the log file, appended. */
-    private static Process spawn(List<String> command, Path directory) throws IOException {
-        // Standard input stays a pipe held by this JVM: the child stops when it closes.
-        return new ProcessBuilder(command)
-                .directory(directory.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve(LOG_FILE).toFile()))
-                .start();
     }
 
     private void stop(boolean graceful) {
@@ -277,24 +257,8 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                 admin.close(Duration.ZERO);
             }
         }
-        Process process = this.process;
-        try {
-            if (graceful) {
-                // SIGTERM: the broker's own shutdown hook stops it cleanly.
-                process.destroy();
-                if (!process.waitFor(GRACEFUL_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
-                    LOG.warn("The Kafka broker at {} did not stop within {} s; killing it", bootstrapServers(),
-                            GRACEFUL_STOP.toSeconds());
-                }
-            }
-            process.destroyForcibly();
-            process.waitFor();
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-        closeQuietly(process.getOutputStream());
-        deleteDirectory(directory);
+        ChildJvm.stop(process, graceful, GRACEFUL_STOP, "The Kafka broker at " + bootstrapServers());
+        ChildJvm.deleteDirectory(directory);
     }
 
     /**
@@ -311,7 +275,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                 }
                 // A plain connect first: a client polling a closed port fills the test log with
                 // connection warnings while the broker starts.
-                if (portOpen()) {
+                if (ChildJvm.portOpen(HOST, port)) {
                     try {
                         long remaining = Math.max(1, Math.min(5_000, (deadline - System.nanoTime()) / 1_000_000));
                         if (!admin().describeCluster(new DescribeClusterOptions().timeoutMs((int) remaining))
@@ -341,11 +305,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
     /** Kills the broker, deletes its directory and describes why it did not start, with its log. */
     private IllegalStateException failedStart(String reason) {
         closed.set(true);
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // The JVM is shutting down; the hook will find the broker closed.
-        }
+        ChildJvm.removeShutdownHook(shutdownHook);
         process.destroyForcibly();
         try {
             process.waitFor(GRACEFUL_STOP.toMillis(), TimeUnit.MILLISECONDS);
@@ -353,7 +313,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
             Thread.currentThread().interrupt();
         }
         // Read before stop() deletes the directory; the process is dead, so the log is complete.
-        String log = readLog();
+        String log = ChildJvm.readLog(logFile());
         stop(false);
         String message =
                 "The Kafka broker did not start: "
@@ -361,68 +321,10 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                         + ". From its log ("
                         + logFile()
                         + ", now deleted):\n"
-                        + excerpt(log);
+                        + ChildJvm.excerpt(log, " ERROR ");
         return log.contains("Address already in use")
                 ? new PortTakenException(message)
                 : new IllegalStateException(message);
-    }
-
-    private String readLog() {
-        try {
-            return new String(Files.readAllBytes(logFile()), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "(could not read the log: " + e + ")";
-        }
-    }
-
-    /**
-     * The last lines of the log, preceded by the first error when that came earlier: a broker that
-     * fails during start-up logs its whole shutdown afterwards, which can push the cause out of the
-     * tail.
-     */
-    private static String excerpt(String log) {
-        List<String> lines = Arrays.asList(log.split("\\R"));
-        int tailStart = Math.max(0, lines.size() - LOG_TAIL_LINES);
-        StringBuilder excerpt = new StringBuilder();
-        for (int i = 0; i < tailStart; i++) {
-            if (lines.get(i).contains(" ERROR ")) {
-                excerpt.append("First error:\n")
-                        .append(String.join("\n", lines.subList(i, Math.min(i + FIRST_ERROR_LINES, tailStart))))
-                        .append("\n...\nLast lines:\n");
-                break;
-            }
-        }
-        return excerpt.append(String.join("\n", lines.subList(tailStart, lines.size()))).toString();
-    }
-
-    private boolean portOpen() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(HOST, port), 500);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static void closeQuietly(OutputStream stream) {
-        try {
-            stream.close();
-        } catch (IOException e) {
-            // The pipe to a dead process: nothing to release.
-        }
-    }
-
-    private static void deleteDirectory(Path directory) {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException | UncheckedIOException e) {
-            LOG.warn("Could not delete the Kafka broker's directory {}", directory, e);
-        }
     }
 
     /** A start that failed because another process took one of the ports picked for the broker. */
@@ -509,12 +411,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
         }
 
         private ChildJvmKafkaBroker launch(String classpath) {
-            Path directory;
-            try {
-                directory = Files.createTempDirectory("streamfusion-kafka-");
-            } catch (IOException e) {
-                throw new UncheckedIOException("Could not create a directory for the Kafka broker", e);
-            }
+            Path directory = ChildJvm.newDirectory("streamfusion-kafka-");
             Process process;
             List<String> command;
             int port;
@@ -529,7 +426,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                 }
                 command =
                         List.of(
-                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                ChildJvm.java(),
                                 "-Xmx512m",
                                 "-XX:+ExitOnOutOfMemoryError",
                                 "-Dlog4j2.configurationFile=" + KafkaServerClasspath.LOG4J_CONFIGURATION,
@@ -537,9 +434,9 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                                 classpath,
                                 KafkaServerClasspath.MAIN_CLASS,
                                 config.toString());
-                process = spawn(command, directory);
+                process = ChildJvm.spawn(command, directory, directory.resolve(LOG_FILE));
             } catch (IOException e) {
-                deleteDirectory(directory);
+                ChildJvm.deleteDirectory(directory);
                 throw new UncheckedIOException("Could not launch the Kafka broker's JVM in " + directory, e);
             }
             ChildJvmKafkaBroker broker =
