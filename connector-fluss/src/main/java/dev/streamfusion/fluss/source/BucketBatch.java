@@ -1,0 +1,45 @@
+package dev.streamfusion.fluss.source;
+
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.source.SplitBatch;
+
+import org.apache.flink.annotation.Internal;
+
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.Set;
+
+/** The records one poll fetched from one bucket, as one Arrow batch, with their log offsets. */
+@Internal
+final class BucketBatch extends SplitBatch<BucketBatch.Row> {
+
+    /** The row the reader emits; one instance is moved along the batch. */
+    static final class Row {
+        ArrowColumnarBatch rows;
+        int index;
+        /** The offset of the record after this row's. */
+        long nextOffset;
+    }
+
+    private final long[] offsets;
+    private final Row row = new Row();
+
+    /** No rows. */
+    BucketBatch() {
+        this(null, null, null, null);
+    }
+
+    /** Rows of {@code splitId}; row {@code i} is the record at {@code offsets[i]}. */
+    BucketBatch(String splitId, VectorSchemaRoot root, ArrowColumnarBatch rows, long[] offsets) {
+        super(splitId, root, rows, Set.of());
+        this.offsets = offsets;
+        row.rows = rows;
+    }
+
+    @Override
+    protected Row record(ArrowColumnarBatch rows, int index) {
+        row.index = index;
+        row.nextOffset = offsets[index] + 1;
+        return row;
+    }
+}

@@ -1,0 +1,92 @@
+package dev.streamfusion.fluss.source;
+
+import dev.streamfusion.bridge.source.FetchedBatches;
+import dev.streamfusion.fluss.internal.FlussTableRef;
+import dev.streamfusion.fluss.table.FlussOptions.StartupMode;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.List;
+
+/**
+ * A Fluss log table read continuously, one split per bucket, the query's columns pushed to the
+ * server; rows reach Flink as views over Arrow batches.
+ */
+@Internal
+public final class FlussSource implements Source<RowData, BucketSplit, List<BucketSplit>>, ResultTypeQueryable<RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final FlussTableRef table;
+    private final int buckets;
+    private final int[] projection;
+    private final RowType rowType;
+    private final StartupMode mode;
+    private final long timestamp;
+    private final TypeInformation<RowData> producedType;
+
+    /**
+     * Reads the {@code projection} columns (Fluss column indices; of {@code rowType}) of the
+     * {@code buckets} buckets of {@code table} from where {@code mode} (and {@code timestamp}, epoch
+     * milliseconds) says, producing {@code producedType}.
+     */
+    public FlussSource(
+            FlussTableRef table, int buckets, int[] projection, RowType rowType, StartupMode mode, long timestamp,
+            TypeInformation<RowData> producedType) {
+        this.table = table;
+        this.buckets = buckets;
+        this.projection = projection;
+        this.rowType = rowType;
+        this.mode = mode;
+        this.timestamp = timestamp;
+        this.producedType = producedType;
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return Boundedness.CONTINUOUS_UNBOUNDED;
+    }
+
+    @Override
+    public SourceReader<RowData, BucketSplit> createReader(SourceReaderContext context) {
+        FetchedBatches fetched = new FetchedBatches();
+        return new FlussSourceReader(() -> new BucketSplitReader(table, projection, rowType, fetched), context, fetched);
+    }
+
+    @Override
+    public SplitEnumerator<BucketSplit, List<BucketSplit>> createEnumerator(SplitEnumeratorContext<BucketSplit> context) {
+        return new BucketEnumerator(context, table, buckets, mode, timestamp, null);
+    }
+
+    @Override
+    public SplitEnumerator<BucketSplit, List<BucketSplit>> restoreEnumerator(
+            SplitEnumeratorContext<BucketSplit> context, List<BucketSplit> checkpoint) {
+        return new BucketEnumerator(context, table, buckets, mode, timestamp, checkpoint);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<BucketSplit> getSplitSerializer() {
+        return new BucketSplit.Serializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<List<BucketSplit>> getEnumeratorCheckpointSerializer() {
+        return new BucketEnumerator.StateSerializer();
+    }
+
+    @Override
+    public TypeInformation<RowData> getProducedType() {
+        return producedType;
+    }
+}

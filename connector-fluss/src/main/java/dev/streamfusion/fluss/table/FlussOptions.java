@@ -1,0 +1,79 @@
+package dev.streamfusion.fluss.table;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+import java.time.Duration;
+
+/**
+ * The options of a {@code streamfusion-fluss} table, under fluss-flink's names, and the Fluss
+ * table's place ({@code database}, {@code table}), which fluss-flink takes from its catalog.
+ * Options starting with {@code client.} go to the Fluss client as they are.
+ */
+@PublicEvolving
+public final class FlussOptions {
+
+    private FlussOptions() {}
+
+    /** Where a read starts, as fluss-flink names it. */
+    public enum StartupMode {
+        /** A log table from its first record (a primary-key table: its snapshot, then its changes). */
+        FULL,
+        /** From the first record of the log. */
+        EARLIEST,
+        /** From the end of the log: only records written after the job starts. */
+        LATEST,
+        /** From the first record written at or after {@code scan.startup.timestamp}. */
+        TIMESTAMP
+    }
+
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS = ConfigOptions.key("bootstrap.servers")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The Fluss coordinator's host:port (a comma-separated list).");
+
+    public static final ConfigOption<String> DATABASE = ConfigOptions.key("database")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The table's Fluss database; by default the Flink table's database.");
+
+    public static final ConfigOption<String> TABLE = ConfigOptions.key("table")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The table's name in Fluss; by default the Flink table's name.");
+
+    public static final ConfigOption<StartupMode> SCAN_STARTUP_MODE = ConfigOptions.key("scan.startup.mode")
+            .enumType(StartupMode.class)
+            .defaultValue(StartupMode.FULL)
+            .withDescription("Where a read starts: full, earliest, latest or timestamp.");
+
+    public static final ConfigOption<String> SCAN_STARTUP_TIMESTAMP = ConfigOptions.key("scan.startup.timestamp")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("With 'scan.startup.mode' = 'timestamp': epoch milliseconds.");
+
+    public static final ConfigOption<Duration> SCAN_PARTITION_DISCOVERY_INTERVAL =
+            ConfigOptions.key("scan.partition.discovery.interval")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .withDescription("How often new partitions are looked for.");
+
+    public static final ConfigOption<Boolean> SINK_IGNORE_DELETE = ConfigOptions.key("sink.ignore-delete")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Drop UPDATE_BEFORE and DELETE rows instead of writing them.");
+
+    public static final ConfigOption<Integer> BUCKET_NUM = ConfigOptions.key("bucket.num")
+            .intType()
+            .noDefaultValue()
+            .withDescription("The number of buckets of a table the connector creates.");
+
+    public static final ConfigOption<String> BUCKET_KEY = ConfigOptions.key("bucket.key")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The comma-separated bucket key of a table the connector creates.");
+
+    /** The prefix of the options passed to the Fluss client as they are. */
+    public static final String CLIENT_PREFIX = "client.";
+}

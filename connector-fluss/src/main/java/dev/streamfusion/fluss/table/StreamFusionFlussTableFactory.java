@@ -1,0 +1,204 @@
+package dev.streamfusion.fluss.table;
+
+import dev.streamfusion.fluss.internal.FlussTableRef;
+import dev.streamfusion.fluss.table.FlussOptions.StartupMode;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.factories.DynamicTableFactory;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.exception.TableNotExistException;
+import org.apache.fluss.metadata.TableInfo;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@code 'connector' = 'streamfusion-fluss'}: a Fluss table named by {@code database} and {@code
+ * table} (by default the Flink table's database and name) on the cluster at {@code
+ * bootstrap.servers}, with fluss-flink's options; {@code client.*} options go to the Fluss client.
+ * The table must exist, with the Flink table's columns in its order.
+ */
+// The Fluss client's closeables declare Exception.
+@SuppressWarnings("try")
+@Internal
+public final class StreamFusionFlussTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+
+    public static final String IDENTIFIER = "streamfusion-fluss";
+
+    private static final long METADATA_TIMEOUT_SECONDS = 60;
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(FlussOptions.BOOTSTRAP_SERVERS);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return Set.of(
+                FlussOptions.DATABASE,
+                FlussOptions.TABLE,
+                FlussOptions.SCAN_STARTUP_MODE,
+                FlussOptions.SCAN_STARTUP_TIMESTAMP,
+                FlussOptions.SCAN_PARTITION_DISCOVERY_INTERVAL,
+                FlussOptions.SINK_IGNORE_DELETE,
+                FlussOptions.BUCKET_NUM,
+                FlussOptions.BUCKET_KEY);
+    }
+
+    @Override
+    public DynamicTableSource createDynamicTableSource(DynamicTableFactory.Context context) {
+        Resolved table = resolve(context);
+        Configuration conf = table.conf;
+        FlussTableRef ref = table.ref;
+        TableInfo info = table.info;
+        if (info.hasPrimaryKey() || info.isPartitioned()) {
+            throw new ValidationException("Fluss table " + ref + " is " + (info.hasPrimaryKey() ? "a primary-key" : "a partitioned")
+                    + " table; streamfusion-fluss reads unpartitioned log tables for now");
+        }
+        StartupMode mode = conf.get(FlussOptions.SCAN_STARTUP_MODE);
+        long timestamp = -1;
+        if (mode == StartupMode.TIMESTAMP) {
+            String value = conf.get(FlussOptions.SCAN_STARTUP_TIMESTAMP);
+            if (value == null) {
+                throw new ValidationException("Table " + ref + ": 'scan.startup.mode' = 'timestamp' needs 'scan.startup.timestamp'");
+            }
+            try {
+                timestamp = Long.parseLong(value.trim());
+            } catch (NumberFormatException e) {
+                throw new ValidationException("Table " + ref + ": 'scan.startup.timestamp' '" + value
+                        + "' is not epoch milliseconds", e);
+            }
+        }
+        return new StreamFusionFlussTableSource(
+                ref, info.getNumBuckets(), table.rowType, context.getPhysicalRowDataType(), mode, timestamp);
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(DynamicTableFactory.Context context) {
+        Resolved table = resolve(context);
+        if (table.info.isPartitioned()) {
+            throw new ValidationException("Fluss table " + table.ref
+                    + " is partitioned; streamfusion-fluss writes unpartitioned tables for now");
+        }
+        return new StreamFusionFlussTableSink(table.ref, table.info.hasPrimaryKey(), table.conf.get(FlussOptions.SINK_IGNORE_DELETE));
+    }
+
+    /** A Flink table's options, its Fluss table and that table's metadata, checked. */
+    private static final class Resolved {
+        final Configuration conf;
+        final FlussTableRef ref;
+        final RowType rowType;
+        final TableInfo info;
+
+        Resolved(Configuration conf, FlussTableRef ref, RowType rowType, TableInfo info) {
+            this.conf = conf;
+            this.ref = ref;
+            this.rowType = rowType;
+            this.info = info;
+        }
+    }
+
+    private Resolved resolve(DynamicTableFactory.Context context) {
+        Map<String, String> options = context.getCatalogTable().getOptions();
+        Configuration conf = validated(options);
+        FlussTableRef ref = tableRef(context.getObjectIdentifier(), options);
+        RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
+        return new Resolved(conf, ref, rowType, tableInfo(ref, rowType));
+    }
+
+    /** The options as a configuration, unknown ones refused ({@code client.*} aside). */
+    private Configuration validated(Map<String, String> options) {
+        Set<String> known = new java.util.HashSet<>(List.of("connector"));
+        requiredOptions().forEach(o -> known.add(o.key()));
+        optionalOptions().forEach(o -> known.add(o.key()));
+        for (String key : options.keySet()) {
+            if (!known.contains(key) && !key.startsWith(FlussOptions.CLIENT_PREFIX)) {
+                throw new ValidationException("Unsupported option '" + key + "' of a streamfusion-fluss table; supported: "
+                        + new java.util.TreeSet<>(known) + " and client.*");
+            }
+        }
+        return Configuration.fromMap(options);
+    }
+
+    static FlussTableRef tableRef(ObjectIdentifier identifier, Map<String, String> options) {
+        Map<String, String> client = new HashMap<>();
+        options.forEach((key, value) -> {
+            if (key.startsWith(FlussOptions.CLIENT_PREFIX)) {
+                client.put(key, value);
+            }
+        });
+        return new FlussTableRef(
+                options.get(FlussOptions.BOOTSTRAP_SERVERS.key()),
+                client,
+                options.getOrDefault(FlussOptions.DATABASE.key(), identifier.getDatabaseName()),
+                options.getOrDefault(FlussOptions.TABLE.key(), identifier.getObjectName()));
+    }
+
+    /** The table's metadata, checked against the Flink table's columns. */
+    private static TableInfo tableInfo(FlussTableRef ref, RowType rowType) {
+        for (RowType.RowField field : rowType.getFields()) {
+            LogicalType type = field.getType();
+            switch (type.getTypeRoot()) {
+                case ARRAY:
+                case MAP:
+                case ROW:
+                case MULTISET:
+                case RAW:
+                case STRUCTURED_TYPE:
+                case DISTINCT_TYPE:
+                case INTERVAL_DAY_TIME:
+                case INTERVAL_YEAR_MONTH:
+                    throw new ValidationException("Column '" + field.getName() + "' of Fluss table " + ref + " is of type "
+                            + type + ", which streamfusion-fluss does not read or write yet");
+                default:
+                    break;
+            }
+        }
+        TableInfo info;
+        try (Connection connection = ref.connect(); Admin admin = connection.getAdmin()) {
+            info = admin.getTableInfo(ref.path()).get(METADATA_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TableNotExistException) {
+                throw new ValidationException("Fluss table " + ref + " does not exist", e.getCause());
+            }
+            throw new ValidationException("Cannot read the metadata of Fluss table " + ref + ": " + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new ValidationException("The Fluss cluster of table " + ref + " did not answer within "
+                    + METADATA_TIMEOUT_SECONDS + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ValidationException("Interrupted reading the metadata of Fluss table " + ref, e);
+        } catch (Exception e) {
+            throw new ValidationException("Cannot reach the Fluss cluster of table " + ref + ": " + e.getMessage(), e);
+        }
+        List<String> flussColumns = info.getRowType().getFieldNames();
+        if (!flussColumns.equals(rowType.getFieldNames())) {
+            throw new ValidationException("Fluss table " + ref + " has the columns " + flussColumns
+                    + ", and the Flink table declares " + rowType.getFieldNames() + "; declare the Fluss table's columns, in its order");
+        }
+        return info;
+    }
+}

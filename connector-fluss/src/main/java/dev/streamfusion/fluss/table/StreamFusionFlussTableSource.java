@@ -1,0 +1,81 @@
+package dev.streamfusion.fluss.table;
+
+import dev.streamfusion.fluss.internal.FlussTableRef;
+import dev.streamfusion.fluss.source.FlussSource;
+import dev.streamfusion.fluss.table.FlussOptions.StartupMode;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * A streamfusion-fluss log table read: a continuous source of its buckets, the query's top-level
+ * columns pushed to the Fluss server.
+ */
+@Internal
+final class StreamFusionFlussTableSource implements ScanTableSource, SupportsProjectionPushDown {
+
+    private final FlussTableRef table;
+    private final int buckets;
+    private final RowType tableType;
+    private final StartupMode mode;
+    private final long timestamp;
+    private int[] projection;
+    private DataType producedType;
+
+    StreamFusionFlussTableSource(
+            FlussTableRef table, int buckets, RowType tableType, DataType producedType, StartupMode mode, long timestamp) {
+        this.table = table;
+        this.buckets = buckets;
+        this.tableType = tableType;
+        this.producedType = producedType;
+        this.mode = mode;
+        this.timestamp = timestamp;
+        this.projection = java.util.stream.IntStream.range(0, tableType.getFieldCount()).toArray();
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode() {
+        return ChangelogMode.insertOnly();
+    }
+
+    @Override
+    public boolean supportsNestedProjection() {
+        return false;
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        int[] top = new int[projectedFields.length];
+        for (int i = 0; i < top.length; i++) {
+            top[i] = projectedFields[i][0];
+        }
+        this.projection = top;
+        this.producedType = producedDataType;
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        RowType rowType = (RowType) producedType.getLogicalType();
+        return SourceProvider.of(new FlussSource(
+                table, buckets, projection, rowType, mode, timestamp, context.createTypeInformation(producedType)));
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        StreamFusionFlussTableSource copy =
+                new StreamFusionFlussTableSource(table, buckets, tableType, producedType, mode, timestamp);
+        copy.projection = projection.clone();
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "StreamFusionFluss(" + table + ")";
+    }
+}
