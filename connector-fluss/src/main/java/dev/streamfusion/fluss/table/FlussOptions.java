@@ -1,5 +1,7 @@
 package dev.streamfusion.fluss.table;
 
+import dev.streamfusion.fluss.internal.StartupMode;
+
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -15,18 +17,6 @@ import java.time.Duration;
 public final class FlussOptions {
 
     private FlussOptions() {}
-
-    /** Where a read starts, as fluss-flink names it. */
-    public enum StartupMode {
-        /** A log table from its first record (a primary-key table: its snapshot, then its changes). */
-        FULL,
-        /** From the first record of the log. */
-        EARLIEST,
-        /** From the end of the log: only records written after the job starts. */
-        LATEST,
-        /** From the first record written at or after {@code scan.startup.timestamp}. */
-        TIMESTAMP
-    }
 
     public static final ConfigOption<String> BOOTSTRAP_SERVERS = ConfigOptions.key("bootstrap.servers")
             .stringType()

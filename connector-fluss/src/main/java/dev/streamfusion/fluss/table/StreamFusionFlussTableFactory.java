@@ -1,7 +1,7 @@
 package dev.streamfusion.fluss.table;
 
 import dev.streamfusion.fluss.internal.FlussTableRef;
-import dev.streamfusion.fluss.table.FlussOptions.StartupMode;
+import dev.streamfusion.fluss.internal.StartupMode;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;

@@ -2,7 +2,7 @@ package dev.streamfusion.fluss.table;
 
 import dev.streamfusion.fluss.internal.FlussTableRef;
 import dev.streamfusion.fluss.source.FlussSource;
-import dev.streamfusion.fluss.table.FlussOptions.StartupMode;
+import dev.streamfusion.fluss.internal.StartupMode;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.connector.ChangelogMode;
