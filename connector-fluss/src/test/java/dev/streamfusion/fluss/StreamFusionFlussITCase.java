@@ -1,22 +1,37 @@
 package dev.streamfusion.fluss;
 
 import dev.streamfusion.testkit.fluss.FlussClusterExtension;
+import dev.streamfusion.testkit.flink.FailOnce;
 import dev.streamfusion.testkit.flink.MiniClusters;
 
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.ConnectionFactory;
+import org.apache.fluss.client.lookup.Lookuper;
+import org.apache.fluss.metadata.TablePath;
+import org.apache.fluss.row.GenericRow;
+import org.apache.fluss.row.InternalRow;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -113,6 +128,138 @@ class StreamFusionFlussITCase {
         String earliest = " /*+ OPTIONS('scan.startup.mode' = 'earliest') */";
         assertThat(take(env, "SELECT * FROM stock.fluss.written_ours" + earliest, 200))
                 .containsExactlyInAnyOrderElementsOf(take(env, "SELECT * FROM stock.fluss.written_stock" + earliest, 200));
+    }
+
+    @Test
+    void upsertsAndDeletesReachAPrimaryKeyTableAsFlussFlinksDo() throws Exception {
+        List<Row> changes = new ArrayList<>();
+        for (int k = 0; k < 100; k++) {
+            changes.add(Row.ofKind(RowKind.INSERT, k, 1L, "a" + k));
+        }
+        for (int k = 0; k < 50; k++) {
+            changes.add(Row.ofKind(RowKind.UPDATE_BEFORE, k, 1L, "a" + k));
+            changes.add(Row.ofKind(RowKind.UPDATE_AFTER, k, 2L, "b" + k));
+        }
+        for (int k = 90; k < 100; k++) {
+            changes.add(Row.ofKind(RowKind.DELETE, k, 1L, "a" + k));
+        }
+        StreamExecutionEnvironment streams = StreamExecutionEnvironment.getExecutionEnvironment();
+        streams.setParallelism(2);
+        StreamTableEnvironment env = StreamTableEnvironment.create(streams);
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        String columns = "k INT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.kv_ours (" + columns + ") WITH ('bucket.num' = '2')");
+        env.executeSql("CREATE TABLE stock.fluss.kv_stock (" + columns + ") WITH ('bucket.num' = '2')");
+        createOurs(env, "sf_kv", "kv_ours", columns, "");
+        DataStream<Row> stream = streams.fromData(changes, Types.ROW_NAMED(new String[] {"k", "n", "v"}, Types.INT, Types.LONG, Types.STRING));
+        env.createTemporaryView("changes", env.fromChangelogStream(stream));
+        env.executeSql("INSERT INTO sf_kv SELECT * FROM changes").await();
+        env.executeSql("INSERT INTO stock.fluss.kv_stock SELECT * FROM changes").await();
+
+        List<String> expected = new ArrayList<>();
+        IntStream.range(0, 50).forEach(k -> expected.add(k + "," + 2 + ",b" + k));
+        IntStream.range(50, 90).forEach(k -> expected.add(k + "," + 1 + ",a" + k));
+        assertThat(lookUp("kv_ours", 100)).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(lookUp("kv_stock", 100)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void aSinkJobThatFailsMidStreamLosesNoRow() throws Exception {
+        StreamTableEnvironment env = FailOnce.restartingTables(2, Duration.ofMillis(200));
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        env.executeSql("CREATE TABLE stock.fluss.failover_kv (k BIGINT NOT NULL, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                + "WITH ('bucket.num' = '2')");
+        env.executeSql("CREATE TABLE stock.fluss.failover_log (k BIGINT, v BIGINT) WITH ('bucket.num' = '2')");
+        createOurs(env, "sf_failover_kv", "failover_kv", "k BIGINT NOT NULL, v BIGINT, PRIMARY KEY (k) NOT ENFORCED", "");
+        createOurs(env, "sf_failover_log", "failover_log", "k BIGINT, v BIGINT", "");
+        env.executeSql("CREATE TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1500', "
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000')");
+        env.createTemporaryView("slow", env.sqlQuery("SELECT fail_once(id) AS k, id * 2 AS v FROM ids"));
+        FailOnce.reset(1500);
+        env.createStatementSet()
+                .addInsertSql("INSERT INTO sf_failover_kv SELECT k, v FROM slow")
+                .addInsertSql("INSERT INTO sf_failover_log SELECT k, v FROM slow")
+                .execute()
+                .await(3, TimeUnit.MINUTES);
+        assertThat(FailOnce.failed()).as("the job failed once").isTrue();
+
+        List<String> expected = LongStream.rangeClosed(1, 3000).mapToObj(k -> k + "," + k * 2).collect(Collectors.toList());
+        assertThat(lookUpLongs("failover_kv", 3000)).containsExactlyInAnyOrderElementsOf(expected);
+        // A log table is written at least once, as fluss-flink writes it: rows written after the
+        // last checkpoint before the failure are written again.
+        assertThat(new java.util.HashSet<>(readLog("failover_log"))).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** The rows {@code k,v} of keys 1 to {@code keys} of the BIGINT primary-key table {@code fluss.<table>}. */
+    private static List<String> lookUpLongs(String table, int keys) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (Connection connection = connect();
+                org.apache.fluss.client.table.Table kv = connection.getTable(TablePath.of("fluss", table))) {
+            Lookuper lookuper = kv.newLookup().createLookuper();
+            List<java.util.concurrent.CompletableFuture<org.apache.fluss.client.lookup.LookupResult>> results = new ArrayList<>();
+            for (long k = 1; k <= keys; k++) {
+                results.add(lookuper.lookup(GenericRow.of(k)));
+            }
+            for (java.util.concurrent.CompletableFuture<org.apache.fluss.client.lookup.LookupResult> result : results) {
+                InternalRow row = result.get().getSingletonRow();
+                if (row != null) {
+                    rows.add(row.getLong(0) + "," + row.getLong(1));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** Every record {@code k,v} of the BIGINT log table {@code fluss.<table>}, read to its end. */
+    private static List<String> readLog(String table) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (Connection connection = connect();
+                org.apache.fluss.client.admin.Admin admin = connection.getAdmin();
+                org.apache.fluss.client.table.Table log = connection.getTable(TablePath.of("fluss", table));
+                org.apache.fluss.client.table.scanner.log.LogScanner scanner = log.newScan().createLogScanner()) {
+            int buckets = log.getTableInfo().getNumBuckets();
+            List<Integer> all = IntStream.range(0, buckets).boxed().collect(Collectors.toList());
+            java.util.Map<Integer, Long> end = admin.listOffsets(TablePath.of("fluss", table), all,
+                    new org.apache.fluss.client.admin.OffsetSpec.LatestSpec()).all().get();
+            java.util.Map<Integer, Long> next = new java.util.HashMap<>();
+            for (int bucket : all) {
+                scanner.subscribeFromBeginning(bucket);
+                next.put(bucket, 0L);
+            }
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (all.stream().anyMatch(b -> next.get(b) < end.get(b)) && System.nanoTime() < deadline) {
+                org.apache.fluss.client.table.scanner.log.ScanRecords records = scanner.poll(Duration.ofMillis(200));
+                for (org.apache.fluss.metadata.TableBucket bucket : records.buckets()) {
+                    for (org.apache.fluss.client.table.scanner.ScanRecord record : records.records(bucket)) {
+                        rows.add(record.getRow().getLong(0) + "," + record.getRow().getLong(1));
+                        next.put(bucket.getBucket(), record.logOffset() + 1);
+                    }
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static Connection connect() {
+        org.apache.fluss.config.Configuration conf = new org.apache.fluss.config.Configuration();
+        conf.setString("bootstrap.servers", FLUSS.bootstrapServers());
+        return ConnectionFactory.createConnection(conf);
+    }
+
+    /** The rows of keys 0 to {@code keys - 1} of the primary-key table {@code fluss.<table>}, looked up one by one. */
+    private static List<String> lookUp(String table, int keys) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (Connection connection = connect();
+                org.apache.fluss.client.table.Table kv = connection.getTable(TablePath.of("fluss", table))) {
+            Lookuper lookuper = kv.newLookup().createLookuper();
+            for (int k = 0; k < keys; k++) {
+                InternalRow row = lookuper.lookup(GenericRow.of(k)).get().getSingletonRow();
+                if (row != null) {
+                    rows.add(row.getInt(0) + "," + row.getLong(1) + "," + row.getString(2));
+                }
+            }
+        }
+        return rows;
     }
 
     @Test
