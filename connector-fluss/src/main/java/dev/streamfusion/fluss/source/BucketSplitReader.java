@@ -13,6 +13,7 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.fluss.client.Connection;
@@ -21,6 +22,7 @@ import org.apache.fluss.client.table.scanner.ScanRecord;
 import org.apache.fluss.client.table.scanner.log.LogScanner;
 import org.apache.fluss.client.table.scanner.log.ScanRecords;
 import org.apache.fluss.metadata.TableBucket;
+import org.apache.fluss.record.ChangeType;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -29,7 +31,8 @@ import java.util.List;
 /**
  * Reads the buckets assigned to it with one Fluss log scanner (the query's columns pushed to the
  * server) and turns each poll's records of a bucket into one Arrow batch, column by column (the
- * records are views over the fetched data; the batch owns its copy).
+ * records are views over the fetched data; the batch owns its copy), with each record's row kind
+ * when the log is a primary-key table's changelog.
  */
 // The Fluss client's closeables declare Exception.
 @SuppressWarnings("try")
@@ -42,6 +45,8 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     private final int[] projection;
     private final RowType rowType;
     private final FetchedBatches fetched;
+    /** Whether the table is a primary-key table, whose log is a changelog. */
+    private final boolean changelog;
     private final ArrayDeque<BucketBatch> ready = new ArrayDeque<>();
     private Connection connection;
     private Table table;
@@ -49,10 +54,11 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     private RowDataArrowWriter writer;
     private FlussRowAsFlink view;
 
-    BucketSplitReader(FlussTableRef ref, int[] projection, RowType rowType, FetchedBatches fetched) {
+    BucketSplitReader(FlussTableRef ref, int[] projection, RowType rowType, boolean changelog, FetchedBatches fetched) {
         this.ref = ref;
         this.projection = projection;
         this.rowType = rowType;
+        this.changelog = changelog;
         this.fetched = fetched;
     }
 
@@ -70,13 +76,30 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
 
     private BucketBatch batch(int bucket, List<ScanRecord> records) {
         long[] offsets = new long[records.size()];
+        RowKind[] kinds = changelog ? new RowKind[offsets.length] : null;
         for (int i = 0; i < offsets.length; i++) {
             ScanRecord record = records.get(i);
             writer.append(view.wrap(record.getRow()));
             offsets[i] = record.logOffset();
+            if (kinds != null) {
+                kinds[i] = kind(record.getChangeType());
+            }
         }
         VectorSchemaRoot own = ArrowRoots.moveTo(writer.finishBatch(), fetched.allocator());
-        return new BucketBatch("bucket-" + bucket, own, ArrowColumnarBatch.of(own, rowType), offsets);
+        return new BucketBatch("bucket-" + bucket, own, ArrowColumnarBatch.of(own, rowType), offsets, kinds);
+    }
+
+    private static RowKind kind(ChangeType change) {
+        switch (change) {
+            case UPDATE_BEFORE:
+                return RowKind.UPDATE_BEFORE;
+            case UPDATE_AFTER:
+                return RowKind.UPDATE_AFTER;
+            case DELETE:
+                return RowKind.DELETE;
+            default:
+                return RowKind.INSERT;
+        }
     }
 
     @Override

@@ -20,8 +20,8 @@ import org.apache.flink.table.types.logical.RowType;
 import java.util.List;
 
 /**
- * A Fluss log table read continuously, one split per bucket, the query's columns pushed to the
- * server; rows reach Flink as views over Arrow batches.
+ * A Fluss table's log read continuously, one split per bucket, the query's columns pushed to the
+ * server; rows reach Flink as views over Arrow batches (a primary-key table's as its changelog).
  */
 @Internal
 public final class FlussSource implements Source<RowData, BucketSplit, List<BucketSplit>>, ResultTypeQueryable<RowData> {
@@ -35,15 +35,17 @@ public final class FlussSource implements Source<RowData, BucketSplit, List<Buck
     private final StartupMode mode;
     private final long timestamp;
     private final TypeInformation<RowData> producedType;
+    private final boolean changelog;
 
     /**
      * Reads the {@code projection} columns (Fluss column indices; of {@code rowType}) of the
      * {@code buckets} buckets of {@code table} from where {@code mode} (and {@code timestamp}, epoch
-     * milliseconds) says, producing {@code producedType}.
+     * milliseconds) says, producing {@code producedType}; a {@code changelog} (a primary-key
+     * table's log) with its row kinds.
      */
     public FlussSource(
             FlussTableRef table, int buckets, int[] projection, RowType rowType, StartupMode mode, long timestamp,
-            TypeInformation<RowData> producedType) {
+            TypeInformation<RowData> producedType, boolean changelog) {
         this.table = table;
         this.buckets = buckets;
         this.projection = projection;
@@ -51,6 +53,7 @@ public final class FlussSource implements Source<RowData, BucketSplit, List<Buck
         this.mode = mode;
         this.timestamp = timestamp;
         this.producedType = producedType;
+        this.changelog = changelog;
     }
 
     @Override
@@ -61,7 +64,7 @@ public final class FlussSource implements Source<RowData, BucketSplit, List<Buck
     @Override
     public SourceReader<RowData, BucketSplit> createReader(SourceReaderContext context) {
         FetchedBatches fetched = new FetchedBatches();
-        return new FlussSourceReader(() -> new BucketSplitReader(table, projection, rowType, fetched), context, fetched);
+        return new FlussSourceReader(() -> new BucketSplitReader(table, projection, rowType, changelog, fetched), context, fetched);
     }
 
     @Override

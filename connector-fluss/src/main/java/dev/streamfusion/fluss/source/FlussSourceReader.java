@@ -39,7 +39,9 @@ final class FlussSourceReader extends ArrowSourceReader<BucketBatch.Row, BucketS
     private static final class Emitter implements RecordEmitter<BucketBatch.Row, RowData, BucketSplit.State> {
         @Override
         public void emitRecord(BucketBatch.Row row, SourceOutput<RowData> output, BucketSplit.State split) {
-            output.collect(row.rows.row(row.index));
+            RowData emitted = row.rows.row(row.index);
+            emitted.setRowKind(row.kind);
+            output.collect(emitted);
             split.offset = row.nextOffset;
         }
     }

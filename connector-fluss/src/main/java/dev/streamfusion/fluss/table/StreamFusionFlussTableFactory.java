@@ -73,11 +73,17 @@ public final class StreamFusionFlussTableFactory implements DynamicTableSourceFa
         Configuration conf = table.conf;
         FlussTableRef ref = table.ref;
         TableInfo info = table.info;
-        if (info.hasPrimaryKey() || info.isPartitioned()) {
-            throw new ValidationException("Fluss table " + ref + " is " + (info.hasPrimaryKey() ? "a primary-key" : "a partitioned")
-                    + " table; streamfusion-fluss reads unpartitioned log tables for now");
+        if (info.isPartitioned()) {
+            throw new ValidationException("Fluss table " + ref + " is partitioned; streamfusion-fluss reads unpartitioned tables for now");
         }
         StartupMode mode = conf.get(FlussOptions.SCAN_STARTUP_MODE);
+        if (info.hasPrimaryKey() && mode == StartupMode.FULL) {
+            // Its snapshot may hold rows whose changes the log no longer has (log TTL): reading the
+            // log alone could miss them.
+            throw new ValidationException("Fluss table " + ref + " is a primary-key table, which 'scan.startup.mode' = 'full' "
+                    + "reads from its key-value snapshot; streamfusion-fluss reads its changelog only for now: set "
+                    + "'scan.startup.mode' to 'earliest', 'latest' or 'timestamp'");
+        }
         long timestamp = -1;
         if (mode == StartupMode.TIMESTAMP) {
             String value = conf.get(FlussOptions.SCAN_STARTUP_TIMESTAMP);
@@ -92,7 +98,7 @@ public final class StreamFusionFlussTableFactory implements DynamicTableSourceFa
             }
         }
         return new StreamFusionFlussTableSource(
-                ref, info.getNumBuckets(), table.rowType, context.getPhysicalRowDataType(), mode, timestamp);
+                ref, info.getNumBuckets(), table.rowType, context.getPhysicalRowDataType(), mode, timestamp, info.hasPrimaryKey());
     }
 
     @Override

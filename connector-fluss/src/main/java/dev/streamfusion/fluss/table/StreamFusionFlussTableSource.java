@@ -14,8 +14,8 @@ import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * A streamfusion-fluss log table read: a continuous source of its buckets, the query's top-level
- * columns pushed to the Fluss server.
+ * A streamfusion-fluss table read: a continuous source of its buckets' logs, the query's top-level
+ * columns pushed to the Fluss server; a primary-key table's log read as its changelog.
  */
 @Internal
 final class StreamFusionFlussTableSource implements ScanTableSource, SupportsProjectionPushDown {
@@ -25,23 +25,27 @@ final class StreamFusionFlussTableSource implements ScanTableSource, SupportsPro
     private final RowType tableType;
     private final StartupMode mode;
     private final long timestamp;
+    /** Whether the table has a primary key: its log is a changelog. */
+    private final boolean changelog;
     private int[] projection;
     private DataType producedType;
 
     StreamFusionFlussTableSource(
-            FlussTableRef table, int buckets, RowType tableType, DataType producedType, StartupMode mode, long timestamp) {
+            FlussTableRef table, int buckets, RowType tableType, DataType producedType, StartupMode mode, long timestamp,
+            boolean changelog) {
         this.table = table;
         this.buckets = buckets;
         this.tableType = tableType;
         this.producedType = producedType;
         this.mode = mode;
         this.timestamp = timestamp;
+        this.changelog = changelog;
         this.projection = java.util.stream.IntStream.range(0, tableType.getFieldCount()).toArray();
     }
 
     @Override
     public ChangelogMode getChangelogMode() {
-        return ChangelogMode.insertOnly();
+        return changelog ? ChangelogMode.all() : ChangelogMode.insertOnly();
     }
 
     @Override
@@ -63,13 +67,13 @@ final class StreamFusionFlussTableSource implements ScanTableSource, SupportsPro
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
         RowType rowType = (RowType) producedType.getLogicalType();
         return SourceProvider.of(new FlussSource(
-                table, buckets, projection, rowType, mode, timestamp, context.createTypeInformation(producedType)));
+                table, buckets, projection, rowType, mode, timestamp, context.createTypeInformation(producedType), changelog));
     }
 
     @Override
     public DynamicTableSource copy() {
         StreamFusionFlussTableSource copy =
-                new StreamFusionFlussTableSource(table, buckets, tableType, producedType, mode, timestamp);
+                new StreamFusionFlussTableSource(table, buckets, tableType, producedType, mode, timestamp, changelog);
         copy.projection = projection.clone();
         return copy;
     }
