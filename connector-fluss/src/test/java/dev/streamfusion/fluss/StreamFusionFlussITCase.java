@@ -11,6 +11,7 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
@@ -284,6 +285,43 @@ class StreamFusionFlussITCase {
                     rows.add(row.getInt(0) + "," + row.getLong(1) + "," + row.getString(2));
                 }
             }
+        }
+        return rows;
+    }
+
+    @Test
+    void aStreamFusionCatalogShowsCreatesAndWritesTablesAsFlussFlinksDoes() throws Exception {
+        TableEnvironment env = streaming();
+        env.executeSql("CREATE CATALOG sfc WITH ('type' = 'streamfusion-fluss', 'bootstrap.servers' = '"
+                + FLUSS.bootstrapServers() + "')");
+        env.executeSql("CREATE DATABASE sfc.shop");
+        assertThat(collectStrings(env, "SHOW DATABASES IN sfc")).contains("shop", "fluss");
+        // Created by ours, shown by fluss-flink's catalog with the same column types, and the other way round.
+        env.executeSql("CREATE TABLE sfc.shop.orders (" + COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket.num' = '2')");
+        env.executeSql("CREATE TABLE stock.shop.events (" + COLUMNS + ") WITH ('bucket.num' = '2')");
+        for (String table : List.of("orders", "events")) {
+            // Columns and primary key alike (fluss-flink also declares the key an index, for lookups).
+            ResolvedSchema ours = env.from("sfc.shop." + table).getResolvedSchema();
+            ResolvedSchema stock = env.from("stock.shop." + table).getResolvedSchema();
+            assertThat(ours.getColumns()).as(table).isEqualTo(stock.getColumns());
+            assertThat(ours.getPrimaryKey()).as(table).isEqualTo(stock.getPrimaryKey());
+        }
+        assertThat(collectStrings(env, "SHOW TABLES IN sfc.shop")).containsExactlyInAnyOrder("orders", "events");
+        env.executeSql("INSERT INTO sfc.shop.events VALUES " + values(0, 50)).await();
+        assertThat(take(env, "SELECT * FROM sfc.shop.events /*+ OPTIONS('scan.startup.mode' = 'earliest') */", 50))
+                .containsExactlyInAnyOrderElementsOf(
+                        take(env, "SELECT * FROM stock.shop.events /*+ OPTIONS('scan.startup.mode' = 'earliest') */", 50));
+        env.executeSql("DROP TABLE sfc.shop.orders");
+        env.executeSql("DROP DATABASE sfc.shop CASCADE");
+        assertThat(collectStrings(env, "SHOW DATABASES IN sfc")).doesNotContain("shop");
+        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.bounded (s VARCHAR(10))"))
+                .hasStackTraceContaining("use STRING");
+    }
+
+    private static List<String> collectStrings(TableEnvironment env, String sql) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = env.executeSql(sql).collect()) {
+            it.forEachRemaining(r -> rows.add(String.valueOf(r.getField(0))));
         }
         return rows;
     }

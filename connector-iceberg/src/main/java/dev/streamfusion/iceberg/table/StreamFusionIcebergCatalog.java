@@ -1,16 +1,13 @@
 package dev.streamfusion.iceberg.table;
 
+import dev.streamfusion.bridge.table.TablesOnlyCatalog;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.catalog.AbstractCatalog;
 import org.apache.flink.table.catalog.CatalogBaseTable;
 import org.apache.flink.table.catalog.CatalogDatabase;
 import org.apache.flink.table.catalog.CatalogDatabaseImpl;
-import org.apache.flink.table.catalog.CatalogFunction;
-import org.apache.flink.table.catalog.CatalogPartition;
-import org.apache.flink.table.catalog.CatalogPartitionSpec;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
@@ -18,13 +15,8 @@ import org.apache.flink.table.catalog.exceptions.CatalogException;
 import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException;
 import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
-import org.apache.flink.table.catalog.exceptions.FunctionNotExistException;
-import org.apache.flink.table.catalog.exceptions.PartitionNotExistException;
 import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.TableNotExistException;
-import org.apache.flink.table.catalog.stats.CatalogColumnStatistics;
-import org.apache.flink.table.catalog.stats.CatalogTableStatistics;
-import org.apache.flink.table.expressions.Expression;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 
@@ -43,7 +35,6 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,13 +47,13 @@ import java.util.stream.Collectors;
  * be created and dropped; views, functions, partitions and statistics are not kept.
  */
 @Internal
-public final class StreamFusionIcebergCatalog extends AbstractCatalog {
+public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
 
     private final Map<String, String> properties;
     private Catalog catalog;
 
     public StreamFusionIcebergCatalog(String name, String defaultDatabase, Map<String, String> properties) {
-        super(name, defaultDatabase);
+        super(name, defaultDatabase, "streamfusion-iceberg");
         this.properties = Map.copyOf(properties);
     }
 
@@ -145,22 +136,12 @@ public final class StreamFusionIcebergCatalog extends AbstractCatalog {
     }
 
     @Override
-    public void alterDatabase(String name, CatalogDatabase newDatabase, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("ALTER DATABASE is not supported by the streamfusion-iceberg catalog");
-    }
-
-    @Override
     public List<String> listTables(String databaseName) throws DatabaseNotExistException {
         try {
             return catalog.listTables(Namespace.of(databaseName)).stream().map(TableIdentifier::name).collect(Collectors.toList());
         } catch (NoSuchNamespaceException e) {
             throw new DatabaseNotExistException(getName(), databaseName, e);
         }
-    }
-
-    @Override
-    public List<String> listViews(String databaseName) {
-        return Collections.emptyList();
     }
 
     @Override
@@ -252,126 +233,7 @@ public final class StreamFusionIcebergCatalog extends AbstractCatalog {
         }
     }
 
-    @Override
-    public void alterTable(ObjectPath path, CatalogBaseTable newTable, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("ALTER TABLE is not supported by the streamfusion-iceberg catalog");
-    }
-
     private static TableIdentifier identifier(ObjectPath path) {
         return TableIdentifier.of(path.getDatabaseName(), path.getObjectName());
-    }
-
-    // Partitions are Iceberg's to manage (hidden partitioning): none is listed or changed here.
-
-    @Override
-    public List<CatalogPartitionSpec> listPartitions(ObjectPath path) {
-        return Collections.emptyList();
-    }
-
-    @Override
-    public List<CatalogPartitionSpec> listPartitions(ObjectPath path, CatalogPartitionSpec spec) {
-        return Collections.emptyList();
-    }
-
-    @Override
-    public List<CatalogPartitionSpec> listPartitionsByFilter(ObjectPath path, List<Expression> filters) {
-        return Collections.emptyList();
-    }
-
-    @Override
-    public CatalogPartition getPartition(ObjectPath path, CatalogPartitionSpec spec) throws PartitionNotExistException {
-        throw new PartitionNotExistException(getName(), path, spec);
-    }
-
-    @Override
-    public boolean partitionExists(ObjectPath path, CatalogPartitionSpec spec) {
-        return false;
-    }
-
-    @Override
-    public void createPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfExists) {
-        throw new UnsupportedOperationException("Iceberg tables have hidden partitions: none is created explicitly");
-    }
-
-    @Override
-    public void dropPartition(ObjectPath path, CatalogPartitionSpec spec, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("Iceberg tables have hidden partitions: none is dropped explicitly");
-    }
-
-    @Override
-    public void alterPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("Iceberg tables have hidden partitions: none is altered explicitly");
-    }
-
-    @Override
-    public List<String> listFunctions(String dbName) {
-        return Collections.emptyList();
-    }
-
-    @Override
-    public CatalogFunction getFunction(ObjectPath functionPath) throws FunctionNotExistException {
-        throw new FunctionNotExistException(getName(), functionPath);
-    }
-
-    @Override
-    public boolean functionExists(ObjectPath functionPath) {
-        return false;
-    }
-
-    @Override
-    public void createFunction(ObjectPath functionPath, CatalogFunction function, boolean ignoreIfExists) {
-        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no functions");
-    }
-
-    @Override
-    public void alterFunction(ObjectPath functionPath, CatalogFunction newFunction, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no functions");
-    }
-
-    @Override
-    public void dropFunction(ObjectPath functionPath, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no functions");
-    }
-
-    @Override
-    public CatalogTableStatistics getTableStatistics(ObjectPath tablePath) {
-        return CatalogTableStatistics.UNKNOWN;
-    }
-
-    @Override
-    public CatalogColumnStatistics getTableColumnStatistics(ObjectPath tablePath) {
-        return CatalogColumnStatistics.UNKNOWN;
-    }
-
-    @Override
-    public CatalogTableStatistics getPartitionStatistics(ObjectPath tablePath, CatalogPartitionSpec partitionSpec) {
-        return CatalogTableStatistics.UNKNOWN;
-    }
-
-    @Override
-    public CatalogColumnStatistics getPartitionColumnStatistics(ObjectPath tablePath, CatalogPartitionSpec partitionSpec) {
-        return CatalogColumnStatistics.UNKNOWN;
-    }
-
-    @Override
-    public void alterTableStatistics(ObjectPath tablePath, CatalogTableStatistics tableStatistics, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no statistics");
-    }
-
-    @Override
-    public void alterTableColumnStatistics(ObjectPath tablePath, CatalogColumnStatistics columnStatistics, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no statistics");
-    }
-
-    @Override
-    public void alterPartitionStatistics(
-            ObjectPath tablePath, CatalogPartitionSpec partitionSpec, CatalogTableStatistics partitionStatistics, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no statistics");
-    }
-
-    @Override
-    public void alterPartitionColumnStatistics(
-            ObjectPath tablePath, CatalogPartitionSpec partitionSpec, CatalogColumnStatistics columnStatistics, boolean ignoreIfNotExists) {
-        throw new UnsupportedOperationException("The streamfusion-iceberg catalog keeps no statistics");
     }
 }

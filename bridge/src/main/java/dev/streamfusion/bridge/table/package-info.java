@@ -1,0 +1,2 @@
+/** What the connectors' catalogs share. */
+package dev.streamfusion.bridge.table;

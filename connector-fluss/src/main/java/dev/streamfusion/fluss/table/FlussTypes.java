@@ -1,0 +1,143 @@
+package dev.streamfusion.fluss.table;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BinaryType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.CharType;
+import org.apache.flink.table.types.logical.DateType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import org.apache.fluss.types.DataType;
+import org.apache.fluss.types.DataTypes;
+
+/**
+ * Flink's column types and Fluss's, mapped as fluss-flink maps them: STRING and BYTES are the
+ * unbounded VARCHAR and VARBINARY (bounded ones have no Fluss type), TIME keeps no fraction;
+ * nested types are not mapped yet.
+ */
+@Internal
+final class FlussTypes {
+
+    private FlussTypes() {}
+
+    /** The Fluss type of a Flink column type. */
+    static DataType toFluss(LogicalType type) {
+        DataType fluss;
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                fluss = DataTypes.BOOLEAN();
+                break;
+            case TINYINT:
+                fluss = DataTypes.TINYINT();
+                break;
+            case SMALLINT:
+                fluss = DataTypes.SMALLINT();
+                break;
+            case INTEGER:
+                fluss = DataTypes.INT();
+                break;
+            case BIGINT:
+                fluss = DataTypes.BIGINT();
+                break;
+            case FLOAT:
+                fluss = DataTypes.FLOAT();
+                break;
+            case DOUBLE:
+                fluss = DataTypes.DOUBLE();
+                break;
+            case DECIMAL:
+                DecimalType decimal = (DecimalType) type;
+                fluss = DataTypes.DECIMAL(decimal.getPrecision(), decimal.getScale());
+                break;
+            case CHAR:
+                fluss = DataTypes.CHAR(((CharType) type).getLength());
+                break;
+            case VARCHAR:
+                if (((VarCharType) type).getLength() != VarCharType.MAX_LENGTH) {
+                    throw new UnsupportedOperationException("Fluss has no type for " + type + "; use STRING");
+                }
+                fluss = DataTypes.STRING();
+                break;
+            case BINARY:
+                fluss = DataTypes.BINARY(((BinaryType) type).getLength());
+                break;
+            case VARBINARY:
+                if (((VarBinaryType) type).getLength() != VarBinaryType.MAX_LENGTH) {
+                    throw new UnsupportedOperationException("Fluss has no type for " + type + "; use BYTES");
+                }
+                fluss = DataTypes.BYTES();
+                break;
+            case DATE:
+                fluss = DataTypes.DATE();
+                break;
+            case TIME_WITHOUT_TIME_ZONE:
+                fluss = DataTypes.TIME(((TimeType) type).getPrecision());
+                break;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                fluss = DataTypes.TIMESTAMP(((TimestampType) type).getPrecision());
+                break;
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                fluss = DataTypes.TIMESTAMP_LTZ(((LocalZonedTimestampType) type).getPrecision());
+                break;
+            default:
+                throw new UnsupportedOperationException("Columns of type " + type + " are not mapped to Fluss yet");
+        }
+        return fluss.copy(type.isNullable());
+    }
+
+    /** The Flink type of a Fluss column type. */
+    static LogicalType toFlink(DataType type) {
+        boolean nullable = type.isNullable();
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return new BooleanType(nullable);
+            case TINYINT:
+                return new TinyIntType(nullable);
+            case SMALLINT:
+                return new SmallIntType(nullable);
+            case INTEGER:
+                return new IntType(nullable);
+            case BIGINT:
+                return new BigIntType(nullable);
+            case FLOAT:
+                return new FloatType(nullable);
+            case DOUBLE:
+                return new DoubleType(nullable);
+            case DECIMAL:
+                org.apache.fluss.types.DecimalType decimal = (org.apache.fluss.types.DecimalType) type;
+                return new DecimalType(nullable, decimal.getPrecision(), decimal.getScale());
+            case CHAR:
+                return new CharType(nullable, ((org.apache.fluss.types.CharType) type).getLength());
+            case STRING:
+                return new VarCharType(nullable, VarCharType.MAX_LENGTH);
+            case BINARY:
+                return new BinaryType(nullable, ((org.apache.fluss.types.BinaryType) type).getLength());
+            case BYTES:
+                return new VarBinaryType(nullable, VarBinaryType.MAX_LENGTH);
+            case DATE:
+                return new DateType(nullable);
+            case TIME_WITHOUT_TIME_ZONE:
+                // As fluss-flink gives it: Flink reads Fluss's times at second precision.
+                return new TimeType(nullable, 0);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                return new TimestampType(nullable, ((org.apache.fluss.types.TimestampType) type).getPrecision());
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return new LocalZonedTimestampType(
+                        nullable, ((org.apache.fluss.types.LocalZonedTimestampType) type).getPrecision());
+            default:
+                throw new UnsupportedOperationException("Fluss columns of type " + type + " are not mapped to Flink yet");
+        }
+    }
+}

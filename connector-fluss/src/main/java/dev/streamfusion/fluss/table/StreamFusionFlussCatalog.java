@@ -1,0 +1,259 @@
+package dev.streamfusion.fluss.table;
+
+import dev.streamfusion.bridge.table.TablesOnlyCatalog;
+import dev.streamfusion.fluss.internal.FlussTableRef;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.catalog.CatalogBaseTable;
+import org.apache.flink.table.catalog.CatalogDatabase;
+import org.apache.flink.table.catalog.CatalogDatabaseImpl;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.ObjectPath;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.exceptions.CatalogException;
+import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException;
+import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
+import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.TableNotExistException;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.types.utils.TypeConversions;
+
+import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.metadata.DatabaseDescriptor;
+import org.apache.fluss.metadata.Schema;
+import org.apache.fluss.metadata.TableDescriptor;
+import org.apache.fluss.metadata.TableInfo;
+import org.apache.fluss.metadata.TablePath;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * {@code CREATE CATALOG c WITH ('type' = 'streamfusion-fluss', 'bootstrap.servers' = ...)}: the
+ * databases and tables of a Fluss cluster, as fluss-flink's catalog shows them, each table read and
+ * written through the {@code streamfusion-fluss} connector. Databases and tables (log or
+ * primary-key, with {@code bucket.num} and {@code bucket.key}) can be created and dropped.
+ */
+// The Fluss client's closeables declare Exception.
+@SuppressWarnings("try")
+@Internal
+public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
+
+    private final String bootstrapServers;
+    private final Map<String, String> clientOptions;
+    private Connection connection;
+    private Admin admin;
+
+    StreamFusionFlussCatalog(String name, String defaultDatabase, String bootstrapServers, Map<String, String> clientOptions) {
+        super(name, defaultDatabase, StreamFusionFlussTableFactory.IDENTIFIER);
+        this.bootstrapServers = bootstrapServers;
+        this.clientOptions = clientOptions;
+    }
+
+    @Override
+    public void open() {
+        connection = new FlussTableRef(bootstrapServers, clientOptions, getDefaultDatabase(), "").connect();
+        admin = connection.getAdmin();
+    }
+
+    @Override
+    public void close() {
+        try (AutoCloseable c = connection; AutoCloseable a = admin) {
+            // Closed in reverse order: the admin, then the connection.
+        } catch (Exception e) {
+            throw new CatalogException("Cannot close the Fluss catalog " + getName(), e);
+        }
+    }
+
+    /** What {@code future} completes with; a failure as the Fluss exception it carries. */
+    private <T> T await(CompletableFuture<T> future, String what) throws Exception {
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception) {
+                throw (Exception) e.getCause();
+            }
+            throw new CatalogException("Cannot " + what + " in the Fluss catalog " + getName(), e.getCause());
+        }
+    }
+
+    private CatalogException failed(String what, Exception e) {
+        return new CatalogException("Cannot " + what + " in the Fluss catalog " + getName() + ": " + e.getMessage(), e);
+    }
+
+    @Override
+    public List<String> listDatabases() {
+        try {
+            return await(admin.listDatabases(), "list databases");
+        } catch (Exception e) {
+            throw failed("list databases", e);
+        }
+    }
+
+    @Override
+    public CatalogDatabase getDatabase(String databaseName) throws DatabaseNotExistException {
+        if (!databaseExists(databaseName)) {
+            throw new DatabaseNotExistException(getName(), databaseName);
+        }
+        return new CatalogDatabaseImpl(Map.of(), null);
+    }
+
+    @Override
+    public boolean databaseExists(String databaseName) {
+        try {
+            return await(admin.databaseExists(databaseName), "look up database " + databaseName);
+        } catch (Exception e) {
+            throw failed("look up database " + databaseName, e);
+        }
+    }
+
+    @Override
+    public void createDatabase(String name, CatalogDatabase database, boolean ignoreIfExists) throws DatabaseAlreadyExistException {
+        try {
+            await(admin.createDatabase(name, DatabaseDescriptor.EMPTY, ignoreIfExists), "create database " + name);
+        } catch (org.apache.fluss.exception.DatabaseAlreadyExistException e) {
+            throw new DatabaseAlreadyExistException(getName(), name, e);
+        } catch (Exception e) {
+            throw failed("create database " + name, e);
+        }
+    }
+
+    @Override
+    public void dropDatabase(String name, boolean ignoreIfNotExists, boolean cascade)
+            throws DatabaseNotExistException, DatabaseNotEmptyException {
+        try {
+            await(admin.dropDatabase(name, ignoreIfNotExists, cascade), "drop database " + name);
+        } catch (org.apache.fluss.exception.DatabaseNotExistException e) {
+            throw new DatabaseNotExistException(getName(), name, e);
+        } catch (org.apache.fluss.exception.DatabaseNotEmptyException e) {
+            throw new DatabaseNotEmptyException(getName(), name, e);
+        } catch (Exception e) {
+            throw failed("drop database " + name, e);
+        }
+    }
+
+    @Override
+    public List<String> listTables(String databaseName) throws DatabaseNotExistException {
+        try {
+            return await(admin.listTables(databaseName), "list the tables of " + databaseName);
+        } catch (org.apache.fluss.exception.DatabaseNotExistException e) {
+            throw new DatabaseNotExistException(getName(), databaseName, e);
+        } catch (Exception e) {
+            throw failed("list the tables of " + databaseName, e);
+        }
+    }
+
+    @Override
+    public CatalogBaseTable getTable(ObjectPath path) throws TableNotExistException {
+        TableInfo info;
+        try {
+            info = await(admin.getTableInfo(tablePath(path)), "look up table " + path);
+        } catch (org.apache.fluss.exception.TableNotExistException e) {
+            throw new TableNotExistException(getName(), path, e);
+        } catch (Exception e) {
+            throw failed("look up table " + path, e);
+        }
+        org.apache.flink.table.api.Schema.Builder columns = org.apache.flink.table.api.Schema.newBuilder();
+        for (org.apache.fluss.types.DataField field : info.getRowType().getFields()) {
+            columns.column(field.getName(), TypeConversions.fromLogicalToDataType(FlussTypes.toFlink(field.getType())));
+        }
+        if (info.hasPrimaryKey()) {
+            columns.primaryKey(info.getPrimaryKeys());
+        }
+        Map<String, String> options = new HashMap<>(clientOptions);
+        options.put("connector", StreamFusionFlussTableFactory.IDENTIFIER);
+        options.put(FlussOptions.BOOTSTRAP_SERVERS.key(), bootstrapServers);
+        options.put(FlussOptions.DATABASE.key(), path.getDatabaseName());
+        options.put(FlussOptions.TABLE.key(), path.getObjectName());
+        return CatalogTable.newBuilder()
+                .schema(columns.build())
+                .comment(info.getComment().orElse(""))
+                .partitionKeys(info.getPartitionKeys())
+                .options(options)
+                .build();
+    }
+
+    @Override
+    public boolean tableExists(ObjectPath path) {
+        try {
+            return await(admin.tableExists(tablePath(path)), "look up table " + path);
+        } catch (Exception e) {
+            throw failed("look up table " + path, e);
+        }
+    }
+
+    @Override
+    public void dropTable(ObjectPath path, boolean ignoreIfNotExists) throws TableNotExistException {
+        try {
+            await(admin.dropTable(tablePath(path), ignoreIfNotExists), "drop table " + path);
+        } catch (org.apache.fluss.exception.TableNotExistException e) {
+            throw new TableNotExistException(getName(), path, e);
+        } catch (Exception e) {
+            throw failed("drop table " + path, e);
+        }
+    }
+
+    @Override
+    public void renameTable(ObjectPath path, String newName, boolean ignoreIfNotExists) {
+        throw new UnsupportedOperationException("Fluss tables cannot be renamed");
+    }
+
+    @Override
+    public void createTable(ObjectPath path, CatalogBaseTable table, boolean ignoreIfExists)
+            throws TableAlreadyExistException, DatabaseNotExistException {
+        if (!(table instanceof ResolvedCatalogTable)) {
+            throw new CatalogException("Only tables can be created in the Fluss catalog " + getName());
+        }
+        ResolvedCatalogTable resolved = (ResolvedCatalogTable) table;
+        Schema.Builder schema = Schema.newBuilder();
+        for (Column column : resolved.getResolvedSchema().getColumns()) {
+            if (!column.isPhysical()) {
+                throw new CatalogException("Column '" + column.getName() + "' is not physical; Fluss tables have physical columns only");
+            }
+            try {
+                schema.column(column.getName(), FlussTypes.toFluss(column.getDataType().getLogicalType()));
+            } catch (UnsupportedOperationException e) {
+                throw new CatalogException("Column '" + column.getName() + "' of table " + path + ": " + e.getMessage(), e);
+            }
+        }
+        resolved.getResolvedSchema().getPrimaryKey().ifPresent(key -> schema.primaryKey(key.getColumns()));
+        Map<String, String> options = resolved.getOptions();
+        String bucketNum = options.get(FlussOptions.BUCKET_NUM.key());
+        String bucketKey = options.get(FlussOptions.BUCKET_KEY.key());
+        List<String> bucketKeys = new ArrayList<>();
+        if (bucketKey != null) {
+            for (String key : bucketKey.split(",")) {
+                bucketKeys.add(key.trim());
+            }
+        }
+        TableDescriptor.Builder descriptor = TableDescriptor.builder()
+                .schema(schema.build())
+                .partitionedBy(resolved.getPartitionKeys())
+                .distributedBy(bucketNum == null ? null : Integer.valueOf(bucketNum), bucketKeys)
+                .comment(resolved.getComment());
+        options.forEach((key, value) -> {
+            if (key.startsWith("table.")) {
+                descriptor.property(key, value);
+            }
+        });
+        try {
+            await(admin.createTable(tablePath(path), descriptor.build(), ignoreIfExists), "create table " + path);
+        } catch (org.apache.fluss.exception.TableAlreadyExistException e) {
+            throw new TableAlreadyExistException(getName(), path, e);
+        } catch (org.apache.fluss.exception.DatabaseNotExistException e) {
+            throw new DatabaseNotExistException(getName(), path.getDatabaseName(), e);
+        } catch (Exception e) {
+            throw failed("create table " + path, e);
+        }
+    }
+
+    private static TablePath tablePath(ObjectPath path) {
+        return TablePath.of(path.getDatabaseName(), path.getObjectName());
+    }
+}
