@@ -56,7 +56,7 @@ class StreamFusionFlussITCase {
 
     private static final String COLUMNS = "id INT, b BOOLEAN, ti TINYINT, si SMALLINT, bi BIGINT, f FLOAT, d DOUBLE, "
             + "dc DECIMAL(10, 2), wide DECIMAL(30, 5), s STRING, bin BYTES, dt DATE, tm TIME, ts TIMESTAMP(3), "
-            + "ts6 TIMESTAMP(6), ltz TIMESTAMP_LTZ(3)";
+            + "ts6 TIMESTAMP(6), ltz TIMESTAMP_LTZ(3), fx BINARY(4)";
 
     /** Rows of every type with NULLs, as SQL values. */
     private static String values(int first, int count) {
@@ -64,7 +64,7 @@ class StreamFusionFlussITCase {
                 ? "(" + i + ", CAST(NULL AS BOOLEAN), CAST(NULL AS TINYINT), CAST(NULL AS SMALLINT), CAST(NULL AS BIGINT), "
                         + "CAST(NULL AS FLOAT), CAST(NULL AS DOUBLE), CAST(NULL AS DECIMAL(10, 2)), CAST(NULL AS DECIMAL(30, 5)), "
                         + "CAST(NULL AS STRING), CAST(NULL AS BYTES), CAST(NULL AS DATE), CAST(NULL AS TIME), "
-                        + "CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP(6)), CAST(NULL AS TIMESTAMP_LTZ(3)))"
+                        + "CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP(6)), CAST(NULL AS TIMESTAMP_LTZ(3)), CAST(NULL AS BINARY(4)))"
                 : "(" + i + ", " + (i % 2 == 0) + ", CAST(" + (i % 120 - 60) + " AS TINYINT), CAST(" + (i * 7 % 30000)
                         + " AS SMALLINT), CAST(" + (i * 1_000_003L) + " AS BIGINT), CAST(" + (i / 3.0f) + " AS FLOAT), "
                         + "CAST(" + (i / 7.0) + " AS DOUBLE), CAST(" + (i * 13 % 100000) / 100.0 + " AS DECIMAL(10, 2)), "
@@ -72,7 +72,7 @@ class StreamFusionFlussITCase {
                         + "CAST('bytes" + i + "' AS BYTES), DATE '2024-0" + (1 + i % 9) + "-1" + (i % 9) + "', "
                         + "TIME '1" + (i % 10) + ":2" + (i % 10) + ":3" + (i % 10) + "', TIMESTAMP '2024-05-0" + (1 + i % 9)
                         + " 10:11:12.345', TIMESTAMP '2024-05-0" + (1 + i % 9) + " 10:11:12.123456', "
-                        + "TO_TIMESTAMP_LTZ(" + (1_700_000_000_000L + i * 1000L) + ", 3))")
+                        + "TO_TIMESTAMP_LTZ(" + (1_700_000_000_000L + i * 1000L) + ", 3), CAST('ab" + (i % 10) + "c' AS BINARY(4)))")
                 .collect(Collectors.joining(", "));
     }
 
@@ -163,8 +163,10 @@ class StreamFusionFlussITCase {
         List<String> expected = new ArrayList<>();
         IntStream.range(0, 50).forEach(k -> expected.add(k + "," + 2 + ",b" + k));
         IntStream.range(50, 90).forEach(k -> expected.add(k + "," + 1 + ",a" + k));
-        assertThat(lookUp("kv_ours", 100)).containsExactlyInAnyOrderElementsOf(expected);
-        assertThat(lookUp("kv_stock", 100)).containsExactlyInAnyOrderElementsOf(expected);
+        List<Integer> keys = IntStream.range(0, 100).boxed().collect(Collectors.toList());
+        java.util.function.Function<InternalRow, String> kv = row -> row.getInt(0) + "," + row.getLong(1) + "," + row.getString(2);
+        assertThat(lookUp("kv_ours", keys, kv)).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(lookUp("kv_stock", keys, kv)).containsExactlyInAnyOrderElementsOf(expected);
 
         // Read back as a changelog: every change of the log, with its kind, as fluss-flink reads it.
         int logged = logLength("kv_ours");
@@ -211,26 +213,32 @@ class StreamFusionFlussITCase {
         assertThat(FailOnce.failed()).as("the job failed once").isTrue();
 
         List<String> expected = LongStream.rangeClosed(1, 3000).mapToObj(k -> k + "," + k * 2).collect(Collectors.toList());
-        assertThat(lookUpLongs("failover_kv", 3000)).containsExactlyInAnyOrderElementsOf(expected);
+        List<Long> keys = LongStream.rangeClosed(1, 3000).boxed().collect(Collectors.toList());
+        assertThat(lookUp("failover_kv", keys, row -> row.getLong(0) + "," + row.getLong(1)))
+                .containsExactlyInAnyOrderElementsOf(expected);
         // A log table is written at least once, as fluss-flink writes it: rows written after the
         // last checkpoint before the failure are written again.
         assertThat(new java.util.HashSet<>(readLog("failover_log"))).containsExactlyInAnyOrderElementsOf(expected);
     }
 
-    /** The rows {@code k,v} of keys 1 to {@code keys} of the BIGINT primary-key table {@code fluss.<table>}. */
-    private static List<String> lookUpLongs(String table, int keys) throws Exception {
+    /**
+     * The rows of the primary-key table {@code fluss.<table>} under {@code keys} (looked up
+     * together), as {@code format} writes them; absent keys leave none.
+     */
+    private static List<String> lookUp(String table, List<?> keys, java.util.function.Function<InternalRow, String> format)
+            throws Exception {
         List<String> rows = new ArrayList<>();
         try (Connection connection = connect();
                 org.apache.fluss.client.table.Table kv = connection.getTable(TablePath.of("fluss", table))) {
             Lookuper lookuper = kv.newLookup().createLookuper();
             List<java.util.concurrent.CompletableFuture<org.apache.fluss.client.lookup.LookupResult>> results = new ArrayList<>();
-            for (long k = 1; k <= keys; k++) {
-                results.add(lookuper.lookup(GenericRow.of(k)));
+            for (Object key : keys) {
+                results.add(lookuper.lookup(GenericRow.of(key)));
             }
             for (java.util.concurrent.CompletableFuture<org.apache.fluss.client.lookup.LookupResult> result : results) {
                 InternalRow row = result.get().getSingletonRow();
                 if (row != null) {
-                    rows.add(row.getLong(0) + "," + row.getLong(1));
+                    rows.add(format.apply(row));
                 }
             }
         }
@@ -271,22 +279,6 @@ class StreamFusionFlussITCase {
         org.apache.fluss.config.Configuration conf = new org.apache.fluss.config.Configuration();
         conf.setString("bootstrap.servers", FLUSS.bootstrapServers());
         return ConnectionFactory.createConnection(conf);
-    }
-
-    /** The rows of keys 0 to {@code keys - 1} of the primary-key table {@code fluss.<table>}, looked up one by one. */
-    private static List<String> lookUp(String table, int keys) throws Exception {
-        List<String> rows = new ArrayList<>();
-        try (Connection connection = connect();
-                org.apache.fluss.client.table.Table kv = connection.getTable(TablePath.of("fluss", table))) {
-            Lookuper lookuper = kv.newLookup().createLookuper();
-            for (int k = 0; k < keys; k++) {
-                InternalRow row = lookuper.lookup(GenericRow.of(k)).get().getSingletonRow();
-                if (row != null) {
-                    rows.add(row.getInt(0) + "," + row.getLong(1) + "," + row.getString(2));
-                }
-            }
-        }
-        return rows;
     }
 
     @Test

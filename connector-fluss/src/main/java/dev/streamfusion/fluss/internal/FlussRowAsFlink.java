@@ -8,6 +8,7 @@ import org.apache.flink.table.data.RawValueData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.BinaryType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
@@ -27,13 +28,19 @@ import org.apache.fluss.row.TimestampNtz;
 public final class FlussRowAsFlink implements RowData {
 
     private final boolean[] localZone;
+    /** The length of each fixed-length BINARY column, 0 for the others. */
+    private final int[] binaryLength;
     private InternalRow row;
 
     public FlussRowAsFlink(RowType rowType) {
         this.localZone = new boolean[rowType.getFieldCount()];
+        this.binaryLength = new int[localZone.length];
         for (int i = 0; i < localZone.length; i++) {
             LogicalType type = rowType.getTypeAt(i);
             localZone[i] = type.getTypeRoot() == LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
+            if (type.getTypeRoot() == LogicalTypeRoot.BINARY) {
+                binaryLength[i] = ((BinaryType) type).getLength();
+            }
         }
     }
 
@@ -128,7 +135,7 @@ public final class FlussRowAsFlink implements RowData {
 
     @Override
     public byte[] getBinary(int pos) {
-        return row.getBytes(pos);
+        return binaryLength[pos] > 0 ? row.getBinary(pos, binaryLength[pos]) : row.getBytes(pos);
     }
 
     @Override
