@@ -6,7 +6,8 @@
 # A step is skipped when the Rust sources, the lock file, the profile and the toolchain are the
 # same as at its last successful run (a stamp under MAVEN_TARGET_DIR), so an unchanged workspace
 # costs no cargo run. `build` copies the cdylib to MAVEN_TARGET_DIR/classes/native/linux-x86_64/
-# (a release one without its debug info, which goes to MAVEN_TARGET_DIR/libstreamfusion.so.debug).
+# (a release one without its debug info, which goes to MAVEN_TARGET_DIR/libstreamfusion.so.debug)
+# and its SHA-256 beside it.
 set -euo pipefail
 
 step=$1 profile=$2 cargo_target=$3 maven_target=$4
@@ -70,4 +71,6 @@ if [ "$step" = build ]; then
   else
     cp -f "$lib" "$dest/libstreamfusion.so"
   fi
+  # Its hash names the file the library is extracted to once per machine (NativeLibrary).
+  sha256sum "$dest/libstreamfusion.so" | cut -d' ' -f1 > "$dest/libstreamfusion.so.sha256"
 fi

@@ -3,6 +3,7 @@ package dev.streamfusion.bridge;
 import org.apache.flink.annotation.Internal;
 
 import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
@@ -23,6 +24,9 @@ public abstract class NativeHandle implements AutoCloseable {
 
     private static final Cleaner UNCLOSED = Cleaner.create();
 
+    /** Native objects owned by handles of this class loader and not yet freed. */
+    private static final AtomicLong OPEN = new AtomicLong();
+
     private final String kind;
     private final Native object;
     private final Cleaner.Cleanable freeing;
@@ -38,6 +42,15 @@ public abstract class NativeHandle implements AutoCloseable {
         this.kind = kind;
         this.object = new Native(address, free);
         this.freeing = UNCLOSED.register(this, object);
+        OPEN.incrementAndGet();
+    }
+
+    /**
+     * How many native objects handles (of this class loader) own and have not freed: closed
+     * handles and handles the garbage collector reclaimed are not counted.
+     */
+    public static long openHandles() {
+        return OPEN.get();
     }
 
     /** The native object and how it is freed: what the cleaner holds, never the handle. */
@@ -55,7 +68,11 @@ public abstract class NativeHandle implements AutoCloseable {
             long freed = address;
             address = 0;
             if (freed != 0) {
-                free.accept(freed);
+                try {
+                    free.accept(freed);
+                } finally {
+                    OPEN.decrementAndGet();
+                }
             }
         }
     }

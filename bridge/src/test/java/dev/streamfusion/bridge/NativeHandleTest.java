@@ -41,8 +41,11 @@ class NativeHandleTest {
     }
 
     @Test
+    // Closed inside its try-with-resources on purpose: the second close must free nothing.
+    @SuppressWarnings("try")
     void closingFreesAllNativeMemory() {
         long nativeBefore = NativeLibrary.nativeAllocatedBytes();
+        long handlesBefore = NativeHandle.openHandles();
         try (BufferAllocator allocator = new RootAllocator();
                 VectorSchemaRoot batch = VectorSchemaRoot.create(SCHEMA, allocator)) {
             IntVector a = (IntVector) batch.getVector(0);
@@ -53,9 +56,13 @@ class NativeHandleTest {
             try (NativeProjection projection = NativeProjection.create(allocator, SCHEMA, new int[] {0})) {
                 projection.project(batch);
                 assertThat(NativeLibrary.nativeAllocatedBytes()).isGreaterThan(nativeBefore);
+                assertThat(NativeHandle.openHandles()).isEqualTo(handlesBefore + 1);
+                projection.close();
+                assertThat(NativeHandle.openHandles()).as("a second close frees nothing more").isEqualTo(handlesBefore);
             }
         }
         assertThat(NativeLibrary.nativeAllocatedBytes()).isEqualTo(nativeBefore);
+        assertThat(NativeHandle.openHandles()).isEqualTo(handlesBefore);
     }
 
     @Test

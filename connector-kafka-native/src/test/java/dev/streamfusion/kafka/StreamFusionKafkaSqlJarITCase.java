@@ -6,19 +6,14 @@ import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.registry.SchemaRegistryServer;
 
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -54,19 +49,13 @@ class StreamFusionKafkaSqlJarITCase {
         KAFKA.cluster().createTopic("sql-jar-out", 2);
         KAFKA.cluster().createTopic("sql-jar-avro", 2);
         long priceSum = 0;
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(
-                        Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
-                        new ByteArraySerializer(),
-                        new ByteArraySerializer())) {
-            for (int i = 0; i < COUNT; i++) {
-                String json =
-                        "{\"auction\": " + i + ", \"bidder\": " + (i % 7) + ", \"price\": " + (i * 3) + ", \"channel\": \"c"
-                                + (i % 5) + "\"}";
-                priceSum += i * 3L;
-                producer.send(new ProducerRecord<>("sql-jar-in", json.getBytes(StandardCharsets.UTF_8))).get();
-            }
+        List<String> bids = new ArrayList<>();
+        for (int i = 0; i < COUNT; i++) {
+            bids.add("{\"auction\": " + i + ", \"bidder\": " + (i % 7) + ", \"price\": " + (i * 3) + ", \"channel\": \"c"
+                    + (i % 5) + "\"}");
+            priceSum += i * 3L;
         }
+        KAFKA.cluster().produce("sql-jar-in", bids);
 
         List<String> output;
         try (SchemaRegistryServer registry = SchemaRegistryServer.start()) {

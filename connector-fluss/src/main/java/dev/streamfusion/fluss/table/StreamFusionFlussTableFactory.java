@@ -1,5 +1,6 @@
 package dev.streamfusion.fluss.table;
 
+import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.fluss.internal.FlussTableRef;
 import dev.streamfusion.fluss.internal.StartupMode;
 
@@ -127,6 +128,8 @@ public final class StreamFusionFlussTableFactory implements DynamicTableSourceFa
     }
 
     private Resolved resolve(DynamicTableFactory.Context context) {
+        // Batches are Arrow Java's: a JVM that cannot give it direct memory fails here, saying why.
+        NativeLibrary.checkJvmOptions();
         Map<String, String> options = context.getCatalogTable().getOptions();
         Configuration conf = validated(options);
         FlussTableRef ref = tableRef(context.getObjectIdentifier(), options);

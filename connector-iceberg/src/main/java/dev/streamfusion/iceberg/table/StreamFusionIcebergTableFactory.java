@@ -1,5 +1,6 @@
 package dev.streamfusion.iceberg.table;
 
+import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 
 import org.apache.flink.annotation.Internal;
@@ -82,6 +83,8 @@ public final class StreamFusionIcebergTableFactory implements DynamicTableSource
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
+        // Fails at planning, saying why, where the library cannot run.
+        NativeLibrary.load();
         Map<String, String> options = context.getCatalogTable().getOptions();
         IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
@@ -96,6 +99,7 @@ public final class StreamFusionIcebergTableFactory implements DynamicTableSource
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
+        NativeLibrary.load();
         Map<String, String> options = context.getCatalogTable().getOptions();
         IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();

@@ -1,5 +1,6 @@
 package dev.streamfusion.kafka.table;
 
+import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.formats.NativeFormatDecoder;
 import dev.streamfusion.formats.NativeFormatEncoder;
 
@@ -93,10 +94,15 @@ final class KafkaFormats {
     }
 
     /**
-     * Why the formats cannot be handled natively ({@code verb}: "decoded" or "encoded"), or
+     * Why the formats cannot be handled natively ({@code verb}: "decoded" or "encoded"): the
+     * native library is not there for this platform, or a format or option is not native; or
      * {@code null} when they can.
      */
     String notNative(String verb) {
+        String unavailable = NativeLibrary.unavailableReason();
+        if (unavailable != null) {
+            return unavailable;
+        }
         if (format == null || !NATIVE.contains(format)) {
             return "the value format '" + format + "' is not " + verb + " natively";
         }

@@ -1,5 +1,6 @@
 package dev.streamfusion.parquet.table;
 
+import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.parquet.format.StreamFusionParquetFormatFactory;
 import dev.streamfusion.parquet.internal.ColumnPredicates;
 import dev.streamfusion.parquet.internal.MemoryLimit;
@@ -120,6 +121,8 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
+        // Fails at planning, saying why, where the library cannot run.
+        NativeLibrary.load();
         ReadableConfig options = validatedOptions(context);
         String defaultPartitionName = options.get(FileSystemConnectorOptions.PARTITION_DEFAULT_NAME);
         List<String> partitionKeys = context.getCatalogTable().getPartitionKeys();
@@ -144,6 +147,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
+        NativeLibrary.load();
         validatedOptions(context);
         // Flink's file sink, with the native writer as its format: the format's options take the
         // format's name as their prefix.

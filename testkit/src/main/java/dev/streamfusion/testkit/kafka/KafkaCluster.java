@@ -2,7 +2,14 @@ package dev.streamfusion.testkit.kafka;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 
 /**
  * A running Kafka cluster for tests: where to connect, and the one administrative step tests need
@@ -43,6 +50,27 @@ public interface KafkaCluster extends AutoCloseable {
      *     a configuration value is invalid)
      */
     void createTopic(String topic, int partitions, Map<String, String> topicConfigs);
+
+    /**
+     * Produces {@code values} (UTF-8, without keys) to {@code topic} one at a time, each
+     * acknowledged before the next is sent, so that they are in the topic in this order.
+     *
+     * @throws IllegalStateException if the broker does not take one
+     */
+    default void produce(String topic, List<String> values) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(
+                        Map.of("bootstrap.servers", bootstrapServers()), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (String value : values) {
+                producer.send(new ProducerRecord<>(topic, value.getBytes(StandardCharsets.UTF_8))).get();
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not produce to " + topic, e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted producing to " + topic, e);
+        }
+    }
 
     /**
      * Stops the servers abruptly and starts them again on the same addresses with the same data;
