@@ -121,6 +121,7 @@ public final class NativeLibrary {
                 if (unavailable != null) {
                     throw new NativeConfigException(unavailable);
                 }
+                long started = System.nanoTime();
                 String location;
                 try {
                     location = loadLibraryFile();
@@ -135,7 +136,7 @@ public final class NativeLibrary {
                     throw new NativeConfigException(unavailable);
                 }
                 loaded = new Loaded(location, buildProfile(), version());
-                LOG.info("Loaded {}", loaded);
+                LOG.info("Loaded {} in {} ms", loaded, (System.nanoTime() - started) / 1_000_000);
             }
             return loaded;
         }

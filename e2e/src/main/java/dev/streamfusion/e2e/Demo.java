@@ -1,5 +1,6 @@
 package dev.streamfusion.e2e;
 
+import dev.streamfusion.bridge.NativeHandle;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.formats.NativeFormatDecoder;
@@ -28,7 +29,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Duration;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -37,9 +41,10 @@ import java.util.Map;
 /**
  * The demo: a real Kafka broker on this machine; Nexmark bids encoded to JSON by StreamFusion's
  * native encoder into a topic; the topic read back and decoded both by stock Flink's JSON format
- * and by the native decoder, with the rows compared and the rates printed side by side; then Flink
- * SQL jobs reading the topic through {@code streamfusion-kafka} and the stock {@code kafka}
- * connector, results compared and run times side by side.
+ * and by the native decoder, the rows compared; Flink SQL jobs reading the topic through {@code
+ * streamfusion-kafka} and the stock {@code kafka} connector, results compared; then Parquet and
+ * Iceberg the same way. Every result is checked equal to stock Flink's, every speed measured beside
+ * it in this run, and the figures end in one table and a chart of the ratios.
  */
 public final class Demo {
 
@@ -50,69 +55,82 @@ public final class Demo {
     private Demo() {}
 
     public static void main(String[] args) throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        Path output = Paths.get(System.getProperty("streamfusion.demo.dir", "target/demo")).toAbsolutePath();
         NativeLibrary.Loaded library = NativeLibrary.load();
-        System.out.println("StreamFusion demo");
-        System.out.println("  native library: " + library.location());
-        System.out.println("  build profile:  " + library.profile() + ", version " + library.version()
-                + (library.isRelease() ? "" : "  (debug build: figures below are not representative; run ./bin/demo -Prelease)"));
+        System.out.println("StreamFusion demo: stock Flink and StreamFusion side by side on this machine");
+        System.out.println("  native library: " + library.profile() + " build " + library.version() + ", " + library.location());
+        if (!library.isRelease()) {
+            System.out.println("  (a debug build: the figures below say nothing of StreamFusion's speed; ./bin/demo uses a release build)");
+        }
 
+        Figures figures = new Figures();
+        Memory memory = new Memory();
         long started = System.nanoTime();
+        step(1, "Starting a Kafka broker (KRaft, in a child JVM)");
         try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start();
                 BufferAllocator allocator = new RootAllocator()) {
-            System.out.printf(
-                    "  Kafka broker:   %s (KRaft, child JVM, up in %.1f s)%n",
-                    broker.bootstrapServers(), seconds(System.nanoTime() - started));
+            System.out.printf("  up at %s in %.1f s%n", broker.bootstrapServers(), seconds(System.nanoTime() - started));
             broker.createTopic(TOPIC, 1);
 
+            step(2, "JSON: " + String.format("%,d", EVENTS) + " Nexmark bids encoded, produced, read back and decoded, stock and native");
             List<RowData> bids = new NexmarkBids(1).next(EVENTS);
             Rates encode = encodeIntoKafka(allocator, bids, broker.bootstrapServers());
             List<byte[]> messages = readBack(broker.bootstrapServers(), EVENTS);
-            System.out.println();
-            System.out.println("Topic '" + TOPIC + "': " + EVENTS + " JSON bids produced, " + messages.size() + " read back.");
-            System.out.println("  first message: " + new String(messages.get(0), StandardCharsets.UTF_8));
-
+            System.out.println("  topic '" + TOPIC + "': " + messages.size() + " messages; the first: "
+                    + new String(messages.get(0), StandardCharsets.UTF_8));
             Rates decode = decodeBothWays(allocator, messages);
+            figures.rate("JSON encode, one thread", "rows/s", encode.stock, encode.streamfusion);
+            figures.rate("JSON decode, one thread", "rows/s", decode.stock, decode.streamfusion);
 
-            System.out.println();
-            System.out.println("Stock Flink vs StreamFusion, JSON format, " + EVENTS + " bids, one thread, same run:");
-            System.out.printf("  %-40s %12s %14s %7s%n", "", "stock Flink", "StreamFusion", "ratio");
-            encode.print("encode RowData -> JSON bytes (rows/s)");
-            decode.print("decode JSON bytes -> rows, all fields");
-
-            runQueries(new NexmarkKafka(broker.bootstrapServers(), TOPIC, "json"));
+            step(3, "Flink SQL over the topic: 'connector' = 'kafka' and 'streamfusion-kafka'");
+            runQueries(new NexmarkKafka(broker.bootstrapServers(), TOPIC, "json"), figures);
         }
-        ParquetDemo.run();
-        IcebergDemo.run();
+        step(4, "Parquet: 'connector' = 'filesystem' and 'streamfusion-parquet'");
+        ParquetDemo.run(figures);
+        step(5, "Iceberg: 'iceberg' and 'streamfusion-iceberg' catalogs");
+        IcebergDemo.run(figures, memory);
+        memory.atEnd();
+
         System.out.println();
-        System.out.println("Native memory outstanding after close: " + NativeLibrary.nativeAllocatedBytes() + " bytes");
+        System.out.println("Summary: stock Flink vs StreamFusion, " + library.profile() + " native build, parallelism 1, same run");
+        figures.printTable(System.out);
+        Path chart = output.resolve("streamfusion-demo.png");
+        figures.writeChart(chart, "StreamFusion vs stock Flink (" + library.profile() + " build, " + LocalDate.now() + ")");
+        System.out.println("  chart of the ratios: " + chart);
+        System.out.println();
+        memory.print();
+        System.out.println("Flink's, Kafka's and Hadoop's logs: " + System.getProperty("streamfusion.log.file", "(the console)"));
+    }
+
+    /** Prints a step's heading. */
+    private static void step(int number, String what) {
+        System.out.println();
+        System.out.println("[" + number + "/5] " + what);
     }
 
     /**
      * Flink SQL jobs over the topic: a query's results through streamfusion-kafka, checked against
      * the stock kafka connector, then Nexmark q0-q2 into a blackhole through both, timed.
      */
-    private static void runQueries(NexmarkKafka kafka) throws Exception {
+    private static void runQueries(NexmarkKafka kafka, Figures figures) throws Exception {
         String q2 = "SELECT auction, price FROM %s WHERE MOD(auction, 123) = 0";
         List<String> fused = kafka.collect(NexmarkKafka.FUSED, q2);
         List<String> stock = kafka.collect(NexmarkKafka.STOCK, q2);
         if (!sorted(fused).equals(sorted(stock))) {
             throw new IllegalStateException("streamfusion-kafka and kafka disagree on q2");
         }
-        System.out.println();
-        System.out.println("Flink SQL over the topic, 'connector' = 'streamfusion-kafka' (results equal to 'kafka'):");
-        System.out.println("  " + String.format(q2, "bids") + "  -> " + fused.size() + " rows, the first:");
+        System.out.println("  " + String.format(q2, "bids") + ": " + fused.size() + " rows, equal to 'kafka''s; the first:");
         fused.stream().limit(3).forEach(row -> System.out.println("    " + row));
 
-        System.out.println();
-        System.out.println("Nexmark into a blackhole sink, one job each, parallelism 1 (job run time, after a warm-up):");
-        System.out.printf("  %-6s %14s %22s %7s%n", "query", "stock kafka", "streamfusion-kafka", "ratio");
+        System.out.println("  Nexmark q0-q2 into a blackhole sink, one job per query and connector (after a warm-up):");
         kafka.runIntoBlackhole(NexmarkKafka.STOCK, "q0");
         kafka.runIntoBlackhole(NexmarkKafka.FUSED, "q0");
         for (String query : NexmarkKafka.QUERIES.keySet()) {
             long stockMillis = kafka.runIntoBlackhole(NexmarkKafka.STOCK, query);
             long fusedMillis = kafka.runIntoBlackhole(NexmarkKafka.FUSED, query);
-            System.out.printf(
-                    "  %-6s %11d ms %19d ms %6.2fx%n", query, stockMillis, fusedMillis, (double) stockMillis / fusedMillis);
+            System.out.printf("    %s: kafka %,d ms, streamfusion-kafka %,d ms%n", query, stockMillis, fusedMillis);
+            figures.runTime("Nexmark " + query + " from Kafka (JSON)", stockMillis, fusedMillis);
         }
     }
 
@@ -206,9 +224,9 @@ public final class Demo {
             throw new IllegalStateException(
                     "native decode differs from stock Flink: " + nativeRows + " rows vs " + stockRows.size());
         }
-        System.out.println("Decoded natively and by stock Flink: " + nativeRows + " rows each, the same rows"
-                + " (checksum over every field " + Long.toHexString(nativeChecksum) + "). The first bids:");
-        firstBids.forEach(b -> System.out.println("  " + b));
+        System.out.println("  decoded natively and by stock Flink: " + nativeRows + " rows each, the same rows"
+                + " (checksum over every field " + Long.toHexString(nativeChecksum) + "); the first bids:");
+        firstBids.forEach(b -> System.out.println("    " + b));
         return new Rates(messages.size(), stockNanos, nativeNanos);
     }
 
@@ -264,9 +282,39 @@ public final class Demo {
             this.stock = rows / seconds(stockNanos);
             this.streamfusion = rows / seconds(nativeNanos);
         }
+    }
 
-        void print(String what) {
-            System.out.printf("  %-40s %,12.0f %,14.0f %6.2fx%n", what, stock, streamfusion, streamfusion / stock);
+    /**
+     * Native memory and handles, after the last step's first (warm-up) jobs and at the end: what
+     * stays allocated must be the library's process-wide state, the same at both points.
+     */
+    static final class Memory {
+        private long afterWarmUp = -1;
+        private long atEnd;
+        private long handlesAtEnd;
+
+        /** Called once the last step has run each of its jobs once. */
+        void afterWarmUp() {
+            afterWarmUp = NativeLibrary.nativeAllocatedBytes();
+        }
+
+        void atEnd() {
+            atEnd = NativeLibrary.nativeAllocatedBytes();
+            handlesAtEnd = NativeHandle.openHandles();
+        }
+
+        void print() {
+            System.out.println("Native memory: " + handlesAtEnd + " native objects open (every reader, writer and batch"
+                    + " was freed); " + String.format("%,d", atEnd) + " bytes stay allocated by state the library keeps"
+                    + " while it is loaded (Iceberg's I/O runtime and its threads, per-thread state of JVM threads that"
+                    + " outlive the jobs).");
+            if (afterWarmUp == atEnd) {
+                System.out.println("  The same " + String.format("%,d", atEnd) + " bytes after the first Iceberg jobs as after"
+                        + " all of them: it does not grow with jobs.");
+            } else {
+                System.out.println("  It was " + String.format("%,d", afterWarmUp) + " bytes after the first Iceberg jobs and is "
+                        + String.format("%,d", atEnd) + " now: memory that grows with jobs is a leak; please report it.");
+            }
         }
     }
 }

@@ -20,33 +20,33 @@ final class IcebergDemo {
 
     private IcebergDemo() {}
 
-    static void run() throws Exception {
+    static void run(Figures figures, Demo.Memory memory) throws Exception {
         Path warehouse = Files.createTempDirectory("streamfusion-demo-iceberg");
         try {
             String uri = warehouse.toUri().toString();
+            System.out.printf("  writing %,d rows of 20 columns with iceberg-flink into a Hadoop catalog ...%n", ROWS);
             IcebergScanBenchmark.writeTable(uri, ROWS);
             TableEnvironment env = IcebergScanBenchmark.tables(uri);
             List<String> fused = ParquetDemo.sameRows(env, QUERY, "stock", "sf", "streamfusion-iceberg and iceberg");
-            System.out.println();
-            System.out.println("Iceberg: " + ROWS + " rows of 20 columns written by iceberg-flink to a Hadoop catalog at " + warehouse);
-            System.out.println("  " + String.format(QUERY, "c") + "  (results equal to 'iceberg'):");
+            System.out.println("  " + String.format(QUERY, "c") + ": equal to 'iceberg''s; the first rows:");
             fused.stream().limit(3).forEach(row -> System.out.println("    " + row));
 
-            System.out.println();
-            System.out.println("Iceberg scan of every column and copy into a new table, parallelism 1 (job run time, after a warm-up):");
-            System.out.printf("  %-10s %16s %22s %7s%n", "", "iceberg", "streamfusion-iceberg", "ratio");
+            System.out.println("  scanning every column, and copying into a new table, through each (after a warm-up) ...");
             IcebergScanBenchmark.scan(uri, "stock", SCAN);
             IcebergScanBenchmark.scan(uri, "sf", SCAN);
-            print("scan", IcebergScanBenchmark.scan(uri, "stock", SCAN), IcebergScanBenchmark.scan(uri, "sf", SCAN));
             IcebergScanBenchmark.copy(uri, "stock");
             IcebergScanBenchmark.copy(uri, "sf");
-            print("copy", IcebergScanBenchmark.copy(uri, "stock"), IcebergScanBenchmark.copy(uri, "sf"));
+            memory.afterWarmUp();
+            long stockScan = IcebergScanBenchmark.scan(uri, "stock", SCAN);
+            long fusedScan = IcebergScanBenchmark.scan(uri, "sf", SCAN);
+            long stockCopy = IcebergScanBenchmark.copy(uri, "stock");
+            long fusedCopy = IcebergScanBenchmark.copy(uri, "sf");
+            System.out.printf("    scan: iceberg %,d ms, streamfusion-iceberg %,d ms%n", stockScan, fusedScan);
+            System.out.printf("    copy: iceberg %,d ms, streamfusion-iceberg %,d ms%n", stockCopy, fusedCopy);
+            figures.runTime("Iceberg scan, 20 columns", stockScan, fusedScan);
+            figures.runTime("Iceberg copy into a new table", stockCopy, fusedCopy);
         } finally {
             ParquetScanBenchmark.delete(warehouse);
         }
-    }
-
-    private static void print(String what, long stockMillis, long fusedMillis) {
-        System.out.printf("  %-10s %13d ms %19d ms %6.2fx%n", what, stockMillis, fusedMillis, (double) stockMillis / fusedMillis);
     }
 }

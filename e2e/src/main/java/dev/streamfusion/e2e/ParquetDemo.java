@@ -22,30 +22,25 @@ final class ParquetDemo {
 
     private ParquetDemo() {}
 
-    // CloseableIterator.close() declares Exception.
-    @SuppressWarnings("try")
-    static void run() throws Exception {
+    static void run(Figures figures) throws Exception {
         Path directory = Files.createTempDirectory("streamfusion-demo-parquet");
         try {
+            System.out.printf("  writing %,d rows of 20 columns with stock Flink ...%n", ROWS);
             ParquetScanBenchmark.write(directory, ROWS);
             TableEnvironment env = ParquetScanBenchmark.tables();
             env.executeSql(ParquetScanBenchmark.table("stock", "filesystem", directory));
             env.executeSql(ParquetScanBenchmark.table("fused", "streamfusion-parquet", directory));
             List<String> fused = sameRows(env, QUERY, "stock", "fused", "streamfusion-parquet and filesystem");
-            System.out.println();
-            System.out.println("Parquet: " + ROWS + " rows of 20 columns written by stock Flink to " + directory);
-            System.out.println("  " + String.format(QUERY, "t") + "  (results equal to 'filesystem'):");
+            System.out.println("  " + String.format(QUERY, "t") + ": equal to 'filesystem''s; the first rows:");
             fused.stream().limit(3).forEach(row -> System.out.println("    " + row));
 
-            System.out.println();
-            System.out.println("Copy 10 columns into new Parquet files, parallelism 1 (job run time, after a warm-up):");
+            System.out.println("  copying 10 columns into new Parquet files through each (after a warm-up) ...");
             ParquetScanBenchmark.copy(directory, "filesystem", "filesystem");
             ParquetScanBenchmark.copy(directory, "streamfusion-parquet", "streamfusion-parquet");
             long stockMillis = ParquetScanBenchmark.copy(directory, "filesystem", "filesystem");
             long fusedMillis = ParquetScanBenchmark.copy(directory, "streamfusion-parquet", "streamfusion-parquet");
-            System.out.printf("  %-22s %14s %7s%n", "stock filesystem", "streamfusion-parquet", "ratio");
-            System.out.printf(
-                    "  %19d ms %17d ms %6.2fx%n", stockMillis, fusedMillis, (double) stockMillis / fusedMillis);
+            System.out.printf("    filesystem %,d ms, streamfusion-parquet %,d ms%n", stockMillis, fusedMillis);
+            figures.runTime("Parquet copy, 10 of 20 columns", stockMillis, fusedMillis);
         } finally {
             ParquetScanBenchmark.delete(directory);
         }
