@@ -30,7 +30,7 @@ import java.util.Locale;
  * its SHA-256). The jar's library is extracted once per machine and user into a file named by its
  * hash, checked against it (in {@value #CACHE_PROPERTY}, by default {@code
  * <java.io.tmpdir>/streamfusion-native-<user>}), and loaded from there; other builds' libraries
- * not loaded for a week are deleted when a new one is extracted. A JVM binds a library file to
+ * not loaded for an hour are deleted when a new one is extracted. A JVM binds a library file to
  * one class loader, and Flink loads each job's jars in a class loader of its own, so a second class
  * loader in the same JVM loads a copy of the cached file (a file copy, not an extraction), deleted
  * as soon as it is loaded. A configured file is loaded where it is by the first class loader, and
@@ -58,8 +58,12 @@ public final class NativeLibrary {
 
     private static final Logger LOG = LoggerFactory.getLogger(NativeLibrary.class);
     private static final String LIBRARY_FILE = "libstreamfusion.so";
-    /** How long a cached library of another build stays after it was last loaded. */
-    private static final Duration CACHE_RETENTION = Duration.ofDays(7);
+    /**
+     * How long a cached library of another build stays after it was last loaded. Deleting one is
+     * safe at any time (a JVM that loaded it keeps its mapping, one that needs it extracts it
+     * again), so the cache keeps little more than the builds in use.
+     */
+    private static final Duration CACHE_RETENTION = Duration.ofHours(1);
 
     private static volatile Loaded loaded;
     /** Why the library cannot be loaded here, once a load failed for that reason. */

@@ -108,9 +108,7 @@ final class NexmarkKafka {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        StringBuilder with = new StringBuilder();
-        formatOptions().forEach((key, value) -> with.append(", '").append(format).append('.').append(key)
-                .append("' = '").append(value).append('\''));
+        String with = formatWith();
         tables.executeSql(
                 "CREATE TABLE bids (" + columns(rowType()) + ") WITH ("
                         + "'connector' = '" + connector + "', "
@@ -140,6 +138,46 @@ final class NexmarkKafka {
         JobExecutionResult done =
                 result.getJobClient().orElseThrow().getJobExecutionResult().get(30, TimeUnit.MINUTES);
         return done.getNetRuntime();
+    }
+
+    /**
+     * Whether the sink benchmark writes {@code query} in {@code format}: protobuf writes rows of
+     * the bid's own message class, so only q0, with every field of the bid.
+     */
+    static boolean sinkWrites(String format, String query) {
+        return !"protobuf".equals(format) || "q0".equals(query);
+    }
+
+    /**
+     * Runs {@code query} over the topic (read through streamfusion-kafka's native rung) into
+     * {@code outTopic} through {@code sink}, in this topic's format, at least once; returns the
+     * job's net run time in milliseconds.
+     */
+    long runIntoTopic(String sink, String query, String outTopic) throws Exception {
+        StreamTableEnvironment tables = tables(FUSED, 1);
+        String select = "protobuf".equals(format) ? "SELECT * FROM bids" : String.format(QUERIES.get(query), "bids");
+        List<String> columns = new ArrayList<>();
+        tables.sqlQuery(select).getResolvedSchema().getColumns().forEach(
+                c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
+        tables.executeSql(
+                "CREATE TABLE sink (" + String.join(", ", columns) + ") WITH ("
+                        + "'connector' = '" + sink + "', "
+                        + "'topic' = '" + outTopic + "', "
+                        + "'properties.bootstrap.servers' = '" + bootstrapServers + "', "
+                        + "'sink.delivery-guarantee' = 'at-least-once', "
+                        + "'format' = '" + format + "'" + formatWith() + ")");
+        TableResult result = tables.executeSql("INSERT INTO sink " + select);
+        JobExecutionResult done =
+                result.getJobClient().orElseThrow().getJobExecutionResult().get(30, TimeUnit.MINUTES);
+        return done.getNetRuntime();
+    }
+
+    /** The table options of this topic's format beyond {@code format} itself. */
+    private String formatWith() {
+        StringBuilder with = new StringBuilder();
+        formatOptions().forEach((key, value) -> with.append(", '").append(format).append('.').append(key)
+                .append("' = '").append(value).append('\''));
+        return with.toString();
     }
 
     /** The final rows of a bounded query through {@code connector}, as strings. */
