@@ -20,7 +20,8 @@ import java.util.Map;
  * Refuses a debug native build.
  *
  * <p>{@code ./bin/bench-kafka-sink [events [formats [queries]]]}: by default 1,000,000 events,
- * formats {@code json,avro,protobuf}, queries {@code q0,q1,q2}.
+ * formats {@code json,avro,protobuf}, queries {@code q0,q1,q2}. A fourth argument, a connector's
+ * name, runs that sink alone (for a profile) and prints its rate only.
  */
 public final class KafkaSinkBenchmark {
 
@@ -43,6 +44,12 @@ public final class KafkaSinkBenchmark {
                 kafka.produce(events);
                 for (String query : queries) {
                     if (!NexmarkKafka.sinkWrites(format, query)) {
+                        continue;
+                    }
+                    if (args.length > 3) {
+                        long[] alone = best(broker, kafka, args[3], query);
+                        System.out.printf("| %s | %s | %,d | %s alone: %,.0f rows/s |%n", format, query, alone[1], args[3],
+                                events * 1000.0 / alone[0]);
                         continue;
                     }
                     long[] stock = best(broker, kafka, NexmarkKafka.STOCK, query);
