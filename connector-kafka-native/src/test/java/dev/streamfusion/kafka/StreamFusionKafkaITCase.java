@@ -72,6 +72,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -434,7 +435,9 @@ class StreamFusionKafkaITCase {
         TableResult skipping = tables.executeSql("SELECT auction FROM skipping");
         assertThat(collect(skipping)).hasSize(2);
         Map<String, Metric> metrics = METRICS.findMetrics(skipping.getJobClient().orElseThrow().getJobID(), "streamfusion");
-        assertThat(sum(metrics, "skippedRecords")).isEqualTo(1);
+        // The reader's total, and its partition's.
+        assertThat(sum(metrics, "skippedRecords")).isEqualTo(2);
+        assertThat(sum(metrics, "partition." + BAD + "-0.skippedRecords")).isEqualTo(1);
         assertThat(sum(metrics, "batches")).isPositive();
         assertThat(sum(metrics, "decodeNanos")).isPositive();
         assertThat(metrics.entrySet().stream().filter(e -> e.getKey().endsWith(".rung")))
@@ -679,6 +682,139 @@ class StreamFusionKafkaITCase {
                 .hasStackTraceContaining("Failed to deserialize JSON");
         assertThatThrownBy(() -> collect(tables.executeSql("SELECT id FROM fused_null_keys")))
                 .hasStackTraceContaining("Flink's key format makes a NULL row of it");
+    }
+
+    /**
+     * {@code 'streamfusion.errors' = 'SKIP'}: every record Flink's format fails on is dropped
+     * (for a bad key, the whole record), counted in total and per partition, and the rows are
+     * exactly those of the records Flink reads: JSON values and keys from the malformed corpus,
+     * Avro records truncated or garbled and a protobuf message cut short among good ones. A table
+     * Flink's own reader serves is refused.
+     */
+    @Test
+    void undecodableRecordsAreSkippedCountedAndLoggedUnderTheSkipPolicy() throws Exception {
+        String mixed = "skip-json-mixed";
+        String good = "skip-json-good";
+        String keys = "skip-json-keys";
+        for (String topic : List.of(mixed, good, keys)) {
+            KAFKA.cluster().createTopic(topic, 1);
+        }
+        List<MalformedMessage> corpus = JsonCorpus.corpus();
+        JsonParserRowDataDeserializationSchema flink =
+                new JsonParserRowDataDeserializationSchema(
+                        JsonCorpus.PHYSICAL, InternalTypeInfo.of(JsonCorpus.PHYSICAL), false, false, TimestampFormat.SQL);
+        flink.open(null);
+        List<Integer> goodIds = new ArrayList<>();
+        int bad = 0;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < corpus.size(); i++) {
+                byte[] bytes = corpus.get(i).bytes;
+                // Flink reads it: without an error, and without a NULL row (which fails Flink's
+                // connector downstream).
+                boolean decodes = true;
+                List<RowData> rows = new ArrayList<>();
+                try {
+                    flink.deserialize(bytes, new ListCollector<>(rows));
+                    decodes = !rows.contains(null);
+                } catch (IOException e) {
+                    decodes = false;
+                }
+                producer.send(new ProducerRecord<>(mixed, 0, null, bytes)).get();
+                producer.send(new ProducerRecord<>(keys, 0, bytes, ("{\"id\": " + i + "}").getBytes(StandardCharsets.UTF_8))).get();
+                if (!decodes) {
+                    bad++;
+                } else {
+                    producer.send(new ProducerRecord<>(good, 0, null, bytes)).get();
+                    // A key of several rows pairs each with the value, as in Flink.
+                    for (int row = 0; row < rows.size(); row++) {
+                        goodIds.add(i);
+                    }
+                }
+            }
+        }
+        assertThat(bad).as("the corpus has records Flink fails on").isPositive();
+        assertThat(goodIds).as("and records it reads").isNotEmpty();
+
+        String columns = columns(JsonCorpus.PHYSICAL, "");
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("stock_good", "kafka", columns, bidsTable("topic", good, Map.of())));
+        tables.executeSql(ddl("fused_skip", "streamfusion-kafka", columns, bidsTable("topic", mixed, Map.of("streamfusion.errors", "SKIP"))));
+        List<String> expected = collect(tables.executeSql("SELECT * FROM stock_good"));
+        TableResult skipping = tables.executeSql("SELECT * FROM fused_skip");
+        assertThat(collect(skipping)).containsExactlyInAnyOrderElementsOf(expected);
+        Map<String, Metric> metrics = METRICS.findMetrics(skipping.getJobClient().orElseThrow().getJobID(), "streamfusion");
+        assertThat(sum(metrics, "skippedRecords")).as("in total and in the partition's group").isEqualTo(2L * bad);
+        assertThat(metrics.keySet()).anyMatch(name -> name.contains("partition." + mixed + "-0.skippedRecords"));
+
+        // A key Flink's format fails on drops its whole record.
+        Map<String, String> keyed = new HashMap<>(bidsTable("topic", keys, Map.of("streamfusion.errors", "SKIP")));
+        keyed.remove("format");
+        keyed.putAll(Map.of(
+                "key.format", "json",
+                "key.fields", String.join(";", prefixed(JsonCorpus.PHYSICAL, "k_")),
+                "key.fields-prefix", "k_",
+                "value.format", "json",
+                "value.fields-include", "EXCEPT_KEY"));
+        tables.executeSql(ddl("fused_keys", "streamfusion-kafka", columns(JsonCorpus.PHYSICAL, "k_") + ", id INT", keyed));
+        List<String> ids = goodIds.stream().map(id -> "+I[" + id + "]").collect(Collectors.toList());
+        assertThat(collect(tables.executeSql("SELECT id FROM fused_keys"))).containsExactlyInAnyOrderElementsOf(ids);
+
+        // Avro: good records written by Flink, then a truncated copy of one and bytes that are not Avro.
+        String avroGood = "skip-avro-good";
+        String avroMixed = "skip-avro-mixed";
+        KAFKA.cluster().createTopic(avroGood, 1);
+        KAFKA.cluster().createTopic(avroMixed, 1);
+        tables.executeSql(ddl("bids", "kafka", bidsTable("topic", BIDS, Map.of())));
+        tables.executeSql(ddl("avro_good", "kafka", bidsTable("topic", avroGood, Map.of("format", "avro"))));
+        tables.executeSql(ddl("avro_mixed_out", "kafka", bidsTable("topic", avroMixed, Map.of("format", "avro"))));
+        tables.executeSql("INSERT INTO avro_good SELECT * FROM bids").await(2, TimeUnit.MINUTES);
+        tables.executeSql("INSERT INTO avro_mixed_out SELECT * FROM bids").await(2, TimeUnit.MINUTES);
+        byte[] first = HexFormat.of().parseHex(values(avroGood).get(0));
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            producer.send(new ProducerRecord<>(avroMixed, 0, null, Arrays.copyOf(first, first.length / 2))).get();
+            producer.send(new ProducerRecord<>(avroMixed, 0, null, new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff})).get();
+        }
+        tables.executeSql(ddl("avro_skip", "streamfusion-kafka", bidsTable("topic", avroMixed,
+                Map.of("format", "avro", "streamfusion.errors", "SKIP"))));
+        String summary = "SELECT COUNT(*), SUM(price), MAX(url) FROM %s";
+        assertThat(collect(tables.executeSql(String.format(summary, "avro_skip"))))
+                .isEqualTo(collect(tables.executeSql(String.format(summary, "avro_good"))));
+
+        // Without the policy the same topic fails, naming the first bad record.
+        tables.executeSql(ddl("avro_fail", "streamfusion-kafka", bidsTable("topic", avroMixed, Map.of("format", "avro"))));
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT COUNT(*) FROM avro_fail")))
+                .hasStackTraceContaining("Failed to decode the value of the Kafka record at offset " + COUNT + " of " + avroMixed + "-0 (avro)");
+
+        // Protobuf: good bids, and a message whose length-delimited field runs past its end.
+        String protobufTopic = "skip-protobuf";
+        KAFKA.cluster().createTopic(protobufTopic, 1);
+        PbRowDataSerializationSchema protobuf = new PbRowDataSerializationSchema(
+                NexmarkBids.PROTOBUF_BID_TYPE, new PbFormatConfig(Bid.class.getName(), false, false, ""));
+        protobuf.open(null);
+        long protobufPrices = 0;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            List<RowData> protobufBids = NexmarkBids.withEpochMillis(new NexmarkBids(5).next(100));
+            for (int i = 0; i < protobufBids.size(); i++) {
+                if (i == 50) {
+                    producer.send(new ProducerRecord<>(protobufTopic, 0, null, new byte[] {0x2a, 0x7f, 0x61})).get();
+                }
+                producer.send(new ProducerRecord<>(protobufTopic, 0, null, protobuf.serialize(protobufBids.get(i)))).get();
+                protobufPrices += protobufBids.get(i).getLong(2);
+            }
+        }
+        tables.executeSql(ddl("protobuf_skip", "streamfusion-kafka",
+                "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, date_time BIGINT, extra STRING",
+                bidsTable("topic", protobufTopic, Map.of("format", "protobuf", "protobuf.message-class-name", Bid.class.getName(),
+                        "streamfusion.errors", "SKIP"))));
+        assertThat(collect(tables.executeSql("SELECT COUNT(*), SUM(price) FROM protobuf_skip")))
+                .containsExactly("+I[100, " + protobufPrices + "]");
+
+        // Flink's own reader has no such policy: a table it would read is refused at planning.
+        tables.executeSql(ddl("refused_skip", "streamfusion-kafka", "v STRING", bidsTable("topic", mixed,
+                Map.of("format", "raw", "raw.charset", "windows-1252", "streamfusion.errors", "SKIP", "streamfusion.rung", "AUTO"))));
+        assertThatThrownBy(() -> tables.explainSql("SELECT * FROM refused_skip"))
+                .hasStackTraceContaining("'streamfusion.errors' = 'SKIP' needs StreamFusion's reader, but the table reads with"
+                        + " Flink's own: the value format 'raw' is not handled natively here");
     }
 
     /** The index of the first message of {@code corpus} Flink's JSON format fails on. */

@@ -6,6 +6,9 @@ import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.registry.SchemaRegistryServer;
 
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -14,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -48,6 +52,14 @@ class StreamFusionKafkaSqlJarITCase {
         KAFKA.cluster().createTopic("sql-jar-in", 2);
         KAFKA.cluster().createTopic("sql-jar-out", 2);
         KAFKA.cluster().createTopic("sql-jar-avro", 2);
+        // First in the skip topic: a Confluent-framed record of schema id 4242, which the
+        // registry does not know.
+        KAFKA.cluster().createTopic("sql-jar-avro-skip", 1);
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(Map.of("bootstrap.servers", KAFKA.bootstrapServers()), new ByteArraySerializer(),
+                        new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>("sql-jar-avro-skip", 0, null, new byte[] {0, 0, 0, 0x10, (byte) 0x92, 2, 4})).get();
+        }
         long priceSum = 0;
         List<String> bids = new ArrayList<>();
         for (int i = 0; i < COUNT; i++) {
@@ -68,11 +80,19 @@ class StreamFusionKafkaSqlJarITCase {
                             "sql-jar-avro",
                             KAFKA.cluster().saslPlainBootstrapServers());
             // No subject given: the sink registered the schema under the topic's value subject.
-            assertThat(registry.subjects()).containsExactly("sql-jar-avro-value");
+            assertThat(registry.subjects()).containsExactlyInAnyOrder("sql-jar-avro-value", "sql-jar-avro-skip-value");
         }
         String expected = "[+I[" + COUNT + ", " + priceSum + ", c4]]";
         assertThat(output).contains("stock: " + expected, "streamfusion: " + expected, "written: " + expected);
         assertThat(output).contains("avro stock: " + expected, "avro streamfusion: " + expected);
+        // The unknown schema id's record skipped under 'streamfusion.errors' = 'SKIP'; the
+        // registry being unreachable is no reason to skip.
+        assertThat(output).contains("avro skip: " + expected);
+        assertThat(output)
+                .filteredOn(line -> line.startsWith("avro skip unreachable: "))
+                .singleElement()
+                .asString()
+                .contains("Failed to decode the value of the Kafka record at offset 0 of sql-jar-avro-skip-0 (avro-confluent)");
         // A sasl.jaas.config naming the login module as kafka-clients or Flink's SQL jar does.
         assertThat(output)
                 .contains(

@@ -40,10 +40,16 @@ final class Figures {
     }
 
     private final List<Figure> figures = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
 
     /** Rates (higher is faster), such as rows per second. */
     void rate(String what, String unit, double stock, double streamfusion) {
         figures.add(new Figure(what, unit, stock, streamfusion, streamfusion / stock));
+    }
+
+    /** A line printed under the table, saying why the last figure is what it is. */
+    void note(String why) {
+        notes.add(figures.get(figures.size() - 1).what + ": " + why);
     }
 
     /** Run times in milliseconds (lower is faster). */
@@ -65,6 +71,7 @@ final class Figures {
                     f.unit,
                     String.format(Locale.ROOT, "%.2fx", f.ratio));
         }
+        notes.forEach(note -> out.println("  " + note));
     }
 
     /** A horizontal bar per figure, its length the ratio, with the line of parity at 1x. */

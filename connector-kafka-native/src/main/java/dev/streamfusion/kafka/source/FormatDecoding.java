@@ -33,20 +33,25 @@ public final class FormatDecoding implements Serializable {
     private final RowType physicalType;
     private final int[][] projection;
     private final StockMessageDecoder stock;
+    private final boolean skipsUndecodable;
 
     /**
      * @param projection paths of field indices into {@code physicalType} that the query reads, as
      *     the planner pushes them ({@code [[2], [0, 1]]})
      * @param stock Flink's own deserializer of the format for {@code physicalType}, as the stock
      *     connector creates it
+     * @param skipsUndecodable whether a record Flink's format fails on is skipped (counted and
+     *     logged) rather than failing the job ({@code 'streamfusion.errors' = 'SKIP'})
      */
     public FormatDecoding(
             String format,
             Map<String, String> options,
             RowType physicalType,
             int[][] projection,
-            DeserializationSchema<RowData> stock) {
+            DeserializationSchema<RowData> stock,
+            boolean skipsUndecodable) {
         this.format = format;
+        this.skipsUndecodable = skipsUndecodable;
         this.options = new HashMap<>(options);
         this.physicalType = physicalType;
         this.projection = projection;
@@ -68,6 +73,11 @@ public final class FormatDecoding implements Serializable {
      */
     public NativeFormatDecoder openDecoder(BufferAllocator allocator) {
         return NativeFormatDecoder.createDeferring(allocator, format, options, physicalType, projection().prunedType());
+    }
+
+    /** Whether a record Flink's format fails on is skipped rather than failing the job. */
+    boolean skipsUndecodable() {
+        return skipsUndecodable;
     }
 
     /** Whether the format skips the messages it cannot decode (its ignore-parse-errors option). */

@@ -100,13 +100,15 @@ final class JavaRungSplitReader extends DecodingSplitReader {
             }
         }
         IntFunction<String> recordName = i -> "the Kafka record at offset " + offsets[i] + " of " + split;
-        DecodedPart valueRows = values.decode(count, (d, starts) -> d.decode(messages, starts), messages::get, recordName);
+        IntFunction<String> recordSplit = i -> split;
+        DecodedPart valueRows =
+                values.decode(count, (d, starts) -> d.decode(messages, starts), messages::get, recordName, recordSplit);
         parts.add(valueRows);
         DecodedPart keyRows = null;
         if (keys != null) {
             List<byte[]> keyBytes = new ArrayList<>(count);
             records.forEach(r -> keyBytes.add(r.key()));
-            keyRows = keys.decode(count, (d, starts) -> d.decode(keyBytes, starts), keyBytes::get, recordName);
+            keyRows = keys.decode(count, (d, starts) -> d.decode(keyBytes, starts), keyBytes::get, recordName, recordSplit);
             parts.add(keyRows);
         }
         return new DecodedPoll.SplitBatch(split, valueRows, keyRows, 0, count, offsets, timestamps, metadataRows);

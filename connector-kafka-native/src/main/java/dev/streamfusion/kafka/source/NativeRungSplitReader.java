@@ -131,15 +131,15 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             // As Flink's reader: the offset of the last record handed out, per partition.
             kafkaMetrics.recordCurrentOffset(partitions.get(runSplits[r]), offsets[at - 1]);
         }
-        IntFunction<String> recordName =
-                i -> "the Kafka record at offset " + offsets[i] + " of " + splitIds.get(recordSplits[i]);
+        IntFunction<String> recordSplit = i -> splitIds.get(recordSplits[i]);
+        IntFunction<String> recordName = i -> "the Kafka record at offset " + offsets[i] + " of " + recordSplit.apply(i);
         List<DecodedPart> parts = new ArrayList<>(2);
         try {
-            DecodedPart valueRows = decode(values, false, count, recordName);
+            DecodedPart valueRows = decode(values, false, count, recordName, recordSplit);
             parts.add(valueRows);
             DecodedPart keyRows = null;
             if (keys != null) {
-                keyRows = decode(keys, true, count, recordName);
+                keyRows = decode(keys, true, count, recordName, recordSplit);
                 parts.add(keyRows);
             }
             RowData[] metadataRows = metadataRows(count, recordSplits, offsets, timestamps, timestampTypes, leaderEpochs);
@@ -163,7 +163,8 @@ final class NativeRungSplitReader extends DecodingSplitReader {
         }
     }
 
-    private DecodedPart decode(PartDecoder part, boolean keyPart, int count, IntFunction<String> recordName)
+    private DecodedPart decode(
+            PartDecoder part, boolean keyPart, int count, IntFunction<String> recordName, IntFunction<String> recordSplit)
             throws IOException {
         if ("avro-confluent".equals(part.format())) {
             part.decoder().addWriterSchemas(consumer.schemaIds(keyPart));
@@ -172,7 +173,8 @@ final class NativeRungSplitReader extends DecodingSplitReader {
                 count,
                 (decoder, rowStarts) -> consumer.decode(keyPart, decoder, rowStarts),
                 record -> consumer.message(keyPart, record),
-                recordName);
+                recordName,
+                recordSplit);
     }
 
     private RowData[] metadataRows(

@@ -12,7 +12,14 @@ import org.apache.flink.table.data.RowData;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
 import java.util.List;
 import java.util.function.IntFunction;
 
@@ -21,10 +28,20 @@ import java.util.function.IntFunction;
  * failing record named by topic, partition and offset; shared by both rungs. Records the native
  * decoder hands back (malformed or unusual input) are decoded by Flink's own format instead, so
  * they mean exactly what they mean to the stock connector: a failure, a skip under the format's
- * ignore-parse-errors option, or the rows Flink makes of them.
+ * ignore-parse-errors option, or the rows Flink makes of them. Under {@code 'streamfusion.errors'
+ * = 'SKIP'} a record Flink's format fails on is skipped instead of failing the job: it gives no
+ * rows (a record whose key is skipped gives none at all), and it is counted and logged; a failure
+ * to reach a service the format needs (a schema registry) still fails the job.
  */
 @Internal
 final class PartDecoder implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PartDecoder.class);
+
+    /** Skipped records logged one by one; after that, every {@value #LOG_EVERY}th. */
+    private static final int LOG_FIRST = 10;
+
+    private static final int LOG_EVERY = 1_000;
 
     /** One native decode call of the part's messages. */
     @FunctionalInterface
@@ -39,6 +56,8 @@ final class PartDecoder implements AutoCloseable {
     private final ReaderMetrics metrics;
     private final StockMessageDecoder stock;
     private final boolean keyPart;
+    /** Records skipped under {@code 'streamfusion.errors' = 'SKIP'}. */
+    private long skippedUndecodable;
 
     PartDecoder(
             FormatDecoding decoding,
@@ -73,8 +92,14 @@ final class PartDecoder implements AutoCloseable {
      *
      * @param message the bytes of the call's message at a position, for Flink's format
      * @param recordName names the record at a position of the call's messages in errors
+     * @param recordSplit the split (topic and partition) of the record at a position
      */
-    DecodedPart decode(int records, Call call, IntFunction<byte[]> message, IntFunction<String> recordName)
+    DecodedPart decode(
+            int records,
+            Call call,
+            IntFunction<byte[]> message,
+            IntFunction<String> recordName,
+            IntFunction<String> recordSplit)
             throws IOException {
         int[] rowStarts = new int[records + 1];
         VectorSchemaRoot decoded;
@@ -96,7 +121,10 @@ final class PartDecoder implements AutoCloseable {
             RowData[][] stockRows = deferred.length == 0 ? null : stockRows(records, deferred, message, recordName);
             long skipped = 0;
             for (int d : deferred) {
-                skipped += stockRows[d].length == 0 ? 1 : 0;
+                if (stockRows[d].length == 0) {
+                    skipped++;
+                    metrics.skipped(recordSplit.apply(d));
+                }
             }
             metrics.decoded(System.nanoTime() - started, skipped);
             return new DecodedPart(root, decoding.rows(root), rowStarts, stockRows);
@@ -112,18 +140,56 @@ final class PartDecoder implements AutoCloseable {
         RowData[][] rows = new RowData[records][];
         for (int d : deferred) {
             List<RowData> decoded;
+            String failure = null;
             try {
                 // Keys are buffered before they pair with values, NULL rows too.
                 decoded = keyPart ? stock.decodeBuffered(message.apply(d)) : stock.decode(message.apply(d));
             } catch (IOException | RuntimeException e) {
-                throw new IOException(
-                        "Failed to decode the " + part + " of " + recordName.apply(d) + " (" + decoding.format() + "): "
-                                + e.getMessage(),
-                        e);
+                failure = failure(recordName.apply(d), e.getMessage());
+                // A record is skipped for what it holds, never because a service the format
+                // needs (a schema registry) cannot be reached.
+                if (!decoding.skipsUndecodable() || unreachable(e)) {
+                    throw new IOException(failure, e);
+                }
+                decoded = null;
+            }
+            if (decoding.skipsUndecodable() && decoded != null && decoded.contains(null)) {
+                // A NULL row (of a value, or of a key the format ignores errors in) fails Flink's
+                // connector downstream: under the policy, the record is skipped instead.
+                failure = failure(recordName.apply(d), "Flink's format makes a NULL row of it");
+            }
+            if (failure != null) {
+                skippedUndecodable++;
+                if (skippedUndecodable <= LOG_FIRST || skippedUndecodable % LOG_EVERY == 0) {
+                    LOG.warn(
+                            "{}; skipped under 'streamfusion.errors' = 'SKIP' ({} {}s skipped by this reader)",
+                            failure,
+                            skippedUndecodable,
+                            part);
+                }
+                rows[d] = new RowData[0];
+                continue;
             }
             rows[d] = decoded.toArray(new RowData[0]);
         }
         return rows;
+    }
+
+    /** Whether {@code failure} was caused by a service that could not be reached. */
+    private static boolean unreachable(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SocketException
+                    || cause instanceof SocketTimeoutException
+                    || cause instanceof UnknownHostException
+                    || cause instanceof HttpTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private String failure(String record, String reason) {
+        return "Failed to decode the " + part + " of " + record + " (" + decoding.format() + "): " + reason;
     }
 
     @Override

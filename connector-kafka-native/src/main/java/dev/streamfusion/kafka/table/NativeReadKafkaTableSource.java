@@ -100,13 +100,15 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource impleme
             column[c] = paths.size();
             paths.add(path);
         }
+        boolean skips = plan.errors == StreamFusionKafkaOptions.Errors.SKIP;
         FormatDecoding decoding =
                 new FormatDecoding(
                         plan.formats.format,
                         plan.formats.formatOptions,
                         FormatRows.project(physical, valueProjection, null),
                         valuePaths.toArray(new int[0][]),
-                        stockDecoder(context, valueDecodingFormat, valueProjection, null));
+                        stockDecoder(context, valueDecodingFormat, valueProjection, null),
+                        skips);
         KeyDecoding keys =
                 plan.formats.keyFormat == null
                         ? null
@@ -116,7 +118,8 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource impleme
                                         plan.formats.keyFormatOptions,
                                         FormatRows.project(physical, keyProjection, keyPrefix),
                                         keyPaths.toArray(new int[0][]),
-                                        stockDecoder(context, keyDecodingFormat, keyProjection, keyPrefix)),
+                                        stockDecoder(context, keyDecodingFormat, keyProjection, keyPrefix),
+                                        skips),
                                 fromKey,
                                 column);
         Properties consumer = consumerProperties(enumeration);

@@ -28,6 +28,9 @@ final class ReadPlan {
     /** The native rung's read-ahead, in kilobytes ({@code streamfusion.prefetch.kbytes}). */
     final int prefetchKbytes;
 
+    /** What the source does with a record it cannot decode ({@code streamfusion.errors}). */
+    final StreamFusionKafkaOptions.Errors errors;
+
     /** The rung the table asks for. */
     private final StreamFusionKafkaOptions.Rung rung;
 
@@ -36,12 +39,19 @@ final class ReadPlan {
             String stockReason,
             String javaRungReason,
             StreamFusionKafkaOptions.Rung rung,
-            int prefetchKbytes) {
+            int prefetchKbytes,
+            StreamFusionKafkaOptions.Errors errors) {
         this.formats = formats;
         this.stockReason = stockReason;
         this.javaRungReason = javaRungReason;
         this.rung = rung;
         this.prefetchKbytes = prefetchKbytes;
+        this.errors = errors;
+        if (stockReason != null && errors != StreamFusionKafkaOptions.Errors.FAIL) {
+            throw new ValidationException(
+                    "'" + StreamFusionKafkaOptions.ERRORS.key() + "' = '" + errors + "' needs StreamFusion's reader, but the"
+                            + " table reads with Flink's own: " + stockReason);
+        }
     }
 
     /**
@@ -61,13 +71,14 @@ final class ReadPlan {
         if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
             throw new ValidationException("'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + rung + "', but " + reason);
         }
-        return new ReadPlan(formats, reason, null, rung, prefetchKbytes);
+        return new ReadPlan(formats, reason, null, rung, prefetchKbytes, errors);
     }
 
     static ReadPlan of(DynamicTableFactory.Context context) {
         Map<String, String> options = context.getCatalogTable().getOptions();
         Configuration configuration = Configuration.fromMap(options);
         StreamFusionKafkaOptions.Rung rung = configuration.get(StreamFusionKafkaOptions.RUNG);
+        StreamFusionKafkaOptions.Errors errors = configuration.get(StreamFusionKafkaOptions.ERRORS);
         int prefetch = configuration.get(StreamFusionKafkaOptions.PREFETCH_KBYTES);
         if (prefetch < 1 || prefetch > StreamFusionKafkaOptions.PREFETCH_KBYTES_MAX) {
             throw new ValidationException(
@@ -81,7 +92,7 @@ final class ReadPlan {
             if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
                 throw new ValidationException(forced + ", but " + stockReason);
             }
-            return new ReadPlan(formats, stockReason, null, rung, prefetch);
+            return new ReadPlan(formats, stockReason, null, rung, prefetch, errors);
         }
         List<String> untranslatable = LibrdkafkaConfig.consumer(consumerProperties(options)).untranslatable();
         switch (rung) {
@@ -91,9 +102,9 @@ final class ReadPlan {
                             forced + ", but librdkafka cannot take these properties: "
                                     + String.join("; ", untranslatable));
                 }
-                return new ReadPlan(formats, null, null, rung, prefetch);
+                return new ReadPlan(formats, null, null, rung, prefetch, errors);
             case JAVA:
-                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch);
+                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch, errors);
             default:
                 return new ReadPlan(
                         formats,
@@ -102,7 +113,8 @@ final class ReadPlan {
                                 ? null
                                 : "librdkafka cannot take " + String.join("; ", untranslatable),
                         rung,
-                        prefetch);
+                        prefetch,
+                        errors);
         }
     }
 

@@ -62,6 +62,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         Set<ConfigOption<?>> options = new HashSet<>(super.optionalOptions());
         options.add(StreamFusionKafkaOptions.RUNG);
         options.add(StreamFusionKafkaOptions.PREFETCH_KBYTES);
+        options.add(StreamFusionKafkaOptions.ERRORS);
         return options;
     }
 

@@ -93,6 +93,22 @@ public final class SqlJarJob {
         } catch (Exception e) {
             System.out.println("avro unreachable: " + causes(e));
         }
+        // 'streamfusion.errors' = 'SKIP': the parent put a record of a schema id the registry does
+        // not know first into the skip topic; it is skipped. A registry that cannot be reached
+        // still fails the job.
+        String skipTopic = topic + "-skip";
+        tables.executeSql(table("avro_skip_out", "streamfusion-kafka", servers, skipTopic, avro));
+        tables.executeSql("INSERT INTO avro_skip_out SELECT * FROM fused").await();
+        tables.executeSql(table("avro_skip", "streamfusion-kafka", servers, skipTopic, avro + ", 'streamfusion.errors' = 'SKIP'"));
+        System.out.println("avro skip: " + rows(tables, String.format(summary, "avro_skip")));
+        tables.executeSql(table("avro_skip_unreachable", "streamfusion-kafka", servers, skipTopic,
+                unreachable + ", 'streamfusion.errors' = 'SKIP'"));
+        try {
+            rows(tables, "SELECT COUNT(*) FROM avro_skip_unreachable");
+            System.out.println("avro skip unreachable: read");
+        } catch (Exception e) {
+            System.out.println("avro skip unreachable: " + causes(e));
+        }
         String bearer = avro + ", 'avro-confluent.bearer-auth.credentials-source' = 'STATIC_TOKEN', "
                 + "'avro-confluent.bearer-auth.token' = 'token-secret'";
         tables.executeSql(table("avro_bearer", "streamfusion-kafka", servers, topic, bearer));
