@@ -466,6 +466,37 @@ class StreamFusionParquetITCase {
     }
 
     /**
+     * {@code 'streamfusion.errors' = 'SKIP'}: a file whose footer cannot be read (here one cut in
+     * half) is skipped and the other files read; without the option the job fails naming it.
+     */
+    @Test
+    void aFileWhoseFooterCannotBeReadIsSkippedUnderTheSkipPolicy() throws Exception {
+        Path path = tables.resolve("types");
+        Path mixed = tables.resolve("skip_mixed");
+        java.nio.file.Files.createDirectories(mixed);
+        Path source;
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(path)) {
+            source = files.filter(f -> !f.getFileName().toString().startsWith(".")).findFirst().orElseThrow();
+        }
+        java.nio.file.Files.copy(source, mixed.resolve("good.parquet"));
+        byte[] bytes = java.nio.file.Files.readAllBytes(source);
+        java.nio.file.Files.write(mixed.resolve("cut.parquet"), java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        TableEnvironment env = batch();
+        env.executeSql(ddl("stock_good", "filesystem", WITH_METADATA, mixed.resolve("good.parquet").toString()));
+        env.executeSql(
+                "CREATE TABLE skipping (" + WITH_METADATA + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '"
+                        + mixed.toUri() + "', 'streamfusion.errors' = 'SKIP')");
+        List<String> expected = rows(env, "SELECT i, s, file_name FROM stock_good");
+        assertThat(expected).isNotEmpty();
+        assertThat(rows(env, "SELECT i, s, file_name FROM skipping")).containsExactlyInAnyOrderElementsOf(expected);
+        env.executeSql(
+                "CREATE TABLE failing (" + WITH_METADATA + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '"
+                        + mixed.toUri() + "')");
+        assertThatThrownBy(() -> rows(env, "SELECT * FROM failing")).hasStackTraceContaining("Cannot read the footer of")
+                .hasStackTraceContaining("cut.parquet");
+    }
+
+    /**
      * {@code 'format' = 'streamfusion-parquet'} under Flink's filesystem connector: Flink's file
      * source fetches ahead and closes a file's reader while that file's batches are still queued
      * or being read, over many files of several batches each.

@@ -1,5 +1,6 @@
 package dev.streamfusion.kafka.table;
 
+import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
 import dev.streamfusion.kafka.source.FormatDecoding;
 import dev.streamfusion.kafka.source.KafkaMetadata;
@@ -100,7 +101,7 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource impleme
             column[c] = paths.size();
             paths.add(path);
         }
-        boolean skips = plan.errors == StreamFusionKafkaOptions.Errors.SKIP;
+        boolean skips = plan.errors == ErrorPolicy.SKIP;
         FormatDecoding decoding =
                 new FormatDecoding(
                         plan.formats.format,

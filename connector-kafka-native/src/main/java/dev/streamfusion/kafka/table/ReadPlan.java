@@ -1,5 +1,6 @@
 package dev.streamfusion.kafka.table;
 
+import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
 
 import org.apache.flink.annotation.Internal;
@@ -29,7 +30,7 @@ final class ReadPlan {
     final int prefetchKbytes;
 
     /** What the source does with a record it cannot decode ({@code streamfusion.errors}). */
-    final StreamFusionKafkaOptions.Errors errors;
+    final ErrorPolicy errors;
 
     /** The rung the table asks for. */
     private final StreamFusionKafkaOptions.Rung rung;
@@ -40,16 +41,16 @@ final class ReadPlan {
             String javaRungReason,
             StreamFusionKafkaOptions.Rung rung,
             int prefetchKbytes,
-            StreamFusionKafkaOptions.Errors errors) {
+            ErrorPolicy errors) {
         this.formats = formats;
         this.stockReason = stockReason;
         this.javaRungReason = javaRungReason;
         this.rung = rung;
         this.prefetchKbytes = prefetchKbytes;
         this.errors = errors;
-        if (stockReason != null && errors != StreamFusionKafkaOptions.Errors.FAIL) {
+        if (stockReason != null && errors != ErrorPolicy.FAIL) {
             throw new ValidationException(
-                    "'" + StreamFusionKafkaOptions.ERRORS.key() + "' = '" + errors + "' needs StreamFusion's reader, but the"
+                    "'" + ErrorPolicy.OPTION.key() + "' = '" + errors + "' needs StreamFusion's reader, but the"
                             + " table reads with Flink's own: " + stockReason);
         }
     }
@@ -78,7 +79,7 @@ final class ReadPlan {
         Map<String, String> options = context.getCatalogTable().getOptions();
         Configuration configuration = Configuration.fromMap(options);
         StreamFusionKafkaOptions.Rung rung = configuration.get(StreamFusionKafkaOptions.RUNG);
-        StreamFusionKafkaOptions.Errors errors = configuration.get(StreamFusionKafkaOptions.ERRORS);
+        ErrorPolicy errors = configuration.get(ErrorPolicy.OPTION);
         int prefetch = configuration.get(StreamFusionKafkaOptions.PREFETCH_KBYTES);
         if (prefetch < 1 || prefetch > StreamFusionKafkaOptions.PREFETCH_KBYTES_MAX) {
             throw new ValidationException(

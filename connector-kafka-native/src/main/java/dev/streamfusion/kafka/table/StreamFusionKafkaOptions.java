@@ -26,25 +26,6 @@ public final class StreamFusionKafkaOptions {
                             "How record values are read: AUTO picks the fastest rung the table's options allow; "
                                     + "JAVA polls with kafka-clients and decodes natively; NATIVE polls with librdkafka.");
 
-    /** What the source does with a record it cannot decode. */
-    public enum Errors {
-        /** Fails the job, naming the record (what Flink's formats do without their own options). */
-        FAIL,
-        /** Skips the record, counts it ({@code skippedRecords}) and logs it. */
-        SKIP
-    }
-
-    public static final ConfigOption<Errors> ERRORS =
-            ConfigOptions.key("streamfusion.errors")
-                    .enumType(Errors.class)
-                    .defaultValue(Errors.FAIL)
-                    .withDescription(
-                            "What the source does with a record whose value or key the format cannot decode (Flink's"
-                                    + " format decides, after the native decoder): FAIL fails the job naming the record;"
-                                    + " SKIP drops the whole record, counts it in the reader's skippedRecords metric"
-                                    + " (in total and per partition) and logs it. Records the format itself skips under"
-                                    + " its own options (json.ignore-parse-errors) are skipped either way.");
-
     /** librdkafka's largest {@code queued.max.messages.kbytes}. */
     public static final int PREFETCH_KBYTES_MAX = 2_097_151;
 

@@ -1,5 +1,6 @@
 package dev.streamfusion.kafka.table;
 
+import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.kafka.internal.LoginModules;
 
 import org.apache.flink.annotation.Internal;
@@ -62,7 +63,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         Set<ConfigOption<?>> options = new HashSet<>(super.optionalOptions());
         options.add(StreamFusionKafkaOptions.RUNG);
         options.add(StreamFusionKafkaOptions.PREFETCH_KBYTES);
-        options.add(StreamFusionKafkaOptions.ERRORS);
+        options.add(ErrorPolicy.OPTION);
         return options;
     }
 

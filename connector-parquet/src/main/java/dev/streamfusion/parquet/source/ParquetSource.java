@@ -44,7 +44,13 @@ public final class ParquetSource
     /** What each reader may hold outside the heap. */
     private final MemoryLimit memoryLimit;
     private final TypeInformation<RowData> producedType;
+    /** Bounded: whether a file whose footer cannot be read is skipped rather than failing the job. */
+    private final boolean skipUnreadable;
 
+    /**
+     * @param skipUnreadable bounded: whether a file whose footer cannot be read is skipped (logged,
+     *     counted) rather than failing the job ({@code 'streamfusion.errors' = 'SKIP'})
+     */
     public ParquetSource(
             FileListing listing,
             Duration monitorInterval,
@@ -52,7 +58,9 @@ public final class ParquetSource
             FileColumns columns,
             boolean utcTimestamps,
             MemoryLimit memoryLimit,
-            TypeInformation<RowData> producedType) {
+            TypeInformation<RowData> producedType,
+            boolean skipUnreadable) {
+        this.skipUnreadable = skipUnreadable;
         this.memoryLimit = memoryLimit;
         this.utcTimestamps = utcTimestamps;
         this.listing = listing;
@@ -93,15 +101,15 @@ public final class ParquetSource
     public SplitEnumerator<RowGroupSplit, RowGroupEnumerator.Checkpoint> createEnumerator(
             SplitEnumeratorContext<RowGroupSplit> context) {
         if (monitorInterval == null) {
-            return RowGroupEnumerator.listed(context, listing);
+            return RowGroupEnumerator.listed(context, listing, skipUnreadable);
         }
-        return new RowGroupEnumerator(context, listing, monitorInterval, RowGroupEnumerator.Checkpoint.EMPTY);
+        return new RowGroupEnumerator(context, listing, monitorInterval, RowGroupEnumerator.Checkpoint.EMPTY, skipUnreadable);
     }
 
     @Override
     public SplitEnumerator<RowGroupSplit, RowGroupEnumerator.Checkpoint> restoreEnumerator(
             SplitEnumeratorContext<RowGroupSplit> context, RowGroupEnumerator.Checkpoint checkpoint) {
-        return new RowGroupEnumerator(context, listing, monitorInterval, checkpoint);
+        return new RowGroupEnumerator(context, listing, monitorInterval, checkpoint, skipUnreadable);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.bridge.table.ErrorPolicy;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
@@ -66,15 +67,20 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
     private final LinkedHashSet<Integer> waiting = new LinkedHashSet<>();
     private volatile long rowGroups;
     private volatile long prunedRowGroups;
+    /** Bounded: whether a file whose footer cannot be read is skipped rather than failing the job. */
+    private final boolean skipUnreadable;
+    private volatile long skippedFiles;
 
     RowGroupEnumerator(
             SplitEnumeratorContext<RowGroupSplit> context,
             FileListing listing,
             Duration monitorInterval,
-            Checkpoint restored) {
+            Checkpoint restored,
+            boolean skipUnreadable) {
         this.context = context;
         this.listing = listing;
         this.monitorInterval = monitorInterval;
+        this.skipUnreadable = skipUnreadable;
         this.pending = new ArrayDeque<>(restored.pending);
         this.unplanned = new ArrayDeque<>(restored.unplanned);
         this.seen.addAll(restored.seen);
@@ -82,16 +88,20 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
         MetricGroup metrics = context.metricGroup().addGroup("streamfusion");
         metrics.gauge("rowGroups", () -> rowGroups);
         metrics.gauge("prunedRowGroups", () -> prunedRowGroups);
+        metrics.gauge("skippedFiles", () -> skippedFiles);
     }
 
     /**
      * A bounded enumerator over the files listed now (their footers are read once it starts).
      *
+     * @param skipUnreadable whether a file whose footer cannot be read is skipped (logged and
+     *     counted in {@code skippedFiles}) rather than failing the job
      * @throws java.io.UncheckedIOException naming the path when it cannot be listed
      */
-    static RowGroupEnumerator listed(SplitEnumeratorContext<RowGroupSplit> context, FileListing listing) {
+    static RowGroupEnumerator listed(
+            SplitEnumeratorContext<RowGroupSplit> context, FileListing listing, boolean skipUnreadable) {
         List<FileListing.ListedFile> files = listing.files(location -> false);
-        return new RowGroupEnumerator(context, listing, null, new Checkpoint(List.of(), List.of(), files));
+        return new RowGroupEnumerator(context, listing, null, new Checkpoint(List.of(), List.of(), files), skipUnreadable);
     }
 
     @Override
@@ -168,6 +178,19 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
         for (Outcome outcome : outcomes) {
             FileListing.ListedFile file = outcome.file;
             if (outcome.plan == null) {
+                if (monitorInterval == null && skipUnreadable) {
+                    // Skipped for good: seen, so a restored enumerator does not read it either.
+                    skippedFiles++;
+                    seen.add(file.location);
+                    queued.remove(file.location);
+                    LOG.warn(
+                            "Cannot read the footer of {}; skipped under '{}' = 'SKIP' ({} files skipped)",
+                            file,
+                            ErrorPolicy.KEY,
+                            skippedFiles,
+                            outcome.failure);
+                    continue;
+                }
                 if (monitorInterval == null) {
                     throw new FlinkRuntimeException(
                             "Cannot read the footer of " + file + ": " + outcome.failure.getMessage(), outcome.failure);

@@ -1,6 +1,7 @@
 package dev.streamfusion.parquet.table;
 
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.parquet.format.StreamFusionParquetFormatFactory;
 import dev.streamfusion.parquet.internal.ColumnPredicates;
 import dev.streamfusion.parquet.internal.MemoryLimit;
@@ -97,6 +98,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 FILE_ACCESS,
                 FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS,
                 MEMORY_LIMIT,
+                ErrorPolicy.OPTION,
                 FileSystemConnectorOptions.PARTITION_DEFAULT_NAME,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL,
@@ -142,7 +144,8 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 options.get(FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS)
                         == FileSystemConnectorOptions.FileStatisticsType.ALL,
                 memoryLimit(context, options),
-                context.getPhysicalRowDataType());
+                context.getPhysicalRowDataType(),
+                options.get(ErrorPolicy.OPTION) == ErrorPolicy.SKIP);
     }
 
     @Override
@@ -157,7 +160,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                 .entrySet()
                 .stream()
                 // How files are read means nothing to Flink's file sink.
-                .filter(option -> !option.getKey().equals(FILE_ACCESS.key()))
+                .filter(option -> !option.getKey().equals(FILE_ACCESS.key()) && !option.getKey().equals(ErrorPolicy.KEY))
                 .forEach(
                         option -> files.put(
                                 formatKey(option.getKey()),

@@ -58,6 +58,8 @@ final class StreamFusionParquetTableSource
     private final boolean reportStatistics;
     /** {@code streamfusion.memory-limit}. */
     private final MemoryLimit memoryLimit;
+    /** Bounded: whether a file whose footer cannot be read is skipped ({@code 'streamfusion.errors'}). */
+    private final boolean skipUnreadable;
     private FileListing listing;
     /** The table's physical columns. */
     private RowType physicalType;
@@ -77,8 +79,10 @@ final class StreamFusionParquetTableSource
             boolean utcTimestamps,
             boolean reportStatistics,
             MemoryLimit memoryLimit,
-            DataType physicalDataType) {
+            DataType physicalDataType,
+            boolean skipUnreadable) {
         this.listing = listing;
+        this.skipUnreadable = skipUnreadable;
         this.memoryLimit = memoryLimit;
         this.utcTimestamps = utcTimestamps;
         this.reportStatistics = reportStatistics;
@@ -167,7 +171,8 @@ final class StreamFusionParquetTableSource
                         columns,
                         utcTimestamps,
                         memoryLimit,
-                        context.createTypeInformation(producedDataType)));
+                        context.createTypeInformation(producedDataType),
+                        skipUnreadable));
     }
 
     /** The path of names of each produced physical column, from the projection. */
@@ -214,7 +219,8 @@ final class StreamFusionParquetTableSource
                         utcTimestamps,
                         reportStatistics,
                         memoryLimit,
-                        producedDataType);
+                        producedDataType,
+                        skipUnreadable);
         copy.metadataKeys = metadataKeys;
         copy.limit = limit;
         copy.projectedFields = projectedFields;

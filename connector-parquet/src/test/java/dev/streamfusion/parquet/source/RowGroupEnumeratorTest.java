@@ -71,7 +71,7 @@ class RowGroupEnumeratorTest {
         copies(files);
         TestingSplitEnumeratorContext<RowGroupSplit> context = new TestingSplitEnumeratorContext<>(1);
         context.registerReader(0, "localhost");
-        RowGroupEnumerator enumerator = RowGroupEnumerator.listed(context, listing(dir));
+        RowGroupEnumerator enumerator = RowGroupEnumerator.listed(context, listing(dir), false);
         enumerator.start();
         // Nothing read yet: the reader waits rather than finishing.
         enumerator.handleSplitRequest(0, "localhost");
@@ -102,23 +102,33 @@ class RowGroupEnumeratorTest {
         // files whose footers were being read.
         TestingSplitEnumeratorContext<RowGroupSplit> again = new TestingSplitEnumeratorContext<>(1);
         again.registerReader(0, "localhost");
-        RowGroupEnumerator restored = new RowGroupEnumerator(again, listing(dir), null, checkpoint);
+        RowGroupEnumerator restored = new RowGroupEnumerator(again, listing(dir), null, checkpoint, false);
         restored.start();
         assertThat(requestAll(again, restored)).hasSize(files - 1);
     }
 
     @Test
-    void boundedAFooterThatCannotBeReadFailsTheJobNamingTheFileOnceTheJobRuns() throws Exception {
+    void boundedAFooterThatCannotBeReadFailsTheJobNamingTheFileOrIsSkippedUnderTheSkipPolicy() throws Exception {
         copies(2);
-        Files.write(dir.resolve("part-99.parquet"), "not parquet".getBytes(StandardCharsets.UTF_8));
-        TestingSplitEnumeratorContext<RowGroupSplit> context = new TestingSplitEnumeratorContext<>(1);
-        context.registerReader(0, "localhost");
-        // Creating the enumerator lists the files and reads no footer.
-        RowGroupEnumerator enumerator = RowGroupEnumerator.listed(context, listing(dir));
-        enumerator.start();
-        assertThatThrownBy(context::triggerAllActions)
-                .hasMessageContaining("Cannot read the footer of")
-                .hasMessageContaining("part-99.parquet");
+        Files.write(dir.resolve("part-01a.parquet"), "not parquet".getBytes(StandardCharsets.UTF_8));
+        for (boolean skip : new boolean[] {false, true}) {
+            TestingSplitEnumeratorContext<RowGroupSplit> context = new TestingSplitEnumeratorContext<>(1);
+            context.registerReader(0, "localhost");
+            // Creating the enumerator lists the files and reads no footer.
+            RowGroupEnumerator enumerator = RowGroupEnumerator.listed(context, listing(dir), skip);
+            enumerator.start();
+            if (!skip) {
+                assertThatThrownBy(context::triggerAllActions)
+                        .hasMessageContaining("Cannot read the footer of")
+                        .hasMessageContaining("part-01a.parquet");
+                continue;
+            }
+            List<RowGroupSplit> splits = requestAll(context, enumerator);
+            assertThat(splits).extracting(split -> Paths.get(split.path).getFileName().toString())
+                    .containsExactlyInAnyOrder("part-00.parquet", "part-01.parquet");
+            // Seen: a checkpoint does not list it for reading again.
+            assertThat(enumerator.snapshotState(1).unplanned).isEmpty();
+        }
     }
 
     @Test
@@ -127,7 +137,7 @@ class RowGroupEnumeratorTest {
         TestingSplitEnumeratorContext<RowGroupSplit> context = new TestingSplitEnumeratorContext<>(1);
         context.registerReader(0, "localhost");
         RowGroupEnumerator enumerator =
-                new RowGroupEnumerator(context, listing(table), Duration.ofSeconds(1), RowGroupEnumerator.Checkpoint.EMPTY);
+                new RowGroupEnumerator(context, listing(table), Duration.ofSeconds(1), RowGroupEnumerator.Checkpoint.EMPTY, false);
         enumerator.start();
         enumerator.handleSplitRequest(0, "localhost");
 
