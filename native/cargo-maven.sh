@@ -59,6 +59,8 @@ else
   echo "$now" > "$stamp"
 fi
 
+# Beside the library, its SHA-256: it names the file the library is extracted to once per
+# machine (NativeLibrary).
 if [ "$step" = build ]; then
   mkdir -p "$dest"
   if [ "$profile" = release ]; then
@@ -68,9 +70,10 @@ if [ "$step" = build ]; then
     objcopy --only-keep-debug "$lib" "$maven_target/libstreamfusion.so.debug"
     objcopy --strip-debug --add-gnu-debuglink="$maven_target/libstreamfusion.so.debug" \
       "$lib" "$dest/libstreamfusion.so"
+    sha256sum "$dest/libstreamfusion.so" | cut -d' ' -f1 > "$dest/libstreamfusion.so.sha256"
   else
     cp -f "$lib" "$dest/libstreamfusion.so"
+    # The same bytes as the build's: the stamp's last word is their hash already.
+    echo "${now##* }" > "$dest/libstreamfusion.so.sha256"
   fi
-  # Its hash names the file the library is extracted to once per machine (NativeLibrary).
-  sha256sum "$dest/libstreamfusion.so" | cut -d' ' -f1 > "$dest/libstreamfusion.so.sha256"
 fi

@@ -218,18 +218,7 @@ public final class NativeLibrary {
                         "-D" + LIBRARY_PROPERTY + " names " + file + ", which is not a file");
             }
             try {
-                System.load(file.toString());
-                return file.toString();
-            } catch (UnsatisfiedLinkError e) {
-                // The file is bound to another class loader (an earlier job's): this one binds a
-                // copy of its own.
-                if (!boundToAnotherClassLoader(e)) {
-                    throw e;
-                }
-            }
-            try (InputStream in = Files.newInputStream(file)) {
-                loadCopy(in);
-                return file + " (copied for class loader " + classLoaderName() + ")";
+                return loadFileOrCopy(file) ? file + " (copied for class loader " + classLoaderName() + ")" : file.toString();
             } catch (IOException e) {
                 throw new NativeException("could not copy the native library " + file, e);
             }
@@ -258,25 +247,30 @@ public final class NativeLibrary {
                 }
                 return "jar:" + resource + " (extracted for class loader " + classLoaderName() + ")";
             }
-            try {
-                System.load(cached.toString());
-                return "jar:" + resource + " (cached at " + cached + ")";
-            } catch (UnsatisfiedLinkError e) {
-                if (!boundToAnotherClassLoader(e)) {
-                    throw e;
-                }
-            }
-            try (InputStream in = Files.newInputStream(cached)) {
-                loadCopy(in);
-            }
-            return "jar:" + resource + " (cached at " + cached + ", copied for class loader " + classLoaderName() + ")";
+            return "jar:" + resource + " (cached at " + cached
+                    + (loadFileOrCopy(cached) ? ", copied for class loader " + classLoaderName() : "") + ")";
         } catch (IOException e) {
             throw new NativeException("could not extract the native library " + resource, e);
         }
     }
 
-    private static boolean boundToAnotherClassLoader(UnsatisfiedLinkError e) {
-        return e.getMessage() != null && e.getMessage().contains("already loaded in another classloader");
+    /**
+     * Loads {@code file}, or, when another class loader (an earlier job's) has it bound, a copy
+     * of it for this one; returns whether a copy was loaded.
+     */
+    private static boolean loadFileOrCopy(Path file) throws IOException {
+        try {
+            System.load(file.toString());
+            return false;
+        } catch (UnsatisfiedLinkError e) {
+            if (e.getMessage() == null || !e.getMessage().contains("already loaded in another classloader")) {
+                throw e;
+            }
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            loadCopy(in);
+        }
+        return true;
     }
 
     /** The SHA-256 the jar carries beside the library, or {@code null} for a jar without one. */

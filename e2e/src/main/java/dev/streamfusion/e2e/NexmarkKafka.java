@@ -128,12 +128,18 @@ final class NexmarkKafka {
 
     /** Runs {@code query} into a blackhole sink; returns the job's net run time in milliseconds. */
     long runIntoBlackhole(String connector, String query) throws Exception {
-        StreamTableEnvironment tables = tables(connector, 1);
-        String select = String.format(QUERIES.get(query), "bids");
+        return runInto(tables(connector, 1), String.format(QUERIES.get(query), "bids"), "'connector' = 'blackhole'");
+    }
+
+    /**
+     * Runs {@code select} into a table {@code sink} of its result's columns with the options
+     * {@code with}; returns the job's net run time in milliseconds.
+     */
+    private static long runInto(StreamTableEnvironment tables, String select, String with) throws Exception {
         List<String> columns = new ArrayList<>();
         tables.sqlQuery(select).getResolvedSchema().getColumns().forEach(
                 c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
-        tables.executeSql("CREATE TABLE sink (" + String.join(", ", columns) + ") WITH ('connector' = 'blackhole')");
+        tables.executeSql("CREATE TABLE sink (" + String.join(", ", columns) + ") WITH (" + with + ")");
         TableResult result = tables.executeSql("INSERT INTO sink " + select);
         JobExecutionResult done =
                 result.getJobClient().orElseThrow().getJobExecutionResult().get(30, TimeUnit.MINUTES);
@@ -154,22 +160,15 @@ final class NexmarkKafka {
      * job's net run time in milliseconds.
      */
     long runIntoTopic(String sink, String query, String outTopic) throws Exception {
-        StreamTableEnvironment tables = tables(FUSED, 1);
         String select = "protobuf".equals(format) ? "SELECT * FROM bids" : String.format(QUERIES.get(query), "bids");
-        List<String> columns = new ArrayList<>();
-        tables.sqlQuery(select).getResolvedSchema().getColumns().forEach(
-                c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
-        tables.executeSql(
-                "CREATE TABLE sink (" + String.join(", ", columns) + ") WITH ("
-                        + "'connector' = '" + sink + "', "
+        return runInto(
+                tables(FUSED, 1),
+                select,
+                "'connector' = '" + sink + "', "
                         + "'topic' = '" + outTopic + "', "
                         + "'properties.bootstrap.servers' = '" + bootstrapServers + "', "
                         + "'sink.delivery-guarantee' = 'at-least-once', "
-                        + "'format' = '" + format + "'" + formatWith() + ")");
-        TableResult result = tables.executeSql("INSERT INTO sink " + select);
-        JobExecutionResult done =
-                result.getJobClient().orElseThrow().getJobExecutionResult().get(30, TimeUnit.MINUTES);
-        return done.getNetRuntime();
+                        + "'format' = '" + format + "'" + formatWith());
     }
 
     /** The table options of this topic's format beyond {@code format} itself. */

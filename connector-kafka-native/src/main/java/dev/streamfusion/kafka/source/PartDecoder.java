@@ -110,9 +110,7 @@ final class PartDecoder implements AutoCloseable {
             deferred = decoder.deferred();
         } catch (NativeDecodeException e) {
             String record = e.position() >= 0 && e.position() < records ? recordName.apply((int) e.position()) : "a record";
-            throw new IOException(
-                    "Failed to decode the " + part + " of " + record + " (" + decoding.format() + "): " + e.getMessage(),
-                    e);
+            throw new IOException(failure(record, e.getMessage()), e);
         }
         // The decoder reuses its root: the batch moves to one of its own, which the reader frees
         // once every row is emitted.

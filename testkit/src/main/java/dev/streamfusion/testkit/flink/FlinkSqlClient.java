@@ -150,7 +150,7 @@ public final class FlinkSqlClient {
         try {
             if (!process.waitFor(5, TimeUnit.MINUTES)) {
                 throw new IllegalStateException(
-                        "the SQL Client did not finish within 5 minutes:\n" + tail(Files.readAllLines(out)));
+                        "the SQL Client did not finish within 5 minutes:\n" + SqlJarJvm.tail(Files.readAllLines(out)));
             }
         } finally {
             process.destroyForcibly();
@@ -160,9 +160,5 @@ public final class FlinkSqlClient {
                         .map(line -> line.replaceAll("\u001B\\[[;\\d]*m", ""))
                         .collect(Collectors.toList());
         return new Run(process.exitValue(), lines, log);
-    }
-
-    private static String tail(List<String> lines) {
-        return lines.stream().skip(Math.max(0, lines.size() - 40)).collect(Collectors.joining("\n"));
     }
 }

@@ -42,15 +42,8 @@ public final class SqlJarJvm {
                 .forEach(classpath::add);
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(
-                List.of(
-                        "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                        "--add-opens=java.base/java.util=ALL-UNNAMED",
-                        "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                        "-Xmx1g",
-                        "-cp",
-                        String.join(File.pathSeparator, classpath),
-                        job.getName()));
+        command.addAll(FlinkSqlClient.FLINK_JVM_OPTIONS);
+        command.addAll(List.of("-Xmx1g", "-cp", String.join(File.pathSeparator, classpath), job.getName()));
         command.addAll(Arrays.asList(args));
         Path log = Files.createTempFile("sql-jar-job", ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -70,7 +63,8 @@ public final class SqlJarJvm {
         }
     }
 
-    private static String tail(List<String> lines) {
+    /** The last 40 of {@code lines}, for an error message. */
+    static String tail(List<String> lines) {
         return lines.stream().skip(Math.max(0, lines.size() - 40)).collect(Collectors.joining("\n"));
     }
 
