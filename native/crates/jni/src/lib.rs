@@ -16,6 +16,7 @@ pub mod errors;
 pub mod handle;
 pub mod java_ranges;
 pub mod memory;
+pub mod native_calc;
 pub mod native_diagnostics;
 pub mod native_format_decoder;
 pub mod native_format_encoder;

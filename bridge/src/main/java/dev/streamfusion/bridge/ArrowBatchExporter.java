@@ -40,10 +40,16 @@ public final class ArrowBatchExporter {
         }
     }
 
-    /** Exports the batch in {@code root} and passes it to {@code consumer}, which must take it. */
+    /**
+     * Exports the batch in {@code root} and passes it to {@code consumer}, which must take it. The
+     * struct comes from {@code allocator}; the export goes through the allocator of the batch's
+     * own buffers, as Arrow requires, so a batch another component allocated (a source's, handed
+     * to an operator) exports as well as the caller's own.
+     */
     public static <T> T exportBatch(BufferAllocator allocator, VectorSchemaRoot root, NativeImport<T> consumer) {
+        BufferAllocator owner = root.getFieldVectors().isEmpty() ? allocator : root.getVector(0).getAllocator();
         try (ArrowArray struct = ArrowArray.allocateNew(allocator)) {
-            Data.exportVectorSchemaRoot(allocator, root, null, struct);
+            Data.exportVectorSchemaRoot(owner, root, null, struct);
             try {
                 return consumer.importFrom(struct.memoryAddress());
             } finally {

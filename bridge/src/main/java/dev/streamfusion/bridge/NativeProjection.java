@@ -14,44 +14,18 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * source and a sink would, which makes it the bridge's end-to-end check.
  */
 @Internal
-public final class NativeProjection extends NativeHandle {
+public final class NativeProjection extends NativeBatchTransform {
 
-    private final BufferAllocator allocator;
-    private final Schema input;
-    private final ArrowBatchImporter output;
-
-    private NativeProjection(BufferAllocator allocator, long address, Schema input, ArrowBatchImporter output) {
-        super("projection", address, NativeProjection::free0);
-        this.allocator = allocator;
-        this.input = input;
-        this.output = output;
+    private NativeProjection(BufferAllocator allocator, Schema input, Created created) {
+        super("projection", allocator, input, created, NativeProjection::free0);
     }
 
     /** Creates a projection of {@code columns} (indices into {@code input}'s fields). */
     public static NativeProjection create(BufferAllocator allocator, Schema input, int[] columns) {
-        NativeLibrary.load();
-        long[] address = {0};
-        try {
-            ArrowBatchImporter output =
-                    ArrowBatchImporter.importSchema(
-                            allocator,
-                            outSchema ->
-                                    address[0] =
-                                            ArrowBatchExporter.exportSchema(
-                                                    allocator,
-                                                    input,
-                                                    inSchema -> create(inSchema, columns, outSchema)));
-            return new NativeProjection(allocator, address[0], input, output);
-        } catch (RuntimeException e) {
-            if (address[0] != 0) {
-                free0(address[0]);
-            }
-            throw e;
-        }
-    }
-
-    public Schema outputSchema() {
-        return output.schema();
+        return new NativeProjection(
+                allocator,
+                input,
+                create(allocator, input, (inSchema, outSchema) -> create(inSchema, columns, outSchema), NativeProjection::free0));
     }
 
     /** Projects all rows of {@code batch}. The result is reused by the next call. */
@@ -65,21 +39,8 @@ public final class NativeProjection extends NativeHandle {
      *
      * @throws IllegalArgumentException if {@code batch} does not have the projection's input schema
      */
-    public synchronized VectorSchemaRoot project(VectorSchemaRoot batch, int offset, int length) {
-        long handle = address();
-        ArrowRoots.checkLayout(input, batch, "projection");
-        return output.importBatch(
-                outArray ->
-                        ArrowBatchExporter.exportBatch(
-                                allocator,
-                                batch,
-                                inArray -> project(handle, inArray, outArray, offset, length)));
-    }
-
-
-    @Override
-    protected void closeJavaResources() {
-        output.close();
+    public VectorSchemaRoot project(VectorSchemaRoot batch, int offset, int length) {
+        return transform(batch, (handle, inArray, outArray) -> project(handle, inArray, outArray, offset, length));
     }
 
     private static native long create(long schemaAddress, int[] columns, long outSchemaAddress);

@@ -8,26 +8,26 @@ import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
 import org.apache.flink.connector.base.source.reader.fetcher.SingleThreadFetcherManager;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
-import org.apache.flink.table.data.RowData;
 
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * A source reader whose split readers fetch {@link ArrowRecords} and whose emitter emits rows as
- * views over their batches. It owns the reader's {@link FetchedBatches} and closes in the one safe
+ * views over their batches, or the batches whole ({@link dev.streamfusion.bridge.batch.ArrowBatch}). It owns the reader's {@link FetchedBatches} and closes in the one safe
  * order: the fetchers first (no fetch adds batches after), then the batches fetched and not
  * emitted, then the allocator.
  *
  * @param <E> the record the emitter takes
+ * @param <T> what the reader emits: rows, or whole batches
  * @param <SplitT> the split
  * @param <StateT> the split's mutable state
  */
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-public abstract class ArrowSourceReader<E, SplitT extends SourceSplit, StateT>
-        extends SingleThreadMultiplexSourceReaderBase<E, RowData, SplitT, StateT> {
+public abstract class ArrowSourceReader<E, T, SplitT extends SourceSplit, StateT>
+        extends SingleThreadMultiplexSourceReaderBase<E, T, SplitT, StateT> {
 
     /**
      * How a split becomes the mutable state the emitter moves along, and back for a checkpoint.
@@ -56,7 +56,7 @@ public abstract class ArrowSourceReader<E, SplitT extends SourceSplit, StateT>
     /** A reader of split readers from {@code splitReaders}, one fetcher thread. */
     protected ArrowSourceReader(
             Supplier<SplitReader<E, SplitT>> splitReaders,
-            RecordEmitter<E, RowData, StateT> emitter,
+            RecordEmitter<E, T, StateT> emitter,
             Configuration configuration,
             SourceReaderContext context,
             FetchedBatches fetched,
@@ -69,7 +69,7 @@ public abstract class ArrowSourceReader<E, SplitT extends SourceSplit, StateT>
     /** A reader whose fetcher manager is the connector's own. */
     protected ArrowSourceReader(
             SingleThreadFetcherManager<E, SplitT> fetcherManager,
-            RecordEmitter<E, RowData, StateT> emitter,
+            RecordEmitter<E, T, StateT> emitter,
             Configuration configuration,
             SourceReaderContext context,
             FetchedBatches fetched,

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-final class FlussSourceReader extends ArrowSourceReader<BucketBatch.Row, BucketSplit, BucketSplit.State> {
+final class FlussSourceReader extends ArrowSourceReader<BucketBatch.Row, RowData, BucketSplit, BucketSplit.State> {
 
     FlussSourceReader(
             Supplier<SplitReader<BucketBatch.Row, BucketSplit>> splitReaders, SourceReaderContext context,

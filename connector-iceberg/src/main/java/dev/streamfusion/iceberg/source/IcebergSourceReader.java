@@ -23,7 +23,7 @@ import java.util.function.Supplier;
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-final class IcebergSourceReader extends ArrowSourceReader<TaskBatch.Row, TaskSplit, TaskSplitState> {
+final class IcebergSourceReader extends ArrowSourceReader<TaskBatch.Row, RowData, TaskSplit, TaskSplitState> {
 
     IcebergSourceReader(
             Supplier<SplitReader<TaskBatch.Row, TaskSplit>> splitReaders,

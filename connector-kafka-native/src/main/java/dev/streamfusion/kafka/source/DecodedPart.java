@@ -35,6 +35,19 @@ final class DecodedPart implements AutoCloseable {
         return stock != null ? stock.length : rowStarts[record + 1] - rowStarts[record];
     }
 
+    /** Whether records {@code first} up to {@code first + count} were all decoded natively. */
+    boolean nativeOnly(int first, int count) {
+        if (stockRows == null) {
+            return true;
+        }
+        for (int r = first; r < first + count; r++) {
+            if (stockRows[r] != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Row {@code k} of record {@code record}. */
     RowData row(int record, int k) {
         RowData[] stock = stockRows == null ? null : stockRows[record];

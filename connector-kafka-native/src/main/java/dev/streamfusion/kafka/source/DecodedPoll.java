@@ -59,13 +59,21 @@ final class DecodedPoll extends ArrowRecords<KafkaMessage> {
     /** The decoded batches the split batches read, each freed once. */
     private final List<DecodedPart> parts;
     private final KafkaMessage message = new KafkaMessage();
+    /** Whether each partition's records of the poll are one record (for the operator island). */
+    private final boolean wholeRuns;
     private int split = -1;
     private int record;
 
-    DecodedPoll(List<SplitBatch> batches, List<DecodedPart> parts, Set<String> finishedSplits) {
+    /**
+     * The poll's records, a record at a time, or, {@code wholeRuns}, each partition's records of
+     * the poll as one {@link KafkaMessage} (a run: tables read that way generate no watermarks, so
+     * the order of partitions does not matter).
+     */
+    DecodedPoll(List<SplitBatch> batches, List<DecodedPart> parts, Set<String> finishedSplits, boolean wholeRuns) {
         super(finishedSplits);
-        this.batches = firstRecordsFirst(batches);
+        this.batches = wholeRuns ? new ArrayList<>(batches) : firstRecordsFirst(batches);
         this.parts = new ArrayList<>(parts);
+        this.wholeRuns = wholeRuns;
     }
 
     /**
@@ -104,6 +112,11 @@ final class DecodedPoll extends ArrowRecords<KafkaMessage> {
         SplitBatch batch = batches.get(split);
         if (record >= batch.count) {
             return null;
+        }
+        if (wholeRuns) {
+            message.moveToRun(batch.values, batch.first, batch.count, batch.offsets[batch.first + batch.count - 1]);
+            record = batch.count;
+            return message;
         }
         int at = batch.first + record;
         message.moveTo(

@@ -12,6 +12,9 @@ import org.apache.flink.util.UserCodeClassLoader;
 
 import org.apache.arrow.memory.BufferAllocator;
 
+import java.util.List;
+import java.util.Set;
+
 /**
  * What both rungs' split readers share: the native decoders of values and keys, the metadata the
  * table reads, the polls not yet emitted, and closing it all after the consumer.
@@ -26,6 +29,8 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
     final PartDecoder keys;
     final KafkaMetadata metadata;
     final FetchedBatches fetched;
+    /** Whether each partition's records of a poll go out as one batch (to the operator island). */
+    private final boolean wholeRuns;
 
     DecodingSplitReader(
             SourceReaderContext context,
@@ -33,9 +38,11 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
             KeyDecoding keyDecoding,
             KafkaMetadata metadata,
             FetchedBatches fetched,
-            ReaderMetrics readerMetrics) {
+            ReaderMetrics readerMetrics,
+            boolean wholeRuns) {
         this.metadata = metadata;
         this.fetched = fetched;
+        this.wholeRuns = wholeRuns;
         BufferAllocator allocator = fetched.allocator();
         // Flink's deserializers open as Flink's Kafka source opens its own.
         DeserializationSchema.InitializationContext formats =
@@ -83,5 +90,10 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
         } finally {
             closeDecoders();
         }
+    }
+
+    /** A poll's decoded records, tracked by the reader's {@link FetchedBatches}. */
+    final DecodedPoll decoded(List<DecodedPoll.SplitBatch> batches, List<DecodedPart> parts, Set<String> finished) {
+        return fetched.track(new DecodedPoll(batches, parts, finished, wholeRuns));
     }
 }

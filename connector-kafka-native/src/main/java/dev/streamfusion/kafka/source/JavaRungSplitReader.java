@@ -46,8 +46,9 @@ final class JavaRungSplitReader extends DecodingSplitReader {
             KeyDecoding keys,
             KafkaMetadata metadata,
             FetchedBatches fetched,
-            ReaderMetrics readerMetrics) {
-        super(context, decoding, keys, metadata, fetched, readerMetrics);
+            ReaderMetrics readerMetrics,
+            boolean wholeRuns) {
+        super(context, decoding, keys, metadata, fetched, readerMetrics, wholeRuns);
         try {
             this.consumer = new KafkaPartitionSplitReader(properties, context, metrics);
         } catch (RuntimeException e) {
@@ -80,7 +81,7 @@ final class JavaRungSplitReader extends DecodingSplitReader {
         } finally {
             records.recycle();
         }
-        return fetched.track(new DecodedPoll(batches, parts, finishedSplits));
+        return decoded(batches, parts, finishedSplits);
     }
 
     private DecodedPoll.SplitBatch decode(

@@ -6,6 +6,7 @@ import dev.streamfusion.bridge.source.FetchedBatches;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
@@ -34,8 +35,8 @@ import java.util.concurrent.ConcurrentMap;
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-final class KafkaBatchSourceReader
-        extends ArrowSourceReader<KafkaMessage, KafkaPartitionSplit, KafkaPartitionSplitState> {
+final class KafkaBatchSourceReader<T>
+        extends ArrowSourceReader<KafkaMessage, T, KafkaPartitionSplit, KafkaPartitionSplitState> {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBatchSourceReader.class);
 
@@ -52,7 +53,7 @@ final class KafkaBatchSourceReader
 
     KafkaBatchSourceReader(
             KafkaBatchFetcherManager fetcherManager,
-            KafkaMessageEmitter emitter,
+            RecordEmitter<KafkaMessage, T, KafkaPartitionSplitState> emitter,
             Configuration configuration,
             SourceReaderContext context,
             KafkaSourceReaderMetrics metrics,

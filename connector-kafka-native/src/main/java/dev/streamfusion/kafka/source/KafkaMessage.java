@@ -14,6 +14,8 @@ final class KafkaMessage {
     private DecodedPart values;
     private DecodedPart keys;
     private int record;
+    /** How many records from {@link #record} the message is: 1, or a partition's run of a poll. */
+    private int count;
     private long offset;
     private long timestamp;
     private RowData metadata;
@@ -22,9 +24,29 @@ final class KafkaMessage {
         this.values = values;
         this.keys = keys;
         this.record = record;
+        this.count = 1;
         this.offset = offset;
         this.timestamp = timestamp;
         this.metadata = metadata;
+    }
+
+    /**
+     * Moves to {@code count} records of one partition from {@code first}, the last at {@code
+     * lastOffset}, read for their values alone (no keys, no metadata, no timestamp).
+     */
+    void moveToRun(DecodedPart values, int first, int count, long lastOffset) {
+        this.values = values;
+        this.keys = null;
+        this.record = first;
+        this.count = count;
+        this.offset = lastOffset;
+        this.timestamp = Long.MIN_VALUE;
+        this.metadata = null;
+    }
+
+    /** How many records the message is: 1, or a run's ({@link #moveToRun}). */
+    int count() {
+        return count;
     }
 
     DecodedPart values() {
@@ -36,11 +58,12 @@ final class KafkaMessage {
         return keys;
     }
 
-    /** The record's index in its poll's batches. */
+    /** The record's index in its poll's batches (a run's first). */
     int record() {
         return record;
     }
 
+    /** The record's offset (a run's last record's). */
     long offset() {
         return offset;
     }

@@ -72,8 +72,9 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             KeyDecoding keyDecoding,
             KafkaMetadata metadata,
             FetchedBatches fetched,
-            ReaderMetrics readerMetrics) {
-        super(context, decoding, keyDecoding, metadata, fetched, readerMetrics);
+            ReaderMetrics readerMetrics,
+            boolean wholeRuns) {
+        super(context, decoding, keyDecoding, metadata, fetched, readerMetrics, wholeRuns);
         this.kafkaMetrics = kafkaMetrics;
         LibrdkafkaConfig config = LibrdkafkaConfig.consumer(properties, context.getIndexOfSubtask());
         try {
@@ -116,7 +117,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             count += runCounts[r];
         }
         if (count == 0) {
-            return fetched.track(new DecodedPoll(List.of(), List.of(), finished));
+            return decoded(List.of(), List.of(), finished);
         }
         long[] offsets = new long[count];
         long[] timestamps = new long[count];
@@ -156,7 +157,7 @@ final class NativeRungSplitReader extends DecodingSplitReader {
                                 timestamps,
                                 metadataRows));
             }
-            return fetched.track(new DecodedPoll(batches, parts, finished));
+            return decoded(batches, parts, finished);
         } catch (IOException | RuntimeException e) {
             parts.forEach(DecodedPart::close);
             throw e;

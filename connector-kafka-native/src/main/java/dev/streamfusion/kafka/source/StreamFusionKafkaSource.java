@@ -1,5 +1,7 @@
 package dev.streamfusion.kafka.source;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchSource;
 import dev.streamfusion.bridge.source.FetchedBatches;
 
 import org.apache.flink.annotation.Internal;
@@ -12,14 +14,18 @@ import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.KafkaSourceEnumState;
 import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplitState;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
 
 import java.util.Properties;
+import java.util.function.Function;
 
 /**
  * The streamfusion-kafka source: Flink's Kafka source for everything but reading (the enumerator,
@@ -39,6 +45,7 @@ public final class StreamFusionKafkaSource
     private final KeyDecoding keys;
     private final KafkaMetadata metadata;
     private final TypeInformation<RowData> producedType;
+    private final RowType producedRowType;
     private final boolean nativeRung;
 
     /**
@@ -46,6 +53,7 @@ public final class StreamFusionKafkaSource
      * @param consumerProperties the consumer properties the stock source's readers would use
      * @param keys how keys are decoded and placed, or {@code null} when the table reads none
      * @param metadata the metadata columns that follow the value's in each produced row
+     * @param producedRowType the type of {@code producedType}
      * @param nativeRung whether librdkafka polls (else kafka-clients)
      */
     public StreamFusionKafkaSource(
@@ -55,6 +63,7 @@ public final class StreamFusionKafkaSource
             KeyDecoding keys,
             KafkaMetadata metadata,
             TypeInformation<RowData> producedType,
+            RowType producedRowType,
             boolean nativeRung) {
         this.enumeration = enumeration;
         this.consumerProperties = consumerProperties;
@@ -62,6 +71,7 @@ public final class StreamFusionKafkaSource
         this.keys = keys;
         this.metadata = metadata;
         this.producedType = producedType;
+        this.producedRowType = producedRowType;
         this.nativeRung = nativeRung;
     }
 
@@ -72,6 +82,26 @@ public final class StreamFusionKafkaSource
 
     @Override
     public SourceReader<RowData, KafkaPartitionSplit> createReader(SourceReaderContext context) {
+        return reader(context, false, fetched -> new KafkaMessageEmitter(keys, decoding.ignoresParseErrors()));
+    }
+
+    /**
+     * A reader emitting each partition's records of a poll as one Arrow batch, for a table that
+     * reads values alone: the same splits, offsets and checkpoints as one of rows.
+     */
+    SourceReader<ArrowBatch, KafkaPartitionSplit> createBatchReader(SourceReaderContext context) {
+        return reader(context, true, fetched -> new KafkaBatchEmitter(producedRowType, fetched.allocator()));
+    }
+
+    /** The {@link Source} of this table's batches, with this source's enumeration and state. */
+    public Source<ArrowBatch, KafkaPartitionSplit, KafkaSourceEnumState> batches() {
+        return new BatchSource<>(this, this::createBatchReader);
+    }
+
+    private <T> SourceReader<T, KafkaPartitionSplit> reader(
+            SourceReaderContext context,
+            boolean wholeRuns,
+            Function<FetchedBatches, RecordEmitter<KafkaMessage, T, KafkaPartitionSplitState>> emitter) {
         Configuration configuration = new Configuration();
         consumerProperties.stringPropertyNames()
                 .forEach(key -> configuration.setString(key, consumerProperties.getProperty(key)));
@@ -91,12 +121,21 @@ public final class StreamFusionKafkaSource
                                                     keys,
                                                     metadata,
                                                     fetched,
-                                                    readerMetrics)
+                                                    readerMetrics,
+                                                    wholeRuns)
                                             : new JavaRungSplitReader(
-                                                    consumerProperties, context, metrics, decoding, keys, metadata, fetched, readerMetrics),
+                                                    consumerProperties,
+                                                    context,
+                                                    metrics,
+                                                    decoding,
+                                                    keys,
+                                                    metadata,
+                                                    fetched,
+                                                    readerMetrics,
+                                                    wholeRuns),
                             configuration);
-            return new KafkaBatchSourceReader(
-                    fetcherManager, new KafkaMessageEmitter(keys, decoding.ignoresParseErrors()), configuration, context, metrics, fetched);
+            return new KafkaBatchSourceReader<>(
+                    fetcherManager, emitter.apply(fetched), configuration, context, metrics, fetched);
         } catch (RuntimeException e) {
             fetched.close();
             throw e;

@@ -1,5 +1,7 @@
 package dev.streamfusion.kafka.table;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchScan;
 import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
 import dev.streamfusion.kafka.source.FormatDecoding;
@@ -12,6 +14,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
@@ -42,7 +45,8 @@ import java.util.Set;
  * building only the (possibly nested) fields the query reads.
  */
 @Internal
-final class NativeReadKafkaTableSource extends StockReadKafkaTableSource implements SupportsProjectionPushDown {
+final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
+        implements SupportsProjectionPushDown, BatchScan {
 
     /** Formats whose decoders read nested fields by name, so a nested projection prunes them. */
     private static final Set<String> NESTED_PROJECTION_FORMATS = Set.of("json", "protobuf");
@@ -82,7 +86,62 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource impleme
     }
 
     @Override
+    public Optional<String> batchesUnsupported() {
+        if (plan.formats.keyFormat != null) {
+            return Optional.of("tables with a key format are read row by row");
+        }
+        if (!metadataKeys.isEmpty()) {
+            return Optional.of("metadata columns are read row by row");
+        }
+        if (watermarkStrategy != null) {
+            return Optional.of("watermarks are generated row by row");
+        }
+        if (parallelism != null) {
+            return Optional.of("'scan.parallelism' is applied to the row source");
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
+        return source(context).batches();
+    }
+
+    @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        StreamFusionKafkaSource source = source(context);
+        WatermarkStrategy<RowData> watermarks =
+                watermarkStrategy == null ? WatermarkStrategy.noWatermarks() : watermarkStrategy;
+        // Flink's Kafka table source's name and uid: a compiled plan or savepoint of a `kafka`
+        // table maps onto this one (the splits and enumerator state are Flink's too).
+        String name = "KafkaSource-" + tableIdentifier;
+        Integer parallelism = this.parallelism;
+        return new DataStreamScanProvider() {
+            @Override
+            public DataStream<RowData> produceDataStream(
+                    ProviderContext providerContext, StreamExecutionEnvironment execEnv) {
+                DataStreamSource<RowData> stream = execEnv.fromSource(source, watermarks, name);
+                providerContext.generateUid("kafka").ifPresent(stream::uid);
+                if (parallelism != null) {
+                    stream.setParallelism(parallelism);
+                }
+                return stream;
+            }
+
+            @Override
+            public boolean isBounded() {
+                return source.getBoundedness() == Boundedness.BOUNDED;
+            }
+
+            @Override
+            public Optional<Integer> getParallelism() {
+                return Optional.ofNullable(parallelism);
+            }
+        };
+    }
+
+    /** The source of the table's rows as planned. */
+    private StreamFusionKafkaSource source(ScanContext context) {
         TypeInformation<RowData> producedType = context.createTypeInformation(projectedDataType);
         KafkaSource<RowData> enumeration = createKafkaSource(null, new UnusedDeserializer(producedType), producedType);
         RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
@@ -127,43 +186,15 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource impleme
         if (plan.nativeRung()) {
             consumer.setProperty(LibrdkafkaConfig.PREFETCH, String.valueOf(plan.prefetchKbytes));
         }
-        StreamFusionKafkaSource source =
-                new StreamFusionKafkaSource(
-                        enumeration,
-                        consumer,
-                        decoding,
-                        keys,
-                        new KafkaMetadata(metadataKeys),
-                        producedType,
-                        plan.nativeRung());
-        WatermarkStrategy<RowData> watermarks =
-                watermarkStrategy == null ? WatermarkStrategy.noWatermarks() : watermarkStrategy;
-        // Flink's Kafka table source's name and uid: a compiled plan or savepoint of a `kafka`
-        // table maps onto this one (the splits and enumerator state are Flink's too).
-        String name = "KafkaSource-" + tableIdentifier;
-        Integer parallelism = this.parallelism;
-        return new DataStreamScanProvider() {
-            @Override
-            public DataStream<RowData> produceDataStream(
-                    ProviderContext providerContext, StreamExecutionEnvironment execEnv) {
-                DataStreamSource<RowData> stream = execEnv.fromSource(source, watermarks, name);
-                providerContext.generateUid("kafka").ifPresent(stream::uid);
-                if (parallelism != null) {
-                    stream.setParallelism(parallelism);
-                }
-                return stream;
-            }
-
-            @Override
-            public boolean isBounded() {
-                return source.getBoundedness() == Boundedness.BOUNDED;
-            }
-
-            @Override
-            public Optional<Integer> getParallelism() {
-                return Optional.ofNullable(parallelism);
-            }
-        };
+        return new StreamFusionKafkaSource(
+                enumeration,
+                consumer,
+                decoding,
+                keys,
+                new KafkaMetadata(metadataKeys),
+                producedType,
+                (RowType) projectedDataType.getLogicalType(),
+                plan.nativeRung());
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka.table;
 
 import dev.streamfusion.bridge.table.ErrorPolicy;
+import dev.streamfusion.bridge.table.PlannerExtension;
 import dev.streamfusion.kafka.internal.LoginModules;
 
 import org.apache.flink.annotation.Internal;
@@ -69,6 +70,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
+        PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         plan = ReadPlan.of(context);
         try {
             DynamicTableSource source = super.createDynamicTableSource(context);
@@ -81,6 +83,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
+        PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         writing = WriteContext.of(context);
         try {
             return super.createDynamicTableSink(context);

@@ -11,6 +11,8 @@ import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
+import org.apache.arrow.vector.VectorSchemaRoot;
+
 import java.io.IOException;
 import java.lang.ref.Cleaner;
 import java.util.Map;
@@ -56,6 +58,21 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
         if (resources.rows.appended() >= BATCH) {
             encodePending();
         }
+    }
+
+    /**
+     * Encodes a whole batch of the file's row type as it is, after the rows appended before it:
+     * the batch's buffers are read natively, never transposed.
+     */
+    void addBatch(VectorSchemaRoot batch) throws IOException {
+        encodePending();
+        try {
+            resources.writer.write(batch);
+            resources.writer.drainTo(out);
+        } catch (NativeException e) {
+            throw failed(file, e);
+        }
+        memory.written();
     }
 
     @Override

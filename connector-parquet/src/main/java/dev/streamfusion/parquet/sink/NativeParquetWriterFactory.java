@@ -40,7 +40,7 @@ public final class NativeParquetWriterFactory implements BulkWriter.Factory<RowD
     }
 
     @Override
-    public BulkWriter<RowData> create(FSDataOutputStream out) {
+    public NativeParquetBulkWriter create(FSDataOutputStream out) {
         if (memory == null) {
             memory = new WriterMemory(limit, table);
         }

@@ -163,7 +163,7 @@ public final class FileColumns implements Serializable {
     }
 
     /** Whether every produced column is read from the file, in order. */
-    boolean allRead() {
+    public boolean allRead() {
         return partitionColumns.length == 0 && metadata.length == 0;
     }
 

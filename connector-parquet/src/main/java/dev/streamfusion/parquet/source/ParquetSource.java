@@ -1,5 +1,6 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.parquet.internal.MemoryLimit;
 import dev.streamfusion.parquet.internal.NativeParquetReader;
@@ -14,6 +15,7 @@ import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 
@@ -77,10 +79,20 @@ public final class ParquetSource
 
     @Override
     public SourceReader<RowData, RowGroupSplit> createReader(SourceReaderContext context) {
+        return reader(context, false, ParquetSourceReader.rowEmitter(context, columns));
+    }
+
+    /** A reader of whole batches: the same splits, positions and checkpoints as one of rows. */
+    public SourceReader<ArrowBatch, RowGroupSplit> createBatchReader(SourceReaderContext context) {
+        return reader(context, true, ParquetSourceReader.batchEmitter(context));
+    }
+
+    private <T> ParquetSourceReader<T> reader(
+            SourceReaderContext context, boolean whole, RecordEmitter<ParquetBatch.Row, T, RowGroupSplitState> emitter) {
         FetchedBatches fetched = new FetchedBatches();
         String int96Zone = NativeParquetReader.int96Zone(utcTimestamps);
         ReadMetrics metrics = new ReadMetrics(context.metricGroup());
-        return new ParquetSourceReader(
+        return new ParquetSourceReader<>(
                 () -> new RowGroupSplitReader(
                         columns.readType(),
                         columns.readPaths(),
@@ -90,11 +102,12 @@ public final class ParquetSource
                         int96Zone,
                         metrics,
                         fetched,
-                        memoryLimit),
+                        memoryLimit,
+                        whole),
                 new Configuration(),
                 context,
                 fetched,
-                columns);
+                emitter);
     }
 
     @Override

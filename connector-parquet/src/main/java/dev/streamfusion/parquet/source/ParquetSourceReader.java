@@ -1,5 +1,6 @@
 package dev.streamfusion.parquet.source;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.source.ArrowSourceReader;
 import dev.streamfusion.bridge.source.FetchedBatches;
 
@@ -17,23 +18,25 @@ import java.util.function.Supplier;
 
 /**
  * Reads the row groups it is given, asking the enumerator for the next when it runs out. Rows go
- * downstream as views over native batches; a checkpoint records how many rows of each split were
- * emitted.
+ * downstream as views over native batches, or the batches go whole (to the operator island); a
+ * checkpoint records how many rows of each split were emitted.
+ *
+ * @param <T> what it emits: {@link RowData} or {@link ArrowBatch}
  */
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-final class ParquetSourceReader extends ArrowSourceReader<ParquetBatch.Row, RowGroupSplit, RowGroupSplitState> {
+final class ParquetSourceReader<T> extends ArrowSourceReader<ParquetBatch.Row, T, RowGroupSplit, RowGroupSplitState> {
 
     ParquetSourceReader(
             Supplier<SplitReader<ParquetBatch.Row, RowGroupSplit>> splitReaders,
             Configuration configuration,
             SourceReaderContext context,
             FetchedBatches fetched,
-            FileColumns columns) {
+            RecordEmitter<ParquetBatch.Row, T, RowGroupSplitState> emitter) {
         super(
                 splitReaders,
-                new Emitter(context.metricGroup().addGroup("streamfusion").counter("rowsEmitted"), columns),
+                emitter,
                 configuration,
                 context,
                 fetched,
@@ -50,26 +53,20 @@ final class ParquetSourceReader extends ArrowSourceReader<ParquetBatch.Row, RowG
         context.sendSplitRequest();
     }
 
+    private static Counter rowsEmitted(SourceReaderContext context) {
+        return context.metricGroup().addGroup("streamfusion").counter("rowsEmitted");
+    }
+
     /**
      * Emits one row (with its file's partition values and metadata, if the table reads any) and
      * counts it against its split, and in the reader's {@code streamfusion} metric group ({@code
      * rowsEmitted}).
      */
-    private static final class Emitter implements RecordEmitter<ParquetBatch.Row, RowData, RowGroupSplitState> {
-
-        private final Counter rowsEmitted;
-        private final FileColumns columns;
-        /** {@code null} when every column is read from the file. */
-        private final FileColumns.Assembler assembler;
-
-        Emitter(Counter rowsEmitted, FileColumns columns) {
-            this.rowsEmitted = rowsEmitted;
-            this.columns = columns;
-            this.assembler = columns.allRead() ? null : columns.new Assembler();
-        }
-
-        @Override
-        public void emitRecord(ParquetBatch.Row row, SourceOutput<RowData> output, RowGroupSplitState split) {
+    static RecordEmitter<ParquetBatch.Row, RowData, RowGroupSplitState> rowEmitter(
+            SourceReaderContext context, FileColumns columns) {
+        Counter rowsEmitted = rowsEmitted(context);
+        FileColumns.Assembler assembler = columns.allRead() ? null : columns.new Assembler();
+        return (ParquetBatch.Row row, SourceOutput<RowData> output, RowGroupSplitState split) -> {
             RowData read = row.rows.row(row.index);
             if (assembler == null) {
                 output.collect(read);
@@ -81,6 +78,21 @@ final class ParquetSourceReader extends ArrowSourceReader<ParquetBatch.Row, RowG
             }
             split.emitted++;
             rowsEmitted.inc();
-        }
+        };
+    }
+
+    /**
+     * Emits a whole batch (every column read from the file: {@link FileColumns#allRead()}) and
+     * counts its rows as emitted, as {@link #rowEmitter} does row by row.
+     */
+    static RecordEmitter<ParquetBatch.Row, ArrowBatch, RowGroupSplitState> batchEmitter(SourceReaderContext context) {
+        Counter rowsEmitted = rowsEmitted(context);
+        ArrowBatch batch = new ArrowBatch();
+        return (ParquetBatch.Row row, SourceOutput<ArrowBatch> output, RowGroupSplitState split) -> {
+            int rows = row.root.getRowCount();
+            output.collect(batch.of(row.root));
+            split.emitted += rows;
+            rowsEmitted.inc(rows);
+        };
     }
 }

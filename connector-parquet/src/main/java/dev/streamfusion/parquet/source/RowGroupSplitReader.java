@@ -51,6 +51,8 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     private FileRanges ranges;
     /** Rows of the current split still to skip (emitted before a restore). */
     private long toSkip;
+    /** Whether each batch is emitted whole (for the operator island) rather than row by row. */
+    private final boolean whole;
 
     RowGroupSplitReader(
             RowType rowType,
@@ -61,7 +63,9 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             String int96Zone,
             ReadMetrics metrics,
             FetchedBatches fetched,
-            MemoryLimit memoryLimit) {
+            MemoryLimit memoryLimit,
+            boolean whole) {
+        this.whole = whole;
         this.memoryLimit = memoryLimit;
         this.rowType = rowType;
         this.columnsRead = columnsRead;
@@ -79,7 +83,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
         if (current == null) {
             current = splits.poll();
             if (current == null) {
-                return fetched.track(new ParquetBatch(null, null, null, Set.of()));
+                return fetched.track(new ParquetBatch(null, null, null, Set.of(), whole));
             }
             toSkip = current.emitted;
             if (remaining != 0) {
@@ -106,7 +110,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                 // The LIMIT is reached: the split finishes, and later ones finish unread.
                 String finished = current.splitId();
                 closeReader();
-                return fetched.track(new ParquetBatch(null, null, null, Set.of(finished)));
+                return fetched.track(new ParquetBatch(null, null, null, Set.of(finished), whole));
             }
             VectorSchemaRoot batch;
             try {
@@ -117,7 +121,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             if (batch == null) {
                 String finished = current.splitId();
                 closeReader();
-                return fetched.track(new ParquetBatch(null, null, null, Set.of(finished)));
+                return fetched.track(new ParquetBatch(null, null, null, Set.of(finished), whole));
             }
             int rows = batch.getRowCount();
             if (toSkip >= rows) {
@@ -143,7 +147,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                 }
                 remaining -= own.getRowCount();
             }
-            return fetched.track(new ParquetBatch(current.splitId(), own, ArrowColumnarBatch.of(own, rowType), Set.of()));
+            return fetched.track(new ParquetBatch(current.splitId(), own, ArrowColumnarBatch.of(own, rowType), Set.of(), whole));
         }
     }
 

@@ -2,14 +2,18 @@ package dev.streamfusion.parquet.table;
 
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.table.ErrorPolicy;
+import dev.streamfusion.bridge.table.PlannerExtension;
 import dev.streamfusion.parquet.format.StreamFusionParquetFormatFactory;
 import dev.streamfusion.parquet.internal.ColumnPredicates;
 import dev.streamfusion.parquet.internal.MemoryLimit;
+import dev.streamfusion.parquet.sink.NativeParquetWriterFactory;
+import dev.streamfusion.parquet.sink.ParquetBatchSink;
 import dev.streamfusion.parquet.source.FileListing;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.file.table.FileSystemConnectorOptions;
@@ -22,6 +26,8 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -126,6 +132,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
         // Fails at planning, saying why, where the library cannot run.
         NativeLibrary.load();
         ReadableConfig options = validatedOptions(context);
+        PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         String defaultPartitionName = options.get(FileSystemConnectorOptions.PARTITION_DEFAULT_NAME);
         List<String> partitionKeys = context.getCatalogTable().getPartitionKeys();
         return new StreamFusionParquetTableSource(
@@ -152,6 +159,7 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
     public DynamicTableSink createDynamicTableSink(Context context) {
         NativeLibrary.load();
         validatedOptions(context);
+        PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         // Flink's file sink, with the native writer as its format: the format's options take the
         // format's name as their prefix.
         Map<String, String> files = new HashMap<>();
@@ -176,8 +184,50 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                         context.getConfiguration(),
                         context.getClassLoader(),
                         context.isTemporary());
-        return new StreamFusionParquetTableSink(
-                (FileSystemTableSink) new FileSystemTableFactory().createDynamicTableSink(filesContext));
+        FileSystemTableSink stock = (FileSystemTableSink) new FileSystemTableFactory().createDynamicTableSink(filesContext);
+        RowType physicalType = (RowType) context.getPhysicalRowDataType().getLogicalType();
+        String refused = batchesRefused(context, table.getOptions());
+        ParquetBatchSink batches = refused != null ? null : batchSink(filesContext, Configuration.fromMap(files), physicalType);
+        return new StreamFusionParquetTableSink(stock, physicalType, batches, refused);
+    }
+
+    /** Why the table's sink cannot take island batches, or {@code null}. */
+    private static String batchesRefused(Context context, Map<String, String> files) {
+        if (!context.getCatalogTable().getPartitionKeys().isEmpty()) {
+            return "partitioned tables are written by Flink's file sink";
+        }
+        for (ConfigOption<?> option : List.of(
+                FileSystemConnectorOptions.AUTO_COMPACTION, FileSystemConnectorOptions.SINK_PARALLELISM)) {
+            if (files.containsKey(option.key())) {
+                return "'" + option.key() + "' is Flink's file sink's";
+            }
+        }
+        if (files.keySet().stream().anyMatch(key -> key.startsWith("sink.partition-commit."))) {
+            return "partition commit policies are Flink's file sink's";
+        }
+        return null;
+    }
+
+    /** The island's writer: the format's own writer factory, under the table's rolling policy. */
+    private static ParquetBatchSink batchSink(Context filesContext, Configuration files, RowType physicalType) {
+        String prefix = StreamFusionParquetFormatFactory.IDENTIFIER + ".";
+        Configuration formatOptions = new Configuration();
+        files.toMap().forEach((key, value) -> {
+            if (key.startsWith(prefix)) {
+                formatOptions.setString(key.substring(prefix.length()), value);
+            }
+        });
+        NativeParquetWriterFactory writers =
+                (NativeParquetWriterFactory) new StreamFusionParquetFormatFactory()
+                        .createEncodingFormat(filesContext, formatOptions)
+                        .createRuntimeEncoder(null, TypeConversions.fromLogicalToDataType(physicalType));
+        return new ParquetBatchSink(
+                files.get(PATH),
+                writers,
+                files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE).getBytes(),
+                files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL),
+                files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_INACTIVITY_INTERVAL),
+                files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_CHECK_INTERVAL));
     }
 
     /** A table option's name for Flink's file sink: the format's options under its prefix. */

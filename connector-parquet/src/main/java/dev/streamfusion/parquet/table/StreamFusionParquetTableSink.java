@@ -1,26 +1,77 @@
 package dev.streamfusion.parquet.table;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchSinkTarget;
+import dev.streamfusion.parquet.sink.ParquetBatchSink;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.file.table.FileSystemTableSink;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Writes Parquet files through Flink's file sink with the native writer as its bulk format. Part
  * files, rolling policies, exactly-once commits on checkpoints, recovery, partitions, partition
- * commit and overwrite are Flink's file sink's; encoding is native.
+ * commit and overwrite are Flink's file sink's; encoding is native. Where the operator island feeds
+ * it and the table needs none of what only the table sink does (partitions, partition commit,
+ * compaction, overwrite, its own parallelism), it takes the island's batches whole.
  */
 @Internal
-final class StreamFusionParquetTableSink implements DynamicTableSink, SupportsPartitioning, SupportsOverwrite {
+final class StreamFusionParquetTableSink
+        implements DynamicTableSink, SupportsPartitioning, SupportsOverwrite, BatchSinkTarget {
 
     private final FileSystemTableSink files;
+    /** The table's physical columns. */
+    private final RowType physicalType;
+    /** The writer of island batches, or {@code null} with the reason in {@link #batchesRefused}. */
+    private final ParquetBatchSink batches;
+    private final String batchesRefused;
+    private boolean overwrite;
+    private boolean staticPartition;
 
-    StreamFusionParquetTableSink(FileSystemTableSink files) {
+    StreamFusionParquetTableSink(FileSystemTableSink files, RowType physicalType, ParquetBatchSink batches, String batchesRefused) {
         this.files = files;
+        this.physicalType = physicalType;
+        this.batches = batches;
+        this.batchesRefused = batchesRefused;
+    }
+
+    @Override
+    public Optional<String> batchesUnsupported(RowType input, boolean streaming) {
+        if (batches == null) {
+            return Optional.of(batchesRefused);
+        }
+        if (overwrite || staticPartition) {
+            return Optional.of("INSERT OVERWRITE and static partitions are written by Flink's file sink");
+        }
+        if (input.getFieldCount() != physicalType.getFieldCount()) {
+            return Optional.of("the query writes " + input.getFieldCount() + " of the table's " + physicalType.getFieldCount() + " columns");
+        }
+        for (int i = 0; i < input.getFieldCount(); i++) {
+            LogicalType from = input.getTypeAt(i);
+            LogicalType to = physicalType.getTypeAt(i);
+            if (!from.copy(true).equals(to.copy(true))) {
+                return Optional.of("column " + physicalType.getFieldNames().get(i) + " is written as " + to + " from " + from);
+            }
+            if (!to.isNullable() && from.isNullable()) {
+                return Optional.of("column " + physicalType.getFieldNames().get(i) + " is NOT NULL: Flink checks its values");
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> stream) {
+        return batches.consume(stream);
     }
 
     @Override
@@ -40,17 +91,23 @@ final class StreamFusionParquetTableSink implements DynamicTableSink, SupportsPa
 
     @Override
     public void applyStaticPartition(Map<String, String> partition) {
+        staticPartition = !partition.isEmpty();
         files.applyStaticPartition(partition);
     }
 
     @Override
     public void applyOverwrite(boolean overwrite) {
+        this.overwrite = overwrite;
         files.applyOverwrite(overwrite);
     }
 
     @Override
     public DynamicTableSink copy() {
-        return new StreamFusionParquetTableSink((FileSystemTableSink) files.copy());
+        StreamFusionParquetTableSink copy =
+                new StreamFusionParquetTableSink((FileSystemTableSink) files.copy(), physicalType, batches, batchesRefused);
+        copy.overwrite = overwrite;
+        copy.staticPartition = staticPartition;
+        return copy;
     }
 
     @Override

@@ -1,5 +1,8 @@
 package dev.streamfusion.parquet.table;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchScan;
+import dev.streamfusion.bridge.batch.BatchSource;
 import dev.streamfusion.parquet.internal.ColumnPredicates;
 import dev.streamfusion.parquet.internal.MemoryLimit;
 import dev.streamfusion.parquet.source.FileColumns;
@@ -7,6 +10,8 @@ import dev.streamfusion.parquet.source.FileListing;
 import dev.streamfusion.parquet.source.ParquetSource;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
@@ -17,6 +22,7 @@ import org.apache.flink.table.connector.source.abilities.SupportsPartitionPushDo
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
 import org.apache.flink.table.connector.source.abilities.SupportsStatisticReport;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.plan.stats.TableStats;
 import org.apache.flink.table.types.DataType;
@@ -44,7 +50,8 @@ final class StreamFusionParquetTableSource
                 SupportsLimitPushDown,
                 SupportsPartitionPushDown,
                 SupportsReadingMetadata,
-                SupportsStatisticReport {
+                SupportsStatisticReport,
+                BatchScan {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamFusionParquetTableSource.class);
 
@@ -160,19 +167,32 @@ final class StreamFusionParquetTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        return SourceProvider.of(rowSource(context.createTypeInformation(producedDataType)));
+    }
+
+    private ParquetSource rowSource(TypeInformation<RowData> producedType) {
+        return new ParquetSource(
+                listing, monitorInterval, limit, columns(), utcTimestamps, memoryLimit, producedType, skipUnreadable);
+    }
+
+    private FileColumns columns() {
         RowType produced = (RowType) producedDataType.getLogicalType();
-        FileColumns columns =
-                FileColumns.of(produced, physicalPaths(), partitionKeys, metadataKeys, defaultPartitionName);
-        return SourceProvider.of(
-                new ParquetSource(
-                        listing,
-                        monitorInterval,
-                        limit,
-                        columns,
-                        utcTimestamps,
-                        memoryLimit,
-                        context.createTypeInformation(producedDataType),
-                        skipUnreadable));
+        return FileColumns.of(produced, physicalPaths(), partitionKeys, metadataKeys, defaultPartitionName);
+    }
+
+    @Override
+    public Optional<String> batchesUnsupported() {
+        if (!columns().allRead()) {
+            return Optional.of("partition or metadata columns are not handed over in batches yet");
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
+        // The batch source never asks the row source for its row type.
+        ParquetSource rows = rowSource(TypeInformation.of(RowData.class));
+        return new BatchSource<>(rows, rows::createBatchReader);
     }
 
     /** The path of names of each produced physical column, from the projection. */

@@ -1,0 +1,26 @@
+package dev.streamfusion.bridge.batch;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.table.connector.source.ScanTableSource;
+
+import java.util.Optional;
+
+/**
+ * A StreamFusion scan that can hand its rows over as whole Arrow batches, for the operator
+ * island: implemented by the connectors' {@code ScanTableSource}s, after the planner pushed its
+ * projection, filters and limit into them.
+ */
+@Internal
+public interface BatchScan {
+
+    /** Why this scan, as planned, cannot hand over whole batches; empty when it can. */
+    Optional<String> batchesUnsupported();
+
+    /**
+     * The source of this scan's rows as batches of its produced row type (the same rows, splits
+     * and checkpointed positions as its row source), with the context the planner would give its
+     * row source. Called only when {@link #batchesUnsupported} is empty.
+     */
+    Source<ArrowBatch, ?, ?> createBatchSource(ScanTableSource.ScanContext context);
+}

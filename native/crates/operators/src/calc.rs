@@ -1,0 +1,672 @@
+//! Flink's `Calc` over Arrow: an optional filter, then projections, evaluated batch by batch with
+//! arrow-rs kernels.
+//!
+//! Only expressions whose kernel matches Flink's generated code value for value are described
+//! here; the planner keeps every other expression in stock Flink. What each one relies on:
+//!
+//! * comparisons of operands of one type (the planner casts integers to the wider type first);
+//!   a NULL operand gives NULL, as in Flink. Floating-point comparisons are not admitted: Arrow
+//!   orders NaN as a value where Java's operators return false.
+//! * `AND` / `OR` with SQL's three-valued logic (Kleene), `NOT`, `IS [NOT] NULL`.
+//! * `+`, `-`, `*` on integers wrap on overflow, as Java's operators do; on floating point they are
+//!   IEEE 754 in both. `MOD` only by a constant that is neither 0 nor -1, so it never fails.
+//! * `CAST` that widens an integer, or turns one into a floating-point number (rounded to nearest
+//!   in both).
+//! * the filter keeps the rows where the condition is TRUE (not NULL), as Flink's `Calc` does.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, BooleanArray, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array,
+    Int64Array, RecordBatch, Scalar, StringArray, UInt32Array, new_null_array,
+};
+use arrow::compute::kernels::{cmp, numeric};
+use arrow::compute::{
+    CastOptions, and_kleene, cast_with_options, filter_record_batch, is_not_null, is_null, not,
+    or_kleene, take,
+};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::error::ArrowError;
+use serde::Deserialize;
+
+/// Why a calc cannot be built or evaluated.
+#[derive(Debug, thiserror::Error)]
+pub enum CalcError {
+    /// The description is not one this crate evaluates; the message says what and where.
+    #[error("{0}")]
+    Spec(String),
+    #[error(transparent)]
+    Arrow(#[from] ArrowError),
+}
+
+type Result<T> = std::result::Result<T, CalcError>;
+
+fn spec_error<T>(message: impl Into<String>) -> Result<T> {
+    Err(CalcError::Spec(message.into()))
+}
+
+/// The SQL types of literals and casts, by Flink's names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum SqlType {
+    Boolean,
+    Tinyint,
+    Smallint,
+    Int,
+    Bigint,
+    Float,
+    Double,
+    String,
+}
+
+impl SqlType {
+    fn arrow(self) -> DataType {
+        match self {
+            SqlType::Boolean => DataType::Boolean,
+            SqlType::Tinyint => DataType::Int8,
+            SqlType::Smallint => DataType::Int16,
+            SqlType::Int => DataType::Int32,
+            SqlType::Bigint => DataType::Int64,
+            SqlType::Float => DataType::Float32,
+            SqlType::Double => DataType::Float64,
+            SqlType::String => DataType::Utf8,
+        }
+    }
+}
+
+/// The operators of [`Expr::Call`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Op {
+    Equals,
+    NotEquals,
+    LessThan,
+    LessThanOrEqual,
+    GreaterThan,
+    GreaterThanOrEqual,
+    And,
+    Or,
+    Not,
+    IsNull,
+    IsNotNull,
+    Plus,
+    Minus,
+    Times,
+    Mod,
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Op::Equals => "=",
+            Op::NotEquals => "<>",
+            Op::LessThan => "<",
+            Op::LessThanOrEqual => "<=",
+            Op::GreaterThan => ">",
+            Op::GreaterThanOrEqual => ">=",
+            Op::And => "AND",
+            Op::Or => "OR",
+            Op::Not => "NOT",
+            Op::IsNull => "IS NULL",
+            Op::IsNotNull => "IS NOT NULL",
+            Op::Plus => "+",
+            Op::Minus => "-",
+            Op::Times => "*",
+            Op::Mod => "MOD",
+        })
+    }
+}
+
+/// An expression over the input batch's columns.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Expr {
+    /// Input column `index`.
+    Column { index: usize },
+    /// A constant; `value` is its text (`None` for NULL).
+    Literal {
+        #[serde(rename = "type")]
+        sql_type: SqlType,
+        value: Option<String>,
+    },
+    /// `op` applied to `args`.
+    Call { op: Op, args: Vec<Expr> },
+    /// `input` cast to `type`. Casts widen, except where the planner proves the value fits
+    /// (`exact`: the remainder of a `MOD` narrowed to its result type); a value that does not fit
+    /// is then an error, never a wrapped value.
+    Cast {
+        #[serde(rename = "type")]
+        sql_type: SqlType,
+        input: Box<Expr>,
+        #[serde(default)]
+        exact: bool,
+    },
+}
+
+/// What the planner hands over: the filter (if any), then one expression per output column.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CalcSpec {
+    pub filter: Option<Expr>,
+    pub projections: Vec<Expr>,
+    /// The output columns' names, one per projection.
+    pub names: Vec<String>,
+}
+
+/// A value while an expression is evaluated: a column of the batch's length, or a constant.
+enum Value {
+    Column(ArrayRef),
+    Constant(Scalar<ArrayRef>),
+}
+
+impl Value {
+    fn datum(&self) -> &dyn arrow::array::Datum {
+        match self {
+            Value::Column(array) => array,
+            Value::Constant(scalar) => scalar,
+        }
+    }
+
+    /// The value as a column of `rows` rows.
+    fn into_column(self, rows: usize) -> Result<ArrayRef> {
+        match self {
+            Value::Column(array) => Ok(array),
+            Value::Constant(scalar) => {
+                let indices = UInt32Array::from(vec![0_u32; rows]);
+                Ok(take(scalar.into_inner().as_ref(), &indices, None)?)
+            }
+        }
+    }
+}
+
+/// A calc built for one input schema: checked once, then applied to every batch.
+#[derive(Debug)]
+pub struct Calc {
+    filter: Option<Expr>,
+    projections: Vec<Expr>,
+    output: SchemaRef,
+}
+
+impl Calc {
+    /// Parses `spec` (JSON) and checks every expression against `input`.
+    pub fn try_new(input: &Schema, spec: &str) -> Result<Self> {
+        let spec: CalcSpec = serde_json::from_str(spec)
+            .map_err(|e| CalcError::Spec(format!("invalid calc description: {e}")))?;
+        if spec.names.len() != spec.projections.len() {
+            return spec_error(format!(
+                "the calc has {} projections but {} names",
+                spec.projections.len(),
+                spec.names.len()
+            ));
+        }
+        if let Some(filter) = &spec.filter {
+            let data_type = data_type(filter, input)?;
+            if data_type != DataType::Boolean {
+                return spec_error(format!("the filter is of type {data_type}, not BOOLEAN"));
+            }
+        }
+        let fields = spec
+            .projections
+            .iter()
+            .zip(&spec.names)
+            .map(|(expr, name)| Ok(Field::new(name, data_type(expr, input)?, true)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            filter: spec.filter,
+            projections: spec.projections,
+            output: Arc::new(Schema::new(fields)),
+        })
+    }
+
+    pub fn output_schema(&self) -> SchemaRef {
+        self.output.clone()
+    }
+
+    /// The rows of `batch` the filter keeps, projected.
+    pub fn apply(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let kept = match &self.filter {
+            None => batch.clone(),
+            Some(filter) => {
+                let condition = evaluate(filter, batch)?.into_column(batch.num_rows())?;
+                let condition = boolean(&condition)?;
+                if condition.true_count() == batch.num_rows() && condition.null_count() == 0 {
+                    batch.clone()
+                } else {
+                    filter_record_batch(batch, condition)?
+                }
+            }
+        };
+        let rows = kept.num_rows();
+        let columns = self
+            .projections
+            .iter()
+            .map(|expr| evaluate(expr, &kept)?.into_column(rows))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(RecordBatch::try_new_with_options(
+            self.output.clone(),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?)
+    }
+}
+
+fn boolean(array: &ArrayRef) -> Result<&BooleanArray> {
+    array
+        .as_any()
+        .downcast_ref::<BooleanArray>()
+        .ok_or_else(|| CalcError::Spec(format!("expected BOOLEAN, found {}", array.data_type())))
+}
+
+fn is_integer(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+    )
+}
+
+fn is_numeric(data_type: &DataType) -> bool {
+    is_integer(data_type) || matches!(data_type, DataType::Float32 | DataType::Float64)
+}
+
+/// Integer width order, for the casts that only widen.
+fn integer_rank(data_type: &DataType) -> Option<u8> {
+    match data_type {
+        DataType::Int8 => Some(1),
+        DataType::Int16 => Some(2),
+        DataType::Int32 => Some(3),
+        DataType::Int64 => Some(4),
+        _ => None,
+    }
+}
+
+/// The type `expr` evaluates to over `input`, or why it cannot be evaluated.
+fn data_type(expr: &Expr, input: &Schema) -> Result<DataType> {
+    match expr {
+        Expr::Column { index } => input
+            .fields()
+            .get(*index)
+            .map(|f| f.data_type().clone())
+            .ok_or_else(|| {
+                CalcError::Spec(format!(
+                    "column {index} is out of range for an input of {} columns",
+                    input.fields().len()
+                ))
+            }),
+        Expr::Literal { sql_type, .. } => Ok(sql_type.arrow()),
+        Expr::Cast {
+            sql_type,
+            input: inner,
+            exact,
+        } => {
+            let from = data_type(inner, input)?;
+            let to = sql_type.arrow();
+            let widening = match (integer_rank(&from), integer_rank(&to)) {
+                (Some(a), Some(b)) => a <= b || *exact,
+                (Some(_), None) => matches!(to, DataType::Float32 | DataType::Float64),
+                _ => from == to,
+            };
+            if widening {
+                Ok(to)
+            } else {
+                spec_error(format!(
+                    "CAST from {from} to {to} is not evaluated natively"
+                ))
+            }
+        }
+        Expr::Call { op, args } => {
+            let types = args
+                .iter()
+                .map(|a| data_type(a, input))
+                .collect::<Result<Vec<_>>>()?;
+            call_type(*op, args, &types)
+        }
+    }
+}
+
+fn arity(op: Op, types: &[DataType], n: usize) -> Result<()> {
+    if types.len() == n {
+        Ok(())
+    } else {
+        spec_error(format!("`{op}` takes {n} arguments, not {}", types.len()))
+    }
+}
+
+fn call_type(op: Op, args: &[Expr], types: &[DataType]) -> Result<DataType> {
+    match op {
+        Op::Equals
+        | Op::NotEquals
+        | Op::LessThan
+        | Op::LessThanOrEqual
+        | Op::GreaterThan
+        | Op::GreaterThanOrEqual => {
+            arity(op, types, 2)?;
+            if types[0] != types[1] {
+                return spec_error(format!(
+                    "`{op}` compares {} with {}; operands must be of one type",
+                    types[0], types[1]
+                ));
+            }
+            if matches!(types[0], DataType::Float32 | DataType::Float64) {
+                return spec_error(format!(
+                    "`{op}` of floating-point values is not evaluated natively"
+                ));
+            }
+            Ok(DataType::Boolean)
+        }
+        Op::And | Op::Or => {
+            arity(op, types, 2)?;
+            if types.iter().any(|t| *t != DataType::Boolean) {
+                return spec_error(format!("`{op}` of {} and {}", types[0], types[1]));
+            }
+            Ok(DataType::Boolean)
+        }
+        Op::Not => {
+            arity(op, types, 1)?;
+            if types[0] != DataType::Boolean {
+                return spec_error(format!("NOT of {}", types[0]));
+            }
+            Ok(DataType::Boolean)
+        }
+        Op::IsNull | Op::IsNotNull => {
+            arity(op, types, 1)?;
+            Ok(DataType::Boolean)
+        }
+        Op::Plus | Op::Minus | Op::Times => {
+            arity(op, types, 2)?;
+            if types[0] != types[1] || !is_numeric(&types[0]) {
+                return spec_error(format!(
+                    "`{op}` of {} and {}; operands must be numbers of one type",
+                    types[0], types[1]
+                ));
+            }
+            Ok(types[0].clone())
+        }
+        Op::Mod => {
+            arity(op, types, 2)?;
+            if types[0] != types[1] || !is_integer(&types[0]) {
+                return spec_error(format!(
+                    "MOD of {} and {}; operands must be integers of one type",
+                    types[0], types[1]
+                ));
+            }
+            let safe_divisor = match &args[1] {
+                Expr::Literal {
+                    value: Some(text), ..
+                } => text.parse::<i64>().is_ok_and(|d| d != 0 && d != -1),
+                _ => false,
+            };
+            if !safe_divisor {
+                return spec_error(
+                    "MOD is evaluated natively only by a constant other than 0 and -1",
+                );
+            }
+            Ok(types[0].clone())
+        }
+    }
+}
+
+fn literal(sql_type: SqlType, value: Option<&str>) -> Result<ArrayRef> {
+    let Some(text) = value else {
+        return Ok(new_null_array(&sql_type.arrow(), 1));
+    };
+    let bad = |e: &dyn std::fmt::Display| {
+        CalcError::Spec(format!("literal {text:?} of {sql_type:?}: {e}"))
+    };
+    Ok(match sql_type {
+        SqlType::Boolean => Arc::new(BooleanArray::from(vec![
+            text.parse::<bool>().map_err(|e| bad(&e))?,
+        ])),
+        SqlType::Tinyint => Arc::new(Int8Array::from(vec![
+            text.parse::<i8>().map_err(|e| bad(&e))?,
+        ])),
+        SqlType::Smallint => Arc::new(Int16Array::from(vec![
+            text.parse::<i16>().map_err(|e| bad(&e))?,
+        ])),
+        SqlType::Int => Arc::new(Int32Array::from(vec![
+            text.parse::<i32>().map_err(|e| bad(&e))?,
+        ])),
+        SqlType::Bigint => Arc::new(Int64Array::from(vec![
+            text.parse::<i64>().map_err(|e| bad(&e))?,
+        ])),
+        SqlType::Float => Arc::new(Float32Array::from(vec![
+            text.parse::<f32>().map_err(|e| bad(&e))?,
+        ])),
+        SqlType::Double => Arc::new(Float64Array::from(vec![
+            text.parse::<f64>().map_err(|e| bad(&e))?,
+        ])),
+        SqlType::String => Arc::new(StringArray::from(vec![text])),
+    })
+}
+
+fn evaluate(expr: &Expr, batch: &RecordBatch) -> Result<Value> {
+    let rows = batch.num_rows();
+    match expr {
+        Expr::Column { index } => batch
+            .columns()
+            .get(*index)
+            .cloned()
+            .map(Value::Column)
+            .ok_or_else(|| CalcError::Spec(format!("column {index} is out of range"))),
+        Expr::Literal { sql_type, value } => Ok(Value::Constant(Scalar::new(literal(
+            *sql_type,
+            value.as_deref(),
+        )?))),
+        Expr::Cast {
+            sql_type, input, ..
+        } => {
+            let options = CastOptions {
+                safe: false,
+                ..CastOptions::default()
+            };
+            let to = sql_type.arrow();
+            Ok(match evaluate(input, batch)? {
+                Value::Column(array) => Value::Column(cast_with_options(&array, &to, &options)?),
+                Value::Constant(scalar) => Value::Constant(Scalar::new(cast_with_options(
+                    scalar.into_inner().as_ref(),
+                    &to,
+                    &options,
+                )?)),
+            })
+        }
+        Expr::Call { op, args } => {
+            let values = args
+                .iter()
+                .map(|a| evaluate(a, batch))
+                .collect::<Result<Vec<_>>>()?;
+            call(*op, values, rows)
+        }
+    }
+}
+
+fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
+    let binary =
+        |f: fn(
+            &dyn arrow::array::Datum,
+            &dyn arrow::array::Datum,
+        ) -> std::result::Result<ArrayRef, ArrowError>|
+         -> Result<Value> { Ok(Value::Column(f(values[0].datum(), values[1].datum())?)) };
+    let compare = |f: fn(
+        &dyn arrow::array::Datum,
+        &dyn arrow::array::Datum,
+    ) -> std::result::Result<BooleanArray, ArrowError>|
+     -> Result<Value> {
+        Ok(Value::Column(Arc::new(f(
+            values[0].datum(),
+            values[1].datum(),
+        )?)))
+    };
+    match op {
+        Op::Equals => compare(cmp::eq),
+        Op::NotEquals => compare(cmp::neq),
+        Op::LessThan => compare(cmp::lt),
+        Op::LessThanOrEqual => compare(cmp::lt_eq),
+        Op::GreaterThan => compare(cmp::gt),
+        Op::GreaterThanOrEqual => compare(cmp::gt_eq),
+        Op::Plus => binary(numeric::add_wrapping),
+        Op::Minus => binary(numeric::sub_wrapping),
+        Op::Times => binary(numeric::mul_wrapping),
+        Op::Mod => binary(numeric::rem),
+        Op::And | Op::Or | Op::Not | Op::IsNull | Op::IsNotNull => {
+            let columns = values
+                .into_iter()
+                .map(|v| v.into_column(rows))
+                .collect::<Result<Vec<_>>>()?;
+            let result: BooleanArray = match op {
+                Op::And => and_kleene(boolean(&columns[0])?, boolean(&columns[1])?)?,
+                Op::Or => or_kleene(boolean(&columns[0])?, boolean(&columns[1])?)?,
+                Op::Not => not(boolean(&columns[0])?)?,
+                Op::IsNull => is_null(columns[0].as_ref())?,
+                _ => is_not_null(columns[0].as_ref())?,
+            };
+            Ok(Value::Column(Arc::new(result)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::AsArray;
+    use arrow::datatypes::Int64Type;
+
+    fn input() -> RecordBatch {
+        RecordBatch::try_from_iter(vec![
+            (
+                "a",
+                Arc::new(Int64Array::from(vec![
+                    Some(1),
+                    None,
+                    Some(i64::MAX),
+                    Some(-7),
+                ])) as ArrayRef,
+            ),
+            (
+                "b",
+                Arc::new(Int32Array::from(vec![Some(10), Some(20), None, Some(40)])) as ArrayRef,
+            ),
+            (
+                "s",
+                Arc::new(StringArray::from(vec![
+                    Some("x"),
+                    Some("y"),
+                    None,
+                    Some("x"),
+                ])) as ArrayRef,
+            ),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn filters_on_true_only_and_projects() {
+        // a > 0 OR s = 'y': row 1 has a NULL and s = 'y' (TRUE), row 2 a > 0 and s NULL (TRUE),
+        // row 3 FALSE OR TRUE.
+        let spec = r#"{
+            "filter": {"kind":"call","op":"AND","args":[
+                {"kind":"call","op":"IS_NOT_NULL","args":[{"kind":"column","index":1}]},
+                {"kind":"call","op":"OR","args":[
+                    {"kind":"call","op":"GREATER_THAN","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"0"}]},
+                    {"kind":"call","op":"EQUALS","args":[{"kind":"column","index":2},{"kind":"literal","type":"STRING","value":"y"}]}]}]},
+            "projections": [{"kind":"column","index":2},
+                            {"kind":"call","op":"PLUS","args":[{"kind":"column","index":0},{"kind":"cast","type":"BIGINT","input":{"kind":"column","index":1}}]}],
+            "names": ["s", "sum"]}"#;
+        let calc = Calc::try_new(&input().schema(), spec).unwrap();
+        let out = calc.apply(&input()).unwrap();
+        assert_eq!(out.num_rows(), 2);
+        assert_eq!(
+            out.column(0).as_string::<i32>().iter().collect::<Vec<_>>(),
+            vec![Some("x"), Some("y")]
+        );
+        assert_eq!(
+            out.column(1)
+                .as_primitive::<Int64Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![Some(11), None]
+        );
+    }
+
+    #[test]
+    fn integer_arithmetic_wraps_as_java_does() {
+        let spec = r#"{"filter": null,
+            "projections": [{"kind":"call","op":"PLUS","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"1"}]},
+                            {"kind":"call","op":"MOD","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"3"}]}],
+            "names": ["next", "m"]}"#;
+        let calc = Calc::try_new(&input().schema(), spec).unwrap();
+        let out = calc.apply(&input()).unwrap();
+        assert_eq!(
+            out.column(0)
+                .as_primitive::<Int64Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![Some(2), None, Some(i64::MIN), Some(-6)]
+        );
+        // Java's % keeps the dividend's sign: -7 % 3 == -1.
+        assert_eq!(out.column(1).as_primitive::<Int64Type>().value(3), -1);
+    }
+
+    #[test]
+    fn an_exact_cast_narrows_a_remainder_and_a_plain_one_does_not() {
+        let narrowed = r#"{"filter": null,
+            "projections": [{"kind":"cast","type":"INT","exact":true,"input":
+                {"kind":"call","op":"MOD","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"5"}]}}],
+            "names": ["m"]}"#;
+        let calc = Calc::try_new(&input().schema(), narrowed).unwrap();
+        let out = calc.apply(&input()).unwrap();
+        assert_eq!(
+            out.column(0)
+                .as_primitive::<arrow::datatypes::Int32Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![Some(1), None, Some(2), Some(-2)]
+        );
+        let plain = narrowed.replace(r#""exact":true,"#, "");
+        assert!(Calc::try_new(&input().schema(), &plain).is_err());
+    }
+
+    #[test]
+    fn literal_projection_repeats_per_row_and_null_literals_are_typed() {
+        let spec = r#"{"filter": {"kind":"call","op":"IS_NULL","args":[{"kind":"literal","type":"INT","value":null}]},
+            "projections": [{"kind":"literal","type":"INT","value":"5"}], "names": ["five"]}"#;
+        let calc = Calc::try_new(&input().schema(), spec).unwrap();
+        let out = calc.apply(&input()).unwrap();
+        assert_eq!(out.num_rows(), 4);
+        assert_eq!(out.column(0).data_type(), &DataType::Int32);
+    }
+
+    #[test]
+    fn refuses_what_it_does_not_evaluate_exactly() {
+        let schema = input().schema();
+        let cases = [
+            (
+                r#"{"filter": {"kind":"call","op":"EQUALS","args":[{"kind":"column","index":0},{"kind":"column","index":1}]}, "projections": [], "names": []}"#,
+                "`=` compares Int64 with Int32; operands must be of one type",
+            ),
+            (
+                r#"{"filter": null, "projections": [{"kind":"call","op":"MOD","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"-1"}]}], "names": ["m"]}"#,
+                "MOD is evaluated natively only by a constant other than 0 and -1",
+            ),
+            (
+                r#"{"filter": null, "projections": [{"kind":"cast","type":"INT","input":{"kind":"column","index":0}}], "names": ["c"]}"#,
+                "CAST from Int64 to Int32 is not evaluated natively",
+            ),
+            (
+                r#"{"filter": null, "projections": [{"kind":"column","index":9}], "names": ["c"]}"#,
+                "column 9 is out of range for an input of 3 columns",
+            ),
+            (
+                r#"{"filter": {"kind":"column","index":0}, "projections": [], "names": []}"#,
+                "the filter is of type Int64, not BOOLEAN",
+            ),
+        ];
+        for (spec, message) in cases {
+            let err = Calc::try_new(&schema, spec).unwrap_err();
+            assert_eq!(err.to_string(), message);
+        }
+        assert!(
+            Calc::try_new(&schema, "{")
+                .unwrap_err()
+                .to_string()
+                .starts_with("invalid calc description")
+        );
+    }
+}

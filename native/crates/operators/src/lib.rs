@@ -1,0 +1,9 @@
+//! The operators of the native island: pure Rust over arrow-rs kernels, with Flink's semantics.
+//!
+//! The planner (Java) admits an operator only when every expression in it is one this crate
+//! evaluates exactly as Flink's generated code does, and describes it here as JSON
+//! ([`calc::CalcSpec`]); the `jni` crate binds the operators to Java.
+//!
+//! * [`calc`]: projections and a filter over one batch (Flink's `Calc`).
+
+pub mod calc;

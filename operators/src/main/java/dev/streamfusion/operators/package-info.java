@@ -1,0 +1,2 @@
+/** The operator island's entry points: {@link dev.streamfusion.operators.StreamFusion}. */
+package dev.streamfusion.operators;

@@ -1,0 +1,201 @@
+package dev.streamfusion.operators.planner;
+
+import dev.streamfusion.bridge.NativeException;
+import dev.streamfusion.bridge.batch.BatchScan;
+import dev.streamfusion.bridge.batch.BatchSinkTarget;
+import dev.streamfusion.bridge.types.ArrowTypes;
+import dev.streamfusion.operators.internal.NativeCalc;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.planner.plan.nodes.calcite.Sink;
+import org.apache.flink.table.planner.plan.nodes.physical.batch.BatchPhysicalCalc;
+import org.apache.flink.table.planner.plan.nodes.physical.batch.BatchPhysicalSink;
+import org.apache.flink.table.planner.plan.nodes.physical.common.CommonPhysicalTableSourceScan;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalCalc;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalSink;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Calc;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Places the island in an optimized physical plan, bottom up:
+ *
+ * <ul>
+ *   <li>a {@code Calc} reading a StreamFusion source that hands over whole batches becomes the
+ *       source's batches, a native calc, and an edge back to rows;
+ *   <li>a StreamFusion sink that takes whole batches, fed by the island (or directly by such a
+ *       source), takes them without the edge back to rows.
+ * </ul>
+ *
+ * Every other node stays as Flink planned it; a candidate that stays stock leaves its reason in
+ * the report. Shared sub-plans stay shared.
+ */
+@Internal
+final class IslandRewriter {
+
+    private final boolean streaming;
+    private final IslandReport report;
+    private final Map<RelNode, RelNode> rewritten = new IdentityHashMap<>();
+
+    IslandRewriter(boolean streaming, IslandReport report) {
+        this.streaming = streaming;
+        this.report = report;
+    }
+
+    /** {@code root} with the island placed; its nodes are listed in the report, inputs first. */
+    RelNode rewriteAll(RelNode root) {
+        RelNode result = rewrite(root);
+        listIsland(result, Collections.newSetFromMap(new IdentityHashMap<>()));
+        return result;
+    }
+
+    private RelNode rewrite(RelNode rel) {
+        RelNode done = rewritten.get(rel);
+        if (done != null) {
+            return done;
+        }
+        RelNode result = nativeCalc(rel).or(() -> nativeSink(rel)).orElseGet(() -> withInputs(rel));
+        rewritten.put(rel, result);
+        return result;
+    }
+
+    private RelNode withInputs(RelNode rel) {
+        List<RelNode> inputs = new ArrayList<>();
+        boolean changed = false;
+        for (RelNode input : rel.getInputs()) {
+            RelNode next = rewrite(input);
+            changed |= next != input;
+            inputs.add(next);
+        }
+        return changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
+    }
+
+    private void listIsland(RelNode rel, Set<RelNode> seen) {
+        if (!seen.add(rel)) {
+            return;
+        }
+        rel.getInputs().forEach(input -> listIsland(input, seen));
+        if (rel instanceof IslandRels.SourceBatches) {
+            report.placed("NativeSourceBatches(" + IslandRels.tableName(((IslandRels.SourceBatches) rel).scan) + ")");
+        } else if (rel instanceof IslandRels.SinkBatches) {
+            Sink sink = ((IslandRels.SinkBatches) rel).sink;
+            report.placed("NativeSinkBatches(" + sink.contextResolvedTable().getIdentifier().asSummaryString() + ")");
+        } else if (rel instanceof IslandRels.Calc) {
+            report.placed("NativeCalc");
+        } else if (rel instanceof IslandRels.ToRows) {
+            report.placed("NativeToRows");
+        }
+    }
+
+    /** The scan's batches, if it is a StreamFusion source that can hand them over. */
+    private Optional<RelNode> sourceBatches(RelNode rel) {
+        if (!(rel instanceof CommonPhysicalTableSourceScan)) {
+            return Optional.empty();
+        }
+        CommonPhysicalTableSourceScan scan = (CommonPhysicalTableSourceScan) rel;
+        if (!(scan.tableSource() instanceof BatchScan)) {
+            return Optional.empty();
+        }
+        BatchScan batches = (BatchScan) scan.tableSource();
+        Optional<String> unsupported = batches.batchesUnsupported();
+        if (unsupported.isPresent()) {
+            report.fellBack(IslandRels.tableName(scan) + ": " + unsupported.get());
+            return Optional.empty();
+        }
+        return Optional.of(
+                streaming
+                        ? new IslandRels.StreamSourceBatches(scan.getTraitSet(), scan, batches)
+                        : new IslandRels.BatchSourceBatches(scan.getTraitSet(), scan, batches));
+    }
+
+    private Optional<RelNode> nativeCalc(RelNode rel) {
+        boolean calc = streaming ? rel.getClass() == StreamPhysicalCalc.class : rel.getClass() == BatchPhysicalCalc.class;
+        if (!calc) {
+            return Optional.empty();
+        }
+        Calc stock = (Calc) rel;
+        if (!(stock.getInput() instanceof CommonPhysicalTableSourceScan)
+                || !(((CommonPhysicalTableSourceScan) stock.getInput()).tableSource() instanceof BatchScan)) {
+            return Optional.empty();
+        }
+        CommonPhysicalTableSourceScan scan = (CommonPhysicalTableSourceScan) stock.getInput();
+        String description;
+        try {
+            description = CalcDescription.describe(
+                    stock.getProgram(), stock.getRowType().getFieldNames(), stock.getCluster().getRexBuilder());
+            checkNatively(scan, description);
+        } catch (CalcDescription.Unsupported | NativeException e) {
+            report.fellBack("Calc over " + IslandRels.tableName(scan) + ": " + e.getMessage());
+            return Optional.empty();
+        }
+        return sourceBatches(scan).map(source -> {
+            RelNode nativeCalc =
+                    streaming
+                            ? new IslandRels.StreamCalc(stock.getCluster(), stock.getTraitSet(), source, stock.getProgram(), description)
+                            : new IslandRels.BatchCalc(stock.getCluster(), stock.getTraitSet(), source, stock.getProgram(), description);
+            return streaming
+                    ? new IslandRels.StreamToRows(stock.getCluster(), stock.getTraitSet(), nativeCalc)
+                    : new IslandRels.BatchToRows(stock.getCluster(), stock.getTraitSet(), nativeCalc);
+        });
+    }
+
+    // Sink#targetColumns is deprecated without a replacement; the planner still fills it for an
+    // INSERT that names its columns.
+    @SuppressWarnings("deprecation")
+    private Optional<RelNode> nativeSink(RelNode rel) {
+        boolean sink = streaming ? rel.getClass() == StreamPhysicalSink.class : rel.getClass() == BatchPhysicalSink.class;
+        if (!sink || !(((Sink) rel).tableSink() instanceof BatchSinkTarget)) {
+            return Optional.empty();
+        }
+        Sink stock = (Sink) rel;
+        String table = stock.contextResolvedTable().getIdentifier().asSummaryString();
+        RelNode input = rewrite(stock.getInput());
+        Optional<RelNode> batches =
+                input instanceof IslandRels.ToRows ? Optional.of(input.getInput(0)) : sourceBatches(input);
+        if (batches.isEmpty()) {
+            String name = input.getRelTypeName().replaceFirst("^(Stream|Batch)Physical", "");
+            report.fellBack("Sink into " + table + ": its input " + name + " runs in Flink");
+            return Optional.empty();
+        }
+        Optional<String> refused;
+        if (stock.targetColumns() != null) {
+            refused = Optional.of("an INSERT naming its columns is written by the table's row sink");
+        } else if (streaming && ((StreamPhysicalSink) stock).upsertMaterialize()) {
+            refused = Optional.of("the sink materializes upserts");
+        } else {
+            refused = ((BatchSinkTarget) stock.tableSink())
+                    .batchesUnsupported(FlinkTypeFactory.toLogicalRowType(batches.get().getRowType()), streaming);
+        }
+        if (refused.isPresent()) {
+            report.fellBack("Sink into " + table + ": " + refused.get());
+            return Optional.empty();
+        }
+        return Optional.of(
+                streaming
+                        ? new IslandRels.StreamSinkBatches(stock.getTraitSet(), batches.get(), stock, (BatchSinkTarget) stock.tableSink())
+                        : new IslandRels.BatchSinkBatches(stock.getTraitSet(), batches.get(), stock, (BatchSinkTarget) stock.tableSink()));
+    }
+
+    /** Builds the native calc once over the source's Arrow schema: what it refuses stays stock. */
+    private static void checkNatively(CommonPhysicalTableSourceScan scan, String description) {
+        try (BufferAllocator allocator = new RootAllocator();
+                NativeCalc calc =
+                        NativeCalc.create(
+                                allocator,
+                                ArrowTypes.toArrowSchema(FlinkTypeFactory.toLogicalRowType(scan.getRowType())),
+                                description)) {
+            calc.outputSchema();
+        }
+    }
+}

@@ -1,0 +1,249 @@
+package dev.streamfusion.operators;
+
+import dev.streamfusion.bridge.NativeHandle;
+import dev.streamfusion.bridge.batch.ArrowBatchSerializer;
+import dev.streamfusion.testkit.flink.MiniClusters;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableException;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.streamfusion.operators.IslandTesting.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The native island in real MiniCluster jobs: queries over streamfusion-parquet with the island
+ * give the rows Flink's own filesystem connector and Calc give over the same files, in both
+ * execution modes and at parallelism 1 and 2; what the island does not support stays stock with
+ * its reason reported; and a compiled plan is refused rather than changed.
+ */
+class IslandITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+
+    private static final String COLUMNS =
+            "b BOOLEAN, ti TINYINT, si SMALLINT, i INT, bi BIGINT, d DOUBLE, s STRING, price DECIMAL(10, 2), ts TIMESTAMP(3)";
+
+    /** Queries the native calc admits, with {@code %s} for the table. */
+    private static final String[] NATIVE_QUERIES = {
+        "SELECT s, i, bi FROM %s WHERE i > 0 AND s IS NOT NULL",
+        "SELECT bi + 1, i * 2, si - ti, bi * bi, i + bi FROM %s WHERE b OR bi < 0",
+        "SELECT MOD(bi, 7), MOD(i, -3), price, ts FROM %s WHERE NOT (s = 'abc') OR s IS NULL",
+        "SELECT CAST(i AS BIGINT), CAST(si AS DOUBLE), d FROM %s WHERE ti <> 5 AND si >= -100",
+        "SELECT s, b FROM %s WHERE s < 'm' OR s >= 'x' OR b IS NULL",
+        "SELECT i, s FROM %s WHERE bi IS NULL OR NOT b",
+    };
+
+    @TempDir static Path tables;
+
+    private static long handlesBefore;
+
+    @BeforeAll
+    static void writeWithFlink() throws Exception {
+        handlesBefore = NativeHandle.openHandles();
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        StringBuilder nulls = new StringBuilder();
+        for (String column : new String[] {"b", "ti", "si", "i", "bi", "d", "s", "price", "ts"}) {
+            nulls.append(", 'fields.").append(column).append(".null-rate' = '0.1'");
+        }
+        env.executeSql("CREATE TABLE gen (" + COLUMNS + ") WITH ('connector' = 'datagen', 'number-of-rows' = '6000', "
+                + "'fields.s.length' = '3'" + nulls + ")");
+        env.executeSql(stock("written"));
+        env.executeSql("INSERT INTO written SELECT * FROM gen").await();
+        // Edge values: overflow at both ends of every integer type, the empty string, 'abc'.
+        env.executeSql("INSERT INTO written VALUES "
+                + "(true, CAST(127 AS TINYINT), CAST(32767 AS SMALLINT), 2147483647, 9223372036854775807, 0.0, 'abc', 1.00, TIMESTAMP '2024-01-01 00:00:00'), "
+                + "(false, CAST(-128 AS TINYINT), CAST(-32768 AS SMALLINT), -2147483648, -9223372036854775808, -0.0, '', -1.00, TIMESTAMP '1970-01-01 00:00:00'), "
+                + "(CAST(NULL AS BOOLEAN), CAST(NULL AS TINYINT), CAST(NULL AS SMALLINT), CAST(NULL AS INT), CAST(NULL AS BIGINT), CAST(NULL AS DOUBLE), CAST(NULL AS STRING), CAST(NULL AS DECIMAL(10, 2)), CAST(NULL AS TIMESTAMP(3)))")
+                .await();
+    }
+
+    @AfterAll
+    static void nothingIsLeftAllocated() throws Exception {
+        assertThat(ArrowBatchSerializer.receivedBytes()).isZero();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (NativeHandle.openHandles() > handlesBefore && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(NativeHandle.openHandles()).isEqualTo(handlesBefore);
+    }
+
+    private static String stock(String name) {
+        return "CREATE TABLE " + name + " (" + COLUMNS + ") WITH ('connector' = 'filesystem', 'path' = '"
+                + tables.resolve("t") + "', 'format' = 'parquet')";
+    }
+
+    private static String fused(String name) {
+        return "CREATE TABLE " + name + " (" + COLUMNS + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '"
+                + tables.resolve("t") + "')";
+    }
+
+    private static TableEnvironment env(boolean streaming, int parallelism, boolean island) {
+        TableEnvironment env = TableEnvironment.create(
+                streaming ? EnvironmentSettings.inStreamingMode() : EnvironmentSettings.inBatchMode());
+        env.getConfig().set("table.exec.resource.default-parallelism", String.valueOf(parallelism));
+        if (island) {
+            assertThat(StreamFusion.install(env)).isTrue();
+        }
+        env.executeSql(stock("stock"));
+        env.executeSql(fused("fused"));
+        return env;
+    }
+
+    @ParameterizedTest(name = "streaming={0}, parallelism={1}")
+    @CsvSource({"true, 1", "true, 2", "false, 2"})
+    void nativeCalcGivesFlinksRows(boolean streaming, int parallelism) throws Exception {
+        TableEnvironment stock = env(streaming, parallelism, false);
+        TableEnvironment island = env(streaming, parallelism, true);
+        for (String query : NATIVE_QUERIES) {
+            StreamFusion.Explanation explained = StreamFusion.explain(island, String.format(query, "fused"));
+            assertThat(explained.nativeNodes())
+                    .as("%s", explained)
+                    .containsExactly("NativeSourceBatches(default_catalog.default_database.fused)", "NativeCalc", "NativeToRows");
+            assertThat(explained.plan()).contains("NativeCalc(", "NativeSourceBatches(", "NativeToRows");
+            assertThat(explained.plan()).doesNotContain("Calc(select=");
+
+            List<String> expected = rows(stock, String.format(query, "stock"));
+            assertThat(expected).as(query).hasSizeGreaterThan(10);
+            assertThat(rows(island, String.format(query, "fused"))).as(query).containsExactlyElementsOf(expected);
+        }
+    }
+
+    @ParameterizedTest(name = "streaming={0}")
+    @CsvSource({"true", "false"})
+    void sinksTakeTheIslandsBatchesAndWriteWhatFlinkWrites(boolean streaming) throws Exception {
+        String mode = streaming ? "streaming" : "batch";
+        TableEnvironment stock = env(streaming, 2, false);
+        TableEnvironment island = env(streaming, 2, true);
+        String copyColumns = COLUMNS;
+        String calcColumns = "s STRING, total BIGINT, m INT, price DECIMAL(10, 2)";
+        String calc = "SELECT s, bi + i, MOD(i, 5), price FROM %s WHERE si > 0 OR s IS NULL";
+        stock.executeSql(table("stock_copy", "filesystem", copyColumns, mode + "-stock-copy"));
+        stock.executeSql(table("stock_calc", "filesystem", calcColumns, mode + "-stock-calc"));
+        island.executeSql(table("fused_copy", "streamfusion-parquet", copyColumns, mode + "-fused-copy"));
+        island.executeSql(table("fused_calc", "streamfusion-parquet", calcColumns, mode + "-fused-calc"));
+
+        StreamFusion.Explanation copy = StreamFusion.explain(island, "INSERT INTO fused_copy SELECT * FROM fused");
+        assertThat(copy.nativeNodes())
+                .as("%s", copy)
+                .containsExactly(
+                        "NativeSourceBatches(default_catalog.default_database.fused)",
+                        "NativeSinkBatches(default_catalog.default_database.fused_copy)");
+        StreamFusion.Explanation filtered = StreamFusion.explain(island, "INSERT INTO fused_calc " + String.format(calc, "fused"));
+        assertThat(filtered.nativeNodes())
+                .as("%s", filtered)
+                .containsExactly(
+                        "NativeSourceBatches(default_catalog.default_database.fused)",
+                        "NativeCalc",
+                        "NativeSinkBatches(default_catalog.default_database.fused_calc)");
+        assertThat(filtered.plan()).doesNotContain("NativeToRows");
+
+        stock.executeSql("INSERT INTO stock_copy SELECT * FROM stock").await();
+        stock.executeSql("INSERT INTO stock_calc " + String.format(calc, "stock")).await();
+        island.executeSql("INSERT INTO fused_copy SELECT * FROM fused").await();
+        island.executeSql("INSERT INTO fused_calc " + String.format(calc, "fused")).await();
+
+        // Both outputs read back by Flink's own connector.
+        TableEnvironment reader = env(false, 1, false);
+        reader.executeSql(table("stock_copy", "filesystem", copyColumns, mode + "-stock-copy"));
+        reader.executeSql(table("stock_calc", "filesystem", calcColumns, mode + "-stock-calc"));
+        reader.executeSql(table("fused_copy", "filesystem", copyColumns, mode + "-fused-copy"));
+        reader.executeSql(table("fused_calc", "filesystem", calcColumns, mode + "-fused-calc"));
+        List<String> copied = rows(reader, "SELECT * FROM stock_copy");
+        assertThat(copied).hasSize(6003);
+        assertThat(rows(reader, "SELECT * FROM fused_copy")).containsExactlyElementsOf(copied);
+        List<String> calculated = rows(reader, "SELECT * FROM stock_calc");
+        assertThat(calculated).hasSizeGreaterThan(100);
+        assertThat(rows(reader, "SELECT * FROM fused_calc")).containsExactlyElementsOf(calculated);
+    }
+
+    @Test
+    void sinksTheIslandCannotFeedTakeRowsAndSayWhy() throws Exception {
+        TableEnvironment island = env(true, 1, true);
+        island.executeSql("CREATE TABLE parted (" + COLUMNS + ", part STRING) PARTITIONED BY (part) WITH ("
+                + "'connector' = 'streamfusion-parquet', 'path' = '" + tables.resolve("parted") + "')");
+        StreamFusion.Explanation parted =
+                StreamFusion.explain(island, "INSERT INTO parted SELECT *, 'x' FROM fused WHERE i > 0");
+        assertThat(parted.nativeNodes())
+                .containsExactly("NativeSourceBatches(default_catalog.default_database.fused)", "NativeCalc", "NativeToRows");
+        assertThat(parted.fallbacks())
+                .containsExactly("Sink into default_catalog.default_database.parted: partitioned tables are written by Flink's file sink");
+
+        // In batch mode Flink sorts the rows by partition first: the sink is fed by a stock node.
+        TableEnvironment batch = env(false, 1, true);
+        batch.executeSql("CREATE TABLE parted (" + COLUMNS + ", part STRING) PARTITIONED BY (part) WITH ("
+                + "'connector' = 'streamfusion-parquet', 'path' = '" + tables.resolve("parted") + "')");
+        assertThat(StreamFusion.explain(batch, "INSERT INTO parted SELECT *, 'x' FROM fused WHERE i > 0").fallbacks())
+                .containsExactly("Sink into default_catalog.default_database.parted: its input Sort runs in Flink");
+    }
+
+    private static String table(String name, String connector, String columns, String directory) {
+        return "CREATE TABLE " + name + " (" + columns + ") WITH ('connector' = '" + connector + "', 'path' = '"
+                + tables.resolve(directory) + "'" + (connector.equals("filesystem") ? ", 'format' = 'parquet'" : "") + ")";
+    }
+
+    @Test
+    void unsupportedExpressionsStayStockWithTheirReasons() throws Exception {
+        TableEnvironment stock = env(true, 1, false);
+        TableEnvironment island = env(true, 1, true);
+        String upper = "SELECT UPPER(s), i FROM %s WHERE i > 0";
+        StreamFusion.Explanation explained = StreamFusion.explain(island, String.format(upper, "fused"));
+        assertThat(explained.nativeNodes()).isEmpty();
+        assertThat(explained.plan()).doesNotContain("Native");
+        assertThat(explained.fallbacks())
+                .containsExactly("Calc over default_catalog.default_database.fused: the function UPPER is not evaluated natively");
+        assertThat(rows(island, String.format(upper, "fused")))
+                .containsExactlyElementsOf(rows(stock, String.format(upper, "stock")));
+
+        String doubles = "SELECT i FROM %s WHERE d > CAST(0.5 AS DOUBLE)";
+        assertThat(StreamFusion.explain(island, String.format(doubles, "fused")).fallbacks())
+                .singleElement()
+                .asString()
+                .contains("comparisons of floating-point values are not evaluated natively");
+        assertThat(rows(island, String.format(doubles, "fused")))
+                .containsExactlyElementsOf(rows(stock, String.format(doubles, "stock")));
+
+        assertThat(StreamFusion.explain(stock, String.format(upper, "fused")).fallbacks())
+                .containsExactly("'streamfusion.island.enabled' is false");
+    }
+
+    @Test
+    void theOptionAloneTurnsTheIslandOn() {
+        Configuration configuration = new Configuration();
+        configuration.set(StreamFusion.ISLAND_ENABLED, true);
+        TableEnvironment env = TableEnvironment.create(
+                EnvironmentSettings.newInstance().inBatchMode().withConfiguration(configuration).build());
+        env.executeSql(fused("fused"));
+        assertThat(env.explainSql("SELECT s FROM fused WHERE i > 0")).contains("NativeCalc(");
+
+        TableEnvironment set = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        set.getConfig().set("streamfusion.island.enabled", "true");
+        set.executeSql(fused("fused"));
+        assertThat(set.explainSql("SELECT s FROM fused WHERE i > 0")).contains("NativeCalc(");
+    }
+
+    @Test
+    void aCompiledPlanIsRefusedRatherThanChanged() {
+        TableEnvironment island = env(true, 1, true);
+        island.executeSql("CREATE TABLE sink (s STRING) WITH ('connector' = 'blackhole')");
+        assertThatThrownBy(() -> island.compilePlanSql("INSERT INTO sink SELECT s FROM fused WHERE i > 0"))
+                .isInstanceOf(TableException.class)
+                .hasMessageContaining("A compiled plan cannot hold the StreamFusion island (NativeSourceBatches)")
+                .hasMessageContaining("'streamfusion.island.enabled' = 'false'");
+    }
+}
