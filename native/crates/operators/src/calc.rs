@@ -7,7 +7,10 @@
 //! * comparisons of operands of one type (the planner casts integers to the wider type first);
 //!   a NULL operand gives NULL, as in Flink. Floating-point comparisons are not admitted: Arrow
 //!   orders NaN as a value where Java's operators return false.
-//! * `AND` / `OR` with SQL's three-valued logic (Kleene), `NOT`, `IS [NOT] NULL`.
+//! * `AND` / `OR` with SQL's three-valued logic (Kleene), `NOT`, `IS [NOT] NULL`,
+//!   `IS [NOT] TRUE`, `IS [NOT] FALSE`.
+//! * `CASE` (a NULL condition is not TRUE) and `COALESCE`, over values of one type; every branch
+//!   is evaluated, which is safe because no admitted expression fails.
 //! * `+`, `-`, `*` on integers wrap on overflow, as Java's operators do; on floating point they are
 //!   IEEE 754 in both. `MOD` only by a constant that is neither 0 nor -1, so it never fails.
 //! * `CAST` that widens an integer, or turns one into a floating-point number (rounded to nearest
@@ -20,10 +23,11 @@ use arrow::array::{
     Array, ArrayRef, BooleanArray, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array,
     Int64Array, RecordBatch, Scalar, StringArray, UInt32Array, new_null_array,
 };
+use arrow::compute::kernels::zip::zip;
 use arrow::compute::kernels::{cmp, numeric};
 use arrow::compute::{
     CastOptions, and_kleene, cast_with_options, filter_record_batch, is_not_null, is_null, not,
-    or_kleene, take,
+    or_kleene, prep_null_mask_filter, take,
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::error::ArrowError;
@@ -93,6 +97,13 @@ pub enum Op {
     Minus,
     Times,
     Mod,
+    IsTrue,
+    IsFalse,
+    IsNotTrue,
+    IsNotFalse,
+    /// `CASE WHEN c1 THEN v1 ... ELSE e END`: the arguments are `c1, v1, c2, v2, ..., e`.
+    Case,
+    Coalesce,
 }
 
 impl std::fmt::Display for Op {
@@ -113,6 +124,12 @@ impl std::fmt::Display for Op {
             Op::Minus => "-",
             Op::Times => "*",
             Op::Mod => "MOD",
+            Op::IsTrue => "IS TRUE",
+            Op::IsFalse => "IS FALSE",
+            Op::IsNotTrue => "IS NOT TRUE",
+            Op::IsNotFalse => "IS NOT FALSE",
+            Op::Case => "CASE",
+            Op::Coalesce => "COALESCE",
         })
     }
 }
@@ -254,6 +271,15 @@ fn boolean(array: &ArrayRef) -> Result<&BooleanArray> {
         .as_any()
         .downcast_ref::<BooleanArray>()
         .ok_or_else(|| CalcError::Spec(format!("expected BOOLEAN, found {}", array.data_type())))
+}
+
+/// TRUE where `condition` is TRUE; FALSE where it is FALSE or NULL.
+fn true_only(condition: &BooleanArray) -> BooleanArray {
+    if condition.null_count() == 0 {
+        condition.clone()
+    } else {
+        prep_null_mask_filter(condition)
+    }
 }
 
 fn is_integer(data_type: &DataType) -> bool {
@@ -401,6 +427,40 @@ fn call_type(op: Op, args: &[Expr], types: &[DataType]) -> Result<DataType> {
             }
             Ok(types[0].clone())
         }
+        Op::IsTrue | Op::IsFalse | Op::IsNotTrue | Op::IsNotFalse => {
+            arity(op, types, 1)?;
+            if types[0] != DataType::Boolean {
+                return spec_error(format!("`{op}` of {}", types[0]));
+            }
+            Ok(DataType::Boolean)
+        }
+        Op::Case => {
+            if types.len() < 3 || types.len() % 2 == 0 {
+                return spec_error(format!(
+                    "CASE takes conditions, values and an ELSE value, not {} arguments",
+                    types.len()
+                ));
+            }
+            let result = &types[types.len() - 1];
+            for (i, t) in types.iter().enumerate() {
+                let condition = i % 2 == 0 && i + 1 < types.len();
+                let expected = if condition {
+                    &DataType::Boolean
+                } else {
+                    result
+                };
+                if t != expected {
+                    return spec_error(format!("CASE argument {i} is of type {t}, not {expected}"));
+                }
+            }
+            Ok(result.clone())
+        }
+        Op::Coalesce => {
+            if types.is_empty() || types.iter().any(|t| t != &types[0]) {
+                return spec_error("COALESCE takes arguments of one type");
+            }
+            Ok(types[0].clone())
+        }
     }
 }
 
@@ -505,6 +565,46 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
         Op::Minus => binary(numeric::sub_wrapping),
         Op::Times => binary(numeric::mul_wrapping),
         Op::Mod => binary(numeric::rem),
+        Op::Case => {
+            // From the ELSE value back: each branch's value where its condition is TRUE (a NULL
+            // condition is not TRUE), else what the later branches gave.
+            let mut values = values;
+            let mut result = values
+                .pop()
+                .ok_or_else(|| CalcError::Spec("CASE without arguments".into()))?;
+            while let (Some(value), Some(condition)) = (values.pop(), values.pop()) {
+                let mask = true_only(boolean(&condition.into_column(rows)?)?);
+                result = Value::Column(zip(&mask, value.datum(), result.datum())?);
+            }
+            Ok(result)
+        }
+        Op::Coalesce => {
+            let mut values = values;
+            let mut result = values
+                .pop()
+                .ok_or_else(|| CalcError::Spec("COALESCE without arguments".into()))?;
+            while let Some(value) = values.pop() {
+                let column = value.into_column(rows)?;
+                let present = is_not_null(column.as_ref())?;
+                result = Value::Column(zip(&present, &column, result.datum())?);
+            }
+            Ok(result)
+        }
+        Op::IsTrue | Op::IsFalse | Op::IsNotTrue | Op::IsNotFalse => {
+            let column = values
+                .into_iter()
+                .next()
+                .ok_or_else(|| CalcError::Spec(format!("`{op}` without an argument")))?
+                .into_column(rows)?;
+            let value = boolean(&column)?;
+            let result = match op {
+                Op::IsTrue => true_only(value),
+                Op::IsFalse => true_only(&not(value)?),
+                Op::IsNotTrue => not(&true_only(value))?,
+                _ => not(&true_only(&not(value)?))?,
+            };
+            Ok(Value::Column(Arc::new(result)))
+        }
         Op::And | Op::Or | Op::Not | Op::IsNull | Op::IsNotNull => {
             let columns = values
                 .into_iter()
@@ -621,6 +721,42 @@ mod tests {
         );
         let plain = narrowed.replace(r#""exact":true,"#, "");
         assert!(Calc::try_new(&input().schema(), &plain).is_err());
+    }
+
+    #[test]
+    fn case_coalesce_and_truth_tests_treat_null_as_sql_does() {
+        // CASE WHEN a > 1 THEN a WHEN b IS NULL THEN -1 ELSE 0 END, COALESCE(s, 'none'),
+        // (a > 1) IS NOT TRUE
+        let spec = r#"{"filter": null,
+            "projections": [
+                {"kind":"call","op":"CASE","args":[
+                    {"kind":"call","op":"GREATER_THAN","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"1"}]},
+                    {"kind":"column","index":0},
+                    {"kind":"call","op":"IS_NULL","args":[{"kind":"column","index":1}]},
+                    {"kind":"literal","type":"BIGINT","value":"-1"},
+                    {"kind":"literal","type":"BIGINT","value":"0"}]},
+                {"kind":"call","op":"COALESCE","args":[{"kind":"column","index":2},{"kind":"literal","type":"STRING","value":"none"}]},
+                {"kind":"call","op":"IS_NOT_TRUE","args":[
+                    {"kind":"call","op":"GREATER_THAN","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"1"}]}]}],
+            "names": ["c", "s", "t"]}"#;
+        let calc = Calc::try_new(&input().schema(), spec).unwrap();
+        let out = calc.apply(&input()).unwrap();
+        // a: 1, NULL, MAX, -7; b: 10, 20, NULL, 40; s: x, y, NULL, x.
+        assert_eq!(
+            out.column(0)
+                .as_primitive::<Int64Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![Some(0), Some(0), Some(i64::MAX), Some(0)]
+        );
+        assert_eq!(
+            out.column(1).as_string::<i32>().iter().collect::<Vec<_>>(),
+            vec![Some("x"), Some("y"), Some("none"), Some("x")]
+        );
+        assert_eq!(
+            out.column(2).as_boolean().iter().collect::<Vec<_>>(),
+            vec![Some(true), Some(true), Some(false), Some(true)]
+        );
     }
 
     #[test]

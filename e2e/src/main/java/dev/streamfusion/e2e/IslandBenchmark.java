@@ -2,20 +2,23 @@ package dev.streamfusion.e2e;
 
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.operators.StreamFusion;
+import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 
 import org.apache.flink.table.api.TableEnvironment;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * The operator island measured: Parquet copies and filter-and-project queries over the scan
- * benchmark's twenty-column files, each run by stock Flink (filesystem connector, parquet format),
- * by streamfusion-parquet alone (rows between the connectors and Flink's operators), and by
- * streamfusion-parquet with the island (batches from source to sink). One JVM, parallelism 1,
- * batch mode, best of three runs after a warm-up; the island run checks its plan is native.
+ * The operator island measured: Nexmark q0 and q2 over Kafka into Parquet and a blackhole, and
+ * Parquet copies and filter-and-project queries over the scan benchmark's twenty-column files;
+ * each run by stock Flink, by the StreamFusion connectors alone (rows between them and Flink's
+ * operators), and by the StreamFusion connectors with the island (batches from source to sink).
+ * One JVM, parallelism 1, best of three runs after a warm-up; the Parquet island runs check
+ * their plan is native.
  */
 public final class IslandBenchmark {
 
@@ -33,11 +36,20 @@ public final class IslandBenchmark {
 
     private IslandBenchmark() {}
 
+    /** Nexmark queries over Kafka, and where they are written. */
+    private static final List<String[]> KAFKA_JOBS =
+            List.of(
+                    new String[] {"q0", "parquet"},
+                    new String[] {"q2", "parquet"},
+                    new String[] {"q2", "blackhole"});
+
     public static void main(String[] args) throws Exception {
         NativeLibrary.requireRelease("the island benchmark");
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
+        int events = args.length > 1 ? Integer.parseInt(args[1]) : 2_000_000;
         Path directory = Files.createTempDirectory("streamfusion-island-bench");
         try {
+            kafka(directory, events);
             ParquetScanBenchmark.write(directory, rows);
             System.out.printf("%n| job (%,d rows in) | stock (rows/s) | streamfusion-parquet (rows/s) | with the island (rows/s) "
                     + "| streamfusion / stock | island / stock |%n", rows);
@@ -54,6 +66,49 @@ public final class IslandBenchmark {
         } finally {
             ParquetScanBenchmark.delete(directory);
         }
+    }
+
+    /**
+     * Nexmark q0 and q2 over a topic of {@code events} bids in JSON and Avro, into Parquet files
+     * and a blackhole: stock {@code kafka} (and the filesystem connector), streamfusion-kafka's
+     * native rung (and streamfusion-parquet), and the same with the island.
+     */
+    private static void kafka(Path directory, int events) throws Exception {
+        try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start()) {
+            System.out.printf("%n| format | query | sink | stock (rows/s) | streamfusion (rows/s) | with the island (rows/s) "
+                    + "| streamfusion / stock | island / stock |%n");
+            System.out.println("|---|---|---|---|---|---|---|---|");
+            for (String format : List.of("json", "avro")) {
+                String topic = "island-bids-" + format;
+                broker.createTopic(topic, 1);
+                NexmarkKafka kafka = new NexmarkKafka(broker.bootstrapServers(), topic, format);
+                kafka.produce(events);
+                for (String[] job : KAFKA_JOBS) {
+                    double stock = rate(directory, events, out -> kafka.runIntoSink(NexmarkKafka.STOCK, job[0], job[1], out, false));
+                    double fused = rate(directory, events, out -> kafka.runIntoSink(NexmarkKafka.FUSED, job[0], job[1], out, false));
+                    double island = rate(directory, events, out -> kafka.runIntoSink(NexmarkKafka.FUSED, job[0], job[1], out, true));
+                    System.out.printf("| %s | %s | %s | %,.0f | %,.0f | %,.0f | %.2fx | %.2fx |%n",
+                            format, job[0], job[1], stock, fused, island, fused / stock, island / stock);
+                }
+            }
+        }
+    }
+
+    /** A job writing under a directory of its own. */
+    @FunctionalInterface
+    private interface Writing {
+        long run(Path out) throws Exception;
+    }
+
+    private static double rate(Path directory, long rows, Writing job) throws Exception {
+        return ParquetScanBenchmark.bestRate(() -> {
+            Path out = Files.createTempDirectory(directory.getParent(), "streamfusion-island-out");
+            try {
+                return job.run(out);
+            } finally {
+                ParquetScanBenchmark.delete(out);
+            }
+        }, rows);
     }
 
     /** One timed job: returns its net run time in milliseconds. */

@@ -1,6 +1,7 @@
 package dev.streamfusion.e2e;
 
 import dev.streamfusion.formats.NativeFormatEncoder;
+import dev.streamfusion.operators.StreamFusion;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
 import dev.streamfusion.testkit.nexmark.proto.Bid;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -144,6 +146,27 @@ final class NexmarkKafka {
         JobExecutionResult done =
                 result.getJobClient().orElseThrow().getJobExecutionResult().get(30, TimeUnit.MINUTES);
         return done.getNetRuntime();
+    }
+
+    /**
+     * Runs {@code query} through {@code connector} into {@code sink} ({@code blackhole}, or a
+     * Parquet table under {@code directory}: the stock filesystem connector after the stock
+     * source, streamfusion-parquet after streamfusion-kafka), with the operator island when
+     * {@code island}; returns the job's net run time in milliseconds.
+     *
+     * @throws IllegalStateException if the island is asked for and the planner's classes are hidden
+     */
+    long runIntoSink(String connector, String query, String sink, Path directory, boolean island)
+            throws Exception {
+        StreamTableEnvironment tables = tables(connector, 1);
+        if (island && !StreamFusion.install(tables)) {
+            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
+        }
+        String with = "blackhole".equals(sink)
+                ? "'connector' = 'blackhole'"
+                : "'connector' = '" + (STOCK.equals(connector) ? "filesystem" : "streamfusion-parquet") + "', 'path' = '"
+                        + directory + "', 'format' = 'parquet'";
+        return runInto(tables, String.format(QUERIES.get(query), "bids"), with);
     }
 
     /**

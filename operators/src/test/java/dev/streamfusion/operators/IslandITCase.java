@@ -47,6 +47,9 @@ class IslandITCase {
         "SELECT CAST(i AS BIGINT), CAST(si AS DOUBLE), d FROM %s WHERE ti <> 5 AND si >= -100",
         "SELECT s, b FROM %s WHERE s < 'm' OR s >= 'x' OR b IS NULL",
         "SELECT i, s FROM %s WHERE bi IS NULL OR NOT b",
+        "SELECT CASE WHEN i > 0 THEN bi WHEN i < -100 THEN CAST(si AS BIGINT) ELSE 0 END, COALESCE(s, 'none'), s "
+                + "FROM %s WHERE (b IS TRUE OR ti IN (1, 2, 3, 127)) AND si BETWEEN -20000 AND 20000",
+        "SELECT i FROM %s WHERE (i > 100) IS NOT TRUE AND b IS NOT FALSE",
     };
 
     @TempDir static Path tables;

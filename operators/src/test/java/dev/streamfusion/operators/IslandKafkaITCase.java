@@ -31,8 +31,11 @@ class IslandKafkaITCase {
     @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
 
     private static final String TOPIC = "island-bids";
-    private static final String COLUMNS = "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, extra STRING";
-    private static final String QUERY = "SELECT auction, bidder, price * 2, channel FROM %s WHERE MOD(auction, 10) < 7 OR channel IS NULL";
+    private static final String COLUMNS =
+            "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, date_time TIMESTAMP(3), extra STRING";
+    private static final String QUERY =
+            "SELECT auction, bidder, price * 2, channel, date_time FROM %s WHERE MOD(auction, 10) < 7 OR channel IS NULL";
+    private static final String WRITTEN = "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, date_time TIMESTAMP(3)";
     private static final int COUNT = 5000;
 
     @TempDir static Path tables;
@@ -45,7 +48,8 @@ class IslandKafkaITCase {
             String channel = i % 11 == 0 ? "null" : "\"channel-" + (i % 5) + "\"";
             String price = i % 13 == 0 ? "null" : String.valueOf(i % 2 == 0 ? (long) i * 1_000_003L : Long.MAX_VALUE - i);
             values.add("{\"auction\": " + (1000 + i % 97) + ", \"bidder\": " + i + ", \"price\": " + price
-                    + ", \"channel\": " + channel + ", \"extra\": \"" + "x".repeat(i % 17) + "\"}");
+                    + ", \"channel\": " + channel + ", \"date_time\": \"2024-02-" + (10 + i % 18) + " 10:" + (10 + i % 50)
+                    + ":00." + (100 + i % 900) + "\", \"extra\": \"" + "x".repeat(i % 17) + "\"}");
         }
         KAFKA.cluster().produce(TOPIC, values);
     }
@@ -82,7 +86,7 @@ class IslandKafkaITCase {
 
         // Into a Parquet sink that takes the batches whole.
         String out = tables.resolve("out-" + rung).toString();
-        island.executeSql("CREATE TABLE sunk (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING) WITH ("
+        island.executeSql("CREATE TABLE sunk (" + WRITTEN + ") WITH ("
                 + "'connector' = 'streamfusion-parquet', 'path' = '" + out + "')");
         assertThat(StreamFusion.explain(island, "INSERT INTO sunk " + String.format(QUERY, "bids")).nativeNodes())
                 .containsExactly(
@@ -91,7 +95,7 @@ class IslandKafkaITCase {
                         "NativeSinkBatches(default_catalog.default_database.sunk)");
         island.executeSql("INSERT INTO sunk " + String.format(QUERY, "bids")).await();
         TableEnvironment reader = TableEnvironment.create(EnvironmentSettings.inBatchMode());
-        reader.executeSql("CREATE TABLE written (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING) WITH ("
+        reader.executeSql("CREATE TABLE written (" + WRITTEN + ") WITH ("
                 + "'connector' = 'filesystem', 'path' = '" + out + "', 'format' = 'parquet')");
         assertThat(rows(reader, "SELECT * FROM written")).containsExactlyElementsOf(expected);
     }

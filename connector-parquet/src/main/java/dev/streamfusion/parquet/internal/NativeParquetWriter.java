@@ -1,6 +1,7 @@
 package dev.streamfusion.parquet.internal;
 
 import dev.streamfusion.bridge.ArrowBatchExporter;
+import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeHandle;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.types.ArrowTypes;
@@ -28,10 +29,15 @@ public final class NativeParquetWriter extends NativeHandle {
     private static final int CHUNK = 1 << 20;
 
     private final BufferAllocator allocator;
+    /** The schema the native writer reads every batch by. */
+    private final Schema schema;
+    private final String file;
 
-    private NativeParquetWriter(long address, BufferAllocator allocator) {
+    private NativeParquetWriter(long address, BufferAllocator allocator, Schema schema, String file) {
         super("Parquet writer", address, NativeParquetWriter::free0);
         this.allocator = allocator;
+        this.schema = schema;
+        this.file = file;
     }
 
     /**
@@ -52,12 +58,18 @@ public final class NativeParquetWriter extends NativeHandle {
         long address =
                 ArrowBatchExporter.exportSchema(
                         allocator, schema, exported -> create(file, exported, keys(options), values(options)));
-        return new NativeParquetWriter(address, allocator);
+        return new NativeParquetWriter(address, allocator, schema, file);
     }
 
-    /** Encodes the batch in {@code root}. */
+    /**
+     * Encodes the batch in {@code root}.
+     *
+     * @throws IllegalArgumentException if the batch's column types are not the writer's (a batch
+     *     another component made: the native side would read it by the writer's schema)
+     */
     public synchronized void write(VectorSchemaRoot root) {
         long handle = address();
+        ArrowRoots.checkLayout(schema, root, "Parquet writer of " + file);
         ArrowBatchExporter.exportBatch(allocator, root, exported -> {
             write0(handle, exported);
             return null;

@@ -125,6 +125,15 @@ final class CalcDescription {
                 return op("IS_NULL", expression(operands.get(0)));
             case IS_NOT_NULL:
                 return op("IS_NOT_NULL", expression(operands.get(0)));
+            case IS_TRUE:
+            case IS_FALSE:
+            case IS_NOT_TRUE:
+            case IS_NOT_FALSE:
+                return op(kind.name(), expression(operands.get(0)));
+            case CASE:
+                return choice(call, "CASE");
+            case COALESCE:
+                return choice(call, "COALESCE");
             case PLUS:
             case MINUS:
             case TIMES:
@@ -147,8 +156,30 @@ final class CalcDescription {
                     return cast(expression(operands.get(0)), to, false);
                 }
             default:
+                // Flink's own COALESCE is a function of its own kind, not Calcite's.
+                if (call.getOperator().getName().equalsIgnoreCase("COALESCE")) {
+                    return choice(call, "COALESCE");
+                }
                 throw new Unsupported("the function " + call.getOperator().getName() + " is not evaluated natively");
         }
+    }
+
+    /**
+     * {@code CASE} (conditions and values, then the ELSE value) or {@code COALESCE}: values in the
+     * call's type, which must not be CHAR (Flink pads CHAR values to one length).
+     */
+    private ObjectNode choice(RexCall call, String op) throws Unsupported {
+        if (call.getType().getSqlTypeName() == SqlTypeName.CHAR) {
+            throw new Unsupported(call + ": " + op + " of CHAR values (Flink pads them to one length) is not evaluated natively");
+        }
+        String result = sqlType(call.getType());
+        List<RexNode> operands = call.getOperands();
+        ObjectNode[] args = new ObjectNode[operands.size()];
+        for (int i = 0; i < operands.size(); i++) {
+            boolean condition = op.equals("CASE") && i % 2 == 0 && i + 1 < operands.size();
+            args[i] = condition ? expression(operands.get(i)) : as(operands.get(i), result);
+        }
+        return op(op, args);
     }
 
     /**
