@@ -34,6 +34,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * {@code 'connector' = 'streamfusion-parquet'}: the filesystem connector's options for Parquet
@@ -187,7 +188,9 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
         FileSystemTableSink stock = (FileSystemTableSink) new FileSystemTableFactory().createDynamicTableSink(filesContext);
         RowType physicalType = (RowType) context.getPhysicalRowDataType().getLogicalType();
         String refused = batchesRefused(context, table.getOptions());
-        ParquetBatchSink batches = refused != null ? null : batchSink(filesContext, Configuration.fromMap(files), physicalType);
+        // Built only if the island hands the sink batches: a row sink never pays for it.
+        Supplier<ParquetBatchSink> batches =
+                refused != null ? null : () -> batchSink(filesContext, Configuration.fromMap(files), physicalType);
         return new StreamFusionParquetTableSink(stock, physicalType, batches, refused);
     }
 

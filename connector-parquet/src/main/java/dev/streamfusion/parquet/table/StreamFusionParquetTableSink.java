@@ -17,6 +17,7 @@ import org.apache.flink.table.types.logical.RowType;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Writes Parquet files through Flink's file sink with the native writer as its bulk format. Part
@@ -32,13 +33,14 @@ final class StreamFusionParquetTableSink
     private final FileSystemTableSink files;
     /** The table's physical columns. */
     private final RowType physicalType;
-    /** The writer of island batches, or {@code null} with the reason in {@link #batchesRefused}. */
-    private final ParquetBatchSink batches;
+    /** Makes the writer of island batches, or {@code null} with the reason in {@link #batchesRefused}. */
+    private final Supplier<ParquetBatchSink> batches;
     private final String batchesRefused;
     private boolean overwrite;
     private boolean staticPartition;
 
-    StreamFusionParquetTableSink(FileSystemTableSink files, RowType physicalType, ParquetBatchSink batches, String batchesRefused) {
+    StreamFusionParquetTableSink(
+            FileSystemTableSink files, RowType physicalType, Supplier<ParquetBatchSink> batches, String batchesRefused) {
         this.files = files;
         this.physicalType = physicalType;
         this.batches = batches;
@@ -71,7 +73,7 @@ final class StreamFusionParquetTableSink
 
     @Override
     public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> stream) {
-        return batches.consume(stream);
+        return batches.get().consume(stream);
     }
 
     @Override
