@@ -14,7 +14,8 @@ import java.util.function.Supplier;
 
 /**
  * A source reader whose split readers fetch {@link ArrowRecords} and whose emitter emits rows as
- * views over their batches, or the batches whole ({@link dev.streamfusion.bridge.batch.ArrowBatch}). It owns the reader's {@link FetchedBatches} and closes in the one safe
+ * views over their batches, or the batches whole ({@link dev.streamfusion.bridge.batch.ArrowBatch}).
+ * It owns the reader's {@link FetchedBatches} and closes in the one safe
  * order: the fetchers first (no fetch adds batches after), then the batches fetched and not
  * emitted, then the allocator.
  *
