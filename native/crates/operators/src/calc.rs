@@ -17,11 +17,13 @@
 //!   in both).
 //! * the filter keeps the rows where the condition is TRUE (not NULL), as Flink's `Calc` does.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array,
-    Int64Array, RecordBatch, Scalar, StringArray, UInt32Array, new_null_array,
+    Array, ArrayRef, BooleanArray, Datum, Decimal128Array, Float32Array, Float64Array, Int8Array,
+    Int16Array, Int32Array, Int64Array, RecordBatch, Scalar, StringArray, UInt32Array,
+    new_null_array,
 };
 use arrow::compute::kernels::zip::zip;
 use arrow::compute::kernels::{cmp, numeric};
@@ -32,6 +34,9 @@ use arrow::compute::{
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::error::ArrowError;
 use serde::Deserialize;
+
+use crate::decimal::{self, Arithmetic};
+use crate::functions::{self, DatePattern, Field as TimeField, JavaRegex, LikePattern};
 
 /// Why a calc cannot be built or evaluated.
 #[derive(Debug, thiserror::Error)]
@@ -49,9 +54,10 @@ fn spec_error<T>(message: impl Into<String>) -> Result<T> {
     Err(CalcError::Spec(message.into()))
 }
 
-/// The SQL types of literals and casts, by Flink's names.
+/// The SQL types of literals and casts, by Flink's names (`DECIMAL(p,s)` with its precision and
+/// scale).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
+#[serde(try_from = "String")]
 pub enum SqlType {
     Boolean,
     Tinyint,
@@ -61,11 +67,46 @@ pub enum SqlType {
     Float,
     Double,
     String,
+    Decimal(u8, i8),
+}
+
+impl TryFrom<String> for SqlType {
+    type Error = String;
+
+    fn try_from(name: String) -> std::result::Result<Self, String> {
+        Ok(match name.as_str() {
+            "BOOLEAN" => SqlType::Boolean,
+            "TINYINT" => SqlType::Tinyint,
+            "SMALLINT" => SqlType::Smallint,
+            "INT" => SqlType::Int,
+            "BIGINT" => SqlType::Bigint,
+            "FLOAT" => SqlType::Float,
+            "DOUBLE" => SqlType::Double,
+            "STRING" => SqlType::String,
+            other => {
+                let decimal = other
+                    .strip_prefix("DECIMAL(")
+                    .and_then(|rest| rest.strip_suffix(')'))
+                    .and_then(|rest| rest.split_once(','))
+                    .and_then(|(p, s)| {
+                        Some((p.trim().parse::<u8>().ok()?, s.trim().parse::<i8>().ok()?))
+                    })
+                    .filter(|(p, s)| {
+                        (1..=decimal::MAX_PRECISION).contains(p) && (0..=*p as i8).contains(s)
+                    });
+                match decimal {
+                    Some((p, s)) => SqlType::Decimal(p, s),
+                    None => return Err(format!("unknown type {other}")),
+                }
+            }
+        })
+    }
 }
 
 impl SqlType {
     fn arrow(self) -> DataType {
         match self {
+            SqlType::Decimal(p, s) => DataType::Decimal128(p, s),
             SqlType::Boolean => DataType::Boolean,
             SqlType::Tinyint => DataType::Int8,
             SqlType::Smallint => DataType::Int16,
@@ -104,6 +145,41 @@ pub enum Op {
     /// `CASE WHEN c1 THEN v1 ... ELSE e END`: the arguments are `c1, v1, c2, v2, ..., e`.
     Case,
     Coalesce,
+    /// `EXTRACT(unit FROM ts)`: the arguments are the unit (a STRING literal) and the timestamp.
+    Extract,
+    /// `DATE_FORMAT(ts, pattern)`, the pattern a STRING literal.
+    DateFormat,
+    Lower,
+    Upper,
+    CharLength,
+    /// `REGEXP_EXTRACT(s, regex, index)`, the regex a STRING literal and the index an INT literal.
+    RegexpExtract,
+    /// `SPLIT_INDEX(s, separator, index)`, the separator a STRING literal and the index an INT
+    /// literal.
+    SplitIndex,
+    /// `SUBSTRING(s, position[, length])`, position and length INT literals.
+    Substring,
+    /// `s LIKE pattern [ESCAPE e]`, pattern and escape STRING literals.
+    Like,
+}
+
+impl Op {
+    /// Whether the op is one of the functions evaluated by [`function`], with constant arguments
+    /// read from the description.
+    fn is_function(self) -> bool {
+        matches!(
+            self,
+            Op::Extract
+                | Op::DateFormat
+                | Op::Lower
+                | Op::Upper
+                | Op::CharLength
+                | Op::RegexpExtract
+                | Op::SplitIndex
+                | Op::Substring
+                | Op::Like
+        )
+    }
 }
 
 impl std::fmt::Display for Op {
@@ -130,6 +206,15 @@ impl std::fmt::Display for Op {
             Op::IsNotFalse => "IS NOT FALSE",
             Op::Case => "CASE",
             Op::Coalesce => "COALESCE",
+            Op::Extract => "EXTRACT",
+            Op::DateFormat => "DATE_FORMAT",
+            Op::Lower => "LOWER",
+            Op::Upper => "UPPER",
+            Op::CharLength => "CHAR_LENGTH",
+            Op::RegexpExtract => "REGEXP_EXTRACT",
+            Op::SplitIndex => "SPLIT_INDEX",
+            Op::Substring => "SUBSTRING",
+            Op::Like => "LIKE",
         })
     }
 }
@@ -176,6 +261,13 @@ enum Value {
 }
 
 impl Value {
+    fn data_type(&self) -> &DataType {
+        match self {
+            Value::Column(array) => array.data_type(),
+            Value::Constant(scalar) => scalar.get().0.data_type(),
+        }
+    }
+
     fn datum(&self) -> &dyn arrow::array::Datum {
         match self {
             Value::Column(array) => array,
@@ -195,12 +287,26 @@ impl Value {
     }
 }
 
+/// What a calc's functions build once, by their literal argument: regexes and date patterns.
+#[derive(Debug, Default)]
+struct Prepared {
+    regexes: HashMap<String, JavaRegex>,
+    dates: HashMap<String, DatePattern>,
+    /// By pattern and escape ([`like_key`]).
+    likes: HashMap<String, LikePattern>,
+}
+
+fn like_key(pattern: &str, escape: Option<&str>) -> String {
+    format!("{pattern}\u{0}{}", escape.unwrap_or(""))
+}
+
 /// A calc built for one input schema: checked once, then applied to every batch.
 #[derive(Debug)]
 pub struct Calc {
     filter: Option<Expr>,
     projections: Vec<Expr>,
     output: SchemaRef,
+    prepared: Prepared,
 }
 
 impl Calc {
@@ -215,8 +321,9 @@ impl Calc {
                 spec.names.len()
             ));
         }
+        let mut prepared = Prepared::default();
         if let Some(filter) = &spec.filter {
-            let data_type = data_type(filter, input)?;
+            let data_type = data_type(filter, input, &mut prepared)?;
             if data_type != DataType::Boolean {
                 return spec_error(format!("the filter is of type {data_type}, not BOOLEAN"));
             }
@@ -225,12 +332,19 @@ impl Calc {
             .projections
             .iter()
             .zip(&spec.names)
-            .map(|(expr, name)| Ok(Field::new(name, data_type(expr, input)?, true)))
+            .map(|(expr, name)| {
+                Ok(Field::new(
+                    name,
+                    data_type(expr, input, &mut prepared)?,
+                    true,
+                ))
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             filter: spec.filter,
             projections: spec.projections,
             output: Arc::new(Schema::new(fields)),
+            prepared,
         })
     }
 
@@ -243,7 +357,8 @@ impl Calc {
         let kept = match &self.filter {
             None => batch.clone(),
             Some(filter) => {
-                let condition = evaluate(filter, batch)?.into_column(batch.num_rows())?;
+                let condition =
+                    evaluate(filter, batch, &self.prepared)?.into_column(batch.num_rows())?;
                 let condition = boolean(&condition)?;
                 if condition.true_count() == batch.num_rows() && condition.null_count() == 0 {
                     batch.clone()
@@ -256,7 +371,7 @@ impl Calc {
         let columns = self
             .projections
             .iter()
-            .map(|expr| evaluate(expr, &kept)?.into_column(rows))
+            .map(|expr| evaluate(expr, &kept, &self.prepared)?.into_column(rows))
             .collect::<Result<Vec<_>>>()?;
         Ok(RecordBatch::try_new_with_options(
             self.output.clone(),
@@ -304,8 +419,61 @@ fn integer_rank(data_type: &DataType) -> Option<u8> {
     }
 }
 
-/// The type `expr` evaluates to over `input`, or why it cannot be evaluated.
-fn data_type(expr: &Expr, input: &Schema) -> Result<DataType> {
+/// The digits of the largest value of an integer type.
+fn integer_digits(data_type: &DataType) -> Option<i16> {
+    match data_type {
+        DataType::Int8 => Some(3),
+        DataType::Int16 => Some(5),
+        DataType::Int32 => Some(10),
+        DataType::Int64 => Some(19),
+        _ => None,
+    }
+}
+
+/// Whether every value of `from` is a value of `to`, so a cast keeps it exactly.
+fn widens(from: &DataType, to: &DataType) -> bool {
+    match (from, to) {
+        (DataType::Decimal128(fp, fs), DataType::Decimal128(tp, ts)) => {
+            ts >= fs && i16::from(*tp) - i16::from(*ts) >= i16::from(*fp) - i16::from(*fs)
+        }
+        (_, DataType::Decimal128(tp, ts)) => {
+            integer_digits(from).is_some_and(|d| i16::from(*tp) - i16::from(*ts) >= d)
+        }
+        _ => match (integer_rank(from), integer_rank(to)) {
+            (Some(a), Some(b)) => a <= b,
+            (Some(_), None) => matches!(to, DataType::Float32 | DataType::Float64),
+            _ => from == to,
+        },
+    }
+}
+
+/// The text of a non-NULL literal.
+fn literal_text(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Literal {
+            value: Some(text), ..
+        } => Some(text),
+        _ => None,
+    }
+}
+
+/// Argument `i` of `op`, which must be a non-NULL literal.
+fn constant_argument(op: Op, args: &[Expr], i: usize) -> Result<&str> {
+    args.get(i)
+        .and_then(literal_text)
+        .ok_or_else(|| CalcError::Spec(format!("{op} takes a constant as argument {i}")))
+}
+
+/// Argument `i` of `op`, which must be an integer literal.
+fn index_argument(op: Op, args: &[Expr], i: usize) -> Result<i64> {
+    constant_argument(op, args, i)?
+        .parse::<i64>()
+        .map_err(|_| CalcError::Spec(format!("{op} takes an integer constant as argument {i}")))
+}
+
+/// The type `expr` evaluates to over `input`, or why it cannot be evaluated; builds what the
+/// functions in it need once (into `prepared`).
+fn data_type(expr: &Expr, input: &Schema, prepared: &mut Prepared) -> Result<DataType> {
     match expr {
         Expr::Column { index } => input
             .fields()
@@ -323,14 +491,11 @@ fn data_type(expr: &Expr, input: &Schema) -> Result<DataType> {
             input: inner,
             exact,
         } => {
-            let from = data_type(inner, input)?;
+            let from = data_type(inner, input, prepared)?;
             let to = sql_type.arrow();
-            let widening = match (integer_rank(&from), integer_rank(&to)) {
-                (Some(a), Some(b)) => a <= b || *exact,
-                (Some(_), None) => matches!(to, DataType::Float32 | DataType::Float64),
-                _ => from == to,
-            };
-            if widening {
+            let narrowing_exact =
+                *exact && integer_rank(&from).is_some() && integer_rank(&to).is_some();
+            if widens(&from, &to) || narrowing_exact {
                 Ok(to)
             } else {
                 spec_error(format!(
@@ -341,9 +506,9 @@ fn data_type(expr: &Expr, input: &Schema) -> Result<DataType> {
         Expr::Call { op, args } => {
             let types = args
                 .iter()
-                .map(|a| data_type(a, input))
+                .map(|a| data_type(a, input, prepared))
                 .collect::<Result<Vec<_>>>()?;
-            call_type(*op, args, &types)
+            call_type(*op, args, &types, prepared)
         }
     }
 }
@@ -356,7 +521,26 @@ fn arity(op: Op, types: &[DataType], n: usize) -> Result<()> {
     }
 }
 
-fn call_type(op: Op, args: &[Expr], types: &[DataType]) -> Result<DataType> {
+fn call_type(
+    op: Op,
+    args: &[Expr],
+    types: &[DataType],
+    prepared: &mut Prepared,
+) -> Result<DataType> {
+    let string_argument = |i: usize| -> Result<()> {
+        if types[i] == DataType::Utf8 {
+            Ok(())
+        } else {
+            spec_error(format!("{op} of {}", types[i]))
+        }
+    };
+    let timestamp_argument = |i: usize| -> Result<()> {
+        if matches!(types[i], DataType::Timestamp(_, None)) {
+            Ok(())
+        } else {
+            spec_error(format!("{op} of {} is not evaluated natively", types[i]))
+        }
+    };
     match op {
         Op::Equals
         | Op::NotEquals
@@ -398,6 +582,22 @@ fn call_type(op: Op, args: &[Expr], types: &[DataType]) -> Result<DataType> {
         }
         Op::Plus | Op::Minus | Op::Times => {
             arity(op, types, 2)?;
+            if let (DataType::Decimal128(p1, s1), DataType::Decimal128(p2, s2)) =
+                (&types[0], &types[1])
+            {
+                let (a, b) = ((*p1, *s1), (*p2, *s2));
+                let result = match op {
+                    Op::Times => decimal::times_type(a, b),
+                    _ => decimal::plus_type(a, b),
+                };
+                return match result {
+                    Some((p, s)) => Ok(DataType::Decimal128(p, s)),
+                    None => spec_error(format!(
+                        "`{op}` of {} and {} needs more than 38 digits",
+                        types[0], types[1]
+                    )),
+                };
+            }
             if types[0] != types[1] || !is_numeric(&types[0]) {
                 return spec_error(format!(
                     "`{op}` of {} and {}; operands must be numbers of one type",
@@ -461,7 +661,136 @@ fn call_type(op: Op, args: &[Expr], types: &[DataType]) -> Result<DataType> {
             }
             Ok(types[0].clone())
         }
+        Op::Extract => {
+            arity(op, types, 2)?;
+            TimeField::parse(constant_argument(op, args, 0)?).map_err(CalcError::Spec)?;
+            timestamp_argument(1)?;
+            Ok(DataType::Int64)
+        }
+        Op::DateFormat => {
+            arity(op, types, 2)?;
+            timestamp_argument(0)?;
+            let pattern = constant_argument(op, args, 1)?;
+            let parsed = DatePattern::parse(pattern).map_err(CalcError::Spec)?;
+            prepared.dates.insert(pattern.to_string(), parsed);
+            Ok(DataType::Utf8)
+        }
+        Op::Lower | Op::Upper | Op::CharLength => {
+            arity(op, types, 1)?;
+            string_argument(0)?;
+            Ok(if op == Op::CharLength {
+                DataType::Int32
+            } else {
+                DataType::Utf8
+            })
+        }
+        Op::RegexpExtract => {
+            arity(op, types, 3)?;
+            string_argument(0)?;
+            let pattern = constant_argument(op, args, 1)?;
+            index_argument(op, args, 2)?;
+            let compiled = JavaRegex::compile(pattern).map_err(CalcError::Spec)?;
+            prepared.regexes.insert(pattern.to_string(), compiled);
+            Ok(DataType::Utf8)
+        }
+        Op::Like => {
+            if types.len() != 2 && types.len() != 3 {
+                return spec_error(format!("LIKE takes 2 or 3 arguments, not {}", types.len()));
+            }
+            string_argument(0)?;
+            let pattern = constant_argument(op, args, 1)?;
+            let escape = if types.len() == 3 {
+                Some(constant_argument(op, args, 2)?)
+            } else {
+                None
+            };
+            let compiled = LikePattern::compile(pattern, escape).map_err(CalcError::Spec)?;
+            prepared.likes.insert(like_key(pattern, escape), compiled);
+            Ok(DataType::Boolean)
+        }
+        Op::SplitIndex => {
+            arity(op, types, 3)?;
+            string_argument(0)?;
+            if constant_argument(op, args, 1)?.is_empty() {
+                return spec_error("SPLIT_INDEX by an empty separator is not evaluated natively");
+            }
+            index_argument(op, args, 2)?;
+            Ok(DataType::Utf8)
+        }
+        Op::Substring => {
+            if types.len() != 2 && types.len() != 3 {
+                return spec_error(format!(
+                    "SUBSTRING takes 2 or 3 arguments, not {}",
+                    types.len()
+                ));
+            }
+            string_argument(0)?;
+            index_argument(op, args, 1)?;
+            if types.len() == 3 {
+                index_argument(op, args, 2)?;
+            }
+            Ok(DataType::Utf8)
+        }
     }
+}
+
+/// A function of [`call_type`]'s last group, over one batch.
+fn function(op: Op, args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> Result<Value> {
+    let input = |i: usize| -> Result<ArrayRef> {
+        let arg = args
+            .get(i)
+            .ok_or_else(|| CalcError::Spec(format!("{op} lacks argument {i}")))?;
+        evaluate(arg, batch, prepared)?.into_column(batch.num_rows())
+    };
+    let missing = || CalcError::Spec(format!("{op} was not built for this calc"));
+    let column = match op {
+        Op::Extract => {
+            let field =
+                TimeField::parse(constant_argument(op, args, 0)?).map_err(CalcError::Spec)?;
+            functions::extract(field, &input(1)?)
+        }
+        Op::DateFormat => prepared
+            .dates
+            .get(constant_argument(op, args, 1)?)
+            .ok_or_else(missing)?
+            .format(&input(0)?),
+        Op::Lower => functions::lower(&input(0)?),
+        Op::Upper => functions::upper(&input(0)?),
+        Op::CharLength => functions::char_length(&input(0)?),
+        Op::RegexpExtract => prepared
+            .regexes
+            .get(constant_argument(op, args, 1)?)
+            .ok_or_else(missing)?
+            .extract(&input(0)?, index_argument(op, args, 2)?),
+        Op::Like => {
+            let escape = if args.len() == 3 {
+                Some(constant_argument(op, args, 2)?)
+            } else {
+                None
+            };
+            prepared
+                .likes
+                .get(&like_key(constant_argument(op, args, 1)?, escape))
+                .ok_or_else(missing)?
+                .matches(&input(0)?)
+        }
+        Op::SplitIndex => functions::split_index(
+            &input(0)?,
+            constant_argument(op, args, 1)?,
+            index_argument(op, args, 2)?,
+        ),
+        Op::Substring => functions::substring(
+            &input(0)?,
+            index_argument(op, args, 1)?,
+            if args.len() == 3 {
+                Some(index_argument(op, args, 2)?)
+            } else {
+                None
+            },
+        ),
+        _ => return spec_error(format!("{op} is not a function")),
+    };
+    Ok(Value::Column(column.map_err(CalcError::Spec)?))
 }
 
 fn literal(sql_type: SqlType, value: Option<&str>) -> Result<ArrayRef> {
@@ -494,10 +823,14 @@ fn literal(sql_type: SqlType, value: Option<&str>) -> Result<ArrayRef> {
             text.parse::<f64>().map_err(|e| bad(&e))?,
         ])),
         SqlType::String => Arc::new(StringArray::from(vec![text])),
+        SqlType::Decimal(p, s) => Arc::new(
+            Decimal128Array::from(vec![decimal::parse(text, p, s).map_err(|e| bad(&e))?])
+                .with_precision_and_scale(p, s)?,
+        ),
     })
 }
 
-fn evaluate(expr: &Expr, batch: &RecordBatch) -> Result<Value> {
+fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Value> {
     let rows = batch.num_rows();
     match expr {
         Expr::Column { index } => batch
@@ -518,7 +851,7 @@ fn evaluate(expr: &Expr, batch: &RecordBatch) -> Result<Value> {
                 ..CastOptions::default()
             };
             let to = sql_type.arrow();
-            Ok(match evaluate(input, batch)? {
+            Ok(match evaluate(input, batch, prepared)? {
                 Value::Column(array) => Value::Column(cast_with_options(&array, &to, &options)?),
                 Value::Constant(scalar) => Value::Constant(Scalar::new(cast_with_options(
                     scalar.into_inner().as_ref(),
@@ -527,10 +860,11 @@ fn evaluate(expr: &Expr, batch: &RecordBatch) -> Result<Value> {
                 )?)),
             })
         }
+        Expr::Call { op, args } if op.is_function() => function(*op, args, batch, prepared),
         Expr::Call { op, args } => {
             let values = args
                 .iter()
-                .map(|a| evaluate(a, batch))
+                .map(|a| evaluate(a, batch, prepared))
                 .collect::<Result<Vec<_>>>()?;
             call(*op, values, rows)
         }
@@ -554,7 +888,29 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
             values[1].datum(),
         )?)))
     };
+    let decimal = |op: Arithmetic| -> Result<Value> {
+        let columns = values
+            .iter()
+            .map(|v| match v {
+                Value::Column(array) => Ok(array.clone()),
+                Value::Constant(scalar) => Ok(take(
+                    scalar.get().0,
+                    &UInt32Array::from(vec![0_u32; rows]),
+                    None,
+                )?),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Value::Column(
+            decimal::apply(op, &columns[0], &columns[1]).map_err(CalcError::Spec)?,
+        ))
+    };
+    let is_decimal = values
+        .first()
+        .is_some_and(|v| matches!(v.data_type(), DataType::Decimal128(..)));
     match op {
+        Op::Plus if is_decimal => decimal(Arithmetic::Plus),
+        Op::Minus if is_decimal => decimal(Arithmetic::Minus),
+        Op::Times if is_decimal => decimal(Arithmetic::Times),
         Op::Equals => compare(cmp::eq),
         Op::NotEquals => compare(cmp::neq),
         Op::LessThan => compare(cmp::lt),
@@ -619,6 +975,7 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
             };
             Ok(Value::Column(Arc::new(result)))
         }
+        _ => spec_error(format!("{op} is evaluated as a function")),
     }
 }
 

@@ -7,3 +7,5 @@
 //! * [`calc`]: projections and a filter over one batch (Flink's `Calc`).
 
 pub mod calc;
+mod decimal;
+mod functions;

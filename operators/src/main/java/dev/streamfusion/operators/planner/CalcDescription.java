@@ -14,11 +14,16 @@ import org.apache.calcite.rex.RexLocalRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.avatica.util.TimeUnitRange;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
 
+import java.math.BigDecimal;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A {@code Calc}'s program as the native calc reads it ({@code crates/operators/src/calc.rs}), or
@@ -51,6 +56,25 @@ final class CalcDescription {
 
     private static final Map<SqlKind, String> ARITHMETIC =
             Map.of(SqlKind.PLUS, "PLUS", SqlKind.MINUS, "MINUS", SqlKind.TIMES, "TIMES");
+
+    /** The fields {@code EXTRACT} reads natively from a {@code TIMESTAMP}. */
+    private static final Set<TimeUnitRange> EXTRACTED =
+            EnumSet.of(
+                    TimeUnitRange.YEAR,
+                    TimeUnitRange.MONTH,
+                    TimeUnitRange.DAY,
+                    TimeUnitRange.HOUR,
+                    TimeUnitRange.MINUTE,
+                    TimeUnitRange.SECOND);
+
+    /**
+     * The languages whose case rules differ from Unicode's default ones, which the native LOWER
+     * and UPPER apply (Flink's follow the JVM's default locale).
+     */
+    private static final Set<String> LOCALE_CASE_RULES = Set.of("tr", "az", "lt");
+
+    /** The widest DECIMAL Flink has. */
+    private static final int MAX_PRECISION = 38;
 
     private final RexProgram program;
     private final RexBuilder rexBuilder;
@@ -139,6 +163,9 @@ final class CalcDescription {
             case TIMES:
                 {
                     String result = sqlType(call.getType());
+                    if (isDecimal(result)) {
+                        return decimalArithmetic(call, result);
+                    }
                     if (!isNumber(result)) {
                         throw new Unsupported(call + ": arithmetic of type " + call.getType() + " is not evaluated natively");
                     }
@@ -150,18 +177,170 @@ final class CalcDescription {
                 {
                     String to = sqlType(call.getType());
                     String from = sqlType(operands.get(0).getType());
-                    if (!isInteger(from) || !(isNumber(to) && (!isInteger(to) || width(from) <= width(to)))) {
-                        throw new Unsupported(call + ": only widening casts of integers are evaluated natively");
+                    if (!widens(from, to)) {
+                        throw new Unsupported(call + ": only casts that keep every value exactly are evaluated natively");
                     }
                     return cast(expression(operands.get(0)), to, false);
                 }
+            case EXTRACT:
+                return extract(call);
+            case LIKE:
+                return like(call);
             default:
-                // Flink's own COALESCE is a function of its own kind, not Calcite's.
-                if (call.getOperator().getName().equalsIgnoreCase("COALESCE")) {
-                    return choice(call, "COALESCE");
+                return function(call);
+        }
+    }
+
+    /**
+     * The functions the native calc has by name: Flink's COALESCE (a function of its own, not
+     * Calcite's kind), string functions and DATE_FORMAT, each with the constant arguments it
+     * needs.
+     */
+    private ObjectNode function(RexCall call) throws Unsupported {
+        String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
+        List<RexNode> operands = call.getOperands();
+        switch (name) {
+            case "COALESCE":
+                return choice(call, "COALESCE");
+            case "LOWER":
+            case "UPPER":
+                if (LOCALE_CASE_RULES.contains(Locale.getDefault().getLanguage())) {
+                    throw new Unsupported(call + ": " + name + " follows the JVM's default locale "
+                            + Locale.getDefault() + ", whose case rules are not evaluated natively");
                 }
+                return op(name, string(call, operands.get(0)));
+            case "CHAR_LENGTH":
+            case "CHARACTER_LENGTH":
+                if (operands.get(0).getType().getSqlTypeName() != SqlTypeName.VARCHAR) {
+                    throw new Unsupported(call + ": CHAR_LENGTH is evaluated natively only over VARCHAR values");
+                }
+                return op("CHAR_LENGTH", expression(operands.get(0)));
+            case "REGEXP_EXTRACT":
+                if (operands.size() == 2) {
+                    // The whole match.
+                    ObjectNode whole = JSON.objectNode().put("kind", "literal").put("type", "INT").put("value", "0");
+                    return op(name, string(call, operands.get(0)), constant(call, operands.get(1), "STRING"), whole);
+                }
+                return stringIndexed(call, name);
+            case "SPLIT_INDEX":
+                return stringIndexed(call, name);
+            case "SUBSTRING":
+            case "SUBSTR":
+                {
+                    ObjectNode[] args = new ObjectNode[operands.size()];
+                    args[0] = string(call, operands.get(0));
+                    for (int i = 1; i < args.length; i++) {
+                        args[i] = constant(call, operands.get(i), "INT");
+                    }
+                    return op("SUBSTRING", args);
+                }
+            case "DATE_FORMAT":
+                if (operands.size() != 2 || operands.get(0).getType().getSqlTypeName() != SqlTypeName.TIMESTAMP) {
+                    throw new Unsupported(call + ": DATE_FORMAT is evaluated natively only of a TIMESTAMP");
+                }
+                return op("DATE_FORMAT", expression(operands.get(0)), constant(call, operands.get(1), "STRING"));
+            default:
                 throw new Unsupported("the function " + call.getOperator().getName() + " is not evaluated natively");
         }
+    }
+
+    /**
+     * {@code LIKE} or {@code NOT LIKE} with a constant pattern (and escape); ILIKE and SIMILAR TO
+     * stay in Flink.
+     */
+    private ObjectNode like(RexCall call) throws Unsupported {
+        String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
+        if (!name.equals("LIKE") && !name.equals("NOT LIKE")) {
+            throw new Unsupported("the function " + name + " is not evaluated natively");
+        }
+        List<RexNode> operands = call.getOperands();
+        ObjectNode[] args = new ObjectNode[operands.size()];
+        args[0] = string(call, operands.get(0));
+        for (int i = 1; i < args.length; i++) {
+            args[i] = constant(call, operands.get(i), "STRING");
+        }
+        ObjectNode like = op("LIKE", args);
+        return name.equals("LIKE") ? like : op("NOT", like);
+    }
+
+    /** A function of a string, a constant string and a constant index. */
+    private ObjectNode stringIndexed(RexCall call, String name) throws Unsupported {
+        List<RexNode> operands = call.getOperands();
+        if (operands.size() != 3) {
+            throw new Unsupported(call + ": " + name + " is evaluated natively only with three arguments");
+        }
+        return op(
+                name,
+                string(call, operands.get(0)),
+                constant(call, operands.get(1), "STRING"),
+                constant(call, operands.get(2), "INT"));
+    }
+
+    /** {@code EXTRACT(field FROM ts)} of a TIMESTAMP without a zone. */
+    private ObjectNode extract(RexCall call) throws Unsupported {
+        RexNode unit = call.getOperands().get(0);
+        RexNode timestamp = call.getOperands().get(1);
+        TimeUnitRange range = unit instanceof RexLiteral ? ((RexLiteral) unit).getValueAs(TimeUnitRange.class) : null;
+        if (range == null
+                || !EXTRACTED.contains(range)
+                || timestamp.getType().getSqlTypeName() != SqlTypeName.TIMESTAMP
+                || !sqlType(call.getType()).equals("BIGINT")) {
+            throw new Unsupported(call + ": EXTRACT is evaluated natively only of YEAR to SECOND from a TIMESTAMP");
+        }
+        ObjectNode field = JSON.objectNode().put("kind", "literal").put("type", "STRING").put("value", range.name());
+        return op("EXTRACT", field, expression(timestamp));
+    }
+
+    /** A string operand (VARCHAR, or CHAR as it is). */
+    private ObjectNode string(RexCall call, RexNode operand) throws Unsupported {
+        if (!sqlType(operand.getType()).equals("STRING")) {
+            throw new Unsupported(call + ": the operand " + operand + " is not a string");
+        }
+        return expression(operand);
+    }
+
+    /** An operand that must be a non-NULL constant, as {@code type}. */
+    private static ObjectNode constant(RexCall call, RexNode operand, String type) throws Unsupported {
+        if (!(operand instanceof RexLiteral) || ((RexLiteral) operand).isNull()) {
+            throw new Unsupported(call + ": " + call.getOperator().getName() + " is evaluated natively only with constant arguments");
+        }
+        String own = sqlType(operand.getType());
+        if (!own.equals(type) && !(isInteger(own) && isInteger(type))) {
+            throw new Unsupported(call + ": the argument " + operand + " is not of type " + type);
+        }
+        return literal((RexLiteral) operand, type);
+    }
+
+    /**
+     * {@code +}, {@code -} or {@code *} in DECIMAL: admitted where Flink's result type keeps every
+     * digit (no scale is reduced to fit 38 digits), which is the type the native kernel derives.
+     */
+    private ObjectNode decimalArithmetic(RexCall call, String result) throws Unsupported {
+        String left = decimalOf(call, sqlType(call.getOperands().get(0).getType()));
+        String right = decimalOf(call, sqlType(call.getOperands().get(1).getType()));
+        int p1 = precision(left), s1 = scale(left), p2 = precision(right), s2 = scale(right);
+        String natural;
+        if (call.getKind() == SqlKind.TIMES) {
+            natural = decimal(p1 + p2 + 1, s1 + s2);
+        } else {
+            int s = Math.max(s1, s2);
+            natural = decimal(Math.max(p1 - s1, p2 - s2) + s + 1, s);
+        }
+        if (!natural.equals(result) || precision(natural) > MAX_PRECISION) {
+            throw new Unsupported(call + ": DECIMAL arithmetic whose result Flink rounds to " + result + " is not evaluated natively");
+        }
+        return op(ARITHMETIC.get(call.getKind()), as(call.getOperands().get(0), left), as(call.getOperands().get(1), right));
+    }
+
+    /** The DECIMAL an integer or decimal operand computes in, as Flink widens integers. */
+    private static String decimalOf(RexCall call, String type) throws Unsupported {
+        if (isDecimal(type)) {
+            return type;
+        }
+        if (isInteger(type)) {
+            return decimal(digits(type), 0);
+        }
+        throw new Unsupported(call + ": DECIMAL arithmetic with a " + type + " operand is not evaluated natively");
     }
 
     /**
@@ -212,6 +391,16 @@ final class CalcDescription {
         if (a.equals(b)) {
             return a;
         }
+        if ((isDecimal(a) || isDecimal(b)) && (isDecimal(a) || isInteger(a)) && (isDecimal(b) || isInteger(b))) {
+            String x = decimalOf(call, a);
+            String y = decimalOf(call, b);
+            int scale = Math.max(scale(x), scale(y));
+            int precision = Math.max(precision(x) - scale(x), precision(y) - scale(y)) + scale;
+            if (precision > MAX_PRECISION) {
+                throw new Unsupported(call + ": operands of types " + left + " and " + right + " are not combined natively");
+            }
+            return decimal(precision, scale);
+        }
         if (isNumber(a) && isNumber(b)) {
             if (isInteger(a) && isInteger(b)) {
                 return width(a) >= width(b) ? a : b;
@@ -227,10 +416,10 @@ final class CalcDescription {
         if (own.equals(type)) {
             return expression(node);
         }
-        if (node instanceof RexLiteral && isInteger(own) && isInteger(type)) {
+        if (node instanceof RexLiteral && (isInteger(own) || isDecimal(own)) && (isInteger(type) || isDecimal(type))) {
             return literal((RexLiteral) node, type);
         }
-        if (isInteger(own) && isNumber(type) && (!isInteger(type) || width(own) <= width(type))) {
+        if (widens(own, type)) {
             return cast(expression(node), type, false);
         }
         throw new Unsupported(node + " of type " + node.getType() + " is not converted to " + type + " natively");
@@ -244,6 +433,8 @@ final class CalcDescription {
         String text;
         if (isInteger(type)) {
             text = String.valueOf(literal.getValueAs(Long.class));
+        } else if (isDecimal(type)) {
+            text = literal.getValueAs(BigDecimal.class).toPlainString();
         } else if (type.equals("DOUBLE") || type.equals("FLOAT")) {
             text = String.valueOf(literal.getValueAs(Double.class));
         } else if (type.equals("BOOLEAN")) {
@@ -282,6 +473,8 @@ final class CalcDescription {
                 return name.name();
             case INTEGER:
                 return "INT";
+            case DECIMAL:
+                return decimal(type.getPrecision(), type.getScale());
             case REAL:
                 return "FLOAT";
             case VARCHAR:
@@ -296,6 +489,48 @@ final class CalcDescription {
 
     private static boolean isInteger(String type) {
         return width(type) > 0;
+    }
+
+    private static String decimal(int precision, int scale) {
+        return "DECIMAL(" + precision + "," + scale + ")";
+    }
+
+    private static boolean isDecimal(String type) {
+        return type.startsWith("DECIMAL(");
+    }
+
+    private static int precision(String decimal) {
+        return Integer.parseInt(decimal.substring("DECIMAL(".length(), decimal.indexOf(',')));
+    }
+
+    private static int scale(String decimal) {
+        return Integer.parseInt(decimal.substring(decimal.indexOf(',') + 1, decimal.length() - 1));
+    }
+
+    /** The digits of an integer type's largest value, as Flink sizes its DECIMAL. */
+    private static int digits(String integer) {
+        switch (integer) {
+            case "TINYINT":
+                return 3;
+            case "SMALLINT":
+                return 5;
+            case "INT":
+                return 10;
+            default:
+                return 19;
+        }
+    }
+
+    /** Whether a cast from {@code from} to {@code to} keeps every value exactly. */
+    private static boolean widens(String from, String to) {
+        if (isDecimal(to)) {
+            int room = precision(to) - scale(to);
+            if (isDecimal(from)) {
+                return scale(to) >= scale(from) && room >= precision(from) - scale(from);
+            }
+            return isInteger(from) && room >= digits(from);
+        }
+        return isInteger(from) && isNumber(to) && (!isInteger(to) || width(from) <= width(to));
     }
 
     private static boolean isNumber(String type) {

@@ -1,0 +1,174 @@
+//! `DECIMAL` arithmetic as Flink's `DecimalDataUtils` computes it: exact, then NULL where the
+//! result does not fit the result type's precision.
+//!
+//! Only the result types Flink derives without reducing a scale are admitted (precision at most
+//! 38), so no result is ever rounded: `*` has precision `p1 + p2 + 1` and scale `s1 + s2`; `+` and `-`
+//! have scale `max(s1, s2)` and precision `max(p1 - s1, p2 - s2) + scale + 1`.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Decimal128Array};
+use arrow::datatypes::DataType;
+
+pub(crate) const MAX_PRECISION: u8 = 38;
+
+/// The result type of `*` on two decimals, if Flink keeps every digit.
+pub(crate) fn times_type(a: (u8, i8), b: (u8, i8)) -> Option<(u8, i8)> {
+    let precision = a.0.checked_add(b.0)?.checked_add(1)?;
+    (precision <= MAX_PRECISION).then_some((precision, a.1.checked_add(b.1)?))
+}
+
+/// The result type of `+` or `-` on two decimals, if Flink keeps every digit.
+pub(crate) fn plus_type(a: (u8, i8), b: (u8, i8)) -> Option<(u8, i8)> {
+    let scale = a.1.max(b.1);
+    let integral = (i16::from(a.0) - i16::from(a.1)).max(i16::from(b.0) - i16::from(b.1));
+    let precision = u8::try_from(integral + i16::from(scale) + 1).ok()?;
+    (precision <= MAX_PRECISION).then_some((precision, scale))
+}
+
+/// The unscaled value of decimal text (`-12.5`) at `scale`, if it fits `precision` exactly.
+pub(crate) fn parse(text: &str, precision: u8, scale: i8) -> Result<i128, String> {
+    let bad = || format!("{text:?} is not a DECIMAL({precision}, {scale})");
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let scale = usize::try_from(scale).map_err(|_| bad())?;
+    if fraction.len() > scale
+        || whole.is_empty() && fraction.is_empty()
+        || !whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return Err(bad());
+    }
+    let mut value: i128 = 0;
+    for b in whole
+        .bytes()
+        .chain(fraction.bytes())
+        .chain(std::iter::repeat_n(b'0', scale - fraction.len()))
+    {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i128::from(b - b'0')))
+            .ok_or_else(bad)?;
+    }
+    if !fits(value, precision) {
+        return Err(bad());
+    }
+    Ok(if negative { -value } else { value })
+}
+
+fn fits(value: i128, precision: u8) -> bool {
+    10_i128
+        .checked_pow(u32::from(precision))
+        .is_none_or(|limit| value.unsigned_abs() < limit.unsigned_abs())
+}
+
+fn precision_scale(array: &dyn Array) -> Result<(u8, i8), String> {
+    match array.data_type() {
+        DataType::Decimal128(p, s) => Ok((*p, *s)),
+        other => Err(format!("expected DECIMAL, found {other}")),
+    }
+}
+
+/// The arithmetic of [`apply`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Arithmetic {
+    Plus,
+    Minus,
+    Times,
+}
+
+/// `a op b` row by row, in the result type Flink derives; NULL where either is NULL or the result
+/// does not fit.
+pub(crate) fn apply(op: Arithmetic, a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef, String> {
+    let (ta, tb) = (precision_scale(a.as_ref())?, precision_scale(b.as_ref())?);
+    let result = match op {
+        Arithmetic::Times => times_type(ta, tb),
+        Arithmetic::Plus | Arithmetic::Minus => plus_type(ta, tb),
+    }
+    .ok_or_else(|| format!("DECIMAL arithmetic of {ta:?} and {tb:?} needs more than 38 digits"))?;
+    // Operands of `+` and `-` are brought to the result's scale first; exact in i128, as both
+    // have at most 38 digits and the scale grows by at most 38 - precision.
+    let up = |scale: i8| 10_i128.checked_pow(u32::try_from(result.1 - scale).unwrap_or(0));
+    let (fa, fb) = (up(ta.1), up(tb.1));
+    let (a, b) = (
+        a.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
+            .ok_or("expected DECIMAL")?,
+        b.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
+            .ok_or("expected DECIMAL")?,
+    );
+    let values: Decimal128Array = a
+        .iter()
+        .zip(b.iter())
+        .map(|(x, y)| {
+            let (x, y) = (x?, y?);
+            let value = match op {
+                Arithmetic::Times => x.checked_mul(y),
+                Arithmetic::Plus => x.checked_mul(fa?)?.checked_add(y.checked_mul(fb?)?),
+                Arithmetic::Minus => x.checked_mul(fa?)?.checked_sub(y.checked_mul(fb?)?),
+            }?;
+            fits(value, result.0).then_some(value)
+        })
+        .collect();
+    Ok(Arc::new(
+        values
+            .with_precision_and_scale(result.0, result.1)
+            .map_err(|e| e.to_string())?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decimals(values: Vec<Option<i128>>, p: u8, s: i8) -> ArrayRef {
+        Arc::new(
+            Decimal128Array::from(values)
+                .with_precision_and_scale(p, s)
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn literals_parse_at_their_scale() {
+        assert_eq!(parse("0.908", 3, 3), Ok(908));
+        assert_eq!(parse("-12.5", 5, 2), Ok(-1250));
+        assert_eq!(parse("1000000", 19, 0), Ok(1_000_000));
+        assert!(parse("1.234", 5, 2).is_err());
+        assert!(parse("1000", 3, 0).is_err());
+        assert!(parse("1e3", 5, 0).is_err());
+    }
+
+    #[test]
+    fn times_keeps_every_digit_and_overflow_is_null() {
+        // 0.908 * price: the literal is DECIMAL(4, 3), price BIGINT as DECIMAL(19, 0), the product
+        // DECIMAL(24, 3).
+        let rate = decimals(vec![Some(908); 3], 4, 3);
+        let price = decimals(vec![Some(1), Some(i64::MAX as i128), None], 19, 0);
+        let out = apply(Arithmetic::Times, &rate, &price).unwrap();
+        assert_eq!(out.data_type(), &DataType::Decimal128(24, 3));
+        let out = out.as_primitive::<arrow::datatypes::Decimal128Type>();
+        assert_eq!(
+            out.iter().collect::<Vec<_>>(),
+            vec![Some(908), Some(908 * i64::MAX as i128), None]
+        );
+        // DECIMAL(2, 0) + DECIMAL(3, 1) is DECIMAL(4, 1); 99 + 99.9 = 198.9 fits.
+        let a = decimals(vec![Some(99), Some(-99)], 2, 0);
+        let b = decimals(vec![Some(999), Some(-999)], 3, 1);
+        let sum = apply(Arithmetic::Plus, &a, &b).unwrap();
+        assert_eq!(sum.data_type(), &DataType::Decimal128(4, 1));
+        assert_eq!(
+            sum.as_primitive::<arrow::datatypes::Decimal128Type>()
+                .value(1),
+            -1989
+        );
+        // 37 digits times 1 digit would need 39: refused, not rounded.
+        let big = decimals(vec![Some(1)], 37, 0);
+        let one = decimals(vec![Some(1)], 1, 0);
+        assert!(apply(Arithmetic::Times, &big, &one).is_err());
+    }
+}

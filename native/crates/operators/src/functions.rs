@@ -1,0 +1,745 @@
+//! Flink's scalar functions on strings and timestamps, value for value as Flink 2.2 computes them.
+//!
+//! Each function states what it follows in Flink and what it refuses at build time (so the
+//! planner keeps the call in Flink):
+//!
+//! * `LOWER` / `UPPER`: Java's `String.toLowerCase()` / `toUpperCase()` (ASCII is mapped byte by
+//!   byte, other text by Unicode's case mappings, final sigma included, as in Java).
+//! * `CHAR_LENGTH`: code points (Flink counts UTF-8 characters, not UTF-16 units).
+//! * `SUBSTRING(s FROM pos [FOR len])`: Flink's `substringSQL` in code points: position 0 is 1, a
+//!   negative one counts from the end (and gives '' beyond the start), a negative length gives
+//!   NULL.
+//! * `EXTRACT(unit FROM ts)` on a `TIMESTAMP` (no zone): Flink's arithmetic on epoch
+//!   milliseconds, which truncates towards zero. Before 1970 that is not the calendar's field: a
+//!   time of day is negative (`HOUR` of 1969-12-31 18:00 is -6) and the date is the next day's.
+//! * `DATE_FORMAT(ts, pattern)`: `java.time`'s formatter over the timestamp's own date-time, for
+//!   patterns made of `yyyy MM dd HH mm ss SSS` and separators only.
+//! * `REGEXP_EXTRACT(s, regex, index)`: `java.util.regex` find, for patterns whose syntax means the
+//!   same in Java and in Rust's `regex` (see [`JavaRegex`]); NULL without a match, for a group that
+//!   did not take part, or for an index beyond the groups.
+//! * `s LIKE pattern [ESCAPE e]` with a constant pattern: `%` is any text, `_` one character
+//!   other than Java's line terminators (Flink's quick paths have no `_`, and its regex path reads
+//!   `_` as Java's `.`), the rest literal; no escape character without `ESCAPE`.
+//! * `SPLIT_INDEX(s, separator, index)`: commons-lang's whole-separator split keeping empty
+//!   tokens; NULL for an index out of range and for the empty string (which has no tokens).
+
+use std::fmt::Write;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Int32Array, Int64Array, StringArray, StringBuilder};
+use arrow::datatypes::{
+    ArrowTimestampType, DataType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType,
+};
+use arrow::temporal_conversions::as_datetime;
+use chrono::{Datelike, NaiveDateTime, Timelike};
+use regex_syntax::ast::{self, Ast, ClassSetItem, LiteralKind, SpecialLiteralKind};
+
+/// A function's input that is not of the type it takes.
+fn type_error(function: &str, array: &dyn Array) -> String {
+    format!("{function} of {}", array.data_type())
+}
+
+/// Maps every string of `array` (Utf8) through `f`, NULL staying NULL.
+fn map_strings(
+    function: &str,
+    array: &ArrayRef,
+    mut f: impl FnMut(&str, &mut String) -> bool,
+) -> Result<ArrayRef, String> {
+    let strings = array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| type_error(function, array.as_ref()))?;
+    let mut builder = StringBuilder::with_capacity(strings.len(), strings.value_data().len());
+    let mut scratch = String::new();
+    for value in strings.iter() {
+        match value {
+            Some(s) => {
+                scratch.clear();
+                if f(s, &mut scratch) {
+                    builder.append_value(&scratch);
+                } else {
+                    builder.append_null();
+                }
+            }
+            None => builder.append_null(),
+        }
+    }
+    Ok(Arc::new(builder.finish()))
+}
+
+/// `LOWER` or `UPPER`: ASCII in place, other text by Unicode's mappings.
+fn map_case(
+    function: &str,
+    array: &ArrayRef,
+    ascii: fn(&mut str),
+    unicode: fn(&str) -> String,
+) -> Result<ArrayRef, String> {
+    map_strings(function, array, |s, out| {
+        if s.is_ascii() {
+            out.push_str(s);
+            ascii(out);
+        } else {
+            out.push_str(&unicode(s));
+        }
+        true
+    })
+}
+
+pub(crate) fn lower(array: &ArrayRef) -> Result<ArrayRef, String> {
+    map_case("LOWER", array, str::make_ascii_lowercase, str::to_lowercase)
+}
+
+pub(crate) fn upper(array: &ArrayRef) -> Result<ArrayRef, String> {
+    map_case("UPPER", array, str::make_ascii_uppercase, str::to_uppercase)
+}
+
+pub(crate) fn char_length(array: &ArrayRef) -> Result<ArrayRef, String> {
+    let strings = array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| type_error("CHAR_LENGTH", array.as_ref()))?;
+    let lengths: Int32Array = strings
+        .iter()
+        .map(|s| s.map(|s| s.chars().count() as i32))
+        .collect();
+    Ok(Arc::new(lengths))
+}
+
+/// `SUBSTRING(s FROM position [FOR length])` of every string, as Flink's `substringSQL`.
+pub(crate) fn substring(
+    array: &ArrayRef,
+    position: i64,
+    length: Option<i64>,
+) -> Result<ArrayRef, String> {
+    let length = length.unwrap_or(i64::from(i32::MAX));
+    map_strings("SUBSTRING", array, |s, out| {
+        if length < 0 {
+            return false;
+        }
+        let chars = s.chars().count() as i64;
+        let start = match position {
+            p if p > 0 => p - 1,
+            p if p < 0 => chars + p,
+            _ => 0,
+        };
+        if s.is_empty() || start >= chars || start < 0 {
+            return true;
+        }
+        let end = if chars - start < length {
+            chars
+        } else {
+            start + length
+        };
+        out.extend(s.chars().skip(start as usize).take((end - start) as usize));
+        true
+    })
+}
+
+/// The date-times of a timestamp column without a zone, by its unit.
+fn date_times(function: &str, array: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>, String> {
+    fn of<T: ArrowTimestampType>(array: &ArrayRef) -> Vec<Option<NaiveDateTime>> {
+        array
+            .as_primitive::<T>()
+            .iter()
+            .map(|v| v.and_then(as_datetime::<T>))
+            .collect()
+    }
+    match array.data_type() {
+        DataType::Timestamp(unit, None) => Ok(match unit {
+            TimeUnit::Second => of::<TimestampSecondType>(array),
+            TimeUnit::Millisecond => of::<TimestampMillisecondType>(array),
+            TimeUnit::Microsecond => of::<TimestampMicrosecondType>(array),
+            TimeUnit::Nanosecond => of::<TimestampNanosecondType>(array),
+        }),
+        _ => Err(type_error(function, array.as_ref())),
+    }
+}
+
+/// The fields `EXTRACT` reads from a `TIMESTAMP`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Field {
+    Year,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+}
+
+impl Field {
+    pub(crate) fn parse(unit: &str) -> Result<Self, String> {
+        Ok(match unit {
+            "YEAR" => Field::Year,
+            "MONTH" => Field::Month,
+            "DAY" => Field::Day,
+            "HOUR" => Field::Hour,
+            "MINUTE" => Field::Minute,
+            "SECOND" => Field::Second,
+            other => {
+                return Err(format!(
+                    "EXTRACT({other} FROM ...) is not evaluated natively"
+                ));
+            }
+        })
+    }
+}
+
+const MILLIS_PER_DAY: i64 = 86_400_000;
+
+/// The epoch milliseconds of a timestamp column without a zone (rounded down, as Flink's
+/// `TimestampData` keeps them).
+fn epoch_millis(function: &str, array: &ArrayRef) -> Result<Vec<Option<i64>>, String> {
+    fn of<T: ArrowTimestampType>(
+        array: &ArrayRef,
+        per_milli: i64,
+        per_second: i64,
+    ) -> Vec<Option<i64>> {
+        array
+            .as_primitive::<T>()
+            .iter()
+            .map(|v| {
+                v.and_then(|v| {
+                    if per_second > 0 {
+                        v.checked_mul(per_second)
+                    } else {
+                        Some(v.div_euclid(per_milli))
+                    }
+                })
+            })
+            .collect()
+    }
+    match array.data_type() {
+        DataType::Timestamp(unit, None) => Ok(match unit {
+            TimeUnit::Second => of::<TimestampSecondType>(array, 1, 1000),
+            TimeUnit::Millisecond => of::<TimestampMillisecondType>(array, 1, 0),
+            TimeUnit::Microsecond => of::<TimestampMicrosecondType>(array, 1_000, 0),
+            TimeUnit::Nanosecond => of::<TimestampNanosecondType>(array, 1_000_000, 0),
+        }),
+        _ => Err(type_error(function, array.as_ref())),
+    }
+}
+
+/// `field` of epoch milliseconds `millis` as Flink's `DateTimeUtils.extractFromTimestamp` computes
+/// it: Java's `/` and `%`, which truncate towards zero.
+fn extract_millis(field: Field, millis: i64) -> Option<i64> {
+    Some(match field {
+        Field::Hour => millis % MILLIS_PER_DAY / 3_600_000,
+        Field::Minute => millis % 3_600_000 / 60_000,
+        Field::Second => millis % 60_000 / 1000,
+        Field::Year | Field::Month | Field::Day => {
+            let date = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?
+                .checked_add_signed(chrono::TimeDelta::try_days(millis / MILLIS_PER_DAY)?)?;
+            i64::from(match field {
+                Field::Year => date.year(),
+                Field::Month => date.month() as i32,
+                _ => date.day() as i32,
+            })
+        }
+    })
+}
+
+pub(crate) fn extract(field: Field, array: &ArrayRef) -> Result<ArrayRef, String> {
+    let values: Int64Array = epoch_millis("EXTRACT", array)?
+        .into_iter()
+        .map(|millis| millis.and_then(|m| extract_millis(field, m)))
+        .collect();
+    Ok(Arc::new(values))
+}
+
+/// One piece of a `DATE_FORMAT` pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    /// `yyyy`: the year of the era, at least four digits, `+` before a fifth.
+    YearOfEra,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    /// `SSS`: milliseconds of the second, truncated.
+    Millis,
+    Text(String),
+}
+
+/// A `DATE_FORMAT` pattern in the subset of `java.time`'s pattern letters formatted natively.
+#[derive(Debug, Clone)]
+pub(crate) struct DatePattern {
+    pieces: Vec<Piece>,
+}
+
+impl DatePattern {
+    pub(crate) fn parse(pattern: &str) -> Result<Self, String> {
+        let refuse =
+            || format!("DATE_FORMAT with the pattern {pattern:?} is not evaluated natively");
+        let chars: Vec<char> = pattern.chars().collect();
+        let mut pieces = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let run = chars[i..].iter().take_while(|&&d| d == c).count();
+            if c.is_ascii_alphabetic() {
+                let piece = match (c, run) {
+                    ('y', 4) => Piece::YearOfEra,
+                    ('M', 2) => Piece::Month,
+                    ('d', 2) => Piece::Day,
+                    ('H', 2) => Piece::Hour,
+                    ('m', 2) => Piece::Minute,
+                    ('s', 2) => Piece::Second,
+                    ('S', 3) => Piece::Millis,
+                    _ => return Err(refuse()),
+                };
+                pieces.push(piece);
+                i += run;
+            } else if matches!(c, '-' | '/' | ':' | '.' | ',' | ' ' | '_') {
+                pieces.push(Piece::Text(c.to_string()));
+                i += 1;
+            } else {
+                return Err(refuse());
+            }
+        }
+        Ok(Self { pieces })
+    }
+
+    fn write(&self, t: &NaiveDateTime, out: &mut String) -> std::fmt::Result {
+        for piece in &self.pieces {
+            match piece {
+                Piece::YearOfEra => {
+                    let year = t.year();
+                    let of_era = if year >= 1 { year } else { 1 - year };
+                    if of_era > 9999 {
+                        write!(out, "+{of_era}")?;
+                    } else {
+                        write!(out, "{of_era:04}")?;
+                    }
+                }
+                Piece::Month => write!(out, "{:02}", t.month())?,
+                Piece::Day => write!(out, "{:02}", t.day())?,
+                Piece::Hour => write!(out, "{:02}", t.hour())?,
+                Piece::Minute => write!(out, "{:02}", t.minute())?,
+                Piece::Second => write!(out, "{:02}", t.second())?,
+                Piece::Millis => write!(out, "{:03}", t.nanosecond() % 1_000_000_000 / 1_000_000)?,
+                Piece::Text(text) => out.push_str(text),
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn format(&self, array: &ArrayRef) -> Result<ArrayRef, String> {
+        let times = date_times("DATE_FORMAT", array)?;
+        let mut builder = StringBuilder::with_capacity(times.len(), times.len() * 16);
+        let mut scratch = String::new();
+        for t in times {
+            match t {
+                Some(t) => {
+                    scratch.clear();
+                    self.write(&t, &mut scratch)
+                        .map_err(|e| format!("DATE_FORMAT: {e}"))?;
+                    builder.append_value(&scratch);
+                }
+                None => builder.append_null(),
+            }
+        }
+        Ok(Arc::new(builder.finish()))
+    }
+}
+
+/// A `java.util.regex` pattern run by Rust's `regex` where both mean the same.
+///
+/// Admitted: literals (escaped or not, `\t \n \r \f`), `.` (rewritten to exclude Java's line
+/// terminators), `\d \s \w` and their negations (rewritten to Java's ASCII classes), bracketed
+/// classes of literals, ranges and `\d \s \w`, `^` and `\A` / `\z`, groups (capturing, or `(?:`
+/// without flags), alternation, and greedy or lazy repetition. Refused: `$` (Java's also matches
+/// before a final line terminator), `\b`, flags, named groups, Unicode and POSIX classes, class
+/// set operations and nested classes, and anything Rust's parser rejects (back-references,
+/// possessive quantifiers, `\Q...\E`, look-around).
+#[derive(Debug, Clone)]
+pub(crate) struct JavaRegex {
+    regex: regex::Regex,
+}
+
+const JAVA_DOT: &str = r"[^\n\r\x{85}\x{2028}\x{2029}]";
+
+impl JavaRegex {
+    pub(crate) fn compile(pattern: &str) -> Result<Self, String> {
+        let refuse = |why: &str| {
+            format!("REGEXP_EXTRACT with the pattern {pattern:?} is not evaluated natively: {why}")
+        };
+        let parsed = ast::parse::Parser::new()
+            .parse(pattern)
+            .map_err(|e| refuse(&e.kind().to_string()))?;
+        let mut rewrites = Vec::new();
+        admit(&parsed, &mut rewrites).map_err(refuse)?;
+        rewrites.sort_by_key(|(start, _, _)| *start);
+        let mut rust = String::with_capacity(pattern.len() + 32 * rewrites.len());
+        let mut at = 0;
+        for (start, end, text) in rewrites {
+            rust.push_str(&pattern[at..start]);
+            rust.push_str(text);
+            at = end;
+        }
+        rust.push_str(&pattern[at..]);
+        let regex = regex::Regex::new(&rust).map_err(|e| refuse(&e.to_string()))?;
+        Ok(Self { regex })
+    }
+
+    /// Group `index` of the first match in every string; NULL where Java's would be.
+    pub(crate) fn extract(&self, array: &ArrayRef, index: i64) -> Result<ArrayRef, String> {
+        let groups = self.regex.captures_len();
+        let strings = array
+            .as_string_opt::<i32>()
+            .ok_or_else(|| type_error("REGEXP_EXTRACT", array.as_ref()))?;
+        let group = usize::try_from(index).ok().filter(|g| *g < groups);
+        let values: StringArray = strings
+            .iter()
+            .map(|s| {
+                let (s, group) = (s?, group?);
+                let captures = self.regex.captures(s)?;
+                captures.get(group).map(|m| m.as_str())
+            })
+            .collect();
+        Ok(Arc::new(values))
+    }
+}
+
+/// Checks that `node` means the same in Java, collecting the spans Rust must read differently.
+fn admit(node: &Ast, rewrites: &mut Vec<(usize, usize, &'static str)>) -> Result<(), &'static str> {
+    match node {
+        Ast::Empty(_) => Ok(()),
+        Ast::Literal(literal) => admit_literal(literal),
+        Ast::Dot(span) => {
+            rewrites.push((span.start.offset, span.end.offset, JAVA_DOT));
+            Ok(())
+        }
+        Ast::Assertion(assertion) => match assertion.kind {
+            ast::AssertionKind::StartLine
+            | ast::AssertionKind::StartText
+            | ast::AssertionKind::EndText => Ok(()),
+            ast::AssertionKind::EndLine => {
+                Err("Java's `$` also matches before a final line terminator")
+            }
+            _ => Err("word boundaries differ between Java and Rust"),
+        },
+        Ast::ClassPerl(perl) => {
+            rewrites.push((
+                perl.span.start.offset,
+                perl.span.end.offset,
+                ascii_class(perl, true),
+            ));
+            Ok(())
+        }
+        Ast::ClassUnicode(_) => Err("Unicode classes are not evaluated natively"),
+        Ast::ClassBracketed(class) => match &class.kind {
+            ast::ClassSet::Item(item) => admit_class_item(item, rewrites),
+            ast::ClassSet::BinaryOp(_) => Err("class set operations differ between Java and Rust"),
+        },
+        Ast::Repetition(repetition) => match *repetition.ast {
+            // `a++` repeats a repetition in Rust but is possessive in Java.
+            Ast::Repetition(_) => Err("possessive quantifiers are not evaluated natively"),
+            ref inner => admit(inner, rewrites),
+        },
+        Ast::Group(group) => match &group.kind {
+            ast::GroupKind::CaptureIndex(_) => admit(&group.ast, rewrites),
+            ast::GroupKind::NonCapturing(flags) if flags.items.is_empty() => {
+                admit(&group.ast, rewrites)
+            }
+            ast::GroupKind::NonCapturing(_) => Err("inline flags are not evaluated natively"),
+            ast::GroupKind::CaptureName { .. } => Err("named groups are not evaluated natively"),
+        },
+        Ast::Flags(_) => Err("inline flags are not evaluated natively"),
+        Ast::Alternation(alternation) => {
+            alternation.asts.iter().try_for_each(|a| admit(a, rewrites))
+        }
+        Ast::Concat(concat) => concat.asts.iter().try_for_each(|a| admit(a, rewrites)),
+    }
+}
+
+fn admit_literal(literal: &ast::Literal) -> Result<(), &'static str> {
+    match literal.kind {
+        LiteralKind::Verbatim | LiteralKind::Meta | LiteralKind::Superfluous => Ok(()),
+        LiteralKind::Special(
+            SpecialLiteralKind::Tab
+            | SpecialLiteralKind::LineFeed
+            | SpecialLiteralKind::CarriageReturn
+            | SpecialLiteralKind::FormFeed,
+        ) => Ok(()),
+        _ => Err("this escape means something else in Java"),
+    }
+}
+
+fn admit_class_item(
+    item: &ClassSetItem,
+    rewrites: &mut Vec<(usize, usize, &'static str)>,
+) -> Result<(), &'static str> {
+    match item {
+        ClassSetItem::Empty(_) => Ok(()),
+        ClassSetItem::Literal(literal) if matches!(literal.c, '[' | ']') => {
+            Err("a bracket inside a class reads differently in Java")
+        }
+        ClassSetItem::Literal(literal) => admit_literal(literal),
+        ClassSetItem::Range(range) => {
+            admit_literal(&range.start)?;
+            admit_literal(&range.end)
+        }
+        ClassSetItem::Perl(perl) if !perl.negated => {
+            rewrites.push((
+                perl.span.start.offset,
+                perl.span.end.offset,
+                ascii_class(perl, false),
+            ));
+            Ok(())
+        }
+        ClassSetItem::Perl(_) => Err("negated classes inside a class are not evaluated natively"),
+        ClassSetItem::Union(union) => union
+            .items
+            .iter()
+            .try_for_each(|i| admit_class_item(i, rewrites)),
+        ClassSetItem::Ascii(_) => Err("POSIX classes are not Java syntax"),
+        ClassSetItem::Unicode(_) => Err("Unicode classes are not evaluated natively"),
+        ClassSetItem::Bracketed(_) => Err("nested classes are not evaluated natively"),
+    }
+}
+
+/// Java's ASCII meaning of `\d`, `\s`, `\w` (and negations, outside a class).
+fn ascii_class(perl: &ast::ClassPerl, standalone: bool) -> &'static str {
+    match (perl.kind.clone(), perl.negated, standalone) {
+        (ast::ClassPerlKind::Digit, false, true) => "[0-9]",
+        (ast::ClassPerlKind::Digit, true, _) => "[^0-9]",
+        (ast::ClassPerlKind::Digit, false, false) => "0-9",
+        (ast::ClassPerlKind::Space, false, true) => r"[\t\n\x0B\f\r ]",
+        (ast::ClassPerlKind::Space, true, _) => r"[^\t\n\x0B\f\r ]",
+        (ast::ClassPerlKind::Space, false, false) => r"\t\n\x0B\f\r ",
+        (ast::ClassPerlKind::Word, false, true) => "[a-zA-Z_0-9]",
+        (ast::ClassPerlKind::Word, true, _) => "[^a-zA-Z_0-9]",
+        (ast::ClassPerlKind::Word, false, false) => "a-zA-Z_0-9",
+    }
+}
+
+/// A `LIKE` pattern with its escape character, matched whole.
+#[derive(Debug, Clone)]
+pub(crate) struct LikePattern {
+    regex: regex::Regex,
+}
+
+impl LikePattern {
+    /// Refuses what Flink refuses (an escape of more than one character, or one followed by
+    /// anything but `%`, `_` or itself), so Flink raises its own error.
+    pub(crate) fn compile(pattern: &str, escape: Option<&str>) -> Result<Self, String> {
+        let refuse = |why: &str| format!("LIKE {pattern:?}: {why}");
+        let escape = match escape {
+            None => None,
+            Some(e) => {
+                let mut chars = e.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if c != '\0' && c.len_utf16() == 1 => Some(c),
+                    _ => return Err(refuse("the escape is not one character")),
+                }
+            }
+        };
+        let mut rust = String::from(r"\A");
+        let mut chars = pattern.chars();
+        while let Some(c) = chars.next() {
+            if Some(c) == escape {
+                match chars.next() {
+                    Some(next) if next == '%' || next == '_' || Some(next) == escape => {
+                        rust.push_str(&regex::escape(&next.to_string()));
+                    }
+                    _ => return Err(refuse("an escape must precede %, _ or itself")),
+                }
+            } else if c == '%' {
+                rust.push_str("(?s:.*)");
+            } else if c == '_' {
+                rust.push_str(JAVA_DOT);
+            } else {
+                rust.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
+            }
+        }
+        rust.push_str(r"\z");
+        let regex = regex::Regex::new(&rust).map_err(|e| refuse(&e.to_string()))?;
+        Ok(Self { regex })
+    }
+
+    pub(crate) fn matches(&self, array: &ArrayRef) -> Result<ArrayRef, String> {
+        let strings = array
+            .as_string_opt::<i32>()
+            .ok_or_else(|| type_error("LIKE", array.as_ref()))?;
+        let values: arrow::array::BooleanArray = strings
+            .iter()
+            .map(|s| s.map(|s| self.regex.is_match(s)))
+            .collect();
+        Ok(Arc::new(values))
+    }
+}
+
+/// Token `index` of every string split at each `separator` (non-empty), empty tokens kept.
+pub(crate) fn split_index(
+    array: &ArrayRef,
+    separator: &str,
+    index: i64,
+) -> Result<ArrayRef, String> {
+    let strings = array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| type_error("SPLIT_INDEX", array.as_ref()))?;
+    let index = usize::try_from(index).ok();
+    let values: StringArray = strings
+        .iter()
+        .map(|s| {
+            let (s, index) = (s?, index?);
+            if s.is_empty() {
+                return None;
+            }
+            s.split(separator).nth(index)
+        })
+        .collect();
+    Ok(Arc::new(values))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(values: &[Option<&str>]) -> ArrayRef {
+        Arc::new(StringArray::from(values.to_vec()))
+    }
+
+    fn texts(array: &ArrayRef) -> Vec<Option<String>> {
+        array
+            .as_string::<i32>()
+            .iter()
+            .map(|s| s.map(str::to_string))
+            .collect()
+    }
+
+    #[test]
+    fn case_mapping_follows_unicode_like_java() {
+        let input = strings(&[Some("AbC"), Some("ΟΔΟΣ"), Some("straße"), None]);
+        assert_eq!(
+            texts(&lower(&input).unwrap()),
+            vec![
+                Some("abc".into()),
+                Some("οδος".into()),
+                Some("straße".into()),
+                None
+            ]
+        );
+        let at = |p, l| texts(&substring(&input, p, l).unwrap())[1].clone();
+        assert_eq!(at(0, Some(2)), Some("ΟΔ".into()));
+        assert_eq!(at(-3, None), Some("ΔΟΣ".into()));
+        assert_eq!(at(-5, None), Some("".into()));
+        assert_eq!(at(5, None), Some("".into()));
+        assert_eq!(at(2, Some(-1)), None);
+        assert_eq!(texts(&upper(&input).unwrap())[2], Some("STRASSE".into()));
+        let lengths = char_length(&input).unwrap();
+        assert_eq!(
+            lengths
+                .as_primitive::<arrow::datatypes::Int32Type>()
+                .value(2),
+            6
+        );
+    }
+
+    #[test]
+    fn date_format_pads_and_signs_years_as_java_time() {
+        let millis: ArrayRef = Arc::new(arrow::array::TimestampMillisecondArray::from(vec![
+            Some(0),
+            Some(-1),
+            Some(1_700_000_000_123),
+            None,
+        ]));
+        let pattern = DatePattern::parse("yyyy-MM-dd HH:mm:ss.SSS").unwrap();
+        assert_eq!(
+            texts(&pattern.format(&millis).unwrap()),
+            vec![
+                Some("1970-01-01 00:00:00.000".into()),
+                Some("1969-12-31 23:59:59.999".into()),
+                Some("2023-11-14 22:13:20.123".into()),
+                None
+            ]
+        );
+        assert!(DatePattern::parse("yyyy-MM-dd'T'HH").is_err());
+        assert!(DatePattern::parse("YYYY").is_err());
+        // Flink truncates: one millisecond before 1970 is hour 0 of 1970-01-01.
+        let hours = extract(Field::Hour, &millis).unwrap();
+        let days = extract(Field::Day, &millis).unwrap();
+        assert_eq!(
+            days.as_primitive::<arrow::datatypes::Int64Type>().value(1),
+            1
+        );
+        assert_eq!(
+            hours
+                .as_primitive::<arrow::datatypes::Int64Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![Some(0), Some(0), Some(22), None]
+        );
+    }
+
+    #[test]
+    fn regex_subset_matches_java_and_refuses_the_rest() {
+        let urls = strings(&[
+            Some("https://x.org/a?channel_id=7&b=1"),
+            Some("channel_id=&x"),
+            Some("nothing"),
+            None,
+        ]);
+        let regex = JavaRegex::compile("(&|^|\\?)channel_id=([^&]*)").unwrap();
+        assert_eq!(
+            texts(&regex.extract(&urls, 2).unwrap()),
+            vec![Some("7".into()), Some("".into()), None, None]
+        );
+        assert_eq!(texts(&regex.extract(&urls, 3).unwrap())[0], None);
+        assert_eq!(texts(&regex.extract(&urls, -1).unwrap())[0], None);
+        // `.` stops at '\r' in Java; `\d` is ASCII.
+        let dot = JavaRegex::compile("a(.)(\\d)").unwrap();
+        let input = strings(&[Some("a\r1"), Some("ab١"), Some("ab1")]);
+        assert_eq!(
+            texts(&dot.extract(&input, 1).unwrap()),
+            vec![None, None, Some("b".into())]
+        );
+        for refused in [
+            "a$", "\\bword", "(?i)a", "(?<n>a)", "\\p{L}", "[a&&b]", "(a)\\1", "a++",
+        ] {
+            assert!(JavaRegex::compile(refused).is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn like_matches_whole_strings_with_javas_underscore() {
+        let input = strings(&[
+            Some("abc"),
+            Some("a\nc"),
+            Some("a_c"),
+            Some("xabcx"),
+            Some(""),
+            None,
+        ]);
+        let like = |p: &str, e: Option<&str>| {
+            LikePattern::compile(p, e)
+                .unwrap()
+                .matches(&input)
+                .unwrap()
+                .as_boolean()
+                .iter()
+                .collect::<Vec<_>>()
+        };
+        let t = Some(true);
+        let f = Some(false);
+        assert_eq!(like("a_c", None), vec![t, f, t, f, f, None]);
+        assert_eq!(like("a%c", None), vec![t, t, t, f, f, None]);
+        assert_eq!(like("%b%", None), vec![t, f, f, t, f, None]);
+        assert_eq!(like("", None), vec![f, f, f, f, t, None]);
+        assert_eq!(like("a!_c", Some("!")), vec![f, f, t, f, f, None]);
+        assert_eq!(like("a.c", None), vec![f, f, f, f, f, None]);
+        assert!(LikePattern::compile("a!", Some("!")).is_err());
+        assert!(LikePattern::compile("a!b", Some("!")).is_err());
+        assert!(LikePattern::compile("ab", Some("!!")).is_err());
+    }
+
+    #[test]
+    fn split_index_keeps_empty_tokens_and_has_none_for_the_empty_string() {
+        let input = strings(&[Some("a//b/"), Some(""), Some("/"), None]);
+        let at = |i| texts(&split_index(&input, "/", i).unwrap());
+        assert_eq!(at(0), vec![Some("a".into()), None, Some("".into()), None]);
+        assert_eq!(at(1), vec![Some("".into()), None, Some("".into()), None]);
+        assert_eq!(at(3), vec![Some("".into()), None, None, None]);
+        assert_eq!(at(-1), vec![None, None, None, None]);
+    }
+}
