@@ -68,6 +68,19 @@ pub enum SqlType {
     Double,
     String,
     Decimal(u8, i8),
+    /// `TIMESTAMP(p)`: a literal's text is its epoch milliseconds.
+    Timestamp(u8),
+    /// `TIMESTAMP_LTZ(p)`: a literal's text is its epoch milliseconds.
+    TimestampLtz(u8),
+}
+
+/// Arrow's unit for a Flink TIMESTAMP of `precision`, as the bridge maps it.
+fn time_unit(precision: u8) -> arrow::datatypes::TimeUnit {
+    match precision {
+        0..=3 => arrow::datatypes::TimeUnit::Millisecond,
+        4..=6 => arrow::datatypes::TimeUnit::Microsecond,
+        _ => arrow::datatypes::TimeUnit::Nanosecond,
+    }
 }
 
 impl TryFrom<String> for SqlType {
@@ -83,6 +96,17 @@ impl TryFrom<String> for SqlType {
             "FLOAT" => SqlType::Float,
             "DOUBLE" => SqlType::Double,
             "STRING" => SqlType::String,
+            other if other.starts_with("TIMESTAMP") => {
+                let (ltz, rest) = match other.strip_prefix("TIMESTAMP_LTZ(") {
+                    Some(rest) => (true, rest),
+                    None => (false, other.strip_prefix("TIMESTAMP(").unwrap_or("")),
+                };
+                match rest.strip_suffix(')').and_then(|p| p.parse::<u8>().ok()) {
+                    Some(p) if p <= 9 && ltz => SqlType::TimestampLtz(p),
+                    Some(p) if p <= 9 => SqlType::Timestamp(p),
+                    _ => return Err(format!("unknown type {other}")),
+                }
+            }
             other => {
                 let decimal = other
                     .strip_prefix("DECIMAL(")
@@ -107,6 +131,8 @@ impl SqlType {
     fn arrow(self) -> DataType {
         match self {
             SqlType::Decimal(p, s) => DataType::Decimal128(p, s),
+            SqlType::Timestamp(p) => DataType::Timestamp(time_unit(p), None),
+            SqlType::TimestampLtz(p) => DataType::Timestamp(time_unit(p), Some("UTC".into())),
             SqlType::Boolean => DataType::Boolean,
             SqlType::Tinyint => DataType::Int8,
             SqlType::Smallint => DataType::Int16,
@@ -827,6 +853,22 @@ fn literal(sql_type: SqlType, value: Option<&str>) -> Result<ArrayRef> {
             Decimal128Array::from(vec![decimal::parse(text, p, s).map_err(|e| bad(&e))?])
                 .with_precision_and_scale(p, s)?,
         ),
+        SqlType::Timestamp(p) | SqlType::TimestampLtz(p) => {
+            let millis = text.parse::<i64>().map_err(|e| bad(&e))?;
+            let per_milli: i64 = match time_unit(p) {
+                arrow::datatypes::TimeUnit::Microsecond => 1_000,
+                arrow::datatypes::TimeUnit::Nanosecond => 1_000_000,
+                _ => 1,
+            };
+            let value = millis
+                .checked_mul(per_milli)
+                .ok_or_else(|| bad(&"out of range"))?;
+            cast_with_options(
+                &Int64Array::from(vec![value]),
+                &sql_type.arrow(),
+                &CastOptions::default(),
+            )?
+        }
     })
 }
 

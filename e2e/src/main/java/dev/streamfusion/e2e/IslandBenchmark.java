@@ -8,13 +8,15 @@ import org.apache.flink.table.api.TableEnvironment;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The operator island measured: Nexmark q0 and q2 over Kafka into Parquet and a blackhole, and
- * Parquet copies and filter-and-project queries over the scan benchmark's twenty-column files;
+ * The operator island measured: Nexmark q0, q1, q2, q10, q14, q21 and q22 over Kafka into Parquet
+ * or a blackhole, q0 and q2 back into Kafka, and Parquet copies and filter-and-project queries
+ * over the scan benchmark's twenty-column files;
  * each run by stock Flink, by the StreamFusion connectors alone (rows between them and Flink's
  * operators), and by the StreamFusion connectors with the island (batches from source to sink).
  * One JVM, parallelism 1, best of three runs after a warm-up; the Parquet island runs check
@@ -40,8 +42,16 @@ public final class IslandBenchmark {
     private static final List<String[]> KAFKA_JOBS =
             List.of(
                     new String[] {"q0", "parquet"},
+                    new String[] {"q1", "parquet"},
                     new String[] {"q2", "parquet"},
-                    new String[] {"q2", "blackhole"});
+                    new String[] {"q2", "blackhole"},
+                    new String[] {"q10", "parquet"},
+                    new String[] {"q14", "blackhole"},
+                    new String[] {"q21", "blackhole"},
+                    new String[] {"q22", "blackhole"});
+
+    /** Nexmark queries written back to Kafka. */
+    private static final List<String> KAFKA_TO_KAFKA = List.of("q0", "q2");
 
     public static void main(String[] args) throws Exception {
         NativeLibrary.requireRelease("the island benchmark");
@@ -78,6 +88,7 @@ public final class IslandBenchmark {
             System.out.printf("%n| format | query | sink | stock (rows/s) | streamfusion (rows/s) | with the island (rows/s) "
                     + "| streamfusion / stock | island / stock |%n");
             System.out.println("|---|---|---|---|---|---|---|---|");
+            List<String> sinks = new ArrayList<>();
             for (String format : List.of("json", "avro")) {
                 String topic = "island-bids-" + format;
                 broker.createTopic(topic, 1);
@@ -90,8 +101,35 @@ public final class IslandBenchmark {
                     System.out.printf("| %s | %s | %s | %,.0f | %,.0f | %,.0f | %.2fx | %.2fx |%n",
                             format, job[0], job[1], stock, fused, island, fused / stock, island / stock);
                 }
+                for (String query : KAFKA_TO_KAFKA) {
+                    sinks.add(kafkaToKafka(broker, kafka, format, query, events));
+                }
             }
+            System.out.printf("%n| format | query | records | stock sink (rows/s) | streamfusion-kafka sink (rows/s) "
+                    + "| with the island (rows/s) | streamfusion / stock | island / stock |%n");
+            System.out.println("|---|---|---|---|---|---|---|---|");
+            sinks.forEach(System.out::println);
         }
+    }
+
+    /**
+     * A query over the topic (read through streamfusion-kafka's native rung) written back to
+     * Kafka at least once by the stock sink, the streamfusion-kafka sink, and the latter fed by
+     * the island; every run must write the same number of records. One Markdown table row.
+     */
+    private static String kafkaToKafka(ChildJvmKafkaBroker broker, NexmarkKafka kafka, String format, String query, int events)
+            throws Exception {
+        long[] stock = KafkaSinkBenchmark.best(broker, kafka, NexmarkKafka.STOCK, query, false);
+        long[] fused = KafkaSinkBenchmark.best(broker, kafka, NexmarkKafka.FUSED, query, false);
+        long[] island = KafkaSinkBenchmark.best(broker, kafka, NexmarkKafka.FUSED, query, true);
+        if (fused[1] != stock[1] || island[1] != stock[1]) {
+            throw new IllegalStateException(query + " wrote " + stock[1] + ", " + fused[1] + " and " + island[1] + " records");
+        }
+        double stockRate = events * 1000.0 / stock[0];
+        double fusedRate = events * 1000.0 / fused[0];
+        double islandRate = events * 1000.0 / island[0];
+        return String.format("| %s | %s | %,d | %,.0f | %,.0f | %,.0f | %.2fx | %.2fx |",
+                format, query, stock[1], stockRate, fusedRate, islandRate, fusedRate / stockRate, islandRate / stockRate);
     }
 
     /** A job writing under a directory of its own. */

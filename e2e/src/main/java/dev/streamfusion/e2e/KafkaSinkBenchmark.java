@@ -47,13 +47,13 @@ public final class KafkaSinkBenchmark {
                         continue;
                     }
                     if (args.length > 3) {
-                        long[] alone = best(broker, kafka, args[3], query);
+                        long[] alone = best(broker, kafka, args[3], query, false);
                         System.out.printf("| %s | %s | %,d | %s alone: %,.0f rows/s |%n", format, query, alone[1], args[3],
                                 events * 1000.0 / alone[0]);
                         continue;
                     }
-                    long[] stock = best(broker, kafka, NexmarkKafka.STOCK, query);
-                    long[] fused = best(broker, kafka, NexmarkKafka.FUSED, query);
+                    long[] stock = best(broker, kafka, NexmarkKafka.STOCK, query, false);
+                    long[] fused = best(broker, kafka, NexmarkKafka.FUSED, query, false);
                     if (stock[1] != fused[1]) {
                         throw new IllegalStateException(
                                 format + " " + query + ": the sinks wrote " + stock[1] + " and " + fused[1] + " records");
@@ -70,14 +70,18 @@ public final class KafkaSinkBenchmark {
 
     private static int topics;
 
-    /** The best net run time of {@code RUNS} runs after a warm-up, and the records each wrote. */
-    private static long[] best(ChildJvmKafkaBroker broker, NexmarkKafka kafka, String sink, String query) throws Exception {
+    /**
+     * The best net run time of {@code RUNS} runs after a warm-up (with the operator island when
+     * {@code island}), and the records each wrote.
+     */
+    static long[] best(ChildJvmKafkaBroker broker, NexmarkKafka kafka, String sink, String query, boolean island)
+            throws Exception {
         long best = Long.MAX_VALUE;
         long written = -1;
         for (int run = 0; run <= RUNS; run++) {
             String out = "out-" + (++topics);
             broker.createTopic(out, 1);
-            long millis = kafka.runIntoTopic(sink, query, out);
+            long millis = kafka.runIntoTopic(sink, query, out, island);
             long records = records(broker.bootstrapServers(), out);
             if (written >= 0 && records != written) {
                 throw new IllegalStateException(sink + " wrote " + records + " records in one run and " + written + " in another");

@@ -4,6 +4,7 @@ import dev.streamfusion.formats.NativeFormatEncoder;
 import dev.streamfusion.operators.StreamFusion;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
+import dev.streamfusion.testkit.nexmark.NexmarkQueries;
 import dev.streamfusion.testkit.nexmark.proto.Bid;
 
 import org.apache.flink.api.common.JobExecutionResult;
@@ -38,9 +39,9 @@ final class NexmarkKafka {
     static final Map<String, String> QUERIES = new LinkedHashMap<>();
 
     static {
-        QUERIES.put("q0", "SELECT auction, bidder, price, date_time, extra FROM %s");
-        QUERIES.put("q1", "SELECT auction, bidder, 0.908 * price AS price, date_time, extra FROM %s");
-        QUERIES.put("q2", "SELECT auction, price FROM %s WHERE MOD(auction, 123) = 0");
+        for (String query : List.of("q0", "q1", "q2")) {
+            QUERIES.put(query, NexmarkQueries.bidCalcs().get(query));
+        }
     }
 
     static final String STOCK = "kafka";
@@ -130,7 +131,7 @@ final class NexmarkKafka {
 
     /** Runs {@code query} into a blackhole sink; returns the job's net run time in milliseconds. */
     long runIntoBlackhole(String connector, String query) throws Exception {
-        return runInto(tables(connector, 1), String.format(QUERIES.get(query), "bids"), "'connector' = 'blackhole'");
+        return runInto(tables(connector, 1), NexmarkQueries.bidCalc(query, "bids"), "'connector' = 'blackhole'");
     }
 
     /**
@@ -142,6 +143,12 @@ final class NexmarkKafka {
         tables.sqlQuery(select).getResolvedSchema().getColumns().forEach(
                 c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
         tables.executeSql("CREATE TABLE sink (" + String.join(", ", columns) + ") WITH (" + with + ")");
+        if (tables.getConfig().get(StreamFusion.ISLAND_ENABLED)) {
+            StreamFusion.Explanation plan = StreamFusion.explain(tables, "INSERT INTO sink " + select);
+            if (!plan.fallbacks().isEmpty()) {
+                throw new IllegalStateException("the island does not run this job wholly natively: " + plan);
+            }
+        }
         TableResult result = tables.executeSql("INSERT INTO sink " + select);
         JobExecutionResult done =
                 result.getJobClient().orElseThrow().getJobExecutionResult().get(30, TimeUnit.MINUTES);
@@ -166,7 +173,7 @@ final class NexmarkKafka {
                 ? "'connector' = 'blackhole'"
                 : "'connector' = '" + (STOCK.equals(connector) ? "filesystem" : "streamfusion-parquet") + "', 'path' = '"
                         + directory + "', 'format' = 'parquet'";
-        return runInto(tables, String.format(QUERIES.get(query), "bids"), with);
+        return runInto(tables, NexmarkQueries.bidCalc(query, "bids"), with);
     }
 
     /**
@@ -179,13 +186,19 @@ final class NexmarkKafka {
 
     /**
      * Runs {@code query} over the topic (read through streamfusion-kafka's native rung) into
-     * {@code outTopic} through {@code sink}, in this topic's format, at least once; returns the
-     * job's net run time in milliseconds.
+     * {@code outTopic} through {@code sink}, in this topic's format, at least once, with the
+     * operator island when {@code island}; returns the job's net run time in milliseconds.
+     *
+     * @throws IllegalStateException if the island is asked for and the planner's classes are hidden
      */
-    long runIntoTopic(String sink, String query, String outTopic) throws Exception {
-        String select = "protobuf".equals(format) ? "SELECT * FROM bids" : String.format(QUERIES.get(query), "bids");
+    long runIntoTopic(String sink, String query, String outTopic, boolean island) throws Exception {
+        String select = "protobuf".equals(format) ? "SELECT * FROM bids" : NexmarkQueries.bidCalc(query, "bids");
+        StreamTableEnvironment tables = tables(FUSED, 1);
+        if (island && !StreamFusion.install(tables)) {
+            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
+        }
         return runInto(
-                tables(FUSED, 1),
+                tables,
                 select,
                 "'connector' = '" + sink + "', "
                         + "'topic' = '" + outTopic + "', "

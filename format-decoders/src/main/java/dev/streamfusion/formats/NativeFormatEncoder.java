@@ -209,8 +209,23 @@ public final class NativeFormatEncoder extends NativeHandle {
      * encoder and keeps the messages native (a Kafka producer, say).
      */
     public synchronized void encode(List<? extends RowData> rows, NativeRows call) {
+        export(writer.write(rows), call);
+    }
+
+    /**
+     * Hands {@code batch}, already in Arrow (of this encoder's row type, whatever its column
+     * names), to a native call as {@link #encode(List, NativeRows)} hands rows.
+     *
+     * @throws IllegalArgumentException if {@code batch} does not have the encoder's row type
+     */
+    public synchronized void encode(VectorSchemaRoot batch, NativeRows call) {
+        ArrowRoots.checkLayout(rowSchema, batch, "format encoder");
+        export(batch, call);
+    }
+
+    private void export(VectorSchemaRoot rows, NativeRows call) {
         long handle = address();
-        ArrowBatchExporter.exportBatch(allocator, writer.write(rows), in -> {
+        ArrowBatchExporter.exportBatch(allocator, rows, in -> {
             call.encode(handle, in);
             return null;
         });

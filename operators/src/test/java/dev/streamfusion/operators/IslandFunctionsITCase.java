@@ -69,6 +69,8 @@ class IslandFunctionsITCase {
                 + "WHERE price > 100 OR 0.908 * amount < 1000000 OR price IS NULL",
         "SELECT s, s LIKE 'a_c', s LIKE '%%b%%', s LIKE 'A%%', s LIKE '%%/', s LIKE 'x_y', s LIKE '', s LIKE '%%', "
                 + "s LIKE 'a%%b%%c', s LIKE 'a!_b' ESCAPE '!', s NOT LIKE 'http%%channel_id=%%' FROM %s",
+        "SELECT ts, ts > TIMESTAMP '2000-01-01 00:00:00', CASE WHEN ts < TIMESTAMP '1970-01-01 00:00:00.001' THEN ts "
+                + "ELSE CAST(NULL AS TIMESTAMP(3)) END FROM %s WHERE ts <> TIMESTAMP '1900-03-01 18:59:59' OR ts IS NULL",
         "SELECT s, amount FROM %s WHERE LOWER(s) IN ('apple', 'google', 'straße') "
                 + "OR REGEXP_EXTRACT(s, '(&|^|\\?)channel_id=([^&]*)', 2) IS NOT NULL OR HOUR(ts) = 23",
     };

@@ -3,19 +3,28 @@ package dev.streamfusion.operators;
 import dev.streamfusion.testkit.flink.MiniClusters;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 
 import static dev.streamfusion.operators.IslandTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,15 +52,20 @@ class IslandKafkaITCase {
     @BeforeAll
     static void produce() {
         KAFKA.cluster().createTopic(TOPIC, 3);
+        KAFKA.cluster().produce(TOPIC, bids(COUNT));
+    }
+
+    /** {@code count} bids as JSON, with NULLs, overflowing prices and a unique bidder each. */
+    private static List<String> bids(int count) {
         List<String> values = new ArrayList<>();
-        for (int i = 0; i < COUNT; i++) {
+        for (int i = 0; i < count; i++) {
             String channel = i % 11 == 0 ? "null" : "\"channel-" + (i % 5) + "\"";
             String price = i % 13 == 0 ? "null" : String.valueOf(i % 2 == 0 ? (long) i * 1_000_003L : Long.MAX_VALUE - i);
             values.add("{\"auction\": " + (1000 + i % 97) + ", \"bidder\": " + i + ", \"price\": " + price
                     + ", \"channel\": " + channel + ", \"date_time\": \"2024-02-" + (10 + i % 18) + " 10:" + (10 + i % 50)
                     + ":00." + (100 + i % 900) + "\", \"extra\": \"" + "x".repeat(i % 17) + "\"}");
         }
-        KAFKA.cluster().produce(TOPIC, values);
+        return values;
     }
 
     private static String kafka(String name, String connector, String rung) {
@@ -98,5 +112,114 @@ class IslandKafkaITCase {
         reader.executeSql("CREATE TABLE written (" + WRITTEN + ") WITH ("
                 + "'connector' = 'filesystem', 'path' = '" + out + "', 'format' = 'parquet')");
         assertThat(rows(reader, "SELECT * FROM written")).containsExactlyElementsOf(expected);
+    }
+
+    /** A streamfusion-kafka sink of the query's rows into {@code topic}: JSON values, the auction as a JSON key. */
+    private static String kafkaSink(String name, String connector, String topic, String extra) {
+        return "CREATE TABLE " + name + " (" + WRITTEN + ") WITH ('connector' = '" + connector + "', 'topic' = '" + topic
+                + "', 'properties.bootstrap.servers' = '" + KAFKA.bootstrapServers() + "', 'key.format' = 'json', "
+                + "'key.fields' = 'auction', 'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY', "
+                + "'sink.delivery-guarantee' = 'at-least-once'" + extra + ")";
+    }
+
+    /** The rows written to {@code topic}, read back by stock Flink as the sink table's rows. */
+    private static List<String> written(String topic) throws Exception {
+        TableEnvironment reader = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        // One slot: the failover test's job holds the other.
+        reader.getConfig().set("table.exec.resource.default-parallelism", "1");
+        reader.executeSql("CREATE TABLE written (" + WRITTEN + ") WITH ('connector' = 'kafka', 'topic' = '" + topic
+                + "', 'properties.bootstrap.servers' = '" + KAFKA.bootstrapServers() + "', 'properties.group.id' = 'reader', "
+                + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'key.format' = 'json', "
+                + "'key.fields' = 'auction', 'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY')");
+        return rows(reader, "SELECT * FROM written");
+    }
+
+    @Test
+    void aKafkaSinkTakesTheIslandsBatchesAndWritesWhatFlinkWrites() throws Exception {
+        TableEnvironment island = env(true, "NATIVE");
+        TableEnvironment stock = env(false, null);
+        KAFKA.cluster().createTopic("island-out", 2);
+        KAFKA.cluster().createTopic("stock-out", 2);
+        island.executeSql(kafkaSink("produced", "streamfusion-kafka", "island-out", ""));
+        stock.executeSql(kafkaSink("produced", "kafka", "stock-out", ""));
+        String insert = "INSERT INTO produced " + String.format(QUERY, "%s");
+        assertThat(StreamFusion.explain(island, String.format(insert, "bids")).nativeNodes())
+                .containsExactly(
+                        "NativeSourceBatches(default_catalog.default_database.bids)",
+                        "NativeCalc",
+                        "NativeSinkBatches(default_catalog.default_database.produced)");
+        island.executeSql(String.format(insert, "bids")).await();
+        stock.executeSql(String.format(insert, "stock_bids")).await();
+        List<String> expected = written("stock-out");
+        assertThat(expected).hasSizeGreaterThan(COUNT / 2);
+        assertThat(written("island-out")).containsExactlyElementsOf(expected);
+
+        // What the batches cannot carry is written from rows, and says why.
+        island.executeSql("CREATE TABLE stamped (" + WRITTEN + ", ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp') WITH ("
+                + "'connector' = 'streamfusion-kafka', 'topic' = 'unused', 'properties.bootstrap.servers' = '"
+                + KAFKA.bootstrapServers() + "', 'format' = 'json', 'sink.delivery-guarantee' = 'at-least-once')");
+        assertThat(StreamFusion.explain(island, "INSERT INTO stamped SELECT *, CAST(NULL AS TIMESTAMP_LTZ(3)) FROM ("
+                        + String.format(QUERY, "bids") + ")").fallbacks())
+                .containsExactly("Sink into default_catalog.default_database.stamped: metadata columns are written from rows");
+        island.executeSql(kafkaSink("spread", "streamfusion-kafka", "unused", ", 'sink.parallelism' = '1'"));
+        assertThat(StreamFusion.explain(island, "INSERT INTO spread " + String.format(QUERY, "bids")).fallbacks())
+                .containsExactly("Sink into default_catalog.default_database.spread: "
+                        + "'sink.parallelism' is set, and the island's batches keep their parallelism");
+    }
+
+    @Test
+    void aKafkaSinkFedByTheIslandLosesNothingWhenItsTaskManagerIsLost(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        String in = "failover-in";
+        String out = "failover-out";
+        KAFKA.cluster().createTopic(in, 2);
+        KAFKA.cluster().createTopic(out, 2);
+        List<String> values = bids(COUNT);
+        KAFKA.cluster().produce(in, values.subList(0, COUNT / 2));
+        // The same bids as the shared topic's.
+        List<String> expected = rows(env(false, null), String.format(QUERY, "stock_bids"));
+
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.getConfig().set("table.exec.resource.default-parallelism", "1");
+        env.getConfig().set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
+        env.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        env.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+        env.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        assertThat(StreamFusion.install(env)).isTrue();
+        env.executeSql("CREATE TABLE src (" + COLUMNS + ") WITH ('connector' = 'streamfusion-kafka', 'topic' = '" + in
+                + "', 'properties.bootstrap.servers' = '" + KAFKA.bootstrapServers() + "', 'properties.group.id' = 'failover', "
+                + "'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+        env.executeSql(kafkaSink("produced", "streamfusion-kafka", out, ""));
+        String insert = "INSERT INTO produced " + String.format(QUERY, "src");
+        assertThat(StreamFusion.explain(env, insert).nativeNodes())
+                .containsExactly(
+                        "NativeSourceBatches(default_catalog.default_database.src)",
+                        "NativeCalc",
+                        "NativeSinkBatches(default_catalog.default_database.produced)");
+        JobClient job = env.executeSql(insert).getJobClient().orElseThrow();
+        try {
+            awaitWritten(out, 1);
+            cluster.terminateTaskManager(0).get(30, TimeUnit.SECONDS);
+            cluster.startTaskManager();
+            KAFKA.cluster().produce(in, values.subList(COUNT / 2, COUNT));
+            List<String> written = awaitWritten(out, expected.size());
+            assertThat(cluster.getExecutionGraph(job.getJobID()).get(30, TimeUnit.SECONDS).getFailureInfo())
+                    .as("the job failed and recovered")
+                    .isNotNull();
+            // At least once: every row, some perhaps twice (those sent after the last checkpoint).
+            assertThat(new TreeSet<>(written)).containsExactlyElementsOf(new TreeSet<>(expected));
+        } finally {
+            job.cancel().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Waits until the distinct rows written to {@code topic} are at least {@code rows}; returns all. */
+    private static List<String> awaitWritten(String topic, int rows) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        List<String> written = written(topic);
+        while (new TreeSet<>(written).size() < rows && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            written = written(topic);
+        }
+        return written;
     }
 }

@@ -3,6 +3,7 @@ package dev.streamfusion.operators;
 import dev.streamfusion.testkit.flink.MiniClusters;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 import dev.streamfusion.testkit.nexmark.NexmarkBids;
+import dev.streamfusion.testkit.nexmark.NexmarkQueries;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -19,7 +20,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.nio.file.Path;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -42,30 +42,6 @@ class IslandNexmarkITCase {
             "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, date_time TIMESTAMP(3), extra STRING";
     private static final String TOPIC = "nexmark-bids";
     private static final int BIDS = 3000;
-
-    /** The queries, written from Nexmark's descriptions; {@code %s} is the bid table. */
-    private static final Map<String, String> QUERIES = new LinkedHashMap<>();
-
-    static {
-        QUERIES.put("q0", "SELECT auction, bidder, price, date_time, extra FROM %s");
-        QUERIES.put("q1", "SELECT auction, bidder, 0.908 * price AS price, date_time, extra FROM %s");
-        QUERIES.put("q2", "SELECT auction, price FROM %s WHERE MOD(auction, 123) = 0");
-        QUERIES.put("q10", "SELECT auction, bidder, price, date_time, extra, DATE_FORMAT(date_time, 'yyyy-MM-dd') AS dt, "
-                + "DATE_FORMAT(date_time, 'HH:mm') AS hm FROM %s");
-        QUERIES.put("q14", "SELECT auction, bidder, 0.908 * price AS price, CASE "
-                + "WHEN HOUR(date_time) >= 8 AND HOUR(date_time) <= 18 THEN 'dayTime' "
-                + "WHEN HOUR(date_time) <= 6 OR HOUR(date_time) >= 20 THEN 'nightTime' "
-                + "ELSE 'otherTime' END AS bid_time_type, date_time, extra FROM %s "
-                + "WHERE 0.908 * price > 1000000 AND 0.908 * price < 50000000");
-        QUERIES.put("q21", "SELECT auction, bidder, price, channel, CASE "
-                + "WHEN LOWER(channel) = 'apple' THEN '0' WHEN LOWER(channel) = 'google' THEN '1' "
-                + "WHEN LOWER(channel) = 'facebook' THEN '2' WHEN LOWER(channel) = 'baidu' THEN '3' "
-                + "ELSE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) END AS channel_id FROM %s "
-                + "WHERE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) IS NOT NULL "
-                + "OR LOWER(channel) IN ('apple', 'google', 'facebook', 'baidu')");
-        QUERIES.put("q22", "SELECT auction, bidder, price, channel, SPLIT_INDEX(url, '/', 3) AS dir1, "
-                + "SPLIT_INDEX(url, '/', 4) AS dir2, SPLIT_INDEX(url, '/', 5) AS dir3 FROM %s");
-    }
 
     @TempDir static Path tables;
 
@@ -113,7 +89,7 @@ class IslandNexmarkITCase {
     /** Every query's rows with the island over {@code fused}, checked against stock over {@code stock}. */
     private static void queriesGiveFlinksRows(TableEnvironment stock, TableEnvironment island, String stockTable, String fused)
             throws Exception {
-        for (Map.Entry<String, String> query : QUERIES.entrySet()) {
+        for (Map.Entry<String, String> query : NexmarkQueries.bidCalcs().entrySet()) {
             if (query.getKey().equals("q0")) {
                 // A projection the scan takes: no Calc is left for the island.
                 String sql = String.format(query.getValue(), fused);
@@ -140,7 +116,7 @@ class IslandNexmarkITCase {
     @Test
     void q10IntoParquetThroughTheIsland() throws Exception {
         String columns = "auction BIGINT, bidder BIGINT, price BIGINT, date_time TIMESTAMP(3), extra STRING, dt STRING, hm STRING";
-        String q10 = QUERIES.get("q10");
+        String q10 = NexmarkQueries.bidCalcs().get("q10");
         TableEnvironment stock = env(true, 2, false);
         TableEnvironment island = env(true, 2, true);
         stock.executeSql(parquet("stock_q10", "filesystem", columns, "stock-q10"));

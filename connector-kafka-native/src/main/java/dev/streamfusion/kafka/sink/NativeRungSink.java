@@ -1,6 +1,9 @@
 package dev.streamfusion.kafka.sink;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -8,6 +11,7 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.table.data.RowData;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -64,6 +68,18 @@ public final class NativeRungSink implements Sink<RowData> {
 
     @Override
     public SinkWriter<RowData> createWriter(WriterInitContext context) {
+        return writer(context, context.isObjectReuseEnabled() ? context.createInputSerializer() : null);
+    }
+
+    /**
+     * The same sink for the operator island's batches: each one encoded from its Arrow columns and
+     * sent as it comes, with the same producer, flushes and delivery guarantee as rows.
+     */
+    public Sink<ArrowBatch> batches() {
+        return new Batches(this);
+    }
+
+    private NativeRungWriter writer(WriterInitContext context, TypeSerializer<RowData> copier) {
         if (partitioner != null) {
             partitioner.open(
                     context.getTaskInfo().getIndexOfThisSubtask(), context.getTaskInfo().getNumberOfParallelSubtasks());
@@ -80,7 +96,40 @@ public final class NativeRungSink implements Sink<RowData> {
                 partitioner,
                 deliveryGuarantee,
                 flushTimeoutMs,
-                context.isObjectReuseEnabled() ? context.createInputSerializer() : null,
+                copier,
                 context.metricGroup());
+    }
+
+    /** {@link #batches()}. */
+    private static final class Batches implements Sink<ArrowBatch> {
+
+        private static final long serialVersionUID = 1L;
+
+        private final NativeRungSink rows;
+
+        Batches(NativeRungSink rows) {
+            this.rows = rows;
+        }
+
+        @Override
+        public SinkWriter<ArrowBatch> createWriter(WriterInitContext context) {
+            NativeRungWriter writer = rows.writer(context, null);
+            return new SinkWriter<>() {
+                @Override
+                public void write(ArrowBatch batch, Context ignored) throws IOException {
+                    writer.sendBatch(batch.root());
+                }
+
+                @Override
+                public void flush(boolean endOfInput) throws IOException {
+                    writer.flush(endOfInput);
+                }
+
+                @Override
+                public void close() {
+                    writer.close();
+                }
+            };
+        }
     }
 }

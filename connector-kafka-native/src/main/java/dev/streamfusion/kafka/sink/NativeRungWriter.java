@@ -2,6 +2,7 @@ package dev.streamfusion.kafka.sink;
 
 import dev.streamfusion.kafka.internal.LibrdkafkaLog;
 import dev.streamfusion.kafka.internal.NativeKafkaProducer;
+import dev.streamfusion.formats.NativeFormatEncoder;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -12,11 +13,13 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 import org.apache.flink.table.data.RowData;
 
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.kafka.common.header.Header;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -24,6 +27,7 @@ import java.util.stream.IntStream;
 /**
  * Collects rows into batches; each batch is transposed to Arrow once, encoded natively (values,
  * and keys) and sent by librdkafka in one native call, so the encoded bytes never enter the JVM.
+ * Batches from the operator island are encoded and sent as they come ({@link #sendBatch}).
  * Flushed on every checkpoint for at-least-once, and at the end of input.
  */
 // close() declares Exception, as the Flink interface it implements does.
@@ -123,29 +127,71 @@ final class NativeRungWriter implements SinkWriter<RowData> {
             }
         }
         byte[][] headerBytes = headers == null ? null : headers.toArray(new byte[0][]);
+        send(
+                n,
+                call -> pending.values.encode(layout.values(rows), call),
+                pending.keys == null ? null : call -> pending.keys.encode(layout.keys(rows), call),
+                rowPartitions,
+                timestamps,
+                headerCounts,
+                headerBytes);
+        pending.clear();
+    }
+
+    /**
+     * Sends a batch from the operator island as it is: its values (and keys) encoded from its
+     * Arrow columns. Only for tables without metadata columns; Flink's fixed partitioner, the only
+     * one a natively written table has, does not read the row.
+     */
+    void sendBatch(VectorSchemaRoot batch) throws IOException {
+        int n = batch.getRowCount();
+        if (n == 0) {
+            return;
+        }
+        int[] rowPartitions = null;
+        if (partitioner != null) {
+            rowPartitions = new int[n];
+            Arrays.fill(rowPartitions, partitioner.partition(null, null, null, topic, partitions()));
+        }
+        VectorSchemaRoot values = layout.values(batch);
+        VectorSchemaRoot keys = pending.keys == null ? null : layout.keys(batch);
+        send(
+                n,
+                call -> pending.values.encode(values, call),
+                keys == null ? null : call -> pending.keys.encode(keys, call),
+                rowPartitions,
+                null,
+                null,
+                null);
+    }
+
+    /** How the rows of a send reach one of its encoders. */
+    @FunctionalInterface
+    private interface Encoding {
+        void encode(NativeFormatEncoder.NativeRows call);
+    }
+
+    /** Encodes and sends {@code n} records in one native call per encoder. */
+    private void send(
+            int n,
+            Encoding values,
+            Encoding keys,
+            int[] rowPartitions,
+            long[] timestamps,
+            int[] headerCounts,
+            byte[][] headerBytes)
+            throws IOException {
         long[] bytes = {0};
         try {
-            pending.values.encode(
-                    layout.values(rows),
-                    (values, valueRows) -> {
-                        if (pending.keys == null) {
-                            bytes[0] = producer.send(values, valueRows, 0, 0, rowPartitions, timestamps, headerCounts, headerBytes);
-                        } else {
-                            pending.keys.encode(
-                                    layout.keys(rows),
-                                    (keys, keyRows) ->
-                                            bytes[0] =
-                                                    producer.send(
-                                                            values,
-                                                            valueRows,
-                                                            keys,
-                                                            keyRows,
-                                                            rowPartitions,
-                                                            timestamps,
-                                                            headerCounts,
-                                                            headerBytes));
-                        }
-                    });
+            values.encode((valueEncoder, valueRows) -> {
+                if (keys == null) {
+                    bytes[0] = producer.send(valueEncoder, valueRows, 0, 0, rowPartitions, timestamps, headerCounts, headerBytes);
+                } else {
+                    keys.encode((keyEncoder, keyRows) ->
+                            bytes[0] = producer.send(
+                                    valueEncoder, valueRows, keyEncoder, keyRows, rowPartitions, timestamps, headerCounts, headerBytes));
+                }
+            });
         } catch (RuntimeException e) {
             throw new IOException("Failed to send data to Kafka topic " + topic + ": " + e.getMessage(), e);
         } finally {
@@ -153,7 +199,6 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         }
         recordsSent.inc(n);
         bytesSent.inc(bytes[0]);
-        pending.clear();
     }
 
     /** The topic's partitions, read once, for Flink's partitioner. */

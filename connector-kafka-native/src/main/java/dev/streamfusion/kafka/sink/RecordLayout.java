@@ -8,6 +8,10 @@ import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -73,6 +77,27 @@ public final class RecordLayout implements Serializable {
     /** The keys' rows of {@code rows}. */
     List<RowData> keys(List<RowData> rows) {
         return project(rows, keyFields);
+    }
+
+    /** The values' columns of a batch of input rows (sharing its vectors). */
+    VectorSchemaRoot values(VectorSchemaRoot batch) {
+        return valueIsWholeRow ? batch : project(batch, valueFields);
+    }
+
+    /** The keys' columns of a batch of input rows (sharing its vectors). */
+    VectorSchemaRoot keys(VectorSchemaRoot batch) {
+        return project(batch, keyFields);
+    }
+
+    private static VectorSchemaRoot project(VectorSchemaRoot batch, int[] fields) {
+        List<Field> schema = new ArrayList<>(fields.length);
+        List<FieldVector> vectors = new ArrayList<>(fields.length);
+        for (int field : fields) {
+            FieldVector vector = batch.getVector(field);
+            schema.add(vector.getField());
+            vectors.add(vector);
+        }
+        return new VectorSchemaRoot(schema, vectors, batch.getRowCount());
     }
 
     private static List<RowData> project(List<RowData> rows, int[] fields) {

@@ -1,5 +1,7 @@
 package dev.streamfusion.kafka.table;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchSinkTarget;
 import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
 import dev.streamfusion.kafka.sink.JavaRungSink;
 import dev.streamfusion.kafka.sink.NativeRungSink;
@@ -11,6 +13,8 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.connectors.kafka.partitioner.FlinkFixedPartitioner;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
 import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
@@ -24,6 +28,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.DataTypeUtils;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.regex.Pattern;
 
@@ -34,7 +39,7 @@ import java.util.regex.Pattern;
  * otherwise Flink's own Kafka sink. Which one, and why, is in the summary.
  */
 @Internal
-final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
+final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements BatchSinkTarget {
 
     private final WriteContext writing;
     // Kept for copies: Flink's sink holds these privately.
@@ -101,7 +106,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
         if (topics == null || topics.size() != 1) {
             return "the native sink writes one fixed topic";
         }
-        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+        RowType physical = physicalType();
         String encoders =
                 writing.formats.notEncodable(
                         FormatRows.project(physical, valueProjection, null),
@@ -136,14 +141,38 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
     }
 
     @Override
-    public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+    public Optional<String> batchesUnsupported(RowType input, boolean streaming) {
         if (stockReason != null) {
-            return super.getSinkRuntimeProvider(context);
+            return Optional.of("Flink's own Kafka sink writes the table: " + stockReason);
         }
-        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+        if (kafkaClientsReason != null) {
+            return Optional.of("kafka-clients produces the table: " + kafkaClientsReason);
+        }
+        if (!metadataKeys.isEmpty()) {
+            return Optional.of("metadata columns are written from rows");
+        }
+        if (parallelism != null) {
+            return Optional.of("'sink.parallelism' is set, and the island's batches keep their parallelism");
+        }
+        return BatchSinkTarget.columnsDiffer(input, physicalType());
+    }
+
+    @Override
+    public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> batches) {
+        return batches.sinkTo(nativeRungSink(layout()).batches())
+                .setParallelism(batches.getParallelism())
+                .name("NativeSinkBatches");
+    }
+
+    private RowType physicalType() {
+        return (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
+    }
+
+    /** Where each part of a record comes from in the rows this sink is given. */
+    private RecordLayout layout() {
+        RowType physical = physicalType();
         int physicalArity = physical.getFieldCount();
-        RecordLayout layout =
-                new RecordLayout(
+        return new RecordLayout(
                         physicalArity + metadataKeys.size(),
                         FormatRows.project(physical, valueProjection, null),
                         valueProjection,
@@ -153,17 +182,29 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink {
                         writing.formats.keyFormat == null ? null : keyProjection,
                         metadataKeys.contains("headers") ? physicalArity + metadataKeys.indexOf("headers") : -1,
                         metadataKeys.contains("timestamp") ? physicalArity + metadataKeys.indexOf("timestamp") : -1);
+    }
+
+    private NativeRungSink nativeRungSink(RecordLayout layout) {
+        return new NativeRungSink(
+                LibrdkafkaConfig.producer(properties).properties(),
+                LibrdkafkaConfig.maxBlockMs(properties),
+                topics.get(0),
+                writing.formats.format,
+                writing.formats.formatOptions,
+                layout,
+                partitioner,
+                deliveryGuarantee);
+    }
+
+    @Override
+    public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+        if (stockReason != null) {
+            return super.getSinkRuntimeProvider(context);
+        }
+        RecordLayout layout = layout();
         Sink<RowData> sink =
                 kafkaClientsReason == null
-                        ? new NativeRungSink(
-                                LibrdkafkaConfig.producer(properties).properties(),
-                                LibrdkafkaConfig.maxBlockMs(properties),
-                                topics.get(0),
-                                writing.formats.format,
-                                writing.formats.formatOptions,
-                                layout,
-                                partitioner,
-                                deliveryGuarantee)
+                        ? nativeRungSink(layout)
                         : new JavaRungSink(
                                 properties,
                                 topics.get(0),

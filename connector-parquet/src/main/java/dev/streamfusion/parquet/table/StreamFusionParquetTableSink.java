@@ -12,7 +12,6 @@ import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.util.Map;
@@ -55,20 +54,7 @@ final class StreamFusionParquetTableSink
         if (overwrite || staticPartition) {
             return Optional.of("INSERT OVERWRITE and static partitions are written by Flink's file sink");
         }
-        if (input.getFieldCount() != physicalType.getFieldCount()) {
-            return Optional.of("the query writes " + input.getFieldCount() + " of the table's " + physicalType.getFieldCount() + " columns");
-        }
-        for (int i = 0; i < input.getFieldCount(); i++) {
-            LogicalType from = input.getTypeAt(i);
-            LogicalType to = physicalType.getTypeAt(i);
-            if (!from.copy(true).equals(to.copy(true))) {
-                return Optional.of("column " + physicalType.getFieldNames().get(i) + " is written as " + to + " from " + from);
-            }
-            if (!to.isNullable() && from.isNullable()) {
-                return Optional.of("column " + physicalType.getFieldNames().get(i) + " is NOT NULL: Flink checks its values");
-            }
-        }
-        return Optional.empty();
+        return BatchSinkTarget.columnsDiffer(input, physicalType);
     }
 
     @Override

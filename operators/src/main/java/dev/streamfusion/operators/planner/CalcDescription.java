@@ -435,6 +435,11 @@ final class CalcDescription {
             text = String.valueOf(literal.getValueAs(Long.class));
         } else if (isDecimal(type)) {
             text = literal.getValueAs(BigDecimal.class).toPlainString();
+        } else if (type.startsWith("TIMESTAMP")) {
+            if (literal.getType().getPrecision() > 3) {
+                throw new Unsupported(literal + ": timestamp literals finer than milliseconds are not evaluated natively");
+            }
+            text = String.valueOf(literal.getValueAs(Long.class));
         } else if (type.equals("DOUBLE") || type.equals("FLOAT")) {
             text = String.valueOf(literal.getValueAs(Double.class));
         } else if (type.equals("BOOLEAN")) {
@@ -475,6 +480,11 @@ final class CalcDescription {
                 return "INT";
             case DECIMAL:
                 return decimal(type.getPrecision(), type.getScale());
+            case TIMESTAMP:
+                // By the Arrow unit the bridge gives it: precisions of one unit compare as they are.
+                return "TIMESTAMP(" + unitPrecision(type.getPrecision()) + ")";
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return "TIMESTAMP_LTZ(" + unitPrecision(type.getPrecision()) + ")";
             case REAL:
                 return "FLOAT";
             case VARCHAR:
@@ -489,6 +499,11 @@ final class CalcDescription {
 
     private static boolean isInteger(String type) {
         return width(type) > 0;
+    }
+
+    /** The largest precision of the Arrow time unit a TIMESTAMP of {@code precision} is held in. */
+    private static int unitPrecision(int precision) {
+        return precision <= 3 ? 3 : precision <= 6 ? 6 : 9;
     }
 
     private static String decimal(int precision, int scale) {
