@@ -57,6 +57,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -80,6 +82,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -700,10 +703,7 @@ class StreamFusionKafkaITCase {
             KAFKA.cluster().createTopic(topic, 1);
         }
         List<MalformedMessage> corpus = JsonCorpus.corpus();
-        JsonParserRowDataDeserializationSchema flink =
-                new JsonParserRowDataDeserializationSchema(
-                        JsonCorpus.PHYSICAL, InternalTypeInfo.of(JsonCorpus.PHYSICAL), false, false, TimestampFormat.SQL);
-        flink.open(null);
+        JsonParserRowDataDeserializationSchema flink = flinkJson();
         List<Integer> goodIds = new ArrayList<>();
         int bad = 0;
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
@@ -817,12 +817,175 @@ class StreamFusionKafkaITCase {
                         + " Flink's own: the value format 'raw' is not handled natively here");
     }
 
-    /** The index of the first message of {@code corpus} Flink's JSON format fails on. */
-    private static int firstFailing(List<MalformedMessage> corpus) throws Exception {
+    /**
+     * {@code 'streamfusion.errors' = 'DEAD_LETTER'}: the rows are those of SKIP, and each record
+     * skipped (for its value, its key, or both) is produced once, unchanged (key, value, headers,
+     * timestamp), to the dead-letter topic, with headers naming its topic, partition, offset and
+     * timestamp and the reason; counted per partition. The options are checked at planning.
+     */
+    @Test
+    void undecodableRecordsGoUnchangedToTheDeadLetterTopic() throws Exception {
+        String source = "dead-letter-source-" + RUNG;
+        String dead = "dead-letters-" + RUNG;
+        KAFKA.cluster().createTopic(source, 1);
+        KAFKA.cluster().createTopic(dead, 1);
+        List<MalformedMessage> corpus = JsonCorpus.corpus();
+        JsonParserRowDataDeserializationSchema flink = flinkJson();
+        List<String> expectedIds = new ArrayList<>();
+        Map<Long, ProducerRecord<byte[], byte[]>> deadExpected = new HashMap<>();
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < corpus.size(); i++) {
+                byte[] value = corpus.get(i).bytes;
+                List<RowData> rows = new ArrayList<>();
+                boolean valueDecodes;
+                try {
+                    flink.deserialize(value, new ListCollector<>(rows));
+                    valueDecodes = !rows.contains(null);
+                } catch (IOException e) {
+                    valueDecodes = false;
+                }
+                boolean keyDecodes = i % 7 != 3;
+                byte[] key = (keyDecodes ? "{\"id\": " + i + "}" : "{\"id\": ").getBytes(StandardCharsets.UTF_8);
+                ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
+                        source, 0, 1_700_000_000_000L + i, key, value,
+                        List.of(new RecordHeader("origin", ("record " + i).getBytes(StandardCharsets.UTF_8))));
+                long offset = producer.send(record).get().offset();
+                if (valueDecodes && keyDecodes) {
+                    for (int row = 0; row < rows.size(); row++) {
+                        expectedIds.add("+I[" + i + "]");
+                    }
+                } else {
+                    deadExpected.put(offset, record);
+                }
+            }
+        }
+        assertThat(deadExpected).as("bad values and bad keys").hasSizeGreaterThan(corpus.size() / 7);
+
+        Map<String, String> options = new HashMap<>(bidsTable("topic", source, Map.of(
+                "streamfusion.errors", "DEAD_LETTER",
+                "streamfusion.errors.topic", dead,
+                "streamfusion.errors.properties.linger.ms", "5")));
+        options.remove("format");
+        options.putAll(Map.of(
+                "key.format", "json",
+                "key.fields", "id",
+                "value.format", "json",
+                "value.fields-include", "EXCEPT_KEY"));
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("dead_lettering", "streamfusion-kafka", "id INT, " + columns(JsonCorpus.PHYSICAL, ""), options));
+        TableResult read = tables.executeSql("SELECT id FROM dead_lettering");
+        assertThat(collect(read)).containsExactlyInAnyOrderElementsOf(expectedIds);
+        Map<String, Metric> metrics = METRICS.findMetrics(read.getJobClient().orElseThrow().getJobID(), "streamfusion");
+        assertThat(sum(metrics, "deadLetteredRecords")).as("in total and in the partition's group").isEqualTo(2L * deadExpected.size());
+
+        Map<Long, ConsumerRecord<byte[], byte[]>> letters = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> letter : deadLetters(dead)) {
+            long offset = Long.parseLong(header(letter, "streamfusion.error.offset"));
+            assertThat(letters.put(offset, letter)).as("one dead letter per record").isNull();
+        }
+        assertThat(letters.keySet()).isEqualTo(deadExpected.keySet());
+        for (Map.Entry<Long, ConsumerRecord<byte[], byte[]>> entry : letters.entrySet()) {
+            ProducerRecord<byte[], byte[]> sent = deadExpected.get(entry.getKey());
+            ConsumerRecord<byte[], byte[]> letter = entry.getValue();
+            assertThat(letter.key()).isEqualTo(sent.key());
+            assertThat(letter.value()).isEqualTo(sent.value());
+            assertThat(letter.timestamp()).isEqualTo(sent.timestamp());
+            assertThat(header(letter, "origin")).isEqualTo(new String(sent.headers().lastHeader("origin").value(), StandardCharsets.UTF_8));
+            assertThat(header(letter, "streamfusion.error.topic")).isEqualTo(source);
+            assertThat(header(letter, "streamfusion.error.partition")).isEqualTo("0");
+            assertThat(header(letter, "streamfusion.error.timestamp")).isEqualTo(String.valueOf(sent.timestamp()));
+            assertThat(header(letter, "streamfusion.error.message"))
+                    .startsWith("Failed to decode the ")
+                    .contains("the Kafka record at offset " + entry.getKey() + " of " + source + "-0 (json)");
+        }
+
+        // The options are checked when the table is planned.
+        Map<String, String> noTopic = new HashMap<>(bidsTable("topic", source, Map.of("streamfusion.errors", "DEAD_LETTER")));
+        assertThatThrownBy(() -> source(noTopic))
+                .hasStackTraceContaining("'streamfusion.errors' = 'DEAD_LETTER' needs the topic to produce to: 'streamfusion.errors.topic'");
+        Map<String, String> stray = new HashMap<>(bidsTable("topic", source, Map.of("streamfusion.errors.topic", dead)));
+        assertThatThrownBy(() -> source(stray))
+                .hasStackTraceContaining("are for 'streamfusion.errors' = 'DEAD_LETTER', but it is 'FAIL'");
+    }
+
+    /**
+     * Dead letters through a failure: the job fails once mid-stream and resumes from its last
+     * checkpoint; every bad record is in the dead-letter topic (records read again after the
+     * checkpoint may be there twice: at least once), and the rows are read exactly once.
+     */
+    @Test
+    void deadLettersSurviveAFailoverAtLeastOnce() throws Exception {
+        String source = "dead-letter-failover-" + RUNG;
+        String dead = "dead-letters-failover-" + RUNG;
+        KAFKA.cluster().createTopic(source, 2);
+        KAFKA.cluster().createTopic(dead, 1);
+        Set<String> bad = new HashSet<>();
+        HexFormat hex = HexFormat.of();
+        List<String> good = values(BIDS);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < good.size(); i++) {
+                producer.send(new ProducerRecord<>(source, i % 2, null, hex.parseHex(good.get(i))));
+                if (i % 97 == 0) {
+                    RecordMetadata sent = producer.send(new ProducerRecord<>(
+                            source, i % 2, null, ("{\"auction\": " + i).getBytes(StandardCharsets.UTF_8))).get();
+                    bad.add(sent.partition() + ":" + sent.offset());
+                }
+            }
+        }
+        StreamTableEnvironment stock = tables();
+        stock.executeSql(ddl("stock", "kafka", bidsTable("topic", BIDS, Map.of())));
+        List<String> expected = collect(stock.executeSql("SELECT auction, bidder, price, date_time FROM stock"));
+
+        StreamTableEnvironment tables = failingOnceTables();
+        tables.executeSql(ddl("fused", "streamfusion-kafka", bidsTable("topic", source,
+                Map.of("streamfusion.errors", "DEAD_LETTER", "streamfusion.errors.topic", dead))));
+        FailOnce.reset(COUNT * 2 / 3);
+        List<String> actual =
+                collect(tables.executeSql("SELECT auction, bidder, fail_once(price) AS price, date_time FROM fused"));
+        assertThat(FailOnce.failed()).as("the job failed once").isTrue();
+        assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+
+        List<String> letters = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> letter : deadLetters(dead)) {
+            letters.add(header(letter, "streamfusion.error.partition") + ":" + header(letter, "streamfusion.error.offset"));
+        }
+        assertThat(new HashSet<>(letters)).isEqualTo(bad);
+        assertThat(letters.size()).isGreaterThanOrEqualTo(bad.size());
+    }
+
+    /** Every record of the one partition of the dead-letter topic {@code topic}. */
+    private static List<ConsumerRecord<byte[], byte[]>> deadLetters(String topic) {
+        List<ConsumerRecord<byte[], byte[]>> letters = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer("dead-letter-reader-" + topic)) {
+            TopicPartition partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition)).get(partition);
+            while (consumer.position(partition) < end) {
+                consumer.poll(Duration.ofMillis(200)).forEach(letters::add);
+            }
+        }
+        return letters;
+    }
+
+    /** Flink's JSON deserializer of the malformed corpus's rows, opened. */
+    private static JsonParserRowDataDeserializationSchema flinkJson() throws Exception {
         JsonParserRowDataDeserializationSchema flink =
                 new JsonParserRowDataDeserializationSchema(
                         JsonCorpus.PHYSICAL, InternalTypeInfo.of(JsonCorpus.PHYSICAL), false, false, TimestampFormat.SQL);
         flink.open(null);
+        return flink;
+    }
+
+    /** The value of {@code record}'s last header {@code key}, as text. */
+    private static String header(ConsumerRecord<byte[], byte[]> record, String key) {
+        Header header = record.headers().lastHeader(key);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    /** The index of the first message of {@code corpus} Flink's JSON format fails on. */
+    private static int firstFailing(List<MalformedMessage> corpus) throws Exception {
+        JsonParserRowDataDeserializationSchema flink = flinkJson();
         for (int i = 0; i < corpus.size(); i++) {
             try {
                 flink.deserialize(corpus.get(i).bytes, new ListCollector<>(new ArrayList<>()));

@@ -500,6 +500,12 @@ class StreamFusionParquetITCase {
                         + mixed.toUri() + "')");
         assertThatThrownBy(() -> rows(env, "SELECT * FROM failing")).hasStackTraceContaining("Cannot read the footer of")
                 .hasStackTraceContaining("cut.parquet");
+        // A file has no dead-letter place: the policy is refused at planning.
+        env.executeSql(
+                "CREATE TABLE dead_lettering (" + WITH_METADATA + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '"
+                        + mixed.toUri() + "', 'streamfusion.errors' = 'DEAD_LETTER')");
+        assertThatThrownBy(() -> env.explainSql("SELECT * FROM dead_lettering"))
+                .hasStackTraceContaining("'streamfusion.errors' = 'DEAD_LETTER' is for streamfusion-kafka tables");
     }
 
     /**

@@ -15,7 +15,12 @@ public enum ErrorPolicy {
     /** Fails the job, naming what could not be read (what Flink's connectors do). */
     FAIL,
     /** Skips it, counts it in the source's metrics and logs it; each connector says what is lost. */
-    SKIP;
+    SKIP,
+    /**
+     * Skips it as {@link #SKIP} does and keeps it unchanged where the connector's dead-letter
+     * options say (streamfusion-kafka: a topic); a connector without such a place refuses it.
+     */
+    DEAD_LETTER;
 
     public static final String KEY = "streamfusion.errors";
 
@@ -27,5 +32,7 @@ public enum ErrorPolicy {
                             "What the source does with input it cannot read: FAIL fails the job naming it; SKIP skips it,"
                                     + " counts it in the source's skipped metrics and logs it (streamfusion-kafka: a record"
                                     + " whose value or key the format cannot decode; streamfusion-parquet: a file whose footer"
-                                    + " cannot be read).");
+                                    + " cannot be read); DEAD_LETTER (streamfusion-kafka) skips the record and produces it"
+                                    + " unchanged to 'streamfusion.errors.topic', with headers saying where it came from and"
+                                    + " why it was not read.");
 }

@@ -14,6 +14,8 @@ import org.apache.arrow.memory.BufferAllocator;
 
 import java.util.List;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * What both rungs' split readers share: the native decoders of values and keys, the metadata the
@@ -31,6 +33,8 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
     final FetchedBatches fetched;
     /** Whether each partition's records of a poll go out as one batch (to the operator island). */
     private final boolean wholeRuns;
+    /** The dead-letter producer, under {@code 'streamfusion.errors' = 'DEAD_LETTER'}; else {@code null}. */
+    final DeadLetters deadLetters;
 
     DecodingSplitReader(
             SourceReaderContext context,
@@ -39,8 +43,10 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
             KafkaMetadata metadata,
             FetchedBatches fetched,
             ReaderMetrics readerMetrics,
-            boolean wholeRuns) {
+            boolean wholeRuns,
+            DeadLetters deadLetters) {
         this.metadata = metadata;
+        this.deadLetters = deadLetters;
         this.fetched = fetched;
         this.wholeRuns = wholeRuns;
         BufferAllocator allocator = fetched.allocator();
@@ -66,6 +72,19 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
         } catch (RuntimeException e) {
             values.close();
             throw e;
+        }
+    }
+
+    /**
+     * The records of one poll skipped under the error policy, by position, with their reasons (a
+     * record whose key and value were both skipped has both).
+     */
+    static final class Skipped implements PartDecoder.Skips {
+        final SortedMap<Integer, String> reasons = new TreeMap<>();
+
+        @Override
+        public void skipped(int position, String reason) {
+            reasons.merge(position, reason, (value, key) -> value + "; " + key);
         }
     }
 

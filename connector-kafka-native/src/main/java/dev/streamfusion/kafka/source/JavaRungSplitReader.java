@@ -47,8 +47,9 @@ final class JavaRungSplitReader extends DecodingSplitReader {
             KafkaMetadata metadata,
             FetchedBatches fetched,
             ReaderMetrics readerMetrics,
-            boolean wholeRuns) {
-        super(context, decoding, keys, metadata, fetched, readerMetrics, wholeRuns);
+            boolean wholeRuns,
+            DeadLetters deadLetters) {
+        super(context, decoding, keys, metadata, fetched, readerMetrics, wholeRuns, deadLetters);
         try {
             this.consumer = new KafkaPartitionSplitReader(properties, context, metrics);
         } catch (RuntimeException e) {
@@ -102,15 +103,33 @@ final class JavaRungSplitReader extends DecodingSplitReader {
         }
         IntFunction<String> recordName = i -> "the Kafka record at offset " + offsets[i] + " of " + split;
         IntFunction<String> recordSplit = i -> split;
+        Skipped skipped = new Skipped();
         DecodedPart valueRows =
-                values.decode(count, (d, starts) -> d.decode(messages, starts), messages::get, recordName, recordSplit);
+                values.decode(
+                        count, (d, starts) -> d.decode(messages, starts), messages::get, recordName, recordSplit, skipped);
         parts.add(valueRows);
         DecodedPart keyRows = null;
         if (keys != null) {
             List<byte[]> keyBytes = new ArrayList<>(count);
             records.forEach(r -> keyBytes.add(r.key()));
-            keyRows = keys.decode(count, (d, starts) -> d.decode(keyBytes, starts), keyBytes::get, recordName, recordSplit);
+            keyRows =
+                    keys.decode(
+                            count, (d, starts) -> d.decode(keyBytes, starts), keyBytes::get, recordName, recordSplit, skipped);
             parts.add(keyRows);
+        }
+        if (deadLetters != null) {
+            for (Map.Entry<Integer, String> skip : skipped.reasons.entrySet()) {
+                ConsumerRecord<byte[], byte[]> record = records.get(skip.getKey());
+                deadLetters.send(
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        record.timestamp(),
+                        record.key(),
+                        record.value(),
+                        record.headers(),
+                        skip.getValue());
+            }
         }
         return new DecodedPoll.SplitBatch(split, valueRows, keyRows, 0, count, offsets, timestamps, metadataRows);
     }

@@ -17,6 +17,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -50,6 +52,8 @@ final class KafkaBatchSourceReader<T>
     private final SortedMap<Long, Map<TopicPartition, OffsetAndMetadata>> offsetsToCommit = new TreeMap<>();
     /** Final offsets of finished partitions, committed with the next checkpoint. */
     private final ConcurrentMap<TopicPartition, OffsetAndMetadata> offsetsOfFinishedSplits = new ConcurrentHashMap<>();
+    /** The dead-letter producer, flushed before each checkpoint's state is taken; or {@code null}. */
+    private final DeadLetters deadLetters;
 
     KafkaBatchSourceReader(
             KafkaBatchFetcherManager fetcherManager,
@@ -57,7 +61,8 @@ final class KafkaBatchSourceReader<T>
             Configuration configuration,
             SourceReaderContext context,
             KafkaSourceReaderMetrics metrics,
-            FetchedBatches fetched) {
+            FetchedBatches fetched,
+            DeadLetters deadLetters) {
         super(
                 fetcherManager,
                 emitter,
@@ -68,6 +73,7 @@ final class KafkaBatchSourceReader<T>
         this.fetcherManager = fetcherManager;
         this.metrics = metrics;
         this.commitOffsetsOnCheckpoint = configuration.get(KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT);
+        this.deadLetters = deadLetters;
     }
 
     @Override
@@ -83,6 +89,15 @@ final class KafkaBatchSourceReader<T>
 
     @Override
     public List<KafkaPartitionSplit> snapshotState(long checkpointId) {
+        if (deadLetters != null) {
+            // Every record before the checkpoint's positions was decoded, and dead-lettered if it
+            // had to be, before the records after it were emitted: once flushed, none is lost.
+            try {
+                deadLetters.flush();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         List<KafkaPartitionSplit> splits = super.snapshotState(checkpointId);
         if (!commitOffsetsOnCheckpoint) {
             return splits;
@@ -128,5 +143,22 @@ final class KafkaBatchSourceReader<T>
                         offsetsToCommit.headMap(checkpointId + 1).clear();
                     }
                 });
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            if (deadLetters != null) {
+                // At the end of a bounded read no checkpoint follows: the last dead letters are
+                // written (or their failure reported) here.
+                try {
+                    deadLetters.flush();
+                } finally {
+                    deadLetters.close();
+                }
+            }
+        }
     }
 }

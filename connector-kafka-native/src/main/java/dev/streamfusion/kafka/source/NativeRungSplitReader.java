@@ -19,6 +19,8 @@ import org.apache.flink.table.data.StringData;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
 
 import java.io.IOException;
@@ -73,8 +75,9 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             KafkaMetadata metadata,
             FetchedBatches fetched,
             ReaderMetrics readerMetrics,
-            boolean wholeRuns) {
-        super(context, decoding, keyDecoding, metadata, fetched, readerMetrics, wholeRuns);
+            boolean wholeRuns,
+            DeadLetters deadLetters) {
+        super(context, decoding, keyDecoding, metadata, fetched, readerMetrics, wholeRuns, deadLetters);
         this.kafkaMetrics = kafkaMetrics;
         LibrdkafkaConfig config = LibrdkafkaConfig.consumer(properties, context.getIndexOfSubtask());
         try {
@@ -92,7 +95,12 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             this.clientName = "Kafka consumer of source subtask " + context.getIndexOfSubtask();
             // Last: nothing after it can fail and leave the consumer (and its threads) unclosed.
             this.consumer =
-                    new NativeKafkaConsumer(config.consumerProperties(), keyDecoding != null, metadata.reads("headers"), apiTimeout);
+                    new NativeKafkaConsumer(
+                            config.consumerProperties(),
+                            // A dead letter is the whole record.
+                            keyDecoding != null || deadLetters != null,
+                            metadata.reads("headers") || deadLetters != null,
+                            apiTimeout);
         } catch (RuntimeException e) {
             closeDecoders();
             throw e;
@@ -136,13 +144,15 @@ final class NativeRungSplitReader extends DecodingSplitReader {
         IntFunction<String> recordName = i -> "the Kafka record at offset " + offsets[i] + " of " + recordSplit.apply(i);
         List<DecodedPart> parts = new ArrayList<>(2);
         try {
-            DecodedPart valueRows = decode(values, false, count, recordName, recordSplit);
+            Skipped skipped = new Skipped();
+            DecodedPart valueRows = decode(values, false, count, recordName, recordSplit, skipped);
             parts.add(valueRows);
             DecodedPart keyRows = null;
             if (keys != null) {
-                keyRows = decode(keys, true, count, recordName, recordSplit);
+                keyRows = decode(keys, true, count, recordName, recordSplit, skipped);
                 parts.add(keyRows);
             }
+            deadLetter(skipped, count, recordSplits, offsets, timestamps);
             RowData[] metadataRows = metadataRows(count, recordSplits, offsets, timestamps, timestampTypes, leaderEpochs);
             List<DecodedPoll.SplitBatch> batches = new ArrayList<>(runs);
             for (int r = 0, first = 0; r < runs; first += runCounts[r], r++) {
@@ -164,8 +174,45 @@ final class NativeRungSplitReader extends DecodingSplitReader {
         }
     }
 
+    /** Produces the skipped records of this poll to the dead-letter topic, if the table has one. */
+    private void deadLetter(Skipped skipped, int count, int[] recordSplits, long[] offsets, long[] timestamps)
+            throws IOException {
+        if (deadLetters == null || skipped.reasons.isEmpty()) {
+            return;
+        }
+        int[] headerCounts = new int[count];
+        byte[][] headers = consumer.headers(headerCounts);
+        int[] firstHeader = new int[count];
+        for (int i = 1; i < count; i++) {
+            firstHeader[i] = firstHeader[i - 1] + 2 * headerCounts[i - 1];
+        }
+        for (Map.Entry<Integer, String> record : skipped.reasons.entrySet()) {
+            int i = record.getKey();
+            List<Header> recordHeaders = new ArrayList<>(headerCounts[i]);
+            for (int h = 0; h < headerCounts[i]; h++) {
+                byte[] key = headers[firstHeader[i] + 2 * h];
+                recordHeaders.add(new RecordHeader(new String(key, StandardCharsets.UTF_8), headers[firstHeader[i] + 2 * h + 1]));
+            }
+            TopicPartition partition = partitions.get(recordSplits[i]);
+            deadLetters.send(
+                    partition.topic(),
+                    partition.partition(),
+                    offsets[i],
+                    timestamps[i],
+                    consumer.message(true, i),
+                    consumer.message(false, i),
+                    recordHeaders,
+                    record.getValue());
+        }
+    }
+
     private DecodedPart decode(
-            PartDecoder part, boolean keyPart, int count, IntFunction<String> recordName, IntFunction<String> recordSplit)
+            PartDecoder part,
+            boolean keyPart,
+            int count,
+            IntFunction<String> recordName,
+            IntFunction<String> recordSplit,
+            Skipped skipped)
             throws IOException {
         if ("avro-confluent".equals(part.format())) {
             part.decoder().addWriterSchemas(consumer.schemaIds(keyPart));
@@ -175,7 +222,8 @@ final class NativeRungSplitReader extends DecodingSplitReader {
                 (decoder, rowStarts) -> consumer.decode(keyPart, decoder, rowStarts),
                 record -> consumer.message(keyPart, record),
                 recordName,
-                recordSplit);
+                recordSplit,
+                skipped);
     }
 
     private RowData[] metadataRows(

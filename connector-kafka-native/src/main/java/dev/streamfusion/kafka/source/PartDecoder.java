@@ -2,6 +2,7 @@ package dev.streamfusion.kafka.source;
 
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeDecodeException;
+import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.formats.NativeFormatDecoder;
 import dev.streamfusion.formats.StockMessageDecoder;
 
@@ -28,10 +29,11 @@ import java.util.function.IntFunction;
  * failing record named by topic, partition and offset; shared by both rungs. Records the native
  * decoder hands back (malformed or unusual input) are decoded by Flink's own format instead, so
  * they mean exactly what they mean to the stock connector: a failure, a skip under the format's
- * ignore-parse-errors option, or the rows Flink makes of them. Under {@code 'streamfusion.errors'
- * = 'SKIP'} a record Flink's format fails on is skipped instead of failing the job: it gives no
- * rows (a record whose key is skipped gives none at all), and it is counted and logged; a failure
- * to reach a service the format needs (a schema registry) still fails the job.
+ * ignore-parse-errors option, or the rows Flink makes of them. Under {@code 'streamfusion.errors'}
+ * = {@code 'SKIP'} (or {@code 'DEAD_LETTER'}) a record Flink's format fails on is skipped instead
+ * of failing the job: it gives no rows (a record whose key is skipped gives none at all), and it
+ * is counted, logged and handed to the caller (for the dead-letter topic); a failure to reach a
+ * service the format needs (a schema registry) still fails the job.
  */
 @Internal
 final class PartDecoder implements AutoCloseable {
@@ -42,6 +44,12 @@ final class PartDecoder implements AutoCloseable {
     private static final int LOG_FIRST = 10;
 
     private static final int LOG_EVERY = 1_000;
+
+    /** Where the records skipped under the error policy go, by position, with the reason. */
+    @FunctionalInterface
+    interface Skips {
+        void skipped(int position, String reason);
+    }
 
     /** One native decode call of the part's messages. */
     @FunctionalInterface
@@ -93,13 +101,15 @@ final class PartDecoder implements AutoCloseable {
      * @param message the bytes of the call's message at a position, for Flink's format
      * @param recordName names the record at a position of the call's messages in errors
      * @param recordSplit the split (topic and partition) of the record at a position
+     * @param skips told of each record skipped under the error policy
      */
     DecodedPart decode(
             int records,
             Call call,
             IntFunction<byte[]> message,
             IntFunction<String> recordName,
-            IntFunction<String> recordSplit)
+            IntFunction<String> recordSplit,
+            Skips skips)
             throws IOException {
         int[] rowStarts = new int[records + 1];
         VectorSchemaRoot decoded;
@@ -116,7 +126,7 @@ final class PartDecoder implements AutoCloseable {
         // once every row is emitted.
         VectorSchemaRoot root = ArrowRoots.moveTo(decoded, allocator);
         try {
-            RowData[][] stockRows = deferred.length == 0 ? null : stockRows(records, deferred, message, recordName);
+            RowData[][] stockRows = deferred.length == 0 ? null : stockRows(records, deferred, message, recordName, skips);
             long skipped = 0;
             for (int d : deferred) {
                 if (stockRows[d].length == 0) {
@@ -133,7 +143,7 @@ final class PartDecoder implements AutoCloseable {
     }
 
     private RowData[][] stockRows(
-            int records, int[] deferred, IntFunction<byte[]> message, IntFunction<String> recordName)
+            int records, int[] deferred, IntFunction<byte[]> message, IntFunction<String> recordName, Skips skips)
             throws IOException {
         RowData[][] rows = new RowData[records][];
         for (int d : deferred) {
@@ -160,11 +170,13 @@ final class PartDecoder implements AutoCloseable {
                 skippedUndecodable++;
                 if (skippedUndecodable <= LOG_FIRST || skippedUndecodable % LOG_EVERY == 0) {
                     LOG.warn(
-                            "{}; skipped under 'streamfusion.errors' = 'SKIP' ({} {}s skipped by this reader)",
+                            "{}; skipped under '{}' ({} {}s skipped by this reader)",
                             failure,
+                            ErrorPolicy.KEY,
                             skippedUndecodable,
                             part);
                 }
+                skips.skipped(d, failure);
                 rows[d] = new RowData[0];
                 continue;
             }

@@ -12,9 +12,10 @@ import java.util.Map;
  * (records and bytes in, current offsets and consumer lag are Flink's Kafka reader metrics):
  * {@code rung} (which reader polls), {@code batches} (native decode calls), {@code decodeNanos}
  * (time spent in them) and {@code skippedRecords} (records skipped: by the format's
- * ignore-parse-errors option, or under {@code 'streamfusion.errors' = 'SKIP'}; a record whose key
- * and value are both skipped counts twice), in total and per partition ({@code
- * streamfusion.partition.<topic>-<partition>.skippedRecords}).
+ * ignore-parse-errors option, or under {@code 'streamfusion.errors'} = {@code 'SKIP'} or {@code
+ * 'DEAD_LETTER'}; a record whose key and value are both skipped counts twice) and {@code
+ * deadLetteredRecords} (records produced to the dead-letter topic), in total and per partition
+ * ({@code streamfusion.partition.<topic>-<partition>.skippedRecords}, and so on).
  */
 @Internal
 final class ReaderMetrics {
@@ -26,6 +27,8 @@ final class ReaderMetrics {
     private final Counter skippedRecords;
     private final MetricGroup group;
     private final Map<String, Counter> skippedByPartition = new HashMap<>();
+    private final Counter deadLetteredRecords;
+    private final Map<String, Counter> deadLetteredByPartition = new HashMap<>();
 
     ReaderMetrics(MetricGroup readerGroup, String rung) {
         MetricGroup group = readerGroup.addGroup(GROUP);
@@ -34,6 +37,15 @@ final class ReaderMetrics {
         this.batches = group.counter("batches");
         this.decodeNanos = group.counter("decodeNanos");
         this.skippedRecords = group.counter("skippedRecords");
+        this.deadLetteredRecords = group.counter("deadLetteredRecords");
+    }
+
+    /** Counts a record of {@code split} produced to the dead-letter topic. */
+    void deadLettered(String split) {
+        deadLetteredRecords.inc();
+        deadLetteredByPartition
+                .computeIfAbsent(split, s -> group.addGroup("partition", s).counter("deadLetteredRecords"))
+                .inc();
     }
 
     /** Counts a skipped record of {@code split} (its topic and partition). */

@@ -47,6 +47,8 @@ public final class StreamFusionKafkaSource
     private final TypeInformation<RowData> producedType;
     private final RowType producedRowType;
     private final boolean nativeRung;
+    /** Where undecodable records go under {@code 'streamfusion.errors' = 'DEAD_LETTER'}, or {@code null}. */
+    private final DeadLetterTarget deadLetters;
 
     /**
      * @param enumeration the stock source the table would run, for enumeration and state
@@ -55,6 +57,7 @@ public final class StreamFusionKafkaSource
      * @param metadata the metadata columns that follow the value's in each produced row
      * @param producedRowType the type of {@code producedType}
      * @param nativeRung whether librdkafka polls (else kafka-clients)
+     * @param deadLetters the dead-letter topic of the table, or {@code null}
      */
     public StreamFusionKafkaSource(
             KafkaSource<RowData> enumeration,
@@ -64,7 +67,8 @@ public final class StreamFusionKafkaSource
             KafkaMetadata metadata,
             TypeInformation<RowData> producedType,
             RowType producedRowType,
-            boolean nativeRung) {
+            boolean nativeRung,
+            DeadLetterTarget deadLetters) {
         this.enumeration = enumeration;
         this.consumerProperties = consumerProperties;
         this.decoding = decoding;
@@ -73,6 +77,7 @@ public final class StreamFusionKafkaSource
         this.producedType = producedType;
         this.producedRowType = producedRowType;
         this.nativeRung = nativeRung;
+        this.deadLetters = deadLetters;
     }
 
     @Override
@@ -108,6 +113,10 @@ public final class StreamFusionKafkaSource
         KafkaSourceReaderMetrics metrics = new KafkaSourceReaderMetrics(context.metricGroup());
         ReaderMetrics readerMetrics = new ReaderMetrics(context.metricGroup(), nativeRung ? "native" : "java");
         FetchedBatches fetched = new FetchedBatches();
+        DeadLetters dead =
+                deadLetters == null
+                        ? null
+                        : deadLetters.open("streamfusion-dead-letters-" + context.getIndexOfSubtask(), readerMetrics);
         try {
             KafkaBatchFetcherManager fetcherManager =
                     new KafkaBatchFetcherManager(
@@ -122,7 +131,8 @@ public final class StreamFusionKafkaSource
                                                     metadata,
                                                     fetched,
                                                     readerMetrics,
-                                                    wholeRuns)
+                                                    wholeRuns,
+                                                    dead)
                                             : new JavaRungSplitReader(
                                                     consumerProperties,
                                                     context,
@@ -132,12 +142,16 @@ public final class StreamFusionKafkaSource
                                                     metadata,
                                                     fetched,
                                                     readerMetrics,
-                                                    wholeRuns),
+                                                    wholeRuns,
+                                                    dead),
                             configuration);
             return new KafkaBatchSourceReader<>(
-                    fetcherManager, emitter.apply(fetched), configuration, context, metrics, fetched);
+                    fetcherManager, emitter.apply(fetched), configuration, context, metrics, fetched, dead);
         } catch (RuntimeException e) {
             fetched.close();
+            if (dead != null) {
+                dead.close();
+            }
             throw e;
         }
     }

@@ -160,7 +160,7 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
             column[c] = paths.size();
             paths.add(path);
         }
-        boolean skips = plan.errors == ErrorPolicy.SKIP;
+        boolean skips = plan.errors != ErrorPolicy.FAIL;
         FormatDecoding decoding =
                 new FormatDecoding(
                         plan.formats.format,
@@ -194,7 +194,8 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
                 new KafkaMetadata(metadataKeys),
                 producedType,
                 (RowType) projectedDataType.getLogicalType(),
-                plan.nativeRung());
+                plan.nativeRung(),
+                plan.deadLetters);
     }
 
     /**

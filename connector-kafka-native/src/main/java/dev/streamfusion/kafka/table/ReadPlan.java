@@ -2,6 +2,8 @@ package dev.streamfusion.kafka.table;
 
 import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
+import dev.streamfusion.kafka.internal.LoginModules;
+import dev.streamfusion.kafka.source.DeadLetterTarget;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
@@ -9,6 +11,7 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.factories.DynamicTableFactory;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -32,6 +35,9 @@ final class ReadPlan {
     /** What the source does with a record it cannot decode ({@code streamfusion.errors}). */
     final ErrorPolicy errors;
 
+    /** Where undecodable records go under {@code DEAD_LETTER}; {@code null} under other policies. */
+    final DeadLetterTarget deadLetters;
+
     /** The rung the table asks for. */
     private final StreamFusionKafkaOptions.Rung rung;
 
@@ -41,13 +47,15 @@ final class ReadPlan {
             String javaRungReason,
             StreamFusionKafkaOptions.Rung rung,
             int prefetchKbytes,
-            ErrorPolicy errors) {
+            ErrorPolicy errors,
+            DeadLetterTarget deadLetters) {
         this.formats = formats;
         this.stockReason = stockReason;
         this.javaRungReason = javaRungReason;
         this.rung = rung;
         this.prefetchKbytes = prefetchKbytes;
         this.errors = errors;
+        this.deadLetters = deadLetters;
         if (stockReason != null && errors != ErrorPolicy.FAIL) {
             throw new ValidationException(
                     "'" + ErrorPolicy.OPTION.key() + "' = '" + errors + "' needs StreamFusion's reader, but the"
@@ -72,7 +80,7 @@ final class ReadPlan {
         if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
             throw new ValidationException("'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + rung + "', but " + reason);
         }
-        return new ReadPlan(formats, reason, null, rung, prefetchKbytes, errors);
+        return new ReadPlan(formats, reason, null, rung, prefetchKbytes, errors, deadLetters);
     }
 
     static ReadPlan of(DynamicTableFactory.Context context) {
@@ -80,6 +88,7 @@ final class ReadPlan {
         Configuration configuration = Configuration.fromMap(options);
         StreamFusionKafkaOptions.Rung rung = configuration.get(StreamFusionKafkaOptions.RUNG);
         ErrorPolicy errors = configuration.get(ErrorPolicy.OPTION);
+        DeadLetterTarget deadLetters = deadLetters(options, errors);
         int prefetch = configuration.get(StreamFusionKafkaOptions.PREFETCH_KBYTES);
         if (prefetch < 1 || prefetch > StreamFusionKafkaOptions.PREFETCH_KBYTES_MAX) {
             throw new ValidationException(
@@ -93,7 +102,7 @@ final class ReadPlan {
             if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
                 throw new ValidationException(forced + ", but " + stockReason);
             }
-            return new ReadPlan(formats, stockReason, null, rung, prefetch, errors);
+            return new ReadPlan(formats, stockReason, null, rung, prefetch, errors, deadLetters);
         }
         List<String> untranslatable = LibrdkafkaConfig.consumer(consumerProperties(options)).untranslatable();
         switch (rung) {
@@ -103,9 +112,9 @@ final class ReadPlan {
                             forced + ", but librdkafka cannot take these properties: "
                                     + String.join("; ", untranslatable));
                 }
-                return new ReadPlan(formats, null, null, rung, prefetch, errors);
+                return new ReadPlan(formats, null, null, rung, prefetch, errors, deadLetters);
             case JAVA:
-                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch, errors);
+                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch, errors, deadLetters);
             default:
                 return new ReadPlan(
                         formats,
@@ -115,8 +124,37 @@ final class ReadPlan {
                                 : "librdkafka cannot take " + String.join("; ", untranslatable),
                         rung,
                         prefetch,
-                        errors);
+                        errors,
+                        deadLetters);
         }
+    }
+
+    /**
+     * The dead-letter topic and its producer's properties under {@code DEAD_LETTER}; {@code null}
+     * under the other policies, which take no dead-letter option.
+     */
+    private static DeadLetterTarget deadLetters(Map<String, String> options, ErrorPolicy errors) {
+        String topic = options.get(StreamFusionKafkaOptions.ERRORS_TOPIC.key());
+        Map<String, String> overrides = new HashMap<>();
+        options.forEach((key, value) -> {
+            if (key.startsWith(StreamFusionKafkaOptions.ERRORS_PROPERTIES_PREFIX)) {
+                overrides.put(key.substring(StreamFusionKafkaOptions.ERRORS_PROPERTIES_PREFIX.length()), value);
+            }
+        });
+        if (errors != ErrorPolicy.DEAD_LETTER) {
+            if (topic != null || !overrides.isEmpty()) {
+                throw new ValidationException(
+                        "'" + StreamFusionKafkaOptions.ERRORS_TOPIC.key() + "' and '" + StreamFusionKafkaOptions.ERRORS_PROPERTIES_PREFIX
+                                + "*' are for '" + ErrorPolicy.KEY + "' = 'DEAD_LETTER', but it is '" + errors + "'");
+            }
+            return null;
+        }
+        if (topic == null || topic.isBlank()) {
+            throw new ValidationException(
+                    "'" + ErrorPolicy.KEY + "' = 'DEAD_LETTER' needs the topic to produce to: '"
+                            + StreamFusionKafkaOptions.ERRORS_TOPIC.key() + "'");
+        }
+        return new DeadLetterTarget(topic, LoginModules.rewritten(consumerProperties(options)), overrides);
     }
 
     /** The table's {@code properties.*} options, without the prefix. */

@@ -39,5 +39,18 @@ public final class StreamFusionKafkaOptions {
                                     + "from 1 to " + PREFETCH_KBYTES_MAX + ". The Java rung's read-ahead is "
                                     + "kafka-clients' (fetch.max.bytes).");
 
+    public static final ConfigOption<String> ERRORS_TOPIC =
+            ConfigOptions.key("streamfusion.errors.topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Under 'streamfusion.errors' = 'DEAD_LETTER', the topic each record the source cannot decode is"
+                                    + " produced to, unchanged, with headers naming its topic, partition, offset, timestamp and"
+                                    + " the reason. The producer takes the table's 'properties.*' a producer knows (servers,"
+                                    + " security), then 'streamfusion.errors.properties.*'.");
+
+    /** Producer properties of the dead-letter topic, over the table's {@code properties.*}. */
+    public static final String ERRORS_PROPERTIES_PREFIX = "streamfusion.errors.properties.";
+
     private StreamFusionKafkaOptions() {}
 }

@@ -21,6 +21,7 @@ import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.DataTypeUtils;
@@ -29,6 +30,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +67,27 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         options.add(StreamFusionKafkaOptions.RUNG);
         options.add(StreamFusionKafkaOptions.PREFETCH_KBYTES);
         options.add(ErrorPolicy.OPTION);
+        options.add(StreamFusionKafkaOptions.ERRORS_TOPIC);
         return options;
+    }
+
+    /**
+     * {@code context} without the options only StreamFusion reads under a prefix ({@code
+     * streamfusion.errors.properties.*}), which Flink's validation, allowing {@code properties.*}
+     * alone, would refuse; they are read from the original context.
+     */
+    private static Context withoutOwnPrefixes(Context context) {
+        Map<String, String> options = new HashMap<>(context.getCatalogTable().getOptions());
+        if (!options.keySet().removeIf(key -> key.startsWith(StreamFusionKafkaOptions.ERRORS_PROPERTIES_PREFIX))) {
+            return context;
+        }
+        return new FactoryUtil.DefaultDynamicTableContext(
+                context.getObjectIdentifier(),
+                context.getCatalogTable().copy(options),
+                context.getEnrichmentOptions(),
+                context.getConfiguration(),
+                context.getClassLoader(),
+                context.isTemporary());
     }
 
     @Override
@@ -73,7 +95,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         plan = ReadPlan.of(context);
         try {
-            DynamicTableSource source = super.createDynamicTableSource(context);
+            DynamicTableSource source = super.createDynamicTableSource(withoutOwnPrefixes(context));
             LOG.info("streamfusion-kafka table {}: {}", context.getObjectIdentifier(), source.asSummaryString());
             return source;
         } finally {
@@ -86,7 +108,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         writing = WriteContext.of(context);
         try {
-            return super.createDynamicTableSink(context);
+            return super.createDynamicTableSink(withoutOwnPrefixes(context));
         } finally {
             writing = null;
         }

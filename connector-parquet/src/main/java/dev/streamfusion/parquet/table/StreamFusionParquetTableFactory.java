@@ -153,7 +153,17 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
                         == FileSystemConnectorOptions.FileStatisticsType.ALL,
                 memoryLimit(context, options),
                 context.getPhysicalRowDataType(),
-                options.get(ErrorPolicy.OPTION) == ErrorPolicy.SKIP);
+                skipsUnreadableFiles(options.get(ErrorPolicy.OPTION)));
+    }
+
+    /** Whether the policy skips a file whose footer cannot be read; a dead letter has no place here. */
+    private static boolean skipsUnreadableFiles(ErrorPolicy policy) {
+        if (policy == ErrorPolicy.DEAD_LETTER) {
+            throw new ValidationException(
+                    "'" + ErrorPolicy.KEY + "' = 'DEAD_LETTER' is for streamfusion-kafka tables: a Parquet file has no"
+                            + " dead-letter place. Use SKIP (the file is skipped and logged) or FAIL.");
+        }
+        return policy == ErrorPolicy.SKIP;
     }
 
     @Override
