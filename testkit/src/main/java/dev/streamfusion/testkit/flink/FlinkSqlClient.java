@@ -43,6 +43,8 @@ public final class FlinkSqlClient {
     private final Map<String, String> configuration = new LinkedHashMap<>();
     private List<String> jvmOptions = FLINK_JVM_OPTIONS;
     private final Path directory;
+    /** Whether {@code lib/} keeps Flink's planner loader (else the planner jars given replace it). */
+    private boolean plannerLoader = true;
 
     /** A client whose configuration, log and scripts live under {@code directory}. */
     public FlinkSqlClient(Path directory) {
@@ -61,6 +63,16 @@ public final class FlinkSqlClient {
             lib.add(jar);
         }
         return this;
+    }
+
+    /**
+     * Replaces the planner loader in {@code lib/} with {@code plannerJars} (Flink's {@code
+     * flink-table-planner_2.12} and the Scala library it needs), as Flink's documentation has users
+     * do to reach the planner's classes.
+     */
+    public FlinkSqlClient withPlannerInsteadOfLoader(List<Path> plannerJars) {
+        plannerLoader = false;
+        return withLib(plannerJars);
     }
 
     /** Sets {@code key} in {@code config.yaml}. */
@@ -127,7 +139,11 @@ public final class FlinkSqlClient {
 
         List<String> classpath = new ArrayList<>();
         lib.forEach(jar -> classpath.add(jar.toString()));
-        classpath.add(ChildJvm.classpath(CLASSPATH_FILE, ARTIFACT));
+        for (String entry : ChildJvm.classpath(CLASSPATH_FILE, ARTIFACT).split(File.pathSeparator)) {
+            if (plannerLoader || !Path.of(entry).getFileName().toString().startsWith("flink-table-planner-loader")) {
+                classpath.add(entry);
+            }
+        }
         List<String> command = new ArrayList<>();
         command.add(ChildJvm.java());
         command.addAll(jvmOptions);
