@@ -163,6 +163,9 @@ pub enum Op {
     Plus,
     Minus,
     Times,
+    /// `/` by a non-zero constant: integers truncate (and wrap) as Java's `/`, DECIMALs round
+    /// half up in Flink's result type.
+    Divide,
     Mod,
     IsTrue,
     IsFalse,
@@ -187,6 +190,8 @@ pub enum Op {
     Substring,
     /// `s LIKE pattern [ESCAPE e]`, pattern and escape STRING literals.
     Like,
+    /// `CONCAT(s1, s2, ...)` and `||`: NULL if any argument is.
+    Concat,
 }
 
 impl Op {
@@ -225,6 +230,7 @@ impl std::fmt::Display for Op {
             Op::Plus => "+",
             Op::Minus => "-",
             Op::Times => "*",
+            Op::Divide => "/",
             Op::Mod => "MOD",
             Op::IsTrue => "IS TRUE",
             Op::IsFalse => "IS FALSE",
@@ -241,6 +247,7 @@ impl std::fmt::Display for Op {
             Op::SplitIndex => "SPLIT_INDEX",
             Op::Substring => "SUBSTRING",
             Op::Like => "LIKE",
+            Op::Concat => "CONCAT",
         })
     }
 }
@@ -465,11 +472,49 @@ fn widens(from: &DataType, to: &DataType) -> bool {
         (_, DataType::Decimal128(tp, ts)) => {
             integer_digits(from).is_some_and(|d| i16::from(*tp) - i16::from(*ts) >= d)
         }
+        // Digits as Java's `toString` and `BigDecimal.toPlainString` write them.
+        (_, DataType::Utf8) => is_integer(from) || matches!(from, DataType::Decimal128(..)),
         _ => match (integer_rank(from), integer_rank(to)) {
             (Some(a), Some(b)) => a <= b,
             (Some(_), None) => matches!(to, DataType::Float32 | DataType::Float64),
             _ => from == to,
         },
+    }
+}
+
+/// `a / b` on integers of one type as Java's `/`: truncated, `MIN / -1` wrapping to `MIN`; `b`
+/// holds no zero (the planner admits only non-zero constant divisors), and a zero gives NULL.
+fn integer_divide(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef> {
+    fn divide<T: arrow::datatypes::ArrowPrimitiveType>(
+        a: &ArrayRef,
+        b: &ArrayRef,
+    ) -> Result<ArrayRef>
+    where
+        T::Native: arrow::datatypes::ArrowNativeTypeOp,
+    {
+        use arrow::array::AsArray;
+        use arrow::datatypes::ArrowNativeTypeOp;
+        let values: arrow::array::PrimitiveArray<T> = a
+            .as_primitive::<T>()
+            .iter()
+            .zip(b.as_primitive::<T>().iter())
+            .map(|(x, y)| {
+                let (x, y) = (x?, y?);
+                if y.is_zero() {
+                    None
+                } else {
+                    Some(x.div_wrapping(y))
+                }
+            })
+            .collect();
+        Ok(Arc::new(values))
+    }
+    match a.data_type() {
+        DataType::Int8 => divide::<arrow::datatypes::Int8Type>(a, b),
+        DataType::Int16 => divide::<arrow::datatypes::Int16Type>(a, b),
+        DataType::Int32 => divide::<arrow::datatypes::Int32Type>(a, b),
+        DataType::Int64 => divide::<arrow::datatypes::Int64Type>(a, b),
+        other => spec_error(format!("`/` of {other}")),
     }
 }
 
@@ -631,6 +676,43 @@ fn call_type(
                 ));
             }
             Ok(types[0].clone())
+        }
+        Op::Divide => {
+            arity(op, types, 2)?;
+            let nonzero = match &args[1] {
+                Expr::Literal {
+                    value: Some(text), ..
+                } => text
+                    .trim_start_matches('-')
+                    .bytes()
+                    .any(|b| (b'1'..=b'9').contains(&b)),
+                _ => false,
+            };
+            if !nonzero {
+                return spec_error("`/` is evaluated natively only by a constant other than 0");
+            }
+            match (&types[0], &types[1]) {
+                (DataType::Decimal128(p1, s1), DataType::Decimal128(p2, s2)) => {
+                    match decimal::divide_type((*p1, *s1), (*p2, *s2)) {
+                        Some((p, s)) => Ok(DataType::Decimal128(p, s)),
+                        None => spec_error(format!(
+                            "`/` of {} and {} is not evaluated natively",
+                            types[0], types[1]
+                        )),
+                    }
+                }
+                (a, b) if a == b && is_integer(a) => Ok(a.clone()),
+                _ => spec_error(format!(
+                    "`/` of {} and {}; operands must be integers of one type, or DECIMALs",
+                    types[0], types[1]
+                )),
+            }
+        }
+        Op::Concat => {
+            if types.len() < 2 || types.iter().any(|t| *t != DataType::Utf8) {
+                return spec_error("CONCAT takes two or more strings");
+            }
+            Ok(DataType::Utf8)
         }
         Op::Mod => {
             arity(op, types, 2)?;
@@ -953,6 +1035,39 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
         Op::Plus if is_decimal => decimal(Arithmetic::Plus),
         Op::Minus if is_decimal => decimal(Arithmetic::Minus),
         Op::Times if is_decimal => decimal(Arithmetic::Times),
+        Op::Divide => {
+            let columns = values
+                .into_iter()
+                .map(|v| v.into_column(rows))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Value::Column(if is_decimal {
+                decimal::divide(&columns[0], &columns[1]).map_err(CalcError::Spec)?
+            } else {
+                integer_divide(&columns[0], &columns[1])?
+            }))
+        }
+        Op::Concat => {
+            let mut columns = values.into_iter().map(|v| v.into_column(rows));
+            let mut result = columns
+                .next()
+                .ok_or_else(|| CalcError::Spec("CONCAT without arguments".into()))??;
+            for column in columns {
+                let column = column?;
+                result = Arc::new(
+                    arrow::compute::kernels::concat_elements::concat_elements_utf8(
+                        result
+                            .as_any()
+                            .downcast_ref::<StringArray>()
+                            .ok_or_else(|| CalcError::Spec("CONCAT of a non-string".into()))?,
+                        column
+                            .as_any()
+                            .downcast_ref::<StringArray>()
+                            .ok_or_else(|| CalcError::Spec("CONCAT of a non-string".into()))?,
+                    )?,
+                );
+            }
+            Ok(Value::Column(result))
+        }
         Op::Equals => compare(cmp::eq),
         Op::NotEquals => compare(cmp::neq),
         Op::LessThan => compare(cmp::lt),

@@ -26,6 +26,60 @@ pub(crate) fn plus_type(a: (u8, i8), b: (u8, i8)) -> Option<(u8, i8)> {
     (precision <= MAX_PRECISION).then_some((precision, scale))
 }
 
+/// The result type of `/` on two decimals (Flink: scale `max(6, s1 + p2 + 1)`, precision
+/// `p1 - s1 + s2 + scale`), if Flink keeps it whole and the scaled dividend fits in 38 digits.
+pub(crate) fn divide_type(a: (u8, i8), b: (u8, i8)) -> Option<(u8, i8)> {
+    let scale = 6_i16.max(i16::from(a.1) + i16::from(b.0) + 1);
+    let precision = i16::from(a.0) - i16::from(a.1) + i16::from(b.1) + scale;
+    let shift = scale - i16::from(a.1) + i16::from(b.1);
+    (precision <= i16::from(MAX_PRECISION) && i16::from(a.0) + shift <= i16::from(MAX_PRECISION))
+        .then_some((u8::try_from(precision).ok()?, i8::try_from(scale).ok()?))
+}
+
+/// `a / b` row by row in the type [`divide_type`] gives, rounded half up as `BigDecimal` does;
+/// NULL where either is NULL or the quotient does not fit. `b` never holds a zero: the planner
+/// admits only non-zero constant divisors.
+pub(crate) fn divide(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef, String> {
+    let (ta, tb) = (precision_scale(a.as_ref())?, precision_scale(b.as_ref())?);
+    let (p, s) = divide_type(ta, tb).ok_or_else(|| {
+        format!("DECIMAL division of {ta:?} and {tb:?} is not evaluated natively")
+    })?;
+    let shift = u32::try_from(i16::from(s) - i16::from(ta.1) + i16::from(tb.1))
+        .map_err(|e| e.to_string())?;
+    let factor = 10_i128
+        .checked_pow(shift)
+        .ok_or("DECIMAL division overflows")?;
+    let (a, b) = (
+        a.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
+            .ok_or("expected DECIMAL")?,
+        b.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
+            .ok_or("expected DECIMAL")?,
+    );
+    let values: Decimal128Array = a
+        .iter()
+        .zip(b.iter())
+        .map(|(x, y)| {
+            let (n, d) = (x?.checked_mul(factor)?, y?);
+            if d == 0 {
+                return None;
+            }
+            let (q, r) = (n / d, n % d);
+            // Half up: away from zero when the remainder is at least half the divisor.
+            let q = if r.unsigned_abs().checked_mul(2)? >= d.unsigned_abs() {
+                if (n < 0) == (d < 0) { q + 1 } else { q - 1 }
+            } else {
+                q
+            };
+            fits(q, p).then_some(q)
+        })
+        .collect();
+    Ok(Arc::new(
+        values
+            .with_precision_and_scale(p, s)
+            .map_err(|e| e.to_string())?,
+    ))
+}
+
 /// The unscaled value of decimal text (`-12.5`) at `scale`, if it fits `precision` exactly.
 pub(crate) fn parse(text: &str, precision: u8, scale: i8) -> Result<i128, String> {
     let bad = || format!("{text:?} is not a DECIMAL({precision}, {scale})");
@@ -131,6 +185,34 @@ mod tests {
                 .with_precision_and_scale(p, s)
                 .unwrap(),
         )
+    }
+
+    #[test]
+    fn division_rounds_half_up_in_flinks_type() {
+        // DECIMAL(10, 2) / DECIMAL(1, 0): scale max(6, 2 + 1 + 1) = 6, precision 10 - 2 + 0 + 6.
+        let a = decimals(vec![Some(100), Some(-100), Some(200), None], 10, 2);
+        let three = decimals(vec![Some(3); 4], 1, 0);
+        let out = divide(&a, &three).unwrap();
+        assert_eq!(out.data_type(), &DataType::Decimal128(14, 6));
+        // 1.00 / 3 = 0.333333; -1.00 / 3 = -0.333333; 2.00 / 3 = 0.666667 (half up).
+        assert_eq!(
+            out.as_primitive::<arrow::datatypes::Decimal128Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![Some(333_333), Some(-333_333), Some(666_667), None]
+        );
+        let minus_two_thirds = divide(
+            &decimals(vec![Some(-200)], 10, 2),
+            &decimals(vec![Some(3)], 1, 0),
+        )
+        .unwrap();
+        assert_eq!(
+            minus_two_thirds
+                .as_primitive::<arrow::datatypes::Decimal128Type>()
+                .value(0),
+            -666_667
+        );
+        assert!(divide_type((38, 0), (1, 0)).is_none());
     }
 
     #[test]

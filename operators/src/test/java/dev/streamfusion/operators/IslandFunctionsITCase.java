@@ -71,6 +71,9 @@ class IslandFunctionsITCase {
                 + "s LIKE 'a%%b%%c', s LIKE 'a!_b' ESCAPE '!', s NOT LIKE 'http%%channel_id=%%' FROM %s",
         "SELECT ts, ts > TIMESTAMP '2000-01-01 00:00:00', CASE WHEN ts < TIMESTAMP '1970-01-01 00:00:00.001' THEN ts "
                 + "ELSE CAST(NULL AS TIMESTAMP(3)) END FROM %s WHERE ts <> TIMESTAMP '1900-03-01 18:59:59' OR ts IS NULL",
+        "SELECT amount, qty, price, amount / 7, qty / -1, qty / 2, price / 3, price / 0.7, 0.908 * amount / 100, "
+                + "CAST(amount AS STRING), CAST(qty AS STRING), CAST(price AS STRING), s || '!', CONCAT(s, '/', CAST(qty AS STRING)) "
+                + "FROM %s",
         "SELECT s, amount FROM %s WHERE LOWER(s) IN ('apple', 'google', 'straße') "
                 + "OR REGEXP_EXTRACT(s, '(&|^|\\?)channel_id=([^&]*)', 2) IS NOT NULL OR HOUR(ts) = 23",
     };

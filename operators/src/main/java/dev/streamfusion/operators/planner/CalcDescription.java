@@ -173,10 +173,15 @@ final class CalcDescription {
                 }
             case MOD:
                 return mod(call);
+            case DIVIDE:
+                return divide(call);
             case CAST:
                 {
                     String to = sqlType(call.getType());
                     String from = sqlType(operands.get(0).getType());
+                    if (to.equals("STRING") && !fitsText(from, call.getType())) {
+                        throw new Unsupported(call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively");
+                    }
                     if (!widens(from, to)) {
                         throw new Unsupported(call + ": only casts that keep every value exactly are evaluated natively");
                     }
@@ -202,6 +207,18 @@ final class CalcDescription {
         switch (name) {
             case "COALESCE":
                 return choice(call, "COALESCE");
+            case "||":
+            case "CONCAT":
+                {
+                    if (call.getType().getSqlTypeName() != SqlTypeName.VARCHAR) {
+                        throw new Unsupported(call + ": CONCAT of type " + call.getType() + " is not evaluated natively");
+                    }
+                    ObjectNode[] args = new ObjectNode[operands.size()];
+                    for (int i = 0; i < args.length; i++) {
+                        args[i] = string(call, operands.get(i));
+                    }
+                    return op("CONCAT", args);
+                }
             case "LOWER":
             case "UPPER":
                 if (LOCALE_CASE_RULES.contains(Locale.getDefault().getLanguage())) {
@@ -384,6 +401,44 @@ final class CalcDescription {
         return result.equals(common) ? mod : cast(mod, result, true);
     }
 
+    /**
+     * {@code /} by a constant other than 0 (so it never fails): integers of Flink's result type as
+     * Java divides them, or DECIMALs in the type Flink derives without cutting it to 38 digits.
+     */
+    private ObjectNode divide(RexCall call) throws Unsupported {
+        RexNode dividend = call.getOperands().get(0);
+        RexNode divisor = call.getOperands().get(1);
+        BigDecimal constant = divisor instanceof RexLiteral ? ((RexLiteral) divisor).getValueAs(BigDecimal.class) : null;
+        if (constant == null || constant.signum() == 0) {
+            throw new Unsupported(call + ": / is evaluated natively only by a constant other than 0");
+        }
+        String result = sqlType(call.getType());
+        if (isDecimal(result)) {
+            String left = decimalOf(call, sqlType(dividend.getType()));
+            String right = decimalOf(call, sqlType(divisor.getType()));
+            int scale = Math.max(6, scale(left) + precision(right) + 1);
+            String natural = decimal(precision(left) - scale(left) + scale(right) + scale, scale);
+            if (!natural.equals(result)) {
+                throw new Unsupported(call + ": DECIMAL division whose result Flink cuts to " + result + " is not evaluated natively");
+            }
+            return op("DIVIDE", as(dividend, left), as(divisor, right));
+        }
+        String common = commonType(call, dividend.getType(), divisor.getType());
+        if (!isInteger(result) || !common.equals(result)) {
+            throw new Unsupported(call + ": / of type " + call.getType() + " is not evaluated natively");
+        }
+        return op("DIVIDE", as(dividend, common), as(divisor, common));
+    }
+
+    /** Whether every value of {@code from} cast to the string type {@code to} keeps all its text. */
+    private static boolean fitsText(String from, RelDataType to) {
+        if (to.getSqlTypeName() != SqlTypeName.VARCHAR) {
+            return false;
+        }
+        int longest = isDecimal(from) ? precision(from) + 3 : isInteger(from) ? digits(from) + 1 : Integer.MAX_VALUE;
+        return to.getPrecision() >= longest;
+    }
+
     /** The type both operands are compared or combined in, as Java promotes them. */
     private static String commonType(RexCall call, RelDataType left, RelDataType right) throws Unsupported {
         String a = sqlType(left);
@@ -538,6 +593,9 @@ final class CalcDescription {
 
     /** Whether a cast from {@code from} to {@code to} keeps every value exactly. */
     private static boolean widens(String from, String to) {
+        if (to.equals("STRING")) {
+            return isInteger(from) || isDecimal(from);
+        }
         if (isDecimal(to)) {
             int room = precision(to) - scale(to);
             if (isDecimal(from)) {
