@@ -472,6 +472,10 @@ fn widens(from: &DataType, to: &DataType) -> bool {
         (_, DataType::Decimal128(tp, ts)) => {
             integer_digits(from).is_some_and(|d| i16::from(*tp) - i16::from(*ts) >= d)
         }
+        // A finer unit holds every value of a coarser one.
+        (DataType::Timestamp(from_unit, from_zone), DataType::Timestamp(to_unit, to_zone)) => {
+            from_zone == to_zone && unit_rank(from_unit) <= unit_rank(to_unit)
+        }
         // Digits as Java's `toString` and `BigDecimal.toPlainString` write them.
         (_, DataType::Utf8) => is_integer(from) || matches!(from, DataType::Decimal128(..)),
         _ => match (integer_rank(from), integer_rank(to)) {
@@ -515,6 +519,15 @@ fn integer_divide(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef> {
         DataType::Int32 => divide::<arrow::datatypes::Int32Type>(a, b),
         DataType::Int64 => divide::<arrow::datatypes::Int64Type>(a, b),
         other => spec_error(format!("`/` of {other}")),
+    }
+}
+
+fn unit_rank(unit: &arrow::datatypes::TimeUnit) -> u8 {
+    match unit {
+        arrow::datatypes::TimeUnit::Second => 0,
+        arrow::datatypes::TimeUnit::Millisecond => 1,
+        arrow::datatypes::TimeUnit::Microsecond => 2,
+        arrow::datatypes::TimeUnit::Nanosecond => 3,
     }
 }
 

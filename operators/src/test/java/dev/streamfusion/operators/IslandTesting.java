@@ -33,6 +33,11 @@ final class IslandTesting {
         return env;
     }
 
+    /** The full name of {@code table} (in the default catalog and database unless qualified). */
+    static String identifier(String table) {
+        return table.contains(".") ? table : "default_catalog.default_database." + table;
+    }
+
     /**
      * Checks that {@code query} ({@code %s} for the table) runs over {@code fused} as the source's
      * batches through the native calc into rows, and gives the rows {@code stock} gives over
@@ -45,7 +50,7 @@ final class IslandTesting {
         assertThat(explained.fallbacks()).as("%s", explained).isEmpty();
         assertThat(explained.nativeNodes())
                 .as("%s", explained)
-                .containsExactly("NativeSourceBatches(default_catalog.default_database." + fused + ")", "NativeCalc", "NativeToRows");
+                .containsExactly("NativeSourceBatches(" + identifier(fused) + ")", "NativeCalc", "NativeToRows");
         List<String> expected = rows(stock, String.format(query, stockTable));
         assertThat(expected).as(query).hasSizeGreaterThan(atLeast);
         assertThat(rows(island, String.format(query, fused))).as(query).containsExactlyElementsOf(expected);

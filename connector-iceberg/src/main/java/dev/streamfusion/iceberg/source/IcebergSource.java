@@ -1,5 +1,7 @@
 package dev.streamfusion.iceberg.source;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchSource;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 
@@ -12,6 +14,7 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -53,8 +56,24 @@ public final class IcebergSource
 
     @Override
     public SourceReader<RowData, TaskSplit> createReader(SourceReaderContext context) {
+        return reader(context, false, IcebergSourceReader.rowEmitter(context));
+    }
+
+    /** A reader of whole batches: the same splits, positions and checkpoints as one of rows. */
+    SourceReader<ArrowBatch, TaskSplit> createBatchReader(SourceReaderContext context) {
+        return reader(context, true, IcebergSourceReader.batchEmitter(context));
+    }
+
+    /** The {@link Source} of this scan's batches, with this source's enumeration and state. */
+    public Source<ArrowBatch, TaskSplit, TaskEnumerator.Checkpoint> batches() {
+        return new BatchSource<>(this, this::createBatchReader);
+    }
+
+    private <T> SourceReader<T, TaskSplit> reader(
+            SourceReaderContext context, boolean whole, RecordEmitter<TaskBatch.Row, T, TaskSplitState> emitter) {
         FetchedBatches fetched = new FetchedBatches();
-        return new IcebergSourceReader(() -> new TaskSplitReader(rowType, BATCH_SIZE, limit, fetched), context, fetched);
+        return new IcebergSourceReader<>(
+                () -> new TaskSplitReader(rowType, BATCH_SIZE, limit, fetched, whole), context, fetched, emitter);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.streamfusion.iceberg.source;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.source.ArrowSourceReader;
 import dev.streamfusion.bridge.source.FetchedBatches;
 
@@ -17,21 +18,24 @@ import java.util.function.Supplier;
 
 /**
  * Reads the splits it is given, asking the enumerator for the next when it runs out. Rows go
- * downstream as views over native batches; a checkpoint records, per split, the file task being
- * read and how many of its rows were emitted.
+ * downstream as views over native batches, or the batches go whole (to the operator island); a
+ * checkpoint records, per split, the file task being read and how many of its rows were emitted.
+ *
+ * @param <T> what it emits: {@link RowData} or {@link ArrowBatch}
  */
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-final class IcebergSourceReader extends ArrowSourceReader<TaskBatch.Row, RowData, TaskSplit, TaskSplitState> {
+final class IcebergSourceReader<T> extends ArrowSourceReader<TaskBatch.Row, T, TaskSplit, TaskSplitState> {
 
     IcebergSourceReader(
             Supplier<SplitReader<TaskBatch.Row, TaskSplit>> splitReaders,
             SourceReaderContext context,
-            FetchedBatches fetched) {
+            FetchedBatches fetched,
+            RecordEmitter<TaskBatch.Row, T, TaskSplitState> emitter) {
         super(
                 splitReaders,
-                new Emitter(context.metricGroup().addGroup("streamfusion").counter("rowsEmitted")),
+                emitter,
                 new Configuration(),
                 context,
                 fetched,
@@ -48,21 +52,31 @@ final class IcebergSourceReader extends ArrowSourceReader<TaskBatch.Row, RowData
         context.sendSplitRequest();
     }
 
+    private static Counter rowsEmitted(SourceReaderContext context) {
+        return context.metricGroup().addGroup("streamfusion").counter("rowsEmitted");
+    }
+
     /** Emits one row and moves its split's position past it. */
-    private static final class Emitter implements RecordEmitter<TaskBatch.Row, RowData, TaskSplitState> {
-
-        private final Counter rowsEmitted;
-
-        Emitter(Counter rowsEmitted) {
-            this.rowsEmitted = rowsEmitted;
-        }
-
-        @Override
-        public void emitRecord(TaskBatch.Row row, SourceOutput<RowData> output, TaskSplitState split) {
+    static RecordEmitter<TaskBatch.Row, RowData, TaskSplitState> rowEmitter(SourceReaderContext context) {
+        Counter rowsEmitted = rowsEmitted(context);
+        return (TaskBatch.Row row, SourceOutput<RowData> output, TaskSplitState split) -> {
             output.collect(row.rows.row(row.index));
             split.task = row.task;
             split.emitted = row.position + 1;
             rowsEmitted.inc();
-        }
+        };
+    }
+
+    /** Emits a whole batch and moves its split's position past its rows, as {@link #rowEmitter} does row by row. */
+    static RecordEmitter<TaskBatch.Row, ArrowBatch, TaskSplitState> batchEmitter(SourceReaderContext context) {
+        Counter rowsEmitted = rowsEmitted(context);
+        ArrowBatch batch = new ArrowBatch();
+        return (TaskBatch.Row row, SourceOutput<ArrowBatch> output, TaskSplitState split) -> {
+            int rows = row.root.getRowCount();
+            output.collect(batch.of(row.root));
+            split.task = row.task;
+            split.emitted = row.position + rows;
+            rowsEmitted.inc(rows);
+        };
     }
 }

@@ -18,7 +18,9 @@ final class TaskBatch extends SplitBatch<TaskBatch.Row> {
 
     /** The row the reader emits; one instance is moved along the batch. */
     static final class Row {
+        VectorSchemaRoot root;
         ArrowColumnarBatch rows;
+        /** The row, or {@link SplitBatch#WHOLE} for the whole batch. */
         int index;
         /** The file task of the split the row belongs to. */
         int task;
@@ -31,13 +33,24 @@ final class TaskBatch extends SplitBatch<TaskBatch.Row> {
 
     /** Finished splits, no rows. */
     TaskBatch(Set<String> finished) {
-        this(null, null, null, 0, 0, finished);
+        this(null, null, null, 0, 0, finished, false);
     }
 
-    /** Rows of task {@code task} of {@code splitId}, the first at {@code firstPosition} in the task. */
-    TaskBatch(String splitId, VectorSchemaRoot root, ArrowColumnarBatch rows, int task, long firstPosition, Set<String> finished) {
-        super(splitId, root, rows, finished);
+    /**
+     * Rows of task {@code task} of {@code splitId}, the first at {@code firstPosition} in the task;
+     * emitted as one record when {@code whole}.
+     */
+    TaskBatch(
+            String splitId,
+            VectorSchemaRoot root,
+            ArrowColumnarBatch rows,
+            int task,
+            long firstPosition,
+            Set<String> finished,
+            boolean whole) {
+        super(splitId, root, rows, finished, whole);
         this.firstPosition = firstPosition;
+        row.root = root;
         row.rows = rows;
         row.task = task;
     }
@@ -45,7 +58,7 @@ final class TaskBatch extends SplitBatch<TaskBatch.Row> {
     @Override
     protected Row record(ArrowColumnarBatch rows, int index) {
         row.index = index;
-        row.position = firstPosition + index;
+        row.position = firstPosition + (index == WHOLE ? 0 : index);
         return row;
     }
 }

@@ -43,8 +43,12 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
     private long read;
     /** Rows of the current task to skip (emitted before a restore). */
     private long toSkip;
+    /** Whether each batch is emitted whole (to the operator island) rather than row by row. */
+    private final boolean whole;
 
-    TaskSplitReader(RowType rowType, int batchSize, long limit, FetchedBatches fetched) {
+    /** @param whole whether each batch is emitted whole (to the operator island) rather than row by row */
+    TaskSplitReader(RowType rowType, int batchSize, long limit, FetchedBatches fetched, boolean whole) {
+        this.whole = whole;
         this.rowType = rowType;
         this.batchSize = batchSize;
         this.remaining = limit;
@@ -102,7 +106,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
                 remaining -= own.getRowCount();
             }
             return fetched.track(new TaskBatch(
-                    current.splitId(), own, ArrowColumnarBatch.of(own, rowType), task, first + skip, Set.of()));
+                    current.splitId(), own, ArrowColumnarBatch.of(own, rowType), task, first + skip, Set.of(), whole));
         }
     }
 

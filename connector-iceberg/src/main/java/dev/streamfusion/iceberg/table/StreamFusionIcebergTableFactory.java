@@ -1,6 +1,7 @@
 package dev.streamfusion.iceberg.table;
 
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.table.PlannerExtension;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 
 import org.apache.flink.annotation.Internal;
@@ -83,6 +84,7 @@ public final class StreamFusionIcebergTableFactory implements DynamicTableSource
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
+        PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         // Fails at planning, saying why, where the library cannot run.
         NativeLibrary.load();
         Map<String, String> options = context.getCatalogTable().getOptions();
@@ -99,6 +101,7 @@ public final class StreamFusionIcebergTableFactory implements DynamicTableSource
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
+        PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         NativeLibrary.load();
         Map<String, String> options = context.getCatalogTable().getOptions();
         IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);

@@ -1,11 +1,14 @@
 package dev.streamfusion.iceberg.table;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchScan;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 import dev.streamfusion.iceberg.source.IcebergSource;
 import dev.streamfusion.iceberg.source.ScanOptions;
 import dev.streamfusion.iceberg.source.ScanPlanner;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
@@ -33,7 +36,7 @@ import java.util.Optional;
  */
 @Internal
 final class StreamFusionIcebergTableSource
-        implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown, SupportsLimitPushDown {
+        implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown, SupportsLimitPushDown, BatchScan {
 
     private final IcebergTableRef table;
     private final ScanOptions options;
@@ -58,9 +61,23 @@ final class StreamFusionIcebergTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        return SourceProvider.of(source(context));
+    }
+
+    private IcebergSource source(ScanContext context) {
         ScanPlanner planner = new ScanPlanner(table.toString(), options, producedType.getFieldNames());
-        return SourceProvider.of(new IcebergSource(
-                table, planner, producedType, limit, context.createTypeInformation(producedType)));
+        return new IcebergSource(table, planner, producedType, limit, context.createTypeInformation(producedType));
+    }
+
+    @Override
+    public Optional<String> batchesUnsupported() {
+        // Every produced column comes from the data files, deletes applied: the batches are the rows.
+        return Optional.empty();
+    }
+
+    @Override
+    public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
+        return source(context).batches();
     }
 
     @Override

@@ -446,6 +446,10 @@ final class CalcDescription {
         if (a.equals(b)) {
             return a;
         }
+        if (isTimestamp(a) && isTimestamp(b) && zone(a).equals(zone(b))) {
+            // The finer unit holds every value of the coarser one.
+            return timestampPrecision(a) >= timestampPrecision(b) ? a : b;
+        }
         if ((isDecimal(a) || isDecimal(b)) && (isDecimal(a) || isInteger(a)) && (isDecimal(b) || isInteger(b))) {
             String x = decimalOf(call, a);
             String y = decimalOf(call, b);
@@ -471,7 +475,9 @@ final class CalcDescription {
         if (own.equals(type)) {
             return expression(node);
         }
-        if (node instanceof RexLiteral && (isInteger(own) || isDecimal(own)) && (isInteger(type) || isDecimal(type))) {
+        boolean numbers = (isInteger(own) || isDecimal(own)) && (isInteger(type) || isDecimal(type));
+        boolean timestamps = isTimestamp(own) && isTimestamp(type) && zone(own).equals(zone(type));
+        if (node instanceof RexLiteral && (numbers || timestamps)) {
             return literal((RexLiteral) node, type);
         }
         if (widens(own, type)) {
@@ -591,8 +597,24 @@ final class CalcDescription {
         }
     }
 
+    private static boolean isTimestamp(String type) {
+        return type.startsWith("TIMESTAMP");
+    }
+
+    /** The time zone part of a timestamp type's name: {@code TIMESTAMP} or {@code TIMESTAMP_LTZ}. */
+    private static String zone(String timestamp) {
+        return timestamp.substring(0, timestamp.indexOf('('));
+    }
+
+    private static int timestampPrecision(String timestamp) {
+        return Integer.parseInt(timestamp.substring(timestamp.indexOf('(') + 1, timestamp.length() - 1));
+    }
+
     /** Whether a cast from {@code from} to {@code to} keeps every value exactly. */
     private static boolean widens(String from, String to) {
+        if (isTimestamp(from) && isTimestamp(to)) {
+            return zone(from).equals(zone(to)) && timestampPrecision(to) >= timestampPrecision(from);
+        }
         if (to.equals("STRING")) {
             return isInteger(from) || isDecimal(from);
         }

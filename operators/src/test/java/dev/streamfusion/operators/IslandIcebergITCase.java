@@ -1,0 +1,97 @@
+package dev.streamfusion.operators;
+
+import dev.streamfusion.testkit.flink.MiniClusters;
+
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static dev.streamfusion.operators.IslandTesting.identifier;
+import static dev.streamfusion.operators.IslandTesting.nativeCalcGivesStockRows;
+import static dev.streamfusion.operators.IslandTesting.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The island fed by streamfusion-iceberg: a table of two snapshots in a Hadoop catalog on local
+ * disk, read as whole batches (deletes applied natively), gives through the native calc the rows
+ * Flink's own Calc gives over the same scan, and is copied into the Parquet sink taking the
+ * batches.
+ */
+class IslandIcebergITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+
+    private static final String COLUMNS =
+            "id BIGINT, s STRING, price DECIMAL(10, 2), ts TIMESTAMP(6), flag BOOLEAN, qty INT";
+    private static final String TABLE = "sf.db.t";
+
+    private static final String[] QUERIES = {
+        "SELECT id, s, price * 2, UPPER(s), ts FROM %s WHERE qty > 0 OR s IS NULL",
+        "SELECT id, CASE WHEN flag THEN price ELSE CAST(qty AS DECIMAL(12, 2)) END, SUBSTRING(s, 2, 3) FROM %s "
+                + "WHERE ts > TIMESTAMP '2000-01-01 00:00:00' AND (MOD(id, 3) = 0 OR flag IS NULL)",
+    };
+
+    @TempDir static Path warehouse;
+
+    private static String catalog() {
+        return "CREATE CATALOG sf WITH ('type' = 'streamfusion-iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '"
+                + warehouse.toUri() + "')";
+    }
+
+    @BeforeAll
+    static void writeTwoSnapshots() throws Exception {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        env.executeSql(catalog());
+        env.executeSql("CREATE DATABASE sf.db");
+        env.executeSql("CREATE TABLE " + TABLE + " (" + COLUMNS + ")");
+        for (int snapshot = 0; snapshot < 2; snapshot++) {
+            env.executeSql("CREATE TEMPORARY TABLE gen" + snapshot + " (" + COLUMNS + ") WITH ('connector' = 'datagen', "
+                    + "'number-of-rows' = '3000', 'fields.s.length' = '6', 'fields.ts.max-past' = '20000 d', "
+                    + "'fields.s.null-rate' = '0.1', 'fields.price.null-rate' = '0.1', 'fields.flag.null-rate' = '0.1', "
+                    + "'fields.qty.null-rate' = '0.1')");
+            env.executeSql("INSERT INTO " + TABLE + " SELECT * FROM gen" + snapshot).await();
+        }
+    }
+
+    private static TableEnvironment env(boolean streaming, int parallelism, boolean island) {
+        return IslandTesting.env(streaming, parallelism, island, catalog());
+    }
+
+    @ParameterizedTest(name = "streaming={0}, parallelism={1}")
+    @CsvSource({"true, 1", "false, 2"})
+    void icebergBatchesThroughTheIslandGiveFlinksRows(boolean streaming, int parallelism) throws Exception {
+        TableEnvironment stock = env(streaming, parallelism, false);
+        TableEnvironment island = env(streaming, parallelism, true);
+        for (String query : QUERIES) {
+            nativeCalcGivesStockRows(stock, island, query, TABLE, TABLE, 100);
+        }
+    }
+
+    @Test
+    void anIcebergScanIsCopiedIntoTheParquetSinkAsBatches() throws Exception {
+        TableEnvironment island = env(true, 2, true);
+        Path out = warehouse.resolve("copied");
+        island.executeSql("CREATE TABLE copied (" + COLUMNS + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '"
+                + out + "')");
+        assertThat(StreamFusion.explain(island, "INSERT INTO copied SELECT * FROM " + TABLE).nativeNodes())
+                .containsExactly("NativeSourceBatches(" + identifier(TABLE) + ")", "NativeSinkBatches(" + identifier("copied") + ")");
+        island.executeSql("INSERT INTO copied SELECT * FROM " + TABLE).await();
+
+        TableEnvironment reader = env(false, 1, false);
+        reader.executeSql("CREATE TABLE written (" + COLUMNS + ") WITH ('connector' = 'filesystem', 'path' = '" + out
+                + "', 'format' = 'parquet')");
+        List<String> expected = rows(reader, "SELECT * FROM " + TABLE);
+        assertThat(expected).hasSize(6000);
+        assertThat(rows(reader, "SELECT * FROM written")).containsExactlyElementsOf(expected);
+    }
+}
