@@ -5,8 +5,9 @@
 //! here; the planner keeps every other expression in stock Flink. What each one relies on:
 //!
 //! * comparisons of operands of one type (the planner casts integers to the wider type first);
-//!   a NULL operand gives NULL, as in Flink. Floating-point comparisons are not admitted: Arrow
-//!   orders NaN as a value where Java's operators return false.
+//!   a NULL operand gives NULL, as in Flink. Floating-point values compare with IEEE 754's
+//!   operators, as Java's primitive comparisons do (NaN is unordered and unequal, -0.0 equals
+//!   0.0), not with Arrow's total order.
 //! * `AND` / `OR` with SQL's three-valued logic (Kleene), `NOT`, `IS [NOT] NULL`,
 //!   `IS [NOT] TRUE`, `IS [NOT] FALSE`.
 //! * `CASE` (a NULL condition is not TRUE) and `COALESCE`, over values of one type; every branch
@@ -476,6 +477,7 @@ fn widens(from: &DataType, to: &DataType) -> bool {
         (DataType::Timestamp(from_unit, from_zone), DataType::Timestamp(to_unit, to_zone)) => {
             from_zone == to_zone && unit_rank(from_unit) <= unit_rank(to_unit)
         }
+        (DataType::Float32, DataType::Float64) => true,
         // Digits as Java's `toString` and `BigDecimal.toPlainString` write them.
         (_, DataType::Utf8) => is_integer(from) || matches!(from, DataType::Decimal128(..)),
         _ => match (integer_rank(from), integer_rank(to)) {
@@ -529,6 +531,31 @@ fn unit_rank(unit: &arrow::datatypes::TimeUnit) -> u8 {
         arrow::datatypes::TimeUnit::Microsecond => 2,
         arrow::datatypes::TimeUnit::Nanosecond => 3,
     }
+}
+
+/// A comparison of floating-point columns with IEEE 754's operators (Java's `<`, `==`, ...):
+/// NaN compares unequal and unordered to everything, -0.0 equals 0.0. FLOAT widens to DOUBLE
+/// exactly first.
+fn ieee_compare(op: Op, a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef> {
+    use arrow::array::AsArray;
+    let a = arrow::compute::cast(a, &DataType::Float64)?;
+    let b = arrow::compute::cast(b, &DataType::Float64)?;
+    let compare: fn(f64, f64) -> bool = match op {
+        Op::Equals => |x, y| x == y,
+        Op::NotEquals => |x, y| x != y,
+        Op::LessThan => |x, y| x < y,
+        Op::LessThanOrEqual => |x, y| x <= y,
+        Op::GreaterThan => |x, y| x > y,
+        Op::GreaterThanOrEqual => |x, y| x >= y,
+        _ => return spec_error(format!("{op} is not a comparison")),
+    };
+    let values: BooleanArray = a
+        .as_primitive::<arrow::datatypes::Float64Type>()
+        .iter()
+        .zip(b.as_primitive::<arrow::datatypes::Float64Type>().iter())
+        .map(|(x, y)| Some(compare(x?, y?)))
+        .collect();
+    Ok(Arc::new(values))
 }
 
 /// The text of a non-NULL literal.
@@ -637,11 +664,6 @@ fn call_type(
                 return spec_error(format!(
                     "`{op}` compares {} with {}; operands must be of one type",
                     types[0], types[1]
-                ));
-            }
-            if matches!(types[0], DataType::Float32 | DataType::Float64) {
-                return spec_error(format!(
-                    "`{op}` of floating-point values is not evaluated natively"
                 ));
             }
             Ok(DataType::Boolean)
@@ -1081,6 +1103,22 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
             }
             Ok(Value::Column(result))
         }
+        Op::Equals
+        | Op::NotEquals
+        | Op::LessThan
+        | Op::LessThanOrEqual
+        | Op::GreaterThan
+        | Op::GreaterThanOrEqual
+            if values.first().is_some_and(|v| {
+                matches!(v.data_type(), DataType::Float32 | DataType::Float64)
+            }) =>
+        {
+            let columns = values
+                .into_iter()
+                .map(|v| v.into_column(rows))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Value::Column(ieee_compare(op, &columns[0], &columns[1])?))
+        }
         Op::Equals => compare(cmp::eq),
         Op::NotEquals => compare(cmp::neq),
         Op::LessThan => compare(cmp::lt),
@@ -1283,6 +1321,40 @@ mod tests {
         assert_eq!(
             out.column(2).as_boolean().iter().collect::<Vec<_>>(),
             vec![Some(true), Some(true), Some(false), Some(true)]
+        );
+    }
+
+    #[test]
+    fn floating_point_comparisons_follow_java_not_arrows_total_order() {
+        let doubles: ArrayRef = Arc::new(Float64Array::from(vec![
+            Some(f64::NAN),
+            Some(-0.0),
+            Some(1.5),
+            None,
+        ]));
+        let zeros: ArrayRef = Arc::new(Float64Array::from(vec![Some(0.0); 4]));
+        let at = |op| {
+            ieee_compare(op, &doubles, &zeros)
+                .unwrap()
+                .as_boolean()
+                .iter()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            at(Op::Equals),
+            vec![Some(false), Some(true), Some(false), None]
+        );
+        assert_eq!(
+            at(Op::NotEquals),
+            vec![Some(true), Some(false), Some(true), None]
+        );
+        assert_eq!(
+            at(Op::GreaterThan),
+            vec![Some(false), Some(false), Some(true), None]
+        );
+        assert_eq!(
+            at(Op::LessThanOrEqual),
+            vec![Some(false), Some(true), Some(false), None]
         );
     }
 
