@@ -533,6 +533,11 @@ fn unit_rank(unit: &arrow::datatypes::TimeUnit) -> u8 {
     }
 }
 
+/// The values as columns of `rows` rows.
+fn into_columns(values: Vec<Value>, rows: usize) -> Result<Vec<ArrayRef>> {
+    values.into_iter().map(|v| v.into_column(rows)).collect()
+}
+
 /// A comparison of floating-point columns with IEEE 754's operators (Java's `<`, `==`, ...):
 /// NaN compares unequal and unordered to everything, -0.0 equals 0.0. FLOAT widens to DOUBLE
 /// exactly first.
@@ -1047,34 +1052,23 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
             values[1].datum(),
         )?)))
     };
-    let decimal = |op: Arithmetic| -> Result<Value> {
-        let columns = values
-            .iter()
-            .map(|v| match v {
-                Value::Column(array) => Ok(array.clone()),
-                Value::Constant(scalar) => Ok(take(
-                    scalar.get().0,
-                    &UInt32Array::from(vec![0_u32; rows]),
-                    None,
-                )?),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Value::Column(
-            decimal::apply(op, &columns[0], &columns[1]).map_err(CalcError::Spec)?,
-        ))
-    };
     let is_decimal = values
         .first()
         .is_some_and(|v| matches!(v.data_type(), DataType::Decimal128(..)));
     match op {
-        Op::Plus if is_decimal => decimal(Arithmetic::Plus),
-        Op::Minus if is_decimal => decimal(Arithmetic::Minus),
-        Op::Times if is_decimal => decimal(Arithmetic::Times),
+        Op::Plus | Op::Minus | Op::Times if is_decimal => {
+            let arithmetic = match op {
+                Op::Plus => Arithmetic::Plus,
+                Op::Minus => Arithmetic::Minus,
+                _ => Arithmetic::Times,
+            };
+            let columns = into_columns(values, rows)?;
+            Ok(Value::Column(
+                decimal::apply(arithmetic, &columns[0], &columns[1]).map_err(CalcError::Spec)?,
+            ))
+        }
         Op::Divide => {
-            let columns = values
-                .into_iter()
-                .map(|v| v.into_column(rows))
-                .collect::<Result<Vec<_>>>()?;
+            let columns = into_columns(values, rows)?;
             Ok(Value::Column(if is_decimal {
                 decimal::divide(&columns[0], &columns[1]).map_err(CalcError::Spec)?
             } else {
@@ -1113,10 +1107,7 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
                 matches!(v.data_type(), DataType::Float32 | DataType::Float64)
             }) =>
         {
-            let columns = values
-                .into_iter()
-                .map(|v| v.into_column(rows))
-                .collect::<Result<Vec<_>>>()?;
+            let columns = into_columns(values, rows)?;
             Ok(Value::Column(ieee_compare(op, &columns[0], &columns[1])?))
         }
         Op::Equals => compare(cmp::eq),
@@ -1170,10 +1161,7 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
             Ok(Value::Column(Arc::new(result)))
         }
         Op::And | Op::Or | Op::Not | Op::IsNull | Op::IsNotNull => {
-            let columns = values
-                .into_iter()
-                .map(|v| v.into_column(rows))
-                .collect::<Result<Vec<_>>>()?;
+            let columns = into_columns(values, rows)?;
             let result: BooleanArray = match op {
                 Op::And => and_kleene(boolean(&columns[0])?, boolean(&columns[1])?)?,
                 Op::Or => or_kleene(boolean(&columns[0])?, boolean(&columns[1])?)?,

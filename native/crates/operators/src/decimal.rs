@@ -49,35 +49,19 @@ pub(crate) fn divide(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef, String> {
     let factor = 10_i128
         .checked_pow(shift)
         .ok_or("DECIMAL division overflows")?;
-    let (a, b) = (
-        a.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
-            .ok_or("expected DECIMAL")?,
-        b.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
-            .ok_or("expected DECIMAL")?,
-    );
-    let values: Decimal128Array = a
-        .iter()
-        .zip(b.iter())
-        .map(|(x, y)| {
-            let (n, d) = (x?.checked_mul(factor)?, y?);
-            if d == 0 {
-                return None;
-            }
-            let (q, r) = (n / d, n % d);
-            // Half up: away from zero when the remainder is at least half the divisor.
-            let q = if r.unsigned_abs().checked_mul(2)? >= d.unsigned_abs() {
-                if (n < 0) == (d < 0) { q + 1 } else { q - 1 }
-            } else {
-                q
-            };
-            fits(q, p).then_some(q)
-        })
-        .collect();
-    Ok(Arc::new(
-        values
-            .with_precision_and_scale(p, s)
-            .map_err(|e| e.to_string())?,
-    ))
+    zip_decimals(a, b, (p, s), |x, d| {
+        let n = x.checked_mul(factor)?;
+        if d == 0 {
+            return None;
+        }
+        let (q, r) = (n / d, n % d);
+        // Half up: away from zero when the remainder is at least half the divisor.
+        if r.unsigned_abs().checked_mul(2)? >= d.unsigned_abs() {
+            Some(if (n < 0) == (d < 0) { q + 1 } else { q - 1 })
+        } else {
+            Some(q)
+        }
+    })
 }
 
 /// The unscaled value of decimal text (`-12.5`) at `scale`, if it fits `precision` exactly.
@@ -121,6 +105,32 @@ fn fits(value: i128, precision: u8) -> bool {
         .is_none_or(|limit| value.unsigned_abs() < limit.unsigned_abs())
 }
 
+/// `f` of the unscaled values of `a` and `b`, row by row, as a DECIMAL of `result`: NULL where
+/// either is NULL, where `f` gives none (an overflow), or where the value does not fit `result`.
+fn zip_decimals(
+    a: &ArrayRef,
+    b: &ArrayRef,
+    result: (u8, i8),
+    f: impl Fn(i128, i128) -> Option<i128>,
+) -> Result<ArrayRef, String> {
+    let (a, b) = (
+        a.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
+            .ok_or("expected DECIMAL")?,
+        b.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
+            .ok_or("expected DECIMAL")?,
+    );
+    let values: Decimal128Array = a
+        .iter()
+        .zip(b.iter())
+        .map(|(x, y)| f(x?, y?).filter(|value| fits(*value, result.0)))
+        .collect();
+    Ok(Arc::new(
+        values
+            .with_precision_and_scale(result.0, result.1)
+            .map_err(|e| e.to_string())?,
+    ))
+}
+
 fn precision_scale(array: &dyn Array) -> Result<(u8, i8), String> {
     match array.data_type() {
         DataType::Decimal128(p, s) => Ok((*p, *s)),
@@ -149,30 +159,11 @@ pub(crate) fn apply(op: Arithmetic, a: &ArrayRef, b: &ArrayRef) -> Result<ArrayR
     // have at most 38 digits and the scale grows by at most 38 - precision.
     let up = |scale: i8| 10_i128.checked_pow(u32::try_from(result.1 - scale).unwrap_or(0));
     let (fa, fb) = (up(ta.1), up(tb.1));
-    let (a, b) = (
-        a.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
-            .ok_or("expected DECIMAL")?,
-        b.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
-            .ok_or("expected DECIMAL")?,
-    );
-    let values: Decimal128Array = a
-        .iter()
-        .zip(b.iter())
-        .map(|(x, y)| {
-            let (x, y) = (x?, y?);
-            let value = match op {
-                Arithmetic::Times => x.checked_mul(y),
-                Arithmetic::Plus => x.checked_mul(fa?)?.checked_add(y.checked_mul(fb?)?),
-                Arithmetic::Minus => x.checked_mul(fa?)?.checked_sub(y.checked_mul(fb?)?),
-            }?;
-            fits(value, result.0).then_some(value)
-        })
-        .collect();
-    Ok(Arc::new(
-        values
-            .with_precision_and_scale(result.0, result.1)
-            .map_err(|e| e.to_string())?,
-    ))
+    zip_decimals(a, b, result, |x, y| match op {
+        Arithmetic::Times => x.checked_mul(y),
+        Arithmetic::Plus => x.checked_mul(fa?)?.checked_add(y.checked_mul(fb?)?),
+        Arithmetic::Minus => x.checked_mul(fa?)?.checked_sub(y.checked_mul(fb?)?),
+    })
 }
 
 #[cfg(test)]

@@ -190,29 +190,24 @@ const MILLIS_PER_DAY: i64 = 86_400_000;
 fn epoch_millis(function: &str, array: &ArrayRef) -> Result<Vec<Option<i64>>, String> {
     fn of<T: ArrowTimestampType>(
         array: &ArrayRef,
-        per_milli: i64,
-        per_second: i64,
+        to_millis: impl Fn(i64) -> Option<i64>,
     ) -> Vec<Option<i64>> {
         array
             .as_primitive::<T>()
             .iter()
-            .map(|v| {
-                v.and_then(|v| {
-                    if per_second > 0 {
-                        v.checked_mul(per_second)
-                    } else {
-                        Some(v.div_euclid(per_milli))
-                    }
-                })
-            })
+            .map(|v| v.and_then(&to_millis))
             .collect()
     }
     match array.data_type() {
         DataType::Timestamp(unit, None) => Ok(match unit {
-            TimeUnit::Second => of::<TimestampSecondType>(array, 1, 1000),
-            TimeUnit::Millisecond => of::<TimestampMillisecondType>(array, 1, 0),
-            TimeUnit::Microsecond => of::<TimestampMicrosecondType>(array, 1_000, 0),
-            TimeUnit::Nanosecond => of::<TimestampNanosecondType>(array, 1_000_000, 0),
+            TimeUnit::Second => of::<TimestampSecondType>(array, |v| v.checked_mul(1000)),
+            TimeUnit::Millisecond => of::<TimestampMillisecondType>(array, Some),
+            TimeUnit::Microsecond => {
+                of::<TimestampMicrosecondType>(array, |v| Some(v.div_euclid(1_000)))
+            }
+            TimeUnit::Nanosecond => {
+                of::<TimestampNanosecondType>(array, |v| Some(v.div_euclid(1_000_000)))
+            }
         }),
         _ => Err(type_error(function, array.as_ref())),
     }

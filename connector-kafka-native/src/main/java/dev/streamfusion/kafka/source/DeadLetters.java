@@ -10,6 +10,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -39,7 +40,7 @@ final class DeadLetters implements AutoCloseable {
     /** The first failed send, reported by the next send or flush. */
     private final AtomicReference<Exception> failure = new AtomicReference<>();
 
-    DeadLetters(String topic, java.util.Properties properties, ReaderMetrics metrics) {
+    DeadLetters(String topic, Properties properties, ReaderMetrics metrics) {
         this.topic = topic;
         this.metrics = metrics;
         this.producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
