@@ -6,7 +6,9 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
+use jni::objects::{
+    JBooleanArray, JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString,
+};
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray};
 use jni::{EnvUnowned, jni_str};
 use streamfusion_kafka::{ClientError, Level, Part, Reads, SplitConsumer};
@@ -239,6 +241,27 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_
             Some(bytes) => Ok(env.byte_array_from_slice(bytes)?.into_raw()),
             None => Ok(std::ptr::null_mut()),
         }
+    })
+}
+
+/// Marks in `out` the records of the last poll whose value is null (tombstones); returns how
+/// many there are.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaConsumer_nullValues<
+    'local,
+>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    out: JBooleanArray<'local>,
+) -> jint {
+    run(env, |env| {
+        let poll = object_of::<SplitConsumer>(handle, KIND)?.last_poll();
+        check_len(out.len(env)?, poll.len(), "null-value flag")?;
+        let nulls: Vec<jboolean> = poll.messages(Part::Value).map(|m| m.is_none()).collect();
+        out.set_region(env, 0, &nulls)?;
+        let count = nulls.iter().filter(|n| **n).count();
+        jint::try_from(count).map_err(|_| NativeError::Config("too many records".into()))
     })
 }
 

@@ -5,12 +5,14 @@
 use std::time::Duration;
 
 use arrow::array::{Array, BinaryArray};
-use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObjectArray, JString};
+use jni::objects::{
+    JBooleanArray, JByteArray, JClass, JIntArray, JLongArray, JObjectArray, JString,
+};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 use streamfusion_kafka::{BatchProducer, OutRecord};
 
-use crate::args::strings;
+use crate::args::{check_len, strings};
 use crate::arrow_ffi::import_batch;
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
@@ -104,7 +106,8 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
 /// per row. `partitions` (or null for librdkafka's partitioner) and `timestamps` (null, or
 /// `Long.MIN_VALUE` for a row, for the time of sending) hold one entry per row; `header_counts`
 /// (or null) the number of headers of each row, laid out in `headers` as UTF-8 key bytes then
-/// value bytes. Returns the bytes of the encoded keys and values.
+/// value bytes; `tombstones` (or null) marks the rows sent with a null value (an upsert table's
+/// deletes). Returns the bytes of the encoded keys and values.
 ///
 /// # Safety
 /// The encoder handles are open and locked by the caller; the row addresses are exported
@@ -123,6 +126,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
     timestamps: JLongArray<'local>,
     header_counts: JIntArray<'local>,
     headers: JObjectArray<'local>,
+    tombstones: JBooleanArray<'local>,
 ) -> jlong {
     run(env, |env| {
         // SAFETY: guaranteed by the caller (see the function's contract).
@@ -148,6 +152,14 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
             Some(out)
         };
         let counts = ints(env, &header_counts, n)?;
+        let tombstones = if tombstones.is_null() {
+            None
+        } else {
+            check_len(tombstones.len(env)?, n, "tombstone")?;
+            let mut out = vec![false; n];
+            tombstones.get_region(env, 0, &mut out)?;
+            Some(out)
+        };
         let header_bytes = if counts.is_some() {
             bytes(env, &headers)?
         } else {
@@ -176,7 +188,9 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
                 key: keys
                     .as_ref()
                     .and_then(|k| k.is_valid(i).then(|| k.value(i))),
-                value: values.is_valid(i).then(|| values.value(i)),
+                // A tombstone (an upsert table's delete) has no value, whatever its row encodes to.
+                value: (values.is_valid(i) && !tombstones.as_ref().is_some_and(|t| t[i]))
+                    .then(|| values.value(i)),
                 partition: partitions.as_ref().map(|p| p[i]),
                 timestamp: timestamps.as_ref().map(|t| t[i]).filter(|t| *t != i64::MIN),
                 headers,

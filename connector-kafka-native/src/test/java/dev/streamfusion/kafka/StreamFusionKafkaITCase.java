@@ -340,25 +340,7 @@ class StreamFusionKafkaITCase {
      * and timestamp.
      */
     private static List<String> records(String topic, boolean whole) {
-        Properties props = new Properties();
-        props.put("bootstrap.servers", KAFKA.bootstrapServers());
-        props.put("key.deserializer", ByteArrayDeserializer.class.getName());
-        props.put("value.deserializer", ByteArrayDeserializer.class.getName());
-        List<String> values = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(describe(r, whole)));
-            }
-        }
-        return values;
+        return KAFKA.cluster().readAll(topic).stream().map(r -> describe(r, whole)).collect(Collectors.toList());
     }
 
     private static String describe(ConsumerRecord<byte[], byte[]> record, boolean whole) {

@@ -70,6 +70,15 @@ public final class NativeKafkaConsumer extends NativeHandle {
         return (byte[][]) headers(address(), counts);
     }
 
+    /**
+     * Marks in {@code out} the last poll's records whose value is null (tombstones).
+     *
+     * @return how many there are
+     */
+    public synchronized int nullValues(boolean[] out) {
+        return nullValues(address(), out);
+    }
+
     /** Distinct Confluent schema ids among the last poll's values or keys. */
     public synchronized int[] schemaIds(boolean keys) {
         return schemaIds(address(), keys);
@@ -123,6 +132,8 @@ public final class NativeKafkaConsumer extends NativeHandle {
     private static native Object[] headers(long handle, int[] counts);
 
     private static native int[] schemaIds(long handle, boolean keys);
+
+    private static native int nullValues(long handle, boolean[] out);
 
     private static native int decode(long handle, boolean keys, long decoder, long outArrayAddress, int[] rowStarts);
 

@@ -33,6 +33,8 @@ public final class NativeKafkaProducer extends NativeHandle {
      * @param timestamps per row ({@code Long.MIN_VALUE} for the time of sending), or {@code null}
      * @param headerCounts per row, or {@code null} for no headers; {@code headers} holds them as
      *     UTF-8 key bytes then value bytes
+     * @param tombstones per row whether it is sent with a null value (an upsert table's delete),
+     *     or {@code null} for none
      * @return bytes of the encoded keys and values
      */
     public synchronized long send(
@@ -43,8 +45,10 @@ public final class NativeKafkaProducer extends NativeHandle {
             int[] partitions,
             long[] timestamps,
             int[] headerCounts,
-            byte[][] headers) {
-        return send(address(), valueEncoder, valueRows, keyEncoder, keyRows, partitions, timestamps, headerCounts, headers);
+            byte[][] headers,
+            boolean[] tombstones) {
+        return send(
+                address(), valueEncoder, valueRows, keyEncoder, keyRows, partitions, timestamps, headerCounts, headers, tombstones);
     }
 
     /** Waits until every record sent is delivered; fails with the first delivery error. */
@@ -73,7 +77,8 @@ public final class NativeKafkaProducer extends NativeHandle {
             int[] partitions,
             long[] timestamps,
             int[] headerCounts,
-            byte[][] headers);
+            byte[][] headers,
+            boolean[] tombstones);
 
     private static native void flush(long handle, long timeoutMs);
 

@@ -12,6 +12,7 @@ final class EncodedRecord {
     final RowData row;
     /** The encoded key, or {@code null} when the table writes none. */
     final byte[] key;
+    /** The encoded value, or {@code null} for a tombstone (an upsert table's delete). */
     final byte[] value;
     /** The record's timestamp, or {@code null} for the producer's. */
     final Long timestamp;

@@ -98,7 +98,8 @@ public final class JavaRungSink
                     format,
                     formatOptions,
                     layout,
-                    context.isObjectReuseEnabled() ? context.createInputSerializer() : null);
+                    context.isObjectReuseEnabled() ? context.createInputSerializer() : null,
+                    context.getProcessingTimeService());
         } catch (RuntimeException e) {
             try {
                 writer.close();

@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka.sink;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
@@ -27,17 +28,27 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
     private final PrecommittingStatefulSinkWriter<EncodedRecord, KafkaWriterState, KafkaCommittable> kafka;
     private final RecordLayout layout;
     private final PendingRecords pending;
+    /** The timed sends of an upsert table's reduced rows, or {@code null}. */
+    private final IntervalSends intervalSends;
 
-    /** @param copier copies incoming rows when the job reuses objects; {@code null} otherwise */
+    /**
+     * @param copier copies incoming rows when the job reuses objects; {@code null} otherwise
+     * @param time the task's processing time, for the timed sends of reduced rows
+     */
     JavaRungWriter(
             PrecommittingStatefulSinkWriter<EncodedRecord, KafkaWriterState, KafkaCommittable> kafka,
             String format,
             Map<String, String> formatOptions,
             RecordLayout layout,
-            TypeSerializer<RowData> copier) {
+            TypeSerializer<RowData> copier,
+            ProcessingTimeService time) {
         this.kafka = kafka;
         this.layout = layout;
         this.pending = new PendingRecords(format, formatOptions, layout, copier);
+        this.intervalSends =
+                layout.reduces() && layout.reduceIntervalMs > 0
+                        ? IntervalSends.start(time, layout.reduceIntervalMs, () -> sendPending(NO_CONTEXT))
+                        : null;
     }
 
     @Override
@@ -48,6 +59,9 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
     }
 
     private void sendPending(Context context) throws IOException, InterruptedException {
+        if (intervalSends != null) {
+            intervalSends.sent();
+        }
         if (pending.isEmpty()) {
             return;
         }
@@ -58,7 +72,11 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
             RowData row = rows.get(i);
             kafka.write(
                     new EncodedRecord(
-                            row, keys == null ? null : keys.get(i), values.get(i), layout.timestamp(row), layout.headers(row)),
+                            row,
+                            keys == null ? null : keys.get(i),
+                            layout.tombstone(row) ? null : values.get(i),
+                            layout.timestamp(row),
+                            layout.headers(row)),
                     context);
         }
         pending.clear();
@@ -91,6 +109,9 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
 
     @Override
     public void close() throws Exception {
+        if (intervalSends != null) {
+            intervalSends.close();
+        }
         try {
             kafka.close();
         } finally {

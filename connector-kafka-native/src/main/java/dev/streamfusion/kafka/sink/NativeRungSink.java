@@ -97,7 +97,8 @@ public final class NativeRungSink implements Sink<RowData> {
                 deliveryGuarantee,
                 flushTimeoutMs,
                 copier,
-                context.metricGroup());
+                context.metricGroup(),
+                context.getProcessingTimeService());
     }
 
     /** {@link #batches()}. */

@@ -5,6 +5,7 @@ import dev.streamfusion.kafka.internal.NativeKafkaProducer;
 import dev.streamfusion.formats.NativeFormatEncoder;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -48,6 +49,8 @@ final class NativeRungWriter implements SinkWriter<RowData> {
     private final Counter recordsSent;
     private final Counter bytesSent;
     private int[] partitions;
+    /** The timed sends of an upsert table's reduced rows, or {@code null}. */
+    private final IntervalSends intervalSends;
 
     NativeRungWriter(
             Map<String, String> librdkafka,
@@ -60,7 +63,8 @@ final class NativeRungWriter implements SinkWriter<RowData> {
             DeliveryGuarantee deliveryGuarantee,
             long flushTimeoutMs,
             TypeSerializer<RowData> copier,
-            SinkWriterMetricGroup metrics) {
+            SinkWriterMetricGroup metrics,
+            ProcessingTimeService time) {
         this.topic = topic;
         this.clientName = "Kafka producer of topic " + topic;
         this.layout = layout;
@@ -76,6 +80,10 @@ final class NativeRungWriter implements SinkWriter<RowData> {
             pending.close();
             throw e;
         }
+        this.intervalSends =
+                layout.reduces() && layout.reduceIntervalMs > 0
+                        ? IntervalSends.start(time, layout.reduceIntervalMs, this::sendPending)
+                        : null;
     }
 
     @Override
@@ -100,6 +108,9 @@ final class NativeRungWriter implements SinkWriter<RowData> {
     }
 
     private void sendPending() throws IOException {
+        if (intervalSends != null) {
+            intervalSends.sent();
+        }
         if (pending.isEmpty()) {
             return;
         }
@@ -134,7 +145,8 @@ final class NativeRungWriter implements SinkWriter<RowData> {
                 rowPartitions,
                 timestamps,
                 headerCounts,
-                headerBytes);
+                headerBytes,
+                layout.tombstones(rows));
         pending.clear();
     }
 
@@ -162,6 +174,7 @@ final class NativeRungWriter implements SinkWriter<RowData> {
                 rowPartitions,
                 null,
                 null,
+                null,
                 null);
     }
 
@@ -171,7 +184,12 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         void encode(NativeFormatEncoder.NativeRows call);
     }
 
-    /** Encodes and sends {@code n} records in one native call per encoder. */
+    /**
+     * Encodes and sends {@code n} records in one native call per encoder.
+     *
+     * @param tombstones per record whether its value is null (an upsert table's delete), or {@code
+     *     null} for none
+     */
     private void send(
             int n,
             Encoding values,
@@ -179,17 +197,28 @@ final class NativeRungWriter implements SinkWriter<RowData> {
             int[] rowPartitions,
             long[] timestamps,
             int[] headerCounts,
-            byte[][] headerBytes)
+            byte[][] headerBytes,
+            boolean[] tombstones)
             throws IOException {
         long[] bytes = {0};
         try {
             values.encode((valueEncoder, valueRows) -> {
                 if (keys == null) {
-                    bytes[0] = producer.send(valueEncoder, valueRows, 0, 0, rowPartitions, timestamps, headerCounts, headerBytes);
+                    bytes[0] =
+                            producer.send(
+                                    valueEncoder, valueRows, 0, 0, rowPartitions, timestamps, headerCounts, headerBytes, tombstones);
                 } else {
                     keys.encode((keyEncoder, keyRows) ->
                             bytes[0] = producer.send(
-                                    valueEncoder, valueRows, keyEncoder, keyRows, rowPartitions, timestamps, headerCounts, headerBytes));
+                                    valueEncoder,
+                                    valueRows,
+                                    keyEncoder,
+                                    keyRows,
+                                    rowPartitions,
+                                    timestamps,
+                                    headerCounts,
+                                    headerBytes,
+                                    tombstones));
                 }
             });
         } catch (RuntimeException e) {
@@ -211,6 +240,9 @@ final class NativeRungWriter implements SinkWriter<RowData> {
 
     @Override
     public void close() {
+        if (intervalSends != null) {
+            intervalSends.close();
+        }
         try {
             if (!producer.isClosed()) {
                 LibrdkafkaLog.log(clientName, producer.logs());

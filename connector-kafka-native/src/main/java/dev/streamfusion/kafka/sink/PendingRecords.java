@@ -8,6 +8,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.table.data.RowData;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -29,10 +30,18 @@ final class PendingRecords implements AutoCloseable {
     private final EncoderResources held = new EncoderResources();
     private final TypeSerializer<RowData> copier;
     private final List<RowData> rows = new ArrayList<>(BATCH);
+    private final RecordLayout layout;
+    /**
+     * Under reduction ({@link RecordLayout#reduces()}): the latest row of each key since the last
+     * send, in the order keys first came; else {@code null}.
+     */
+    private final Map<RowData, RowData> latest;
 
     /** @param copier copies incoming rows when the job reuses objects; {@code null} otherwise */
     PendingRecords(String format, Map<String, String> formatOptions, RecordLayout layout, TypeSerializer<RowData> copier) {
         this.copier = copier;
+        this.layout = layout;
+        this.latest = layout.reduces() ? new LinkedHashMap<>() : null;
         this.values = held.open(allocator -> NativeFormatEncoder.create(allocator, format, formatOptions, layout.valueType));
         this.keys =
                 layout.keyFormat == null
@@ -41,24 +50,40 @@ final class PendingRecords implements AutoCloseable {
                                 NativeFormatEncoder.create(allocator, layout.keyFormat, layout.keyFormatOptions, layout.keyType));
     }
 
-    /** Adds a row; returns whether the batch is full. */
+    /**
+     * Adds a row; returns whether the batch is full: {@value #BATCH} rows, or under reduction as
+     * many keys as the table's {@code sink.buffer-flush.max-rows} (a key's row replaces the one
+     * before it).
+     */
     boolean add(RowData row) {
-        rows.add(copier == null ? row : copier.copy(row));
+        RowData owned = copier == null ? row : copier.copy(row);
+        if (latest != null) {
+            latest.put(layout.reduceKey(owned), owned);
+            return latest.size() >= layout.reduceRows;
+        }
+        rows.add(owned);
         return rows.size() >= BATCH;
     }
 
-    /** The rows collected since the last {@link #clear()}. */
+    /** The rows to send: those collected since the last {@link #clear()}. */
     List<RowData> rows() {
+        if (latest != null) {
+            rows.clear();
+            rows.addAll(latest.values());
+        }
         return rows;
     }
 
     boolean isEmpty() {
-        return rows.isEmpty();
+        return latest != null ? latest.isEmpty() : rows.isEmpty();
     }
 
     /** Forgets the rows, once they are sent. */
     void clear() {
         rows.clear();
+        if (latest != null) {
+            latest.clear();
+        }
     }
 
     @Override

@@ -1,10 +1,12 @@
 package dev.streamfusion.kafka.sink;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.ProjectedRowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
@@ -21,7 +23,9 @@ import java.util.Map;
 /**
  * Where the parts of a Kafka record come from in a sink's input row (the physical columns, then
  * the writable metadata columns), as Flink's kafka connector lays them out: the value's and the
- * key's columns, and the {@code headers} and {@code timestamp} metadata.
+ * key's columns, and the {@code headers} and {@code timestamp} metadata. An upsert table's layout
+ * ({@link #upserting}) also says which rows are deletes, written as tombstones (a null value),
+ * and whether rows are reduced by key before they are sent.
  */
 @Internal
 public final class RecordLayout implements Serializable {
@@ -38,6 +42,14 @@ public final class RecordLayout implements Serializable {
     private final int[] keyFields;
     private final int headers;
     private final int timestamp;
+    /** Whether deletes (and update-befores) are written as tombstones: an upsert table. */
+    private final boolean upsert;
+    /** Keys buffered before their latest rows are sent, or 0 when rows are not reduced. */
+    final int reduceRows;
+    /** How long reduced rows may wait before they are sent, in milliseconds. */
+    final long reduceIntervalMs;
+    /** The key columns' getters, built at the first {@link #reduceKey}. */
+    private transient RowData.FieldGetter[] keyGetters;
 
     /**
      * @param inputArity the input row's arity (physical columns and writable metadata)
@@ -67,6 +79,74 @@ public final class RecordLayout implements Serializable {
         this.keyFields = keyFields == null ? null : keyFields.clone();
         this.headers = headers;
         this.timestamp = timestamp;
+        this.upsert = false;
+        this.reduceRows = 0;
+        this.reduceIntervalMs = 0;
+    }
+
+    private RecordLayout(RecordLayout layout, int reduceRows, long reduceIntervalMs) {
+        this.valueType = layout.valueType;
+        this.valueFields = layout.valueFields;
+        this.valueIsWholeRow = layout.valueIsWholeRow;
+        this.keyFormat = layout.keyFormat;
+        this.keyFormatOptions = layout.keyFormatOptions;
+        this.keyType = layout.keyType;
+        this.keyFields = layout.keyFields;
+        this.headers = layout.headers;
+        this.timestamp = layout.timestamp;
+        this.upsert = true;
+        this.reduceRows = reduceRows;
+        this.reduceIntervalMs = reduceIntervalMs;
+    }
+
+    /**
+     * This layout for an upsert table, as Flink's upsert-kafka writes one: a delete or
+     * update-before row is a tombstone of its key, and with {@code reduceRows} > 0 ({@code
+     * sink.buffer-flush.max-rows}) the latest row of each key is buffered until that many keys
+     * are, {@code reduceIntervalMs} passes, or a checkpoint comes.
+     */
+    public RecordLayout upserting(int reduceRows, long reduceIntervalMs) {
+        if (keyFormat == null) {
+            throw new IllegalArgumentException("an upsert table writes keys");
+        }
+        return new RecordLayout(this, Math.max(reduceRows, 0), reduceIntervalMs);
+    }
+
+    /** Whether rows are reduced by key before they are sent. */
+    public boolean reduces() {
+        return reduceRows > 0;
+    }
+
+    /** Whether {@code row} is written as a tombstone (an upsert table's delete). */
+    boolean tombstone(RowData row) {
+        return upsert && (row.getRowKind() == RowKind.DELETE || row.getRowKind() == RowKind.UPDATE_BEFORE);
+    }
+
+    /** Per row of {@code rows}, whether it is a tombstone; {@code null} when none can be. */
+    boolean[] tombstones(List<RowData> rows) {
+        if (!upsert) {
+            return null;
+        }
+        boolean[] tombstones = new boolean[rows.size()];
+        for (int i = 0; i < tombstones.length; i++) {
+            tombstones[i] = tombstone(rows.get(i));
+        }
+        return tombstones;
+    }
+
+    /** The key columns of {@code row} (a row the caller owns): what rows are reduced by. */
+    RowData reduceKey(RowData row) {
+        if (keyGetters == null) {
+            keyGetters = new RowData.FieldGetter[keyFields.length];
+            for (int i = 0; i < keyFields.length; i++) {
+                keyGetters[i] = RowData.createFieldGetter(keyType.getTypeAt(i), keyFields[i]);
+            }
+        }
+        GenericRowData key = new GenericRowData(keyFields.length);
+        for (int i = 0; i < keyFields.length; i++) {
+            key.setField(i, keyGetters[i].getFieldOrNull(row));
+        }
+        return key;
     }
 
     /** The values' rows of {@code rows}. */

@@ -34,6 +34,8 @@ final class DecodedPoll extends ArrowRecords<KafkaMessage> {
         final long[] timestamps;
         /** Per record its metadata columns, or {@code null} when the table reads none. */
         final RowData[] metadata;
+        /** Per record whether it is an upsert table's tombstone, or {@code null} for other tables. */
+        final boolean[] tombstones;
 
         SplitBatch(
                 String splitId,
@@ -43,7 +45,8 @@ final class DecodedPoll extends ArrowRecords<KafkaMessage> {
                 int count,
                 long[] offsets,
                 long[] timestamps,
-                RowData[] metadata) {
+                RowData[] metadata,
+                boolean[] tombstones) {
             this.splitId = splitId;
             this.values = values;
             this.keys = keys;
@@ -52,6 +55,7 @@ final class DecodedPoll extends ArrowRecords<KafkaMessage> {
             this.offsets = offsets;
             this.timestamps = timestamps;
             this.metadata = metadata;
+            this.tombstones = tombstones;
         }
     }
 
@@ -88,13 +92,23 @@ final class DecodedPoll extends ArrowRecords<KafkaMessage> {
         }
         List<SplitBatch> ordered = new ArrayList<>(2 * batches.size());
         for (SplitBatch b : batches) {
-            ordered.add(new SplitBatch(b.splitId, b.values, b.keys, b.first, 1, b.offsets, b.timestamps, b.metadata));
+            ordered.add(
+                    new SplitBatch(
+                            b.splitId, b.values, b.keys, b.first, 1, b.offsets, b.timestamps, b.metadata, b.tombstones));
         }
         for (SplitBatch b : batches) {
             if (b.count > 1) {
                 ordered.add(
                         new SplitBatch(
-                                b.splitId, b.values, b.keys, b.first + 1, b.count - 1, b.offsets, b.timestamps, b.metadata));
+                                b.splitId,
+                                b.values,
+                                b.keys,
+                                b.first + 1,
+                                b.count - 1,
+                                b.offsets,
+                                b.timestamps,
+                                b.metadata,
+                                b.tombstones));
             }
         }
         return ordered;
@@ -125,7 +139,8 @@ final class DecodedPoll extends ArrowRecords<KafkaMessage> {
                 at,
                 batch.offsets[at],
                 batch.timestamps[at],
-                batch.metadata == null ? null : batch.metadata[at]);
+                batch.metadata == null ? null : batch.metadata[at],
+                batch.tombstones != null && batch.tombstones[at]);
         record++;
         return message;
     }

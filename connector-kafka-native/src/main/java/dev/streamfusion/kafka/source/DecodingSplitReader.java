@@ -35,6 +35,8 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
     private final boolean wholeRuns;
     /** The dead-letter producer, under {@code 'streamfusion.errors' = 'DEAD_LETTER'}; else {@code null}. */
     final DeadLetters deadLetters;
+    /** Whether the table is an upsert table, whose records with a null value are deletes. */
+    final boolean upsert;
 
     DecodingSplitReader(
             SourceReaderContext context,
@@ -49,6 +51,7 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
         this.deadLetters = deadLetters;
         this.fetched = fetched;
         this.wholeRuns = wholeRuns;
+        this.upsert = keyDecoding != null && keyDecoding.upsert();
         BufferAllocator allocator = fetched.allocator();
         // Flink's deserializers open as Flink's Kafka source opens its own.
         DeserializationSchema.InitializationContext formats =
@@ -63,12 +66,12 @@ abstract class DecodingSplitReader implements SplitReader<KafkaMessage, KafkaPar
                         return context.getUserCodeClassLoader();
                     }
                 };
-        this.values = new PartDecoder(decoding, "value", allocator, readerMetrics, formats);
+        this.values = new PartDecoder(decoding, "value", allocator, readerMetrics, formats, upsert);
         try {
             this.keys =
                     keyDecoding == null
                             ? null
-                            : new PartDecoder(keyDecoding.key(), "key", allocator, readerMetrics, formats);
+                            : new PartDecoder(keyDecoding.key(), "key", allocator, readerMetrics, formats, false);
         } catch (RuntimeException e) {
             values.close();
             throw e;

@@ -92,9 +92,13 @@ final class JavaRungSplitReader extends DecodingSplitReader {
         long[] offsets = new long[count];
         long[] timestamps = new long[count];
         RowData[] metadataRows = metadata.isEmpty() ? null : new RowData[count];
+        boolean[] tombstones = upsert ? new boolean[count] : null;
         for (int i = 0; i < count; i++) {
             ConsumerRecord<byte[], byte[]> record = records.get(i);
             messages.add(record.value());
+            if (tombstones != null) {
+                tombstones[i] = record.value() == null;
+            }
             offsets[i] = record.offset();
             timestamps[i] = record.timestamp();
             if (metadataRows != null) {
@@ -131,7 +135,8 @@ final class JavaRungSplitReader extends DecodingSplitReader {
                         skip.getValue());
             }
         }
-        return new DecodedPoll.SplitBatch(split, valueRows, keyRows, 0, count, offsets, timestamps, metadataRows);
+        return new DecodedPoll.SplitBatch(
+                split, valueRows, keyRows, 0, count, offsets, timestamps, metadataRows, tombstones);
     }
 
     @Override

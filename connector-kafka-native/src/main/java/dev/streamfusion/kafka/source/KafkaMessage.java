@@ -19,8 +19,16 @@ final class KafkaMessage {
     private long offset;
     private long timestamp;
     private RowData metadata;
+    private boolean tombstone;
 
-    void moveTo(DecodedPart values, DecodedPart keys, int record, long offset, long timestamp, RowData metadata) {
+    void moveTo(
+            DecodedPart values,
+            DecodedPart keys,
+            int record,
+            long offset,
+            long timestamp,
+            RowData metadata,
+            boolean tombstone) {
         this.values = values;
         this.keys = keys;
         this.record = record;
@@ -28,6 +36,7 @@ final class KafkaMessage {
         this.offset = offset;
         this.timestamp = timestamp;
         this.metadata = metadata;
+        this.tombstone = tombstone;
     }
 
     /**
@@ -42,6 +51,7 @@ final class KafkaMessage {
         this.offset = lastOffset;
         this.timestamp = Long.MIN_VALUE;
         this.metadata = null;
+        this.tombstone = false;
     }
 
     /** How many records the message is: 1, or a run's ({@link #moveToRun}). */
@@ -70,6 +80,11 @@ final class KafkaMessage {
 
     long timestamp() {
         return timestamp;
+    }
+
+    /** Whether the record is a tombstone of an upsert table (its value is null). */
+    boolean tombstone() {
+        return tombstone;
     }
 
     /** The record's metadata columns, or {@code null} when the table reads none. */

@@ -6,6 +6,7 @@ import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplitState;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.JoinedRowData;
+import org.apache.flink.types.RowKind;
 
 import java.io.IOException;
 
@@ -13,7 +14,8 @@ import java.io.IOException;
  * Emits a record's rows (each value row with each key row when the table reads keys, followed by
  * the record's metadata columns if it reads any) with the record's timestamp, then moves the
  * partition's position past the record, as Flink's Kafka reader does: a checkpoint taken between
- * two records resumes at the second, and never falls inside a record's rows.
+ * two records resumes at the second, and never falls inside a record's rows. An upsert table's
+ * tombstone gives one DELETE row per key row ({@link KeyDecoding#upsert}).
  */
 @Internal
 final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, KafkaPartitionSplitState> {
@@ -22,10 +24,17 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
     private final KeyValueRowData keyValue;
     /** Whether the value format skips what it cannot decode (its ignore-parse-errors option). */
     private final boolean valueIgnoresParseErrors;
+    /** The view of a tombstone's DELETE rows, or {@code null} for tables other than upsert ones. */
+    private final KeyValueRowData delete;
+    /** The NULL value row a DELETE row reads its non-key columns from. */
+    private final RowData nullValue;
 
     KafkaMessageEmitter(KeyDecoding keyDecoding, boolean valueIgnoresParseErrors) {
         this.keyValue = keyDecoding == null ? null : keyDecoding.newRow();
         this.valueIgnoresParseErrors = valueIgnoresParseErrors;
+        boolean upsert = keyDecoding != null && keyDecoding.upsert();
+        this.delete = upsert ? keyDecoding.newDeleteRow() : null;
+        this.nullValue = upsert ? keyDecoding.nullValue() : null;
     }
 
     @Override
@@ -35,6 +44,10 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
         DecodedPart keys = message.keys();
         int record = message.record();
         RowData metadata = message.metadata();
+        if (delete != null && message.tombstone()) {
+            emitDeletes(message, keys, metadata, output, split);
+            return;
+        }
         int valueRows = values.rowCount(record);
         for (int v = 0; v < valueRows; v++) {
             RowData value = values.row(record, v);
@@ -60,6 +73,32 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
                 }
                 emit(keyValue.of(key, value), metadata, output, message.timestamp());
             }
+        }
+        split.setCurrentOffset(message.offset() + 1);
+    }
+
+    /** Emits a tombstone's DELETE rows, one per key row (none for a key that gives no rows). */
+    private void emitDeletes(
+            KafkaMessage message,
+            DecodedPart keys,
+            RowData metadata,
+            SourceOutput<RowData> output,
+            KafkaPartitionSplitState split)
+            throws IOException {
+        int record = message.record();
+        int keyRows = keys.rowCount(record);
+        for (int k = 0; k < keyRows; k++) {
+            RowData key = keys.row(record, k);
+            if (key == null) {
+                // Flink's connector fails on a NULL key row of a tombstone, whatever the value
+                // format's options.
+                throw new IOException(
+                        "Failed to decode the key of the Kafka tombstone at offset " + message.offset() + " of "
+                                + split.splitId() + ": Flink's key format makes a NULL row of it");
+            }
+            RowData row = delete.of(key, nullValue);
+            output.collect(
+                    metadata == null ? row : new JoinedRowData(RowKind.DELETE, row, metadata), message.timestamp());
         }
         split.setCurrentOffset(message.offset() + 1);
     }

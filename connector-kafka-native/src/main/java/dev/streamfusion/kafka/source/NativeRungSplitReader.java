@@ -154,6 +154,11 @@ final class NativeRungSplitReader extends DecodingSplitReader {
             }
             deadLetter(skipped, count, recordSplits, offsets, timestamps);
             RowData[] metadataRows = metadataRows(count, recordSplits, offsets, timestamps, timestampTypes, leaderEpochs);
+            boolean[] tombstones = null;
+            if (upsert) {
+                tombstones = new boolean[count];
+                consumer.nullValues(tombstones);
+            }
             List<DecodedPoll.SplitBatch> batches = new ArrayList<>(runs);
             for (int r = 0, first = 0; r < runs; first += runCounts[r], r++) {
                 batches.add(
@@ -165,7 +170,8 @@ final class NativeRungSplitReader extends DecodingSplitReader {
                                 runCounts[r],
                                 offsets,
                                 timestamps,
-                                metadataRows));
+                                metadataRows,
+                                tombstones));
             }
             return decoded(batches, parts, finished);
         } catch (IOException | RuntimeException e) {

@@ -64,6 +64,10 @@ final class PartDecoder implements AutoCloseable {
     private final ReaderMetrics metrics;
     private final StockMessageDecoder stock;
     private final boolean keyPart;
+    /** Whether a null message is an upsert table's delete, not a value to decode. */
+    private final boolean nullIsDelete;
+    /** The rows of a record whose null value is a delete: none, and none skipped. */
+    private static final RowData[] DELETE = new RowData[0];
     /** Records skipped under {@code 'streamfusion.errors' = 'SKIP'}. */
     private long skippedUndecodable;
 
@@ -72,13 +76,15 @@ final class PartDecoder implements AutoCloseable {
             String part,
             BufferAllocator allocator,
             ReaderMetrics metrics,
-            DeserializationSchema.InitializationContext context) {
+            DeserializationSchema.InitializationContext context,
+            boolean nullIsDelete) {
         this.decoding = decoding;
         this.part = part;
         this.allocator = allocator;
         this.metrics = metrics;
         this.stock = decoding.stock();
         this.keyPart = part.equals("key");
+        this.nullIsDelete = nullIsDelete && !keyPart;
         try {
             stock.open(context);
         } catch (Exception e) {
@@ -129,7 +135,7 @@ final class PartDecoder implements AutoCloseable {
             RowData[][] stockRows = deferred.length == 0 ? null : stockRows(records, deferred, message, recordName, skips);
             long skipped = 0;
             for (int d : deferred) {
-                if (stockRows[d].length == 0) {
+                if (stockRows[d].length == 0 && stockRows[d] != DELETE) {
                     skipped++;
                     metrics.skipped(recordSplit.apply(d));
                 }
@@ -147,11 +153,16 @@ final class PartDecoder implements AutoCloseable {
             throws IOException {
         RowData[][] rows = new RowData[records][];
         for (int d : deferred) {
+            byte[] bytes = message.apply(d);
+            if (bytes == null && nullIsDelete) {
+                rows[d] = DELETE;
+                continue;
+            }
             List<RowData> decoded;
             String failure = null;
             try {
                 // Keys are buffered before they pair with values, NULL rows too.
-                decoded = keyPart ? stock.decodeBuffered(message.apply(d)) : stock.decode(message.apply(d));
+                decoded = keyPart ? stock.decodeBuffered(bytes) : stock.decode(bytes);
             } catch (IOException | RuntimeException e) {
                 failure = failure(recordName.apply(d), e.getMessage());
                 // A record is skipped for what it holds, never because a service the format

@@ -143,22 +143,40 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
     /** The source of the table's rows as planned. */
     private StreamFusionKafkaSource source(ScanContext context) {
         TypeInformation<RowData> producedType = context.createTypeInformation(projectedDataType);
-        KafkaSource<RowData> enumeration = createKafkaSource(null, new UnusedDeserializer(producedType), producedType);
+        // Flink's upsert source insists on a key deserializer too.
+        KafkaSource<RowData> enumeration =
+                createKafkaSource(
+                        upsertMode ? new UnusedDeserializer(producedType) : null,
+                        new UnusedDeserializer(producedType),
+                        producedType);
         RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
         // Each projected column is read from the value or, if the value format does not carry
-        // it, from the key (Flink's connector lets the value win when both do).
+        // it, from the key (Flink's connector lets the value win when both do). An upsert
+        // table's tombstones take every column the key carries from the key.
         List<int[]> valuePaths = new ArrayList<>();
         List<int[]> keyPaths = new ArrayList<>();
         boolean[] fromKey = new boolean[projection.length];
         int[] column = new int[projection.length];
+        int[] deleteKeyColumn = upsertMode ? new int[projection.length] : null;
         for (int c = 0; c < projection.length; c++) {
             int[] path = projection[c].clone();
             int inValue = indexOf(valueProjection, path[0]);
+            int inKey = indexOf(keyProjection, path[0]);
             fromKey[c] = inValue < 0;
-            path[0] = fromKey[c] ? indexOf(keyProjection, path[0]) : inValue;
+            path[0] = fromKey[c] ? inKey : inValue;
             List<int[]> paths = fromKey[c] ? keyPaths : valuePaths;
             column[c] = paths.size();
             paths.add(path);
+            if (deleteKeyColumn != null) {
+                if (inKey < 0 || fromKey[c]) {
+                    deleteKeyColumn[c] = fromKey[c] ? column[c] : -1;
+                } else {
+                    int[] keyPath = projection[c].clone();
+                    keyPath[0] = inKey;
+                    deleteKeyColumn[c] = keyPaths.size();
+                    keyPaths.add(keyPath);
+                }
+            }
         }
         boolean skips = plan.errors != ErrorPolicy.FAIL;
         FormatDecoding decoding =
@@ -169,19 +187,21 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
                         valuePaths.toArray(new int[0][]),
                         stockDecoder(context, valueDecodingFormat, valueProjection, null),
                         skips);
-        KeyDecoding keys =
-                plan.formats.keyFormat == null
-                        ? null
-                        : new KeyDecoding(
-                                new FormatDecoding(
-                                        plan.formats.keyFormat,
-                                        plan.formats.keyFormatOptions,
-                                        FormatRows.project(physical, keyProjection, keyPrefix),
-                                        keyPaths.toArray(new int[0][]),
-                                        stockDecoder(context, keyDecodingFormat, keyProjection, keyPrefix),
-                                        skips),
-                                fromKey,
-                                column);
+        KeyDecoding keys = null;
+        if (plan.formats.keyFormat != null) {
+            FormatDecoding keyDecoding =
+                    new FormatDecoding(
+                            plan.formats.keyFormat,
+                            plan.formats.keyFormatOptions,
+                            FormatRows.project(physical, keyProjection, keyPrefix),
+                            keyPaths.toArray(new int[0][]),
+                            stockDecoder(context, keyDecodingFormat, keyProjection, keyPrefix),
+                            skips);
+            keys =
+                    deleteKeyColumn == null
+                            ? new KeyDecoding(keyDecoding, fromKey, column)
+                            : KeyDecoding.upsert(keyDecoding, fromKey, column, deleteKeyColumn, valuePaths.size());
+        }
         Properties consumer = consumerProperties(enumeration);
         if (plan.nativeRung()) {
             consumer.setProperty(LibrdkafkaConfig.PREFETCH, String.valueOf(plan.prefetchKbytes));
@@ -265,7 +285,10 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
         return 31 * super.hashCode() + Arrays.deepHashCode(projection);
     }
 
-    /** Flink's source needs a value deserializer to be built; the native reader never calls it. */
+    /**
+     * Flink's source needs a value deserializer (and an upsert source a key deserializer) to be
+     * built; the native reader never calls them.
+     */
     private static final class UnusedDeserializer implements DeserializationSchema<RowData> {
         private static final long serialVersionUID = 1L;
 
@@ -277,7 +300,7 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
 
         @Override
         public RowData deserialize(byte[] message) {
-            throw new IllegalStateException("values of a streamfusion-kafka table are decoded natively");
+            throw new IllegalStateException("keys and values of a streamfusion-kafka table are decoded natively");
         }
 
         @Override

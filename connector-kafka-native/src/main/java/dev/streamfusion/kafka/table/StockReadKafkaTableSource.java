@@ -9,6 +9,8 @@ import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.DataTypeUtils;
 
 import org.apache.kafka.common.TopicPartition;
 
@@ -28,7 +30,12 @@ class StockReadKafkaTableSource extends KafkaDynamicSource {
 
     final ReadPlan plan;
 
-    /** A source of what Flink's factory resolved from the table's options. */
+    /**
+     * A source of what Flink's factory resolved from the table's options.
+     *
+     * @param upsert whether the table is an upsert table (streamfusion-upsert-kafka): a record
+     *     with a null value is a delete of its key
+     */
     StockReadKafkaTableSource(
             DataType physicalDataType,
             DecodingFormat<DeserializationSchema<RowData>> keyDecodingFormat,
@@ -47,6 +54,7 @@ class StockReadKafkaTableSource extends KafkaDynamicSource {
             long boundedTimestampMillis,
             String tableIdentifier,
             Integer parallelism,
+            boolean upsert,
             ReadPlan plan) {
         super(
                 physicalDataType,
@@ -64,14 +72,36 @@ class StockReadKafkaTableSource extends KafkaDynamicSource {
                 boundedMode,
                 specificBoundedOffsets,
                 boundedTimestampMillis,
-                false,
+                upsert,
                 tableIdentifier,
                 parallelism);
         this.plan = plan;
     }
 
+    /**
+     * {@code resolved} (a table as Flink's factory resolved it, with its unchecked plan) read
+     * natively, or, when the native decoders refuse the formats' options or the rows' types, by
+     * Flink's own reader (or an error naming the reason, for a forced rung).
+     */
+    static KafkaDynamicSource planned(StockReadKafkaTableSource resolved) {
+        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(resolved.physicalDataType).getLogicalType();
+        ReadPlan checked =
+                resolved.plan.checkedFor(
+                        FormatRows.project(physical, resolved.valueProjection, null),
+                        resolved.keyDecodingFormat == null
+                                ? null
+                                : FormatRows.project(physical, resolved.keyProjection, resolved.keyPrefix));
+        StockReadKafkaTableSource source = checked == resolved.plan ? resolved : new StockReadKafkaTableSource(resolved, checked);
+        return checked.stockReason == null ? new NativeReadKafkaTableSource(source) : source;
+    }
+
     /** A source of the same table as {@code other}, without what was pushed into it. */
     StockReadKafkaTableSource(StockReadKafkaTableSource other) {
+        this(other, other.plan);
+    }
+
+    /** A source of the same table as {@code other} with {@code plan}, without what was pushed into it. */
+    private StockReadKafkaTableSource(StockReadKafkaTableSource other, ReadPlan plan) {
         this(
                 other.physicalDataType,
                 other.keyDecodingFormat,
@@ -90,7 +120,8 @@ class StockReadKafkaTableSource extends KafkaDynamicSource {
                 other.boundedTimestampMillis,
                 other.tableIdentifier,
                 other.parallelism,
-                other.plan);
+                other.upsertMode,
+                plan);
     }
 
     /** A new source of the same table and kind, without what was pushed into this one. */
@@ -109,6 +140,6 @@ class StockReadKafkaTableSource extends KafkaDynamicSource {
 
     @Override
     public String asSummaryString() {
-        return "StreamFusion Kafka table source (" + plan.describe() + ")";
+        return "StreamFusion " + (upsertMode ? "upsert " : "") + "Kafka table source (" + plan.describe() + ")";
     }
 }

@@ -16,6 +16,7 @@ import org.apache.flink.streaming.connectors.kafka.config.StartupMode;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory;
+import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
 import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
@@ -23,8 +24,6 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.DataType;
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.utils.DataTypeUtils;
 
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -63,7 +62,12 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        Set<ConfigOption<?>> options = new HashSet<>(super.optionalOptions());
+        return withOwnOptions(super.optionalOptions());
+    }
+
+    /** {@code flinks} (a Flink factory's optional options) and StreamFusion's table options. */
+    static Set<ConfigOption<?>> withOwnOptions(Set<ConfigOption<?>> flinks) {
+        Set<ConfigOption<?>> options = new HashSet<>(flinks);
         options.add(StreamFusionKafkaOptions.RUNG);
         options.add(StreamFusionKafkaOptions.PREFETCH_KBYTES);
         options.add(ErrorPolicy.OPTION);
@@ -76,7 +80,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
      * streamfusion.errors.properties.*}), which Flink's validation, allowing {@code properties.*}
      * alone, would refuse; they are read from the original context.
      */
-    private static Context withoutOwnPrefixes(Context context) {
+    static Context withoutOwnPrefixes(Context context) {
         Map<String, String> options = new HashMap<>(context.getCatalogTable().getOptions());
         if (!options.keySet().removeIf(key -> key.startsWith(StreamFusionKafkaOptions.ERRORS_PROPERTIES_PREFIX))) {
             return context;
@@ -149,6 +153,8 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
                         parallelism,
                         transactionalIdPrefix,
                         transactionNamingStrategy,
+                        false,
+                        SinkBufferFlushMode.DISABLED,
                         writing);
         LOG.info("streamfusion-kafka table {}: {}", writing.table, sink.asSummaryString());
         return sink;
@@ -176,12 +182,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
         if (plan == null) {
             throw new IllegalStateException("a streamfusion-kafka source is built only from a table's options");
         }
-        RowType physical = (RowType) DataTypeUtils.removeTimeAttribute(physicalDataType).getLogicalType();
-        ReadPlan checked =
-                plan.checkedFor(
-                        FormatRows.project(physical, valueProjection, null),
-                        keyDecodingFormat == null ? null : FormatRows.project(physical, keyProjection, keyPrefix));
-        StockReadKafkaTableSource source =
+        return StockReadKafkaTableSource.planned(
                 new StockReadKafkaTableSource(
                         physicalDataType,
                         keyDecodingFormat,
@@ -200,7 +201,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
                         endTimestampMillis,
                         tableIdentifier,
                         parallelism,
-                        checked);
-        return checked.stockReason == null ? new NativeReadKafkaTableSource(source) : source;
+                        false,
+                        plan));
     }
 }

@@ -51,7 +51,13 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
     /** Why kafka-clients produces, or {@code null} when librdkafka does. */
     private final String kafkaClientsReason;
 
-    /** A sink of what Flink's factory resolved from the table's options. */
+    /**
+     * A sink of what Flink's factory resolved from the table's options.
+     *
+     * @param upsert whether the table is an upsert table (streamfusion-upsert-kafka): deletes are
+     *     written as tombstones
+     * @param flushMode an upsert table's buffering ({@code sink.buffer-flush.*})
+     */
     StreamFusionKafkaTableSink(
             DataType physicalDataType,
             EncodingFormat<SerializationSchema<RowData>> keyEncodingFormat,
@@ -67,6 +73,8 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
             Integer parallelism,
             String transactionalIdPrefix,
             TransactionNamingStrategy transactionNamingStrategy,
+            boolean upsert,
+            SinkBufferFlushMode flushMode,
             WriteContext writing) {
         super(
                 physicalDataType,
@@ -81,8 +89,8 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
                 properties,
                 partitioner,
                 deliveryGuarantee,
-                false,
-                SinkBufferFlushMode.DISABLED,
+                upsert,
+                flushMode,
                 parallelism,
                 transactionalIdPrefix,
                 transactionNamingStrategy);
@@ -154,6 +162,9 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
         if (parallelism != null) {
             return Optional.of("'sink.parallelism' is set, and the island's batches keep their parallelism");
         }
+        if (flushMode.isEnabled()) {
+            return Optional.of("'sink.buffer-flush.*' reduces rows by key");
+        }
         return BatchSinkTarget.columnsDiffer(input, physicalType());
     }
 
@@ -172,7 +183,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
     private RecordLayout layout() {
         RowType physical = physicalType();
         int physicalArity = physical.getFieldCount();
-        return new RecordLayout(
+        RecordLayout layout = new RecordLayout(
                         physicalArity + metadataKeys.size(),
                         FormatRows.project(physical, valueProjection, null),
                         valueProjection,
@@ -182,6 +193,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
                         writing.formats.keyFormat == null ? null : keyProjection,
                         metadataKeys.contains("headers") ? physicalArity + metadataKeys.indexOf("headers") : -1,
                         metadataKeys.contains("timestamp") ? physicalArity + metadataKeys.indexOf("timestamp") : -1);
+        return upsertMode ? layout.upserting(flushMode.getBatchSize(), flushMode.getBatchIntervalMs()) : layout;
     }
 
     private NativeRungSink nativeRungSink(RecordLayout layout) {
@@ -236,6 +248,8 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
                         parallelism,
                         transactionalIdPrefix,
                         transactionNamingStrategy,
+                        upsertMode,
+                        flushMode,
                         writing);
         copy.metadataKeys = metadataKeys;
         copy.consumedDataType = consumedDataType;
@@ -244,7 +258,15 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
 
     @Override
     public String asSummaryString() {
-        return "StreamFusion Kafka table sink ("
+        String upserts =
+                !upsertMode
+                        ? ""
+                        : flushMode.isEnabled()
+                                ? "upserts and tombstones reduced by key (up to " + flushMode.getBatchSize() + " keys or "
+                                        + flushMode.getBatchIntervalMs() + " ms), "
+                                : "upserts and tombstones, ";
+        return "StreamFusion " + (upsertMode ? "upsert " : "") + "Kafka table sink ("
+                + upserts
                 + (stockReason == null
                         ? writing.formats.describe() + "encoded natively per batch, "
                                 + (kafkaClientsReason == null

@@ -2,11 +2,18 @@ package dev.streamfusion.testkit.kafka;
 
 import org.apache.flink.annotation.PublicEvolving;
 
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -70,6 +77,35 @@ public interface KafkaCluster extends AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted producing to " + topic, e);
         }
+    }
+
+    /**
+     * Every record of {@code topic} from its start up to its end offsets as of the call,
+     * partition by partition, each partition's in offset order.
+     *
+     * @throws IllegalStateException if they cannot be read within a minute
+     */
+    default List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        Map.of("bootstrap.servers", bootstrapServers()), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(topic).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + topic + " up to its end offsets " + ends);
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+        }
+        records.sort(Comparator.<ConsumerRecord<byte[], byte[]>>comparingInt(ConsumerRecord::partition)
+                .thenComparingLong(ConsumerRecord::offset));
+        return records;
     }
 
     /**
