@@ -95,7 +95,7 @@ public final class KafkaSinkBenchmark {
     }
 
     /** Records in the one partition of {@code topic}. */
-    private static long records(String bootstrap, String topic) {
+    static long records(String bootstrap, String topic) {
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             TopicPartition partition = new TopicPartition(topic, 0);

@@ -123,7 +123,7 @@ final class NexmarkKafka {
         return tables;
     }
 
-    private static String columns(RowType type) {
+    static String columns(RowType type) {
         List<String> columns = new ArrayList<>();
         type.getFields().forEach(f -> columns.add(f.getName() + " " + f.getType().copy(true).asSerializableString()));
         return String.join(", ", columns);

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.function.IntFunction;
 
 import static org.apache.flink.table.api.DataTypes.FIELD;
 
@@ -53,15 +54,15 @@ public final class NexmarkBids {
      */
     public static final RowType PROTOBUF_BID_TYPE = bidType(DataTypes.BIGINT());
 
-    private static final int PERSONS_PER_CYCLE = 1;
-    private static final int AUCTIONS_PER_CYCLE = 3;
-    private static final int BIDS_PER_CYCLE = 46;
-    private static final int CYCLE = PERSONS_PER_CYCLE + AUCTIONS_PER_CYCLE + BIDS_PER_CYCLE;
+    static final int PERSONS_PER_CYCLE = 1;
+    static final int AUCTIONS_PER_CYCLE = 3;
+    static final int BIDS_PER_CYCLE = 46;
+    static final int CYCLE = PERSONS_PER_CYCLE + AUCTIONS_PER_CYCLE + BIDS_PER_CYCLE;
 
-    private static final long FIRST_AUCTION_ID = 1000;
-    private static final long FIRST_PERSON_ID = 1000;
-    private static final int HOT_ROUNDING = 100;
-    private static final int AUCTIONS_IN_FLIGHT = 100;
+    static final long FIRST_AUCTION_ID = 1000;
+    static final long FIRST_PERSON_ID = 1000;
+    static final int HOT_ROUNDING = 100;
+    static final int AUCTIONS_IN_FLIGHT = 100;
     private static final int ACTIVE_PEOPLE = 1000;
     private static final int ID_LEAD = 10;
 
@@ -70,7 +71,7 @@ public final class NexmarkBids {
     private static final int AVERAGE_BID_BYTES = 100;
 
     private static final long START_MILLIS = 1_700_000_000_000L;
-    private static final long EVENTS_PER_SECOND = 10_000;
+    static final long EVENTS_PER_SECOND = 10_000;
 
     private final SplittableRandom random;
     private final String[] channelUrls = new String[CHANNELS];
@@ -91,7 +92,14 @@ public final class NexmarkBids {
 
     /** The next bid. */
     public RowData next() {
-        long n = bids++;
+        return bid(bids++, random, this::channelUrl);
+    }
+
+    /**
+     * Bid {@code n} (0-based) of the model, its draws taken from {@code random}, numbered
+     * channels' URLs from {@code channelUrls}.
+     */
+    static RowData bid(long n, SplittableRandom random, IntFunction<String> channelUrls) {
         long event = n / BIDS_PER_CYCLE * CYCLE + PERSONS_PER_CYCLE + AUCTIONS_PER_CYCLE + n % BIDS_PER_CYCLE;
         long cycle = event / CYCLE;
         // The newest auction and person when this bid is made (0-based).
@@ -105,15 +113,8 @@ public final class NexmarkBids {
             long oldest = Math.max(lastAuction - AUCTIONS_IN_FLIGHT, 0);
             auction = oldest + random.nextLong(lastAuction - oldest + 1 + ID_LEAD);
         }
-        long bidder;
-        if (random.nextInt(4) > 0) {
-            bidder = lastPerson / HOT_ROUNDING * HOT_ROUNDING + 1;
-        } else {
-            long people = lastPerson + 1;
-            long active = Math.min(people, ACTIVE_PEOPLE);
-            bidder = people - active + random.nextLong(active + ID_LEAD);
-        }
-        long price = Math.round(Math.pow(10.0, random.nextDouble() * 6.0) * 100.0);
+        long bidder = person(random, lastPerson);
+        long price = price(random);
 
         String channel;
         String url;
@@ -123,7 +124,7 @@ public final class NexmarkBids {
         } else {
             int number = random.nextInt(CHANNELS);
             channel = "channel-" + number;
-            url = channelUrl(number);
+            url = channelUrls.apply(number);
         }
         // The model counts a bid's size as its four numbers (8 bytes each) and its strings.
         int size = 8 * 4 + channel.length() + url.length();
@@ -133,8 +134,8 @@ public final class NexmarkBids {
                 price,
                 StringData.fromString(channel),
                 StringData.fromString(url),
-                TimestampData.fromEpochMillis(START_MILLIS + event * 1000 / EVENTS_PER_SECOND),
-                StringData.fromString(extra(AVERAGE_BID_BYTES - size)));
+                TimestampData.fromEpochMillis(millis(event)),
+                StringData.fromString(extra(random, AVERAGE_BID_BYTES - size)));
     }
 
     private static RowType bidType(DataType dateTime) {
@@ -168,27 +169,56 @@ public final class NexmarkBids {
         return rows;
     }
 
+    /**
+     * A person (0-based) when {@code lastPerson} is the newest: three times in four the hot one
+     * (the newest rounded down to a multiple of 100, plus one), else one of the 1,000 active
+     * people or up to 10 ahead of the newest.
+     */
+    static long person(SplittableRandom random, long lastPerson) {
+        if (random.nextInt(4) > 0) {
+            return lastPerson / HOT_ROUNDING * HOT_ROUNDING + 1;
+        }
+        long people = lastPerson + 1;
+        long active = Math.min(people, ACTIVE_PEOPLE);
+        return people - active + random.nextLong(active + ID_LEAD);
+    }
+
+    /** A price in cents, {@code round(10^(6u) * 100)} for a uniform {@code u}. */
+    static long price(SplittableRandom random) {
+        return Math.round(Math.pow(10.0, random.nextDouble() * 6.0) * 100.0);
+    }
+
+    /** The time of event {@code event} (0-based) at the model's rate, in epoch milliseconds. */
+    static long millis(long event) {
+        return START_MILLIS + event * 1000 / EVENTS_PER_SECOND;
+    }
+
     /** A numbered channel's URL, drawn once per channel and kept. */
     private String channelUrl(int number) {
         String url = channelUrls[number];
         if (url == null) {
-            url = "https://www.nexmark.com/" + letters(5) + "/" + letters(5) + "/" + letters(5)
-                    + "/item.htm?query=1&channel_id=" + Integer.toUnsignedString(Integer.reverse(number));
+            url = channelUrl(random, number);
             channelUrls[number] = url;
         }
         return url;
     }
 
+    /** A numbered channel's URL, its path drawn from {@code random}. */
+    static String channelUrl(SplittableRandom random, int number) {
+        return "https://www.nexmark.com/" + letters(random, 5) + "/" + letters(random, 5) + "/" + letters(random, 5)
+                + "/item.htm?query=1&channel_id=" + Integer.toUnsignedString(Integer.reverse(number));
+    }
+
     /** Random letters, {@code average} long on average (within 20%), or none. */
-    private String extra(int average) {
+    static String extra(SplittableRandom random, int average) {
         if (average <= 0) {
             return "";
         }
         int delta = (int) Math.round(average * 0.2);
-        return letters(average - delta + (delta == 0 ? 0 : random.nextInt(2 * delta)));
+        return letters(random, average - delta + (delta == 0 ? 0 : random.nextInt(2 * delta)));
     }
 
-    private String letters(int length) {
+    static String letters(SplittableRandom random, int length) {
         char[] chars = new char[length];
         for (int i = 0; i < length; i++) {
             chars[i] = (char) ('a' + random.nextInt(26));
