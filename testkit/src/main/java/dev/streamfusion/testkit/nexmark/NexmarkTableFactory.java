@@ -7,6 +7,7 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
@@ -20,6 +21,8 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeUtils;
 import org.apache.flink.table.types.utils.TypeConversions;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -85,6 +88,23 @@ public final class NexmarkTableFactory implements DynamicTableSourceFactory {
                             + ", not " + declared.asSummaryString());
         }
         return new Source(new NexmarkModel(options.get(SEED)), kind, events);
+    }
+
+    /**
+     * Creates the tables {@code person}, {@code auction} and {@code bid} of the first {@code
+     * events} events of the model with {@code seed}, each with a watermark 4 seconds behind its
+     * {@code date_time}, as {@link NexmarkQueries#all()} reads them.
+     */
+    public static void createTables(TableEnvironment tables, long events, long seed) {
+        for (NexmarkModel.Kind kind : NexmarkModel.Kind.values()) {
+            String name = kind.name().toLowerCase(Locale.ROOT);
+            List<String> columns = new ArrayList<>();
+            type(kind).getFields().forEach(f -> columns.add("`" + f.getName() + "` " + f.getType().copy(true).asSerializableString()));
+            tables.executeSql(
+                    "CREATE TABLE " + name + " (" + String.join(", ", columns)
+                            + ", WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND) WITH ('connector' = '"
+                            + IDENTIFIER + "', 'table' = '" + name + "', 'events' = '" + events + "', 'seed' = '" + seed + "')");
+        }
     }
 
     /** The rows of a kind of event. */

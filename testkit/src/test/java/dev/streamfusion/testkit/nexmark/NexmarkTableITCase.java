@@ -98,18 +98,7 @@ class NexmarkTableITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        String with = "'connector' = 'streamfusion-nexmark', 'events' = '" + EVENTS + "', 'seed' = '" + SEED + "'";
-        tables.executeSql(
-                "CREATE TABLE person (id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING,"
-                        + " state STRING, date_time TIMESTAMP(3), extra STRING,"
-                        + " WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND) WITH (" + with + ", 'table' = 'person')");
-        tables.executeSql(
-                "CREATE TABLE auction (id BIGINT, itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT,"
-                        + " date_time TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra STRING)"
-                        + " WITH (" + with + ", 'table' = 'auction')");
-        tables.executeSql(
-                "CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
-                        + " date_time TIMESTAMP(3), extra STRING) WITH (" + with + ", 'table' = 'bid')");
+        NexmarkTableFactory.createTables(tables, EVENTS, SEED);
         return tables;
     }
 
