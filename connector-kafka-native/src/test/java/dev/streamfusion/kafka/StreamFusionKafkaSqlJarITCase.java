@@ -51,6 +51,7 @@ class StreamFusionKafkaSqlJarITCase {
     void theSqlJarRunsBesideFlinksKafkaSqlJar() throws Exception {
         KAFKA.cluster().createTopic("sql-jar-in", 2);
         KAFKA.cluster().createTopic("sql-jar-out", 2);
+        KAFKA.cluster().createTopic("sql-jar-out-upserts", 2);
         KAFKA.cluster().createTopic("sql-jar-avro", 2);
         // First in the skip topic: a Confluent-framed record of schema id 4242, which the
         // registry does not know.
@@ -84,6 +85,8 @@ class StreamFusionKafkaSqlJarITCase {
         }
         String expected = "[+I[" + COUNT + ", " + priceSum + ", c4]]";
         assertThat(output).contains("stock: " + expected, "streamfusion: " + expected, "written: " + expected);
+        // streamfusion-upsert-kafka from the same jar, beside Flink's upsert-kafka it builds on.
+        assertThat(output).contains("upserts written: " + expected);
         assertThat(output).contains("avro stock: " + expected, "avro streamfusion: " + expected);
         // The unknown schema id's record skipped under 'streamfusion.errors' = 'SKIP'; the
         // registry being unreachable is no reason to skip.

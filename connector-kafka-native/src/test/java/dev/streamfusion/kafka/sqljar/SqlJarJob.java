@@ -11,7 +11,8 @@ import java.util.List;
 /**
  * Runs in a JVM whose classpath is a Flink distribution's, Flink's Kafka SQL jar and
  * StreamFusion's Kafka SQL jar, nothing else: reads one topic through both connectors, writes it
- * through streamfusion-kafka, and prints what each job saw, one {@code name: result} line each.
+ * through streamfusion-kafka and streamfusion-upsert-kafka, and prints what each job saw, one
+ * {@code name: result} line each.
  *
  * <p>Arguments: bootstrap servers, the input topic, the output topic.
  */
@@ -35,6 +36,14 @@ public final class SqlJarJob {
         System.out.println("streamfusion: " + rows(tables, String.format(summary, "fused")));
         tables.executeSql("INSERT INTO fused_out SELECT * FROM fused").await();
         System.out.println("written: " + rows(tables, String.format(summary, "written")));
+        String upserts = args[2] + "-upserts";
+        tables.executeSql(
+                "CREATE TABLE fused_upserts (" + COLUMNS + ", PRIMARY KEY (auction, bidder) NOT ENFORCED) WITH ("
+                        + "'connector' = 'streamfusion-upsert-kafka', 'topic' = '" + upserts + "', "
+                        + "'properties.bootstrap.servers' = '" + servers + "', 'key.format' = 'json', 'value.format' = 'json')");
+        tables.executeSql(table("upserts_written", "kafka", servers, upserts));
+        tables.executeSql("INSERT INTO fused_upserts SELECT * FROM fused").await();
+        System.out.println("upserts written: " + rows(tables, String.format(summary, "upserts_written")));
         Class<?> library = Class.forName("dev.streamfusion.bridge.NativeLibrary");
         System.out.println("native: " + library.getMethod("load").invoke(null));
         if (args.length > 3) {
