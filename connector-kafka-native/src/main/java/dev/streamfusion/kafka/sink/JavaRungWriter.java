@@ -28,8 +28,6 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
     private final PrecommittingStatefulSinkWriter<EncodedRecord, KafkaWriterState, KafkaCommittable> kafka;
     private final RecordLayout layout;
     private final PendingRecords pending;
-    /** The timed sends of an upsert table's reduced rows, or {@code null}. */
-    private final IntervalSends intervalSends;
 
     /**
      * @param copier copies incoming rows when the job reuses objects; {@code null} otherwise
@@ -45,10 +43,7 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
         this.kafka = kafka;
         this.layout = layout;
         this.pending = new PendingRecords(format, formatOptions, layout, copier);
-        this.intervalSends =
-                layout.reduces() && layout.reduceIntervalMs > 0
-                        ? IntervalSends.start(time, layout.reduceIntervalMs, () -> sendPending(NO_CONTEXT))
-                        : null;
+        pending.sendEvery(time, () -> sendPending(NO_CONTEXT));
     }
 
     @Override
@@ -59,9 +54,6 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
     }
 
     private void sendPending(Context context) throws IOException, InterruptedException {
-        if (intervalSends != null) {
-            intervalSends.sent();
-        }
         if (pending.isEmpty()) {
             return;
         }
@@ -109,9 +101,6 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
 
     @Override
     public void close() throws Exception {
-        if (intervalSends != null) {
-            intervalSends.close();
-        }
         try {
             kafka.close();
         } finally {

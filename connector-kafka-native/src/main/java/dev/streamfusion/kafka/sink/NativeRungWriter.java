@@ -49,8 +49,6 @@ final class NativeRungWriter implements SinkWriter<RowData> {
     private final Counter recordsSent;
     private final Counter bytesSent;
     private int[] partitions;
-    /** The timed sends of an upsert table's reduced rows, or {@code null}. */
-    private final IntervalSends intervalSends;
 
     NativeRungWriter(
             Map<String, String> librdkafka,
@@ -80,10 +78,7 @@ final class NativeRungWriter implements SinkWriter<RowData> {
             pending.close();
             throw e;
         }
-        this.intervalSends =
-                layout.reduces() && layout.reduceIntervalMs > 0
-                        ? IntervalSends.start(time, layout.reduceIntervalMs, this::sendPending)
-                        : null;
+        pending.sendEvery(time, this::sendPending);
     }
 
     @Override
@@ -108,9 +103,6 @@ final class NativeRungWriter implements SinkWriter<RowData> {
     }
 
     private void sendPending() throws IOException {
-        if (intervalSends != null) {
-            intervalSends.sent();
-        }
         if (pending.isEmpty()) {
             return;
         }
@@ -240,9 +232,6 @@ final class NativeRungWriter implements SinkWriter<RowData> {
 
     @Override
     public void close() {
-        if (intervalSends != null) {
-            intervalSends.close();
-        }
         try {
             if (!producer.isClosed()) {
                 LibrdkafkaLog.log(clientName, producer.logs());

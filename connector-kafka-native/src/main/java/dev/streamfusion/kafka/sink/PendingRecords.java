@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.sink.EncoderResources;
 import dev.streamfusion.formats.NativeFormatEncoder;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.table.data.RowData;
 
@@ -36,6 +37,8 @@ final class PendingRecords implements AutoCloseable {
      * send, in the order keys first came; else {@code null}.
      */
     private final Map<RowData, RowData> latest;
+    /** The timed sends of reduced rows ({@link #sendEvery}), or {@code null}. */
+    private IntervalSends intervalSends;
 
     /** @param copier copies incoming rows when the job reuses objects; {@code null} otherwise */
     PendingRecords(String format, Map<String, String> formatOptions, RecordLayout layout, TypeSerializer<RowData> copier) {
@@ -78,8 +81,22 @@ final class PendingRecords implements AutoCloseable {
         return latest != null ? latest.isEmpty() : rows.isEmpty();
     }
 
+    /**
+     * Under reduction with an interval ({@code sink.buffer-flush.interval}): has {@code send}
+     * (the writer's send of these rows) called once rows have waited the interval without a
+     * send, on the task's thread. Does nothing for other tables.
+     */
+    void sendEvery(ProcessingTimeService time, IntervalSends.Send send) {
+        if (latest != null && layout.reduceIntervalMs > 0) {
+            intervalSends = IntervalSends.start(time, layout.reduceIntervalMs, send);
+        }
+    }
+
     /** Forgets the rows, once they are sent. */
     void clear() {
+        if (intervalSends != null) {
+            intervalSends.sent();
+        }
         rows.clear();
         if (latest != null) {
             latest.clear();
@@ -88,6 +105,9 @@ final class PendingRecords implements AutoCloseable {
 
     @Override
     public void close() {
+        if (intervalSends != null) {
+            intervalSends.close();
+        }
         held.close();
     }
 }
