@@ -67,9 +67,7 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
                         split.setCurrentOffset(message.offset() + 1);
                         return;
                     }
-                    throw new IOException(
-                            "Failed to decode the key of the Kafka record at offset " + message.offset() + " of "
-                                    + split.splitId() + ": Flink's key format makes a NULL row of it");
+                    throw nullKeyRow("record", message, split);
                 }
                 emit(keyValue.of(key, value), metadata, output, message.timestamp());
             }
@@ -92,15 +90,20 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
             if (key == null) {
                 // Flink's connector fails on a NULL key row of a tombstone, whatever the value
                 // format's options.
-                throw new IOException(
-                        "Failed to decode the key of the Kafka tombstone at offset " + message.offset() + " of "
-                                + split.splitId() + ": Flink's key format makes a NULL row of it");
+                throw nullKeyRow("tombstone", message, split);
             }
             RowData row = delete.of(key, nullValue);
             output.collect(
                     metadata == null ? row : new JoinedRowData(RowKind.DELETE, row, metadata), message.timestamp());
         }
         split.setCurrentOffset(message.offset() + 1);
+    }
+
+    /** The failure of a record ({@code what}) whose key Flink's key format makes a NULL row of. */
+    private static IOException nullKeyRow(String what, KafkaMessage message, KafkaPartitionSplitState split) {
+        return new IOException(
+                "Failed to decode the key of the Kafka " + what + " at offset " + message.offset() + " of "
+                        + split.splitId() + ": Flink's key format makes a NULL row of it");
     }
 
     private static void emit(RowData physical, RowData metadata, SourceOutput<RowData> output, long timestamp) {
