@@ -1,6 +1,8 @@
 package dev.streamfusion.kafka;
 
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.table.StockCounterpart;
+import dev.streamfusion.kafka.table.StreamFusionUpsertKafkaTableFactory;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.flink.FailOnce;
 import dev.streamfusion.testkit.flink.MiniClusters;
@@ -407,6 +409,30 @@ class StreamFusionUpsertKafkaITCase {
         assertThat(expected).isNotEmpty();
         assertThat(changelogByKey(tables.executeSql(String.format(query, "fused")))).isEqualTo(expected);
         return expected;
+    }
+
+    /** The advisor's sample of an upsert topic: its first records per partition, read alike by both connectors. */
+    @Test
+    void aSampleIsTheFirstRecordsOfEachPartitionReadAlikeByBothConnectors() throws Exception {
+        Map<String, String> declared = new HashMap<>(upsertTable(UPDATES, "NATIVE", Map.of()));
+        declared.put("connector", "upsert-kafka");
+        StockCounterpart counterpart = new StreamFusionUpsertKafkaTableFactory();
+        StockCounterpart.Sample sample = counterpart.sample(declared, 40);
+        assertThat(sample.description())
+                .isEqualTo("the first 40 records of topic '" + UPDATES + "' (up to 20 of each of its 2 partitions)");
+        Map<String, String> stock = counterpart.stock(sample.options()).orElseThrow();
+        assertThat(stock)
+                .containsEntry("connector", "upsert-kafka")
+                .containsEntry("scan.bounded.mode", "specific-offsets")
+                .containsEntry("scan.bounded.specific-offsets", "partition:0,offset:20;partition:1,offset:20")
+                .doesNotContainKeys("streamfusion.rung", "scan.startup.mode");
+        Map<String, String> ours = new HashMap<>(counterpart.streamFusion(sample.options()).orElseThrow());
+        assertThat(ours.remove("connector")).isEqualTo(StreamFusionUpsertKafkaTableFactory.IDENTIFIER);
+        assertThat(ours).containsEntry("streamfusion.rung", "NATIVE");
+        Map<Object, List<String>> changelog = assertSameChangelog("SELECT * FROM %s", UPSERT_COLUMNS, ours);
+        // A record read is one +I, +U or -D (an update also retracts the row it replaces with a -U).
+        long applied = changelog.values().stream().flatMap(List::stream).filter(row -> !row.startsWith("-U")).count();
+        assertThat(applied).isBetween(1L, 40L);
     }
 
     /** A bounded query's changelog, per its first column, in order; two minutes at most. */

@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The Nexmark matrix: every chosen query ({@link NexmarkQueries#all()}) over every chosen source,
@@ -57,7 +58,10 @@ public final class NexmarkMatrix {
 
     public static void main(String[] args) throws Exception {
         NativeLibrary.requireRelease("the Nexmark matrix");
-        Map<String, String> options = options(args);
+        Map<String, String> options = Args.parse(args, Set.of("quick"));
+        if (options.containsKey(Args.POSITIONAL)) {
+            throw new IllegalArgumentException("unexpected argument " + options.get(Args.POSITIONAL));
+        }
         boolean quick = options.containsKey("quick");
         long events = Long.parseLong(options.getOrDefault("events", quick ? "100000" : "1000000"));
         int rounds = Integer.parseInt(options.getOrDefault("rounds", quick ? "1" : "2"));
@@ -244,26 +248,6 @@ public final class NexmarkMatrix {
         System.out.println();
         System.out.print(md);
         System.out.println("written: " + out.resolve("results.csv") + ", results.md, ratios.png");
-    }
-
-    /** The options of {@code args}, which may also come as one argument of them all (from Maven). */
-    private static Map<String, String> options(String[] given) {
-        String[] args = String.join(" ", given).trim().isEmpty() ? new String[0] : String.join(" ", given).trim().split("\\s+");
-        Map<String, String> options = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("unexpected argument " + args[i]);
-            }
-            String key = args[i].substring(2);
-            if (key.equals("quick")) {
-                options.put(key, "true");
-            } else if (i + 1 < args.length) {
-                options.put(key, args[++i]);
-            } else {
-                throw new IllegalArgumentException("--" + key + " needs a value");
-            }
-        }
-        return options;
     }
 
     private static List<String> list(String value, List<String> all) {

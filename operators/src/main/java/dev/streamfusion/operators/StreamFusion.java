@@ -99,12 +99,36 @@ public final class StreamFusion {
             nodes.addAll(report.nativeNodes());
             report.fallbacks().stream().filter(r -> !fallbacks.contains(r)).forEach(fallbacks::add);
         }
-        if (!tableEnv.getConfig().get(ISLAND_ENABLED)) {
+        if (reports.isEmpty() && !tableEnv.getConfig().get(ISLAND_ENABLED)) {
             fallbacks.add("'" + ISLAND_ENABLED.key() + "' is false");
         } else if (reports.isEmpty()) {
             fallbacks.add("the island is not installed in this table environment's planner");
         }
         return new Explanation(plan[0], nodes, fallbacks);
+    }
+
+    /**
+     * Advises on {@code statement} (a query or an INSERT) over the tables of {@code tableEnv}: plans
+     * it with the island, with StreamFusion's connector in place of every stock one it has a
+     * counterpart for (same options), lists what stays stock and what would admit it, then runs it
+     * on a sample of each such table both ways (stock Flink, then StreamFusion; an INSERT's query
+     * is run, nothing is written), compares the rows and times the runs. Uses {@link
+     * Advice.Options#defaults()}.
+     *
+     * <p>It needs {@code flink-table-planner_2.12} on the class path (as the island does). The
+     * table environment is left as it was: the tables swapped for the advice are put back, and
+     * {@link #ISLAND_ENABLED} keeps its value.
+     *
+     * @throws IllegalArgumentException when a table cannot be sampled (naming it and the option)
+     * @throws IllegalStateException when a run fails or does not finish within the timeout
+     */
+    public static Advice advise(TableEnvironment tableEnv, String statement) {
+        return advise(tableEnv, statement, Advice.Options.defaults());
+    }
+
+    /** {@link #advise(TableEnvironment, String)} with the sample's size, rounds and timeout given. */
+    public static Advice advise(TableEnvironment tableEnv, String statement, Advice.Options options) {
+        return Advisor.advise(tableEnv, statement, options);
     }
 
     /** A statement's plan with the island, and why the rest stays stock. */

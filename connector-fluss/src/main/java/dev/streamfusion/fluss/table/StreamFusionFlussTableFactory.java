@@ -1,6 +1,7 @@
 package dev.streamfusion.fluss.table;
 
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.fluss.internal.FlussTableRef;
 import dev.streamfusion.fluss.internal.StartupMode;
 
@@ -39,7 +40,8 @@ import java.util.concurrent.TimeoutException;
 // The Fluss client's closeables declare Exception.
 @SuppressWarnings("try")
 @Internal
-public final class StreamFusionFlussTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+public final class StreamFusionFlussTableFactory
+        implements DynamicTableSourceFactory, DynamicTableSinkFactory, StockCounterpart.SameOptions {
 
     public static final String IDENTIFIER = "streamfusion-fluss";
 
@@ -48,6 +50,19 @@ public final class StreamFusionFlussTableFactory implements DynamicTableSourceFa
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;
+    }
+
+    @Override
+    public String stockIdentifier() {
+        return "fluss";
+    }
+
+    /** streamfusion-fluss reads a table's log without end, so no read of it can be bounded to a sample yet. */
+    @Override
+    public Sample sample(Map<String, String> options, long rows) {
+        throw new IllegalArgumentException(
+                "'" + FlussOptions.SCAN_STARTUP_MODE.key() + "': streamfusion-fluss reads a table's log without end, so a "
+                        + "sample of it cannot end yet (advise with a sample of 0 rows for the plan alone)");
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.streamfusion.iceberg.table;
 
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.table.PlannerExtension;
+import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 
 import org.apache.flink.annotation.Internal;
@@ -40,13 +41,32 @@ import java.util.Set;
  * Java.
  */
 @Internal
-public final class StreamFusionIcebergTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+public final class StreamFusionIcebergTableFactory
+        implements DynamicTableSourceFactory, DynamicTableSinkFactory, StockCounterpart.SameOptions {
 
     public static final String IDENTIFIER = "streamfusion-iceberg";
 
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;
+    }
+
+    @Override
+    public String stockIdentifier() {
+        return "iceberg";
+    }
+
+    /** A batch read of the snapshot the options pin (the current one unless they pin another), whole. */
+    @Override
+    public Sample sample(Map<String, String> options, long rows) {
+        if (streamFusion(options).isEmpty()) {
+            throw new IllegalArgumentException("not an Iceberg table");
+        }
+        Map<String, String> bounded = new HashMap<>(options);
+        bounded.put(IcebergOptions.STREAMING.key(), "false");
+        bounded.remove(IcebergOptions.MONITOR_INTERVAL.key());
+        bounded.remove(IcebergOptions.STARTING_STRATEGY.key());
+        return new Sample(bounded, "the table's snapshot, read once and whole");
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.streamfusion.kafka.table;
 
 import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.bridge.table.PlannerExtension;
+import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.kafka.internal.LoginModules;
 
 import org.apache.flink.annotation.Internal;
@@ -44,7 +45,8 @@ import java.util.regex.Pattern;
  * which reader or writer it uses in its description.
  */
 @Internal
-public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
+public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory
+        implements StockCounterpart.SameOptions {
 
     public static final String IDENTIFIER = "streamfusion-kafka";
 
@@ -54,6 +56,16 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory {
     private ReadPlan plan;
     /** The table being written to, from its context to the sink built for it. */
     private WriteContext writing;
+
+    @Override
+    public String stockIdentifier() {
+        return "kafka";
+    }
+
+    @Override
+    public Sample sample(Map<String, String> options, long rows) {
+        return KafkaSamples.sample(this, false, options, rows);
+    }
 
     @Override
     public String factoryIdentifier() {

@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka.table;
 
 import dev.streamfusion.bridge.table.PlannerExtension;
+import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.kafka.internal.LoginModules;
 
 import org.apache.flink.annotation.Internal;
@@ -47,11 +48,22 @@ import java.util.regex.Pattern;
  * the pinned flink-connector-kafka's classes.
  */
 @Internal
-public class StreamFusionUpsertKafkaTableFactory extends UpsertKafkaDynamicTableFactory {
+public class StreamFusionUpsertKafkaTableFactory extends UpsertKafkaDynamicTableFactory
+        implements StockCounterpart.SameOptions {
 
     public static final String IDENTIFIER = "streamfusion-upsert-kafka";
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamFusionUpsertKafkaTableFactory.class);
+
+    @Override
+    public String stockIdentifier() {
+        return "upsert-kafka";
+    }
+
+    @Override
+    public Sample sample(Map<String, String> options, long rows) {
+        return KafkaSamples.sample(this, true, options, rows);
+    }
 
     @Override
     public String factoryIdentifier() {

@@ -3,6 +3,7 @@ package dev.streamfusion.parquet.table;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.bridge.table.PlannerExtension;
+import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.parquet.format.StreamFusionParquetFormatFactory;
 import dev.streamfusion.parquet.internal.ColumnPredicates;
 import dev.streamfusion.parquet.internal.MemoryLimit;
@@ -33,6 +34,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -45,7 +47,8 @@ import java.util.function.Supplier;
  * the native writer.
  */
 @Internal
-public final class StreamFusionParquetTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+public final class StreamFusionParquetTableFactory
+        implements DynamicTableSourceFactory, DynamicTableSinkFactory, StockCounterpart {
 
     public static final String IDENTIFIER = "streamfusion-parquet";
 
@@ -89,6 +92,45 @@ public final class StreamFusionParquetTableFactory implements DynamicTableSource
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;
+    }
+
+    /** Whether {@code options} are a Parquet table's, of this connector or of Flink's filesystem one. */
+    private static boolean parquetTable(Map<String, String> options) {
+        String connector = options.get(FactoryUtil.CONNECTOR.key());
+        String format = options.get(FactoryUtil.FORMAT.key());
+        return IDENTIFIER.equals(connector)
+                || (FileSystemTableFactory.IDENTIFIER.equals(connector)
+                        && ("parquet".equals(format) || StreamFusionParquetFormatFactory.IDENTIFIER.equals(format)));
+    }
+
+    private static Map<String, String> parquetOptions(Map<String, String> options, String connector) {
+        Map<String, String> result = new HashMap<>(options);
+        result.put(FactoryUtil.CONNECTOR.key(), connector);
+        result.put(FactoryUtil.FORMAT.key(), "parquet");
+        return result;
+    }
+
+    @Override
+    public Optional<Map<String, String>> streamFusion(Map<String, String> options) {
+        return parquetTable(options) ? Optional.of(parquetOptions(options, IDENTIFIER)) : Optional.empty();
+    }
+
+    @Override
+    public Optional<Map<String, String>> stock(Map<String, String> options) {
+        return parquetTable(options)
+                ? Optional.of(parquetOptions(StockCounterpart.withoutOwnOptions(options), FileSystemTableFactory.IDENTIFIER))
+                : Optional.empty();
+    }
+
+    /** Files are read whole: a sample is every file under the path as listed once (no monitoring). */
+    @Override
+    public Sample sample(Map<String, String> options, long rows) {
+        if (!parquetTable(options)) {
+            throw new IllegalArgumentException("not a Parquet table");
+        }
+        Map<String, String> bounded = new HashMap<>(options);
+        bounded.remove(MONITOR_INTERVAL.key());
+        return new Sample(bounded, "every file under '" + options.get(PATH.key()) + "', read once and whole");
     }
 
     @Override

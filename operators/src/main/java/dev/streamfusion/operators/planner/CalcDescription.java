@@ -38,10 +38,27 @@ final class CalcDescription {
     static final class Unsupported extends Exception {
         private static final long serialVersionUID = 1L;
 
+        private final String admit;
+
         Unsupported(String reason) {
+            this(reason, null);
+        }
+
+        /** {@code admit}: what in the query would be evaluated natively instead. */
+        Unsupported(String reason, String admit) {
             super(reason, null, false, false);
+            this.admit = admit;
+        }
+
+        /** What in the query would be evaluated natively instead, if anything. */
+        String admit() {
+            return admit;
         }
     }
+
+    /** The functions the native calc evaluates (besides operators, CASE, CAST and EXTRACT). */
+    static final String FUNCTIONS =
+            "||, CONCAT, LOWER, UPPER, CHAR_LENGTH, REGEXP_EXTRACT, SPLIT_INDEX, SUBSTRING, DATE_FORMAT, COALESCE, LIKE";
 
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -177,10 +194,14 @@ final class CalcDescription {
                     String to = sqlType(call.getType());
                     String from = sqlType(operands.get(0).getType());
                     if (to.equals("STRING") && !fitsText(from, call.getType())) {
-                        throw new Unsupported(call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively");
+                        throw new Unsupported(
+                                call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively",
+                                "a CAST to STRING, or to a VARCHAR as long as the longest value's text");
                     }
                     if (!widens(from, to)) {
-                        throw new Unsupported(call + ": only casts that keep every value exactly are evaluated natively");
+                        throw new Unsupported(
+                                call + ": only casts that keep every value exactly are evaluated natively",
+                                "a CAST to a type that holds every value (a wider integer, DOUBLE, STRING)");
                     }
                     return cast(expression(operands.get(0)), to, false);
                 }
@@ -219,8 +240,10 @@ final class CalcDescription {
             case "LOWER":
             case "UPPER":
                 if (LOCALE_CASE_RULES.contains(Locale.getDefault().getLanguage())) {
-                    throw new Unsupported(call + ": " + name + " follows the JVM's default locale "
-                            + Locale.getDefault() + ", whose case rules are not evaluated natively");
+                    throw new Unsupported(
+                            call + ": " + name + " follows the JVM's default locale " + Locale.getDefault()
+                                    + ", whose case rules are not evaluated natively",
+                            "a JVM default locale without its own case rules (-Duser.language=en)");
                 }
                 return op(name, string(call, operands.get(0)));
             case "CHAR_LENGTH":
@@ -254,7 +277,9 @@ final class CalcDescription {
                 }
                 return op("DATE_FORMAT", expression(operands.get(0)), constant(call, operands.get(1), "STRING"));
             default:
-                throw new Unsupported("the function " + call.getOperator().getName() + " is not evaluated natively");
+                throw new Unsupported(
+                        "the function " + call.getOperator().getName() + " is not evaluated natively",
+                        "the query without " + call.getOperator().getName() + " over this source; the island's functions are " + FUNCTIONS);
         }
     }
 
@@ -363,7 +388,9 @@ final class CalcDescription {
      */
     private ObjectNode choice(RexCall call, String op) throws Unsupported {
         if (call.getType().getSqlTypeName() == SqlTypeName.CHAR) {
-            throw new Unsupported(call + ": " + op + " of CHAR values (Flink pads them to one length) is not evaluated natively");
+            throw new Unsupported(
+                    call + ": " + op + " of CHAR values (Flink pads them to one length) is not evaluated natively",
+                    "values of type STRING (CAST the literals AS STRING)");
         }
         String result = sqlType(call.getType());
         List<RexNode> operands = call.getOperands();
@@ -383,11 +410,12 @@ final class CalcDescription {
     private ObjectNode mod(RexCall call) throws Unsupported {
         RexNode divisor = call.getOperands().get(1);
         if (!(divisor instanceof RexLiteral)) {
-            throw new Unsupported(call + ": MOD is evaluated natively only by a constant");
+            throw new Unsupported(call + ": MOD is evaluated natively only by a constant", "MOD by a constant");
         }
         Long value = ((RexLiteral) divisor).getValueAs(Long.class);
         if (value == null || value == 0 || value == -1) {
-            throw new Unsupported(call + ": MOD is evaluated natively only by a constant other than 0 and -1");
+            throw new Unsupported(
+                    call + ": MOD is evaluated natively only by a constant other than 0 and -1", "MOD by another constant");
         }
         String common = commonType(call, call.getOperands().get(0).getType(), divisor.getType());
         String result = sqlType(call.getType());
@@ -407,7 +435,7 @@ final class CalcDescription {
         RexNode divisor = call.getOperands().get(1);
         BigDecimal constant = divisor instanceof RexLiteral ? ((RexLiteral) divisor).getValueAs(BigDecimal.class) : null;
         if (constant == null || constant.signum() == 0) {
-            throw new Unsupported(call + ": / is evaluated natively only by a constant other than 0");
+            throw new Unsupported(call + ": / is evaluated natively only by a constant other than 0", "/ by a constant other than 0");
         }
         String result = sqlType(call.getType());
         if (isDecimal(result)) {
@@ -495,14 +523,16 @@ final class CalcDescription {
             text = literal.getValueAs(BigDecimal.class).toPlainString();
         } else if (type.startsWith("TIMESTAMP")) {
             if (literal.getType().getPrecision() > 3) {
-                throw new Unsupported(literal + ": timestamp literals finer than milliseconds are not evaluated natively");
+                throw new Unsupported(
+                        literal + ": timestamp literals finer than milliseconds are not evaluated natively",
+                        "a TIMESTAMP(3) literal");
             }
             text = String.valueOf(literal.getValueAs(Long.class));
         } else if (type.equals("DOUBLE")) {
             text = String.valueOf(literal.getValueAs(Double.class));
         } else if (type.equals("FLOAT")) {
             // Java rounds a FLOAT literal from its decimal text once; through a double it would be twice.
-            throw new Unsupported(literal + ": FLOAT literals are not evaluated natively");
+            throw new Unsupported(literal + ": FLOAT literals are not evaluated natively", "a DOUBLE literal");
         } else if (type.equals("BOOLEAN")) {
             text = String.valueOf(literal.getValueAs(Boolean.class));
         } else {

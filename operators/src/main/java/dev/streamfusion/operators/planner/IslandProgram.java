@@ -71,17 +71,24 @@ public final class IslandProgram<OC extends FlinkOptimizeContext> implements Fli
     public RelNode optimize(RelNode root, OC context) {
         TableConfig config = context.getTableConfig();
         RelNode optimized = flinkPrograms.apply(config).optimize(root, context);
+        IslandReport report = new IslandReport();
+        report.tablesOf(optimized);
         if (!config.get(enabled)) {
+            report.fellBack(
+                    "'" + enabled.key() + "' is false",
+                    "SET '" + enabled.key() + "' = 'true' (or StreamFusion.install(tableEnv))");
+            report.publish();
             return optimized;
         }
-        IslandReport report = new IslandReport();
         RelNode result = optimized;
         String unavailable = NativeLibrary.unavailableReason();
         if (unavailable != null) {
-            report.fellBack("the native library cannot be used: " + unavailable);
+            report.fellBack("the native library cannot be used: " + unavailable, "a platform the native library is built for");
         } else if (config.get(OptimizerConfigOptions.TABLE_OPTIMIZER_NONDETERMINISTIC_UPDATE_STRATEGY)
                 == OptimizerConfigOptions.NonDeterministicUpdateStrategy.TRY_RESOLVE) {
-            report.fellBack("'table.optimizer.non-deterministic-update.strategy' = 'TRY_RESOLVE' analyses stock nodes only");
+            report.fellBack(
+                    "'table.optimizer.non-deterministic-update.strategy' = 'TRY_RESOLVE' analyses stock nodes only",
+                    "SET 'table.optimizer.non-deterministic-update.strategy' = 'IGNORE'");
         } else {
             result = new IslandRewriter(streaming, report).rewriteAll(optimized);
         }

@@ -19,6 +19,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Calc;
+import org.apache.calcite.rel.core.Exchange;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -77,8 +78,36 @@ final class IslandRewriter {
             RelNode next = rewrite(input);
             changed |= next != input;
             inputs.add(next);
+            reportEdge(rel, next);
         }
         return changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
+    }
+
+    /** Where the island (or a source that could start one) feeds a node it has no native form of. */
+    private void reportEdge(RelNode consumer, RelNode input) {
+        if (consumer instanceof Exchange) {
+            return; // reported by the node the exchange feeds
+        }
+        String exchanged = "";
+        if (input instanceof Exchange) {
+            exchanged = " (after an exchange)";
+            input = input.getInput(0);
+        }
+        String over;
+        if (input instanceof IslandRels.ToRows) {
+            over = "the island";
+        } else if (input instanceof CommonPhysicalTableSourceScan
+                && ((CommonPhysicalTableSourceScan) input).tableSource() instanceof BatchScan) {
+            over = IslandRels.tableName((CommonPhysicalTableSourceScan) input);
+        } else {
+            return;
+        }
+        if (consumer instanceof Sink || consumer instanceof Calc) {
+            return; // reported by nativeSink and nativeCalc
+        }
+        String name = consumer.getRelTypeName().replaceFirst("^(Stream|Batch)Physical", "");
+        report.fellBack(
+                name + exchanged + " over " + over + " runs in Flink: the island has no native " + name + " yet", null);
     }
 
     private void listIsland(RelNode rel, Set<RelNode> seen) {
@@ -110,7 +139,7 @@ final class IslandRewriter {
         BatchScan batches = (BatchScan) scan.tableSource();
         Optional<String> unsupported = batches.batchesUnsupported();
         if (unsupported.isPresent()) {
-            report.fellBack(IslandRels.tableName(scan) + ": " + unsupported.get());
+            report.fellBack(IslandRels.tableName(scan) + ": " + unsupported.get(), null);
             return Optional.empty();
         }
         return Optional.of(
@@ -135,8 +164,11 @@ final class IslandRewriter {
             description = CalcDescription.describe(
                     stock.getProgram(), stock.getRowType().getFieldNames(), stock.getCluster().getRexBuilder());
             checkNatively(scan, description);
-        } catch (CalcDescription.Unsupported | NativeException e) {
-            report.fellBack("Calc over " + IslandRels.tableName(scan) + ": " + e.getMessage());
+        } catch (CalcDescription.Unsupported e) {
+            report.fellBack("Calc over " + IslandRels.tableName(scan) + ": " + e.getMessage(), e.admit());
+            return Optional.empty();
+        } catch (NativeException e) {
+            report.fellBack("Calc over " + IslandRels.tableName(scan) + ": " + e.getMessage(), null);
             return Optional.empty();
         }
         return sourceBatches(scan).map(source -> {
@@ -165,12 +197,16 @@ final class IslandRewriter {
                 input instanceof IslandRels.ToRows ? Optional.of(input.getInput(0)) : sourceBatches(input);
         if (batches.isEmpty()) {
             String name = input.getRelTypeName().replaceFirst("^(Stream|Batch)Physical", "");
-            report.fellBack("Sink into " + table + ": its input " + name + " runs in Flink");
+            report.fellBack(
+                    "Sink into " + table + ": its input " + name + " runs in Flink",
+                    "a projection and filter the island evaluates, directly over a StreamFusion source");
             return Optional.empty();
         }
         Optional<String> refused;
+        String admit = null;
         if (stock.targetColumns() != null) {
             refused = Optional.of("an INSERT naming its columns is written by the table's row sink");
+            admit = "INSERT INTO " + table + " SELECT every column, in the table's order, without a column list";
         } else if (streaming && ((StreamPhysicalSink) stock).upsertMaterialize()) {
             refused = Optional.of("the sink materializes upserts");
         } else {
@@ -178,7 +214,7 @@ final class IslandRewriter {
                     .batchesUnsupported(FlinkTypeFactory.toLogicalRowType(batches.get().getRowType()), streaming);
         }
         if (refused.isPresent()) {
-            report.fellBack("Sink into " + table + ": " + refused.get());
+            report.fellBack("Sink into " + table + ": " + refused.get(), admit);
             return Optional.empty();
         }
         return Optional.of(
