@@ -51,15 +51,11 @@ public final class Advise {
             throw new IllegalArgumentException(
                     "usage: ./bin/advise query.sql [--sample N] [--rounds R] [--parallelism P] [--batch] | --demo");
         }
-        List<String> statements = SqlScript.statements(Files.readString(Paths.get(file), StandardCharsets.UTF_8));
-        if (statements.isEmpty()) {
-            throw new IllegalArgumentException(file + " holds no statement");
-        }
+        String script = Files.readString(Paths.get(file), StandardCharsets.UTF_8);
+        List<String> statements = SqlScript.statements(script);
         TableEnvironment env = environment(!args.containsKey("batch"), parallelism);
-        for (String statement : statements.subList(0, statements.size() - 1)) {
-            env.executeSql(statement);
-        }
-        print(statements.get(statements.size() - 1), StreamFusion.advise(env, statements.get(statements.size() - 1), options), debug);
+        Advice advice = StreamFusion.adviseScript(env, script, options);
+        print(statements.get(statements.size() - 1), advice, debug);
     }
 
     private static TableEnvironment environment(boolean streaming, int parallelism) {

@@ -1,6 +1,7 @@
 package dev.streamfusion.e2e;
 
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.operators.StreamFusion;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.nexmark.NexmarkModel;
@@ -25,6 +26,7 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -36,23 +38,37 @@ import java.util.Set;
  * stock Flink against StreamFusion, in one run.
  *
  * <p>The model's events ({@code streamfusion-nexmark}) are first written to each source by stock
- * Flink jobs: Parquet files ({@code filesystem} against {@code streamfusion-parquet}) and JSON
- * topics of a real broker ({@code kafka} against {@code streamfusion-kafka}). Each query then runs
- * stock and StreamFusion alternately, {@code --rounds} times each (the best time kept), at
- * {@code --parallelism}; its rows are drained from the job, and the two sides' rows must be equal
- * (the run fails naming the query otherwise), but for the queries whose rows depend on the order
- * of ties ({@link NexmarkQueries#ORDER_DEPENDENT}), which are timed only. A time is the
- * wall time from submitting the query to its last row.
+ * Flink jobs: Parquet files ({@code filesystem} against {@code streamfusion-parquet}) and JSON and
+ * Avro topics of a real broker ({@code kafka} against {@code streamfusion-kafka}). Each query then runs
+ * at each of {@code --parallelism}: stock, then each mode of {@code --modes} (StreamFusion's
+ * connectors; with the island; {@code streamfusion-kafka}'s Java rung, for topics), alternately,
+ * {@code --rounds} times each (the best time kept); its rows are drained from the job, and every
+ * mode's rows must equal stock's (the run fails naming the query otherwise), but for the queries
+ * whose rows depend on the order of ties ({@link NexmarkQueries#ORDER_DEPENDENT}), which are
+ * timed only. A time is the wall time from submitting the query to its last row.
  *
  * <p>Writes {@code results.csv}, {@code results.md} (with the geometric mean of the ratios per
- * source) and {@code ratios.png} to {@code --out}. Refuses a debug native build.
+ * source, mode and parallelism) and {@code ratios.png} to {@code --out}. Refuses a debug native
+ * build; needs the planner in place of its loader for the island ({@code -Pisland}).
  *
- * <p>{@code ./bin/nexmark [--queries q0,q5,...] [--sources parquet,kafka-json] [--events N]
- * [--parallelism P] [--rounds R] [--quick]}; {@code --quick} is 100,000 events and one round.
+ * <p>{@code ./bin/nexmark [--queries q0,q5,...] [--sources parquet,kafka-json,kafka-avro] [--events N]
+ * [--modes streamfusion,island,java] [--parallelism 1,2] [--rounds R] [--quick]}; {@code --quick}
+ * is 100,000 events, one round and parallelism 1.
  */
 public final class NexmarkMatrix {
 
-    private static final List<String> SOURCES = List.of("parquet", "kafka-json");
+    private static final List<String> SOURCES = List.of("parquet", "kafka-json", "kafka-avro");
+
+    /** Stock Flink's connectors: what every mode is measured against. */
+    private static final String STOCK = "stock";
+    /** StreamFusion's connectors, the island off. */
+    private static final String CONNECTORS = "streamfusion";
+    /** StreamFusion's connectors with the island. */
+    private static final String ISLAND = "island";
+    /** streamfusion-kafka on its Java rung (kafka-clients polls, values decoded natively), the island off. */
+    private static final String JAVA_RUNG = "java";
+
+    private static final List<String> MODES = List.of(CONNECTORS, ISLAND, JAVA_RUNG);
 
     private NexmarkMatrix() {}
 
@@ -65,8 +81,12 @@ public final class NexmarkMatrix {
         boolean quick = options.containsKey("quick");
         long events = Long.parseLong(options.getOrDefault("events", quick ? "100000" : "1000000"));
         int rounds = Integer.parseInt(options.getOrDefault("rounds", quick ? "1" : "2"));
-        int parallelism = Integer.parseInt(options.getOrDefault("parallelism", "1"));
+        List<Integer> parallelisms = new ArrayList<>();
+        for (String p : list(options.get("parallelism"), Arrays.asList((quick ? "1" : "1,2").split(",")))) {
+            parallelisms.add(Integer.parseInt(p));
+        }
         List<String> sources = list(options.get("sources"), SOURCES);
+        List<String> modes = list(options.get("modes"), MODES);
         List<String> queries = list(options.get("queries"), new ArrayList<>(NexmarkQueries.all().keySet()));
         for (String query : queries) {
             if (!NexmarkQueries.all().containsKey(query)) {
@@ -74,51 +94,59 @@ public final class NexmarkMatrix {
                         "no query " + query + (NexmarkQueries.NOT_RUN.containsKey(query) ? ": " + NexmarkQueries.NOT_RUN.get(query) : ""));
             }
         }
-        for (String source : sources) {
-            if (!SOURCES.contains(source)) {
-                throw new IllegalArgumentException("no source " + source + "; there are " + SOURCES);
-            }
-        }
+        requireAmong("source", sources, SOURCES);
+        requireAmong("mode", modes, MODES);
         Path out = Paths.get(options.getOrDefault("out", "target/nexmark")).toAbsolutePath();
         Files.createDirectories(out);
         Path data = Files.createTempDirectory("streamfusion-nexmark");
         List<String[]> results = new ArrayList<>();
-        ChildJvmKafkaBroker broker = sources.contains("kafka-json") ? ChildJvmKafkaBroker.start() : null;
+        ChildJvmKafkaBroker broker =
+                sources.stream().anyMatch(s -> s.startsWith("kafka")) ? ChildJvmKafkaBroker.start() : null;
         try {
             int done = 0;
-            int jobs = sources.size() * queries.size();
+            int jobs = 0;
             for (String source : sources) {
-                Sources tables = new Sources(source, data, broker, parallelism);
+                jobs += queries.size() * parallelisms.size() * modesOf(source, modes).size();
+            }
+            for (String source : sources) {
+                Sources tables = new Sources(source, data, broker);
                 System.out.printf(Locale.ROOT, "writing %,d events to %s%n", events, source);
                 tables.write(events);
-                for (String query : queries) {
-                    String sql = NexmarkQueries.all().get(query);
-                    long stock = Long.MAX_VALUE;
-                    long fused = Long.MAX_VALUE;
-                    List<String> stockRows = null;
-                    List<String> fusedRows = null;
-                    for (int round = 0; round < rounds; round++) {
-                        long started = System.nanoTime();
-                        List<String> rows = tables.run(false, sql);
-                        stock = Math.min(stock, System.nanoTime() - started);
-                        stockRows = stockRows == null ? rows : stockRows;
-                        started = System.nanoTime();
-                        rows = tables.run(true, sql);
-                        fused = Math.min(fused, System.nanoTime() - started);
-                        fusedRows = fusedRows == null ? rows : fusedRows;
+                for (int parallelism : parallelisms) {
+                    for (String query : queries) {
+                        String sql = NexmarkQueries.all().get(query);
+                        boolean compared = !NexmarkQueries.ORDER_DEPENDENT.contains(query);
+                        List<String> sourceModes = modesOf(source, modes);
+                        long stock = Long.MAX_VALUE;
+                        long[] fused = new long[sourceModes.size()];
+                        Arrays.fill(fused, Long.MAX_VALUE);
+                        List<String> stockRows = null;
+                        for (int round = 0; round < rounds; round++) {
+                            long started = System.nanoTime();
+                            List<String> rows = tables.run(STOCK, parallelism, sql);
+                            stock = Math.min(stock, System.nanoTime() - started);
+                            stockRows = stockRows == null ? rows : stockRows;
+                            for (int m = 0; m < sourceModes.size(); m++) {
+                                started = System.nanoTime();
+                                rows = tables.run(sourceModes.get(m), parallelism, sql);
+                                fused[m] = Math.min(fused[m], System.nanoTime() - started);
+                                check(source + " " + sourceModes.get(m) + " p" + parallelism, query, stockRows, rows, compared);
+                            }
+                        }
+                        for (int m = 0; m < sourceModes.size(); m++) {
+                            double ratio = (double) stock / fused[m];
+                            results.add(new String[] {
+                                source, sourceModes.get(m), String.valueOf(parallelism), query, String.valueOf(stockRows.size()),
+                                String.valueOf(stock / 1_000_000), String.valueOf(fused[m] / 1_000_000),
+                                String.format(Locale.ROOT, "%.2f", ratio), compared ? "yes" : "no (order-dependent)"
+                            });
+                            System.out.printf(
+                                    Locale.ROOT,
+                                    "[%d/%d] %s %s p%d %s: %,d rows, stock %.2f s, StreamFusion %.2f s, %.2fx%n",
+                                    ++done, jobs, source, sourceModes.get(m), parallelism, query, stockRows.size(),
+                                    stock / 1e9, fused[m] / 1e9, ratio);
+                        }
                     }
-                    boolean compared = !NexmarkQueries.ORDER_DEPENDENT.contains(query);
-                    check(source, query, stockRows, fusedRows, compared);
-                    double ratio = (double) stock / fused;
-                    results.add(new String[] {
-                        source, query, String.valueOf(stockRows.size()), String.valueOf(stock / 1_000_000),
-                        String.valueOf(fused / 1_000_000), String.format(Locale.ROOT, "%.2f", ratio),
-                        compared ? "yes" : "no (order-dependent)"
-                    });
-                    System.out.printf(
-                            Locale.ROOT,
-                            "[%d/%d] %s %s: %,d rows, stock %.2f s, StreamFusion %.2f s, %.2fx%n",
-                            ++done, jobs, source, query, stockRows.size(), stock / 1e9, fused / 1e9, ratio);
                 }
             }
         } finally {
@@ -127,7 +155,24 @@ public final class NexmarkMatrix {
             }
             ParquetScanBenchmark.delete(data);
         }
-        write(out, results, events, parallelism, rounds);
+        write(out, results, events, rounds);
+    }
+
+    /** The modes of {@code chosen} that apply to {@code source}: the Java rung is Kafka's alone. */
+    private static List<String> modesOf(String source, List<String> chosen) {
+        List<String> modes = new ArrayList<>(chosen);
+        if (!source.startsWith("kafka")) {
+            modes.remove(JAVA_RUNG);
+        }
+        return modes;
+    }
+
+    private static void requireAmong(String what, List<String> chosen, List<String> all) {
+        for (String one : chosen) {
+            if (!all.contains(one)) {
+                throw new IllegalArgumentException("no " + what + " " + one + "; there are " + all);
+            }
+        }
     }
 
     /** Fails naming the query unless both sides gave the same rows (order-dependent queries are not compared). */
@@ -149,18 +194,17 @@ public final class NexmarkMatrix {
         private final String source;
         private final Path directory;
         private final ChildJvmKafkaBroker broker;
-        private final int parallelism;
+        private final Map<String, Boolean> eventTime = new HashMap<>();
 
-        Sources(String source, Path data, ChildJvmKafkaBroker broker, int parallelism) {
+        Sources(String source, Path data, ChildJvmKafkaBroker broker) {
             this.source = source;
             this.directory = data.resolve(source);
             this.broker = broker;
-            this.parallelism = parallelism;
         }
 
         /** Writes the model's first {@code events} events with stock Flink's sink. */
         void write(long events) throws Exception {
-            StreamTableEnvironment tables = environment(parallelism);
+            StreamTableEnvironment tables = environment(1);
             tables.executeSql("CREATE DATABASE model");
             tables.useDatabase("model");
             NexmarkTableFactory.createTables(tables, events, 1);
@@ -168,23 +212,49 @@ public final class NexmarkMatrix {
             for (NexmarkModel.Kind kind : NexmarkModel.Kind.values()) {
                 String name = kind.name().toLowerCase(Locale.ROOT);
                 if (broker != null && source.startsWith("kafka")) {
-                    broker.createTopic("nexmark-" + name, 1);
+                    broker.createTopic(topic(name), 1);
                 }
-                tables.executeSql(table(name, false, kind, false));
+                tables.executeSql(table(name, STOCK, kind, false));
                 tables.executeSql("INSERT INTO " + name + " SELECT * FROM model." + name).await();
             }
         }
 
-        /** Runs {@code query} on the stock or StreamFusion tables; its final rows. */
-        List<String> run(boolean fused, String query) throws Exception {
+        /** Runs {@code query} on the tables of {@code mode} at {@code parallelism}; its final rows. */
+        List<String> run(String mode, int parallelism, String query) throws Exception {
             StreamTableEnvironment tables = environment(parallelism);
+            if (mode.equals(ISLAND) && !StreamFusion.install(tables)) {
+                throw new IllegalStateException("the island needs flink-table-planner_2.12 in place of the loader (-Pisland)");
+            }
+            boolean watermarks = needsEventTime(query);
             for (NexmarkModel.Kind kind : NexmarkModel.Kind.values()) {
-                tables.executeSql(table(kind.name().toLowerCase(Locale.ROOT), fused, kind, true));
+                tables.executeSql(table(kind.name().toLowerCase(Locale.ROOT), mode, kind, watermarks));
             }
             return ChangelogRows.drain(tables.executeSql(query).collect(), Duration.ofMinutes(30));
         }
 
-        private String table(String name, boolean fused, NexmarkModel.Kind kind, boolean watermark) {
+        /**
+         * Whether {@code query} needs the tables' event time (windows, event-time joins): it is
+         * planned over tables without watermarks, and only where that fails do they get theirs. A
+         * query without event time gives the same rows either way, and without a watermark its
+         * projection and filter can sit directly on the source, where the island can take them.
+         */
+        private boolean needsEventTime(String query) {
+            return eventTime.computeIfAbsent(query, q -> {
+                StreamTableEnvironment tables = environment(1);
+                for (NexmarkModel.Kind kind : NexmarkModel.Kind.values()) {
+                    tables.executeSql(table(kind.name().toLowerCase(Locale.ROOT), STOCK, kind, false));
+                }
+                try {
+                    tables.explainSql(q);
+                    return false;
+                } catch (RuntimeException e) {
+                    return true;
+                }
+            });
+        }
+
+        private String table(String name, String mode, NexmarkModel.Kind kind, boolean watermark) {
+            boolean fused = !mode.equals(STOCK);
             RowType type = NexmarkTableFactory.type(kind);
             String columns = NexmarkKafka.columns(type)
                     + (watermark ? ", WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND" : "");
@@ -193,11 +263,18 @@ public final class NexmarkMatrix {
                 with = "'connector' = '" + (fused ? "streamfusion-parquet" : "filesystem") + "', 'path' = '"
                         + directory.resolve(name).toUri() + "', 'format' = 'parquet'";
             } else {
-                with = "'connector' = '" + (fused ? "streamfusion-kafka" : "kafka") + "', 'topic' = 'nexmark-" + name
+                with = "'connector' = '" + (fused ? "streamfusion-kafka" : "kafka") + "', 'topic' = '" + topic(name)
                         + "', 'properties.bootstrap.servers' = '" + broker.bootstrapServers()
-                        + "', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json'";
+                        + "', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = '"
+                        + source.substring("kafka-".length()) + "'"
+                        + (mode.equals(JAVA_RUNG) ? ", 'streamfusion.rung' = 'JAVA'" : "");
             }
             return "CREATE TABLE " + name + " (" + columns + ") WITH (" + with + ")";
+        }
+
+        /** The topic of one kind's events in this source's format. */
+        private String topic(String kind) {
+            return "nexmark-" + source + "-" + kind;
         }
     }
 
@@ -208,28 +285,32 @@ public final class NexmarkMatrix {
     }
 
     /** results.csv, results.md (with each source's geometric mean) and ratios.png. */
-    private static void write(Path out, List<String[]> results, long events, int parallelism, int rounds) throws IOException {
+    private static void write(Path out, List<String[]> results, long events, int rounds) throws IOException {
         List<String> csv = new ArrayList<>();
-        csv.add("source,query,rows,stock_ms,streamfusion_ms,ratio,compared");
+        csv.add("source,mode,parallelism,query,rows,stock_ms,streamfusion_ms,ratio,compared");
         results.forEach(r -> csv.add(String.join(",", r)));
         Files.write(out.resolve("results.csv"), csv, StandardCharsets.UTF_8);
 
         StringBuilder md = new StringBuilder();
         md.append(String.format(
                 Locale.ROOT,
-                "%,d events, parallelism %d, best of %d rounds; time from submission to the last row.%n%n",
-                events, parallelism, rounds));
-        md.append("| source | query | rows | stock (s) | StreamFusion (s) | ratio | compared |\n|---|---|---|---|---|---|---|\n");
+                "%,d events, best of %d rounds; time from submission to the last row. Modes: %s.%n%n",
+                events, rounds, "streamfusion = StreamFusion's connectors, island = with the island, java = "
+                        + "streamfusion-kafka's Java rung"));
+        md.append("| source | mode | p | query | rows | stock (s) | StreamFusion (s) | ratio | compared |\n"
+                + "|---|---|---|---|---|---|---|---|---|\n");
         DefaultCategoryDataset dataset = new DefaultCategoryDataset();
         Map<String, double[]> logSums = new LinkedHashMap<>();
         for (String[] r : results) {
             md.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %,d | %.2f | %.2f | %sx | %s |%n",
-                    r[0], r[1], Long.parseLong(r[2]), Long.parseLong(r[3]) / 1e3, Long.parseLong(r[4]) / 1e3, r[5], r[6]));
-            double ratio = Double.parseDouble(r[5]);
-            dataset.addValue(ratio, r[0], r[1]);
-            double[] sum = logSums.computeIfAbsent(r[0], s -> new double[2]);
+                    "| %s | %s | %s | %s | %,d | %.2f | %.2f | %sx | %s |%n",
+                    r[0], r[1], r[2], r[3], Long.parseLong(r[4]), Long.parseLong(r[5]) / 1e3, Long.parseLong(r[6]) / 1e3,
+                    r[7], r[8]));
+            double ratio = Double.parseDouble(r[7]);
+            String series = r[0] + " " + r[1] + " p" + r[2];
+            dataset.addValue(ratio, series, r[3]);
+            double[] sum = logSums.computeIfAbsent(series, s -> new double[2]);
             sum[0] += Math.log(ratio);
             sum[1]++;
         }
@@ -244,7 +325,8 @@ public final class NexmarkMatrix {
         JFreeChart chart = ChartFactory.createBarChart(
                 "Nexmark: StreamFusion vs stock Flink", "query", "speedup (stock time / StreamFusion time)",
                 dataset, PlotOrientation.VERTICAL, true, false, false);
-        ChartUtils.saveChartAsPNG(out.resolve("ratios.png").toFile(), chart, 1200, 500);
+        chart.getCategoryPlot().getDomainAxis().setMaximumCategoryLabelWidthRatio(2f);
+        ChartUtils.saveChartAsPNG(out.resolve("ratios.png").toFile(), chart, 1600, 600);
         System.out.println();
         System.out.print(md);
         System.out.println("written: " + out.resolve("results.csv") + ", results.md, ratios.png");

@@ -131,6 +131,22 @@ public final class StreamFusion {
         return Advisor.advise(tableEnv, statement, options);
     }
 
+    /**
+     * Executes every statement of {@code script} but the last ({@code CREATE TABLE}, {@code SET},
+     * views, ...; statements end at semicolons outside quotes and comments) in {@code tableEnv},
+     * then advises on the last, as {@link #advise(TableEnvironment, String, Advice.Options)}.
+     *
+     * @throws IllegalArgumentException when the script holds no statement
+     */
+    public static Advice adviseScript(TableEnvironment tableEnv, String script, Advice.Options options) {
+        List<String> statements = SqlScript.statements(script);
+        if (statements.isEmpty()) {
+            throw new IllegalArgumentException("the script holds no statement");
+        }
+        statements.subList(0, statements.size() - 1).forEach(tableEnv::executeSql);
+        return advise(tableEnv, statements.get(statements.size() - 1), options);
+    }
+
     /** A statement's plan with the island, and why the rest stays stock. */
     @PublicEvolving
     public static final class Explanation {

@@ -5,6 +5,7 @@ import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -182,6 +183,30 @@ class AdvisorITCase {
         });
         assertThat(advice.sampleRun().orElseThrow().verdict()).isEqualTo(Advice.Verdict.EQUAL);
         assertThat(out).doesNotExist();
+    }
+
+    @Test
+    void aScriptIsRunToItsLastStatementWhichIsAdvisedOn() {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        String script = "-- the bids; as Parquet files\n"
+                + "CREATE TABLE scripted (" + COLUMNS + ") WITH ('connector' = 'filesystem', 'path' = '"
+                + files.resolve("bids") + "', 'format' = 'parquet');\n"
+                + "SET 'table.exec.resource.default-parallelism' = '1';\n"
+                + "CREATE TEMPORARY VIEW cheap AS SELECT * FROM scripted WHERE price < 100;\n"
+                + "SELECT auction, price FROM cheap WHERE channel LIKE 'channel-%';\n";
+        Advice advice = StreamFusion.adviseScript(env, script, Advice.Options.defaults().sampleRows(100));
+
+        assertThat(env.getConfig().get(ExecutionConfigOptions.TABLE_EXEC_RESOURCE_DEFAULT_PARALLELISM)).isEqualTo(1);
+        assertThat(advice.coverage()).as("%s", advice).isEqualTo(Advice.Coverage.FULL);
+        assertThat(advice.tables()).singleElement().satisfies(table -> {
+            assertThat(table.identifier().getObjectName()).isEqualTo("scripted");
+            assertThat(table.plannedConnector()).isEqualTo("streamfusion-parquet");
+        });
+        assertThat(advice.sampleRun().orElseThrow().verdict()).isEqualTo(Advice.Verdict.EQUAL);
+        assertThat(advice.sampleRun().orElseThrow().rows()).isPositive();
+        assertThatThrownBy(() -> StreamFusion.adviseScript(env, "-- nothing\n;", Advice.Options.defaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the script holds no statement");
     }
 
     @Test
