@@ -18,6 +18,7 @@ import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.QueryOperation;
+import org.apache.flink.table.operations.command.SetOperation;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
@@ -75,6 +76,25 @@ final class Advisor {
         } finally {
             advisor.config.set(StreamFusion.ISLAND_ENABLED, island);
         }
+    }
+
+    /**
+     * Executes {@code statement} as the SQL Client would: {@code SET 'key' = 'value'} sets the
+     * table config (the table environment itself takes no {@code SET}); anything else runs.
+     */
+    static void execute(TableEnvironment tableEnv, String statement) {
+        if (tableEnv instanceof TableEnvironmentImpl) {
+            List<Operation> operations = ((TableEnvironmentImpl) tableEnv).getParser().parse(statement);
+            if (operations.size() == 1 && operations.get(0) instanceof SetOperation) {
+                SetOperation set = (SetOperation) operations.get(0);
+                if (set.getKey().isEmpty() || set.getValue().isEmpty()) {
+                    throw new IllegalArgumentException("a script's SET names a key and a value: " + statement);
+                }
+                tableEnv.getConfig().set(set.getKey().get(), set.getValue().get());
+                return;
+            }
+        }
+        tableEnv.executeSql(statement);
     }
 
     private Advice advise(String statement) {

@@ -132,8 +132,9 @@ public final class StreamFusion {
     }
 
     /**
-     * Executes every statement of {@code script} but the last ({@code CREATE TABLE}, {@code SET},
-     * views, ...; statements end at semicolons outside quotes and comments) in {@code tableEnv},
+     * Executes every statement of {@code script} but the last ({@code CREATE TABLE}, {@code SET
+     * 'key' = 'value'} as the SQL Client sets it, views, ...; statements end at semicolons outside
+     * quotes and comments) in {@code tableEnv},
      * then advises on the last, as {@link #advise(TableEnvironment, String, Advice.Options)}.
      *
      * @throws IllegalArgumentException when the script holds no statement
@@ -143,7 +144,7 @@ public final class StreamFusion {
         if (statements.isEmpty()) {
             throw new IllegalArgumentException("the script holds no statement");
         }
-        statements.subList(0, statements.size() - 1).forEach(tableEnv::executeSql);
+        statements.subList(0, statements.size() - 1).forEach(statement -> Advisor.execute(tableEnv, statement));
         return advise(tableEnv, statements.get(statements.size() - 1), options);
     }
 
