@@ -90,6 +90,21 @@ public final class NestedProjection {
         return producedType;
     }
 
+    /**
+     * For each produced column, the index of the pruned batch's column it is; null when a produced
+     * column is a nested field (it has no column of its own in the pruned batch).
+     */
+    public int[] prunedColumns() {
+        int[] columns = new int[prunedPaths.length];
+        for (int c = 0; c < columns.length; c++) {
+            if (prunedPaths[c].length != 1) {
+                return null;
+            }
+            columns[c] = prunedPaths[c][0];
+        }
+        return columns;
+    }
+
     int[][] prunedPaths() {
         return prunedPaths;
     }

@@ -95,6 +95,15 @@ public final class FormatDecoding implements Serializable {
         return ArrowColumnarBatch.of(decoded, projection());
     }
 
+    /**
+     * For each produced column, the column of a decoded batch that holds it (a decoded batch holds
+     * the columns read in the table's order, the query's order may differ); null when the query
+     * reads nested fields as columns.
+     */
+    int[] batchColumns() {
+        return projection().prunedColumns();
+    }
+
     private NestedProjection projection() {
         return NestedProjection.of(physicalType, projection);
     }

@@ -10,7 +10,11 @@ import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplitState;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Emits a partition's records of a poll as one Arrow batch (for the operator island), then moves
@@ -23,16 +27,41 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 final class KafkaBatchEmitter implements RecordEmitter<KafkaMessage, ArrowBatch, KafkaPartitionSplitState> {
 
     private final RowType rowType;
+    /** For each produced column, the decoded batch's column holding it; null when they are the same. */
+    private final int[] columns;
     private final BufferAllocator allocator;
     private final ArrowBatch batch = new ArrowBatch();
 
     /**
      * @param rowType the values' row type (the table's produced type)
+     * @param columns for each produced column, the decoded batch's column that holds it
      * @param allocator the reader's, for the rare run Flink's format decoded part of
      */
-    KafkaBatchEmitter(RowType rowType, BufferAllocator allocator) {
+    KafkaBatchEmitter(RowType rowType, int[] columns, BufferAllocator allocator) {
         this.rowType = rowType;
+        boolean same = true;
+        for (int c = 0; c < columns.length; c++) {
+            same &= columns[c] == c;
+        }
+        this.columns = same ? null : columns.clone();
         this.allocator = allocator;
+    }
+
+    /**
+     * {@code decoded}'s columns in the produced order: the same vectors, owned by {@code decoded}
+     * (the view is not to be closed).
+     */
+    private VectorSchemaRoot produced(VectorSchemaRoot decoded) {
+        if (columns == null) {
+            return decoded;
+        }
+        List<FieldVector> vectors = new ArrayList<>(columns.length);
+        for (int column : columns) {
+            vectors.add(decoded.getVector(column));
+        }
+        VectorSchemaRoot view = new VectorSchemaRoot(vectors);
+        view.setRowCount(decoded.getRowCount());
+        return view;
     }
 
     @Override
@@ -45,10 +74,10 @@ final class KafkaBatchEmitter implements RecordEmitter<KafkaMessage, ArrowBatch,
             int to = values.rowStarts[first + count];
             VectorSchemaRoot root = values.root;
             if (from == 0 && to == root.getRowCount()) {
-                output.collect(batch.of(root));
+                output.collect(batch.of(produced(root)));
             } else if (to > from) {
                 try (VectorSchemaRoot slice = root.slice(from, to - from)) {
-                    output.collect(batch.of(slice));
+                    output.collect(batch.of(produced(slice)));
                 }
             }
         } else {

@@ -95,7 +95,11 @@ public final class StreamFusionKafkaSource
      * reads values alone: the same splits, offsets and checkpoints as one of rows.
      */
     SourceReader<ArrowBatch, KafkaPartitionSplit> createBatchReader(SourceReaderContext context) {
-        return reader(context, true, fetched -> new KafkaBatchEmitter(producedRowType, fetched.allocator()));
+        int[] columns = decoding.batchColumns();
+        if (columns == null) {
+            throw new IllegalStateException("a table reading nested fields as columns is read row by row");
+        }
+        return reader(context, true, fetched -> new KafkaBatchEmitter(producedRowType, columns, fetched.allocator()));
     }
 
     /** The {@link Source} of this table's batches, with this source's enumeration and state. */

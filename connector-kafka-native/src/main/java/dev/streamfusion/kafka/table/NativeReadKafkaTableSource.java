@@ -96,6 +96,9 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
         if (watermarkStrategy != null) {
             return Optional.of("watermarks are generated row by row");
         }
+        if (Arrays.stream(projection).anyMatch(path -> path.length > 1)) {
+            return Optional.of("nested fields read as columns are read row by row");
+        }
         if (parallelism != null) {
             return Optional.of("'scan.parallelism' is applied to the row source");
         }
