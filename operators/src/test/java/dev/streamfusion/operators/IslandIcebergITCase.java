@@ -39,6 +39,8 @@ class IslandIcebergITCase {
         "SELECT id, s, price * 2, UPPER(s), ts FROM %s WHERE qty > 0 OR s IS NULL",
         "SELECT id, CASE WHEN flag THEN price ELSE CAST(qty AS DECIMAL(12, 2)) END, SUBSTRING(s, 2, 3) FROM %s "
                 + "WHERE ts > TIMESTAMP '2000-01-01 00:00:00' AND (MOD(id, 3) = 0 OR flag IS NULL)",
+        // No filter: the scan is asked for its columns in the order the projection first uses them.
+        "SELECT UPPER(s), qty * 2, id - 1, ts FROM %s",
     };
 
     @TempDir static Path warehouse;
@@ -75,6 +77,8 @@ class IslandIcebergITCase {
         for (String query : QUERIES) {
             nativeCalcGivesStockRows(stock, island, query, TABLE, TABLE, 100);
         }
+        assertThat(StreamFusion.explain(island, String.format(QUERIES[2], TABLE)).plan())
+                .contains("fields=[s, qty, id, ts]");
     }
 
     @Test
