@@ -83,18 +83,28 @@ final class Advisor {
      * table config (the table environment itself takes no {@code SET}); anything else runs.
      */
     static void execute(TableEnvironment tableEnv, String statement) {
-        if (tableEnv instanceof TableEnvironmentImpl) {
-            List<Operation> operations = ((TableEnvironmentImpl) tableEnv).getParser().parse(statement);
-            if (operations.size() == 1 && operations.get(0) instanceof SetOperation) {
-                SetOperation set = (SetOperation) operations.get(0);
-                if (set.getKey().isEmpty() || set.getValue().isEmpty()) {
-                    throw new IllegalArgumentException("a script's SET names a key and a value: " + statement);
-                }
-                tableEnv.getConfig().set(set.getKey().get(), set.getValue().get());
-                return;
-            }
+        if (!(tableEnv instanceof TableEnvironmentImpl)) {
+            tableEnv.executeSql(statement);
+            return;
         }
-        tableEnv.executeSql(statement);
+        TableEnvironmentImpl impl = (TableEnvironmentImpl) tableEnv;
+        List<Operation> operations = impl.getParser().parse(statement);
+        if (operations.size() != 1) {
+            // executeSql says what it takes, as it would for the statement
+            tableEnv.executeSql(statement);
+            return;
+        }
+        Operation operation = operations.get(0);
+        if (operation instanceof SetOperation) {
+            SetOperation set = (SetOperation) operation;
+            if (set.getKey().isEmpty() || set.getValue().isEmpty()) {
+                throw new IllegalArgumentException("a script's SET names a key and a value: " + statement);
+            }
+            tableEnv.getConfig().set(set.getKey().get(), set.getValue().get());
+        } else {
+            // The statement is parsed once: the operation runs as executeSql would run it.
+            impl.executeInternal(operation);
+        }
     }
 
     private Advice advise(String statement) {
@@ -284,7 +294,10 @@ final class Advisor {
         }
     }
 
-    /** The result's changelog applied: each row with how many times it is in the result. */
+    /**
+     * The result's changelog applied: each row with how many times it is in the result. The rows
+     * are filled on another thread and read only after it has finished ({@code get} orders the two).
+     */
     private Map<String, Long> drain(TableResult result, String what) {
         Map<String, Long> rows = new HashMap<>();
         CloseableIterator<Row> changelog = result.collect();
@@ -293,9 +306,7 @@ final class Advisor {
                         RowKind kind = row.getKind();
                         row.setKind(RowKind.INSERT);
                         long change = kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER ? 1 : -1;
-                        synchronized (rows) {
-                            rows.merge(row.toString(), change, (a, b) -> a + b == 0 ? null : a + b);
-                        }
+                        rows.merge(row.toString(), change, (a, b) -> a + b == 0 ? null : a + b);
                     }))
                     .get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -311,9 +322,7 @@ final class Advisor {
         } finally {
             close(changelog);
         }
-        synchronized (rows) {
-            return new HashMap<>(rows);
-        }
+        return rows;
     }
 
     private static void close(CloseableIterator<Row> changelog) {
