@@ -50,7 +50,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Defaults suit one node and fast tests: internal topics (offsets, transaction state, share
  * coordinator state) have one replica and one partition, topics are not created on first use, and
- * consumer groups rebalance without initial delay. {@link Builder#brokerProperty} overrides any of
+ * consumer groups rebalance without initial delay, and records are kept whatever their timestamps
+ * (no time-based retention). {@link Builder#brokerProperty} overrides any of
  * them or adds other broker properties.
  */
 @PublicEvolving
@@ -475,6 +476,10 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
             config.setProperty("log.dirs", directory.resolve("data").toString());
 
             config.setProperty("auto.create.topics.enable", "false");
+            // Test data carries fixed timestamps from years ago (the corpora's, Nexmark's): under the
+            // default seven days' retention a topic's records would vanish at whichever retention
+            // check (every five minutes) came first, so what a test reads would depend on the clock.
+            config.setProperty("log.retention.ms", "-1");
             config.setProperty("group.initial.rebalance.delay.ms", "0");
             config.setProperty("offsets.topic.replication.factor", "1");
             // One partition instead of 50: the first consumer group or transaction on a fresh broker

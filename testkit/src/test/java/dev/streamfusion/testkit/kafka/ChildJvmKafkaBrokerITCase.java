@@ -1,5 +1,8 @@
 package dev.streamfusion.testkit.kafka;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -87,6 +90,45 @@ class ChildJvmKafkaBrokerITCase {
                     .hasMessageContaining("events")
                     .hasMessageContaining("already exists");
         }
+    }
+
+    @Test
+    void recordsWithOldTimestampsAreKept() throws Exception {
+        try (ChildJvmKafkaBroker kafka =
+                ChildJvmKafkaBroker.builder()
+                        .brokerProperty("log.initial.task.delay.ms", "0")
+                        .brokerProperty("log.retention.check.interval.ms", "200")
+                        .start()) {
+            kafka.createTopic("kept-forever", 1);
+            kafka.createTopic("kept-a-minute", 1, Map.of("retention.ms", "60000"));
+            long twoThousandAndOne = 978_307_200_000L;
+            Map<String, Object> config =
+                    Map.of(
+                            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                            ProducerConfig.ACKS_CONFIG, "all");
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+                for (String topic : List.of("kept-forever", "kept-a-minute")) {
+                    producer.send(new ProducerRecord<>(topic, 0, twoThousandAndOne, "k", "old")).get();
+                }
+            }
+
+            // The retention check has run once the topic with a retention of its own lost its record.
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (earliest(admin, "kept-a-minute") == 0) {
+                    assertThat(System.nanoTime()).as("the retention check deleted the old record").isLessThan(deadline);
+                    Thread.sleep(100);
+                }
+                assertThat(earliest(admin, "kept-forever")).isZero();
+            }
+            assertThat(consume(kafka, "kept-forever", 1)).extracting(ConsumerRecord::timestamp).containsExactly(twoThousandAndOne);
+        }
+    }
+
+    private static long earliest(Admin admin, String topic) throws Exception {
+        TopicPartition partition = new TopicPartition(topic, 0);
+        return admin.listOffsets(Map.of(partition, OffsetSpec.earliest())).partitionResult(partition).get().offset();
     }
 
     @Test
