@@ -102,12 +102,7 @@ class ChildJvmKafkaBrokerITCase {
             kafka.createTopic("kept-forever", 1);
             kafka.createTopic("kept-a-minute", 1, Map.of("retention.ms", "60000"));
             long twoThousandAndOne = 978_307_200_000L;
-            Map<String, Object> config =
-                    Map.of(
-                            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                            ProducerConfig.ACKS_CONFIG, "all");
-            try (KafkaProducer<String, String> producer =
-                    new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+            try (KafkaProducer<String, String> producer = producer(kafka)) {
                 for (String topic : List.of("kept-forever", "kept-a-minute")) {
                     producer.send(new ProducerRecord<>(topic, 0, twoThousandAndOne, "k", "old")).get();
                 }
@@ -159,14 +154,17 @@ class ChildJvmKafkaBrokerITCase {
     }
 
     static void produce(KafkaCluster kafka, String topic, String key, String value) throws Exception {
+        try (KafkaProducer<String, String> producer = producer(kafka)) {
+            producer.send(new ProducerRecord<>(topic, 0, key, value)).get();
+        }
+    }
+
+    private static KafkaProducer<String, String> producer(KafkaCluster kafka) {
         Map<String, Object> config =
                 Map.of(
                         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                         ProducerConfig.ACKS_CONFIG, "all");
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
-            producer.send(new ProducerRecord<>(topic, 0, key, value)).get();
-        }
+        return new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
     }
 
     static List<ConsumerRecord<String, String>> consume(KafkaCluster kafka, String topic, int count) {
