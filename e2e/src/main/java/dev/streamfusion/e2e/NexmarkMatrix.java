@@ -5,13 +5,18 @@ import dev.streamfusion.operators.StreamFusion;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.nexmark.NexmarkModel;
+import dev.streamfusion.testkit.nexmark.NexmarkProtobuf;
 import dev.streamfusion.testkit.nexmark.NexmarkQueries;
 import dev.streamfusion.testkit.nexmark.NexmarkTableFactory;
 
+import org.apache.flink.formats.protobuf.PbFormatConfig;
+import org.apache.flink.formats.protobuf.serialize.PbRowDataSerializationSchema;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.types.logical.RowType;
 
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -24,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -38,8 +44,13 @@ import java.util.Set;
  * stock Flink against StreamFusion, in one run.
  *
  * <p>The model's events ({@code streamfusion-nexmark}) are first written to each source by stock
- * Flink jobs: Parquet files ({@code filesystem} against {@code streamfusion-parquet}) and JSON and
- * Avro topics of a real broker ({@code kafka} against {@code streamfusion-kafka}). Each query then runs
+ * Flink jobs: Parquet files ({@code filesystem} against {@code streamfusion-parquet}), Iceberg tables
+ * in a Hadoop catalog on local disk ({@code iceberg} against {@code streamfusion-iceberg}, bounded
+ * scans of the tables' current snapshots) and JSON and Avro topics of a real broker ({@code kafka}
+ * against {@code streamfusion-kafka}), and Protobuf topics produced with Flink's protobuf serializer
+ * ({@link NexmarkProtobuf}: timestamps as epoch milliseconds, the queries' timestamp columns computed
+ * from them in UTC). Fluss tables are not among them: neither fluss-flink nor {@code
+ * streamfusion-fluss} reads a log table to an end, so no query over one finishes. Each query then runs
  * at each of {@code --parallelism}: stock, then each mode of {@code --modes} (StreamFusion's
  * connectors; with the island; {@code streamfusion-kafka}'s Java rung, for topics), alternately,
  * {@code --rounds} times each (the best time kept); its rows are drained from the job, and every
@@ -51,13 +62,13 @@ import java.util.Set;
  * source, mode and parallelism) and {@code ratios.png} to {@code --out}. Refuses a debug native
  * build; needs the planner in place of its loader for the island ({@code -Pisland}).
  *
- * <p>{@code ./bin/nexmark [--queries q0,q5,...] [--sources parquet,kafka-json,kafka-avro] [--events N]
+ * <p>{@code ./bin/nexmark [--queries q0,q5,...] [--sources parquet,iceberg,kafka-json,kafka-avro,kafka-protobuf] [--events N]
  * [--modes streamfusion,island,java] [--parallelism 1,2] [--rounds R] [--quick]}; {@code --quick}
  * is 100,000 events, one round and parallelism 1.
  */
 public final class NexmarkMatrix {
 
-    private static final List<String> SOURCES = List.of("parquet", "kafka-json", "kafka-avro");
+    private static final List<String> SOURCES = List.of("parquet", "iceberg", "kafka-json", "kafka-avro", "kafka-protobuf");
 
     /** Stock Flink's connectors: what every mode is measured against. */
     private static final String STOCK = "stock";
@@ -69,6 +80,11 @@ public final class NexmarkMatrix {
     private static final String JAVA_RUNG = "java";
 
     private static final List<String> MODES = List.of(CONNECTORS, ISLAND, JAVA_RUNG);
+
+    /** Topics of Protobuf messages. */
+    private static final String PROTOBUF = "kafka-protobuf";
+    /** The model's seed. */
+    private static final long SEED = 1;
 
     private NexmarkMatrix() {}
 
@@ -207,15 +223,37 @@ public final class NexmarkMatrix {
             StreamTableEnvironment tables = environment(1);
             tables.executeSql("CREATE DATABASE model");
             tables.useDatabase("model");
-            NexmarkTableFactory.createTables(tables, events, 1);
+            NexmarkTableFactory.createTables(tables, events, SEED);
             tables.useDatabase("default_database");
             for (NexmarkModel.Kind kind : NexmarkModel.Kind.values()) {
                 String name = kind.name().toLowerCase(Locale.ROOT);
                 if (broker != null && source.startsWith("kafka")) {
                     broker.createTopic(topic(name), 1);
                 }
+                if (source.equals(PROTOBUF)) {
+                    produceProtobuf(kind, events);
+                    continue;
+                }
                 tables.executeSql(table(name, STOCK, kind, false));
                 tables.executeSql("INSERT INTO " + name + " SELECT * FROM model." + name).await();
+            }
+        }
+
+        /** Produces the first {@code events} events' messages of {@code kind} with Flink's protobuf serializer. */
+        private void produceProtobuf(NexmarkModel.Kind kind, long events) throws Exception {
+            PbRowDataSerializationSchema serializer = new PbRowDataSerializationSchema(
+                    NexmarkProtobuf.type(kind), new PbFormatConfig(NexmarkProtobuf.messageClass(kind).getName(), false, false, ""));
+            serializer.open(null);
+            NexmarkModel model = new NexmarkModel(SEED);
+            String topic = topic(kind.name().toLowerCase(Locale.ROOT));
+            Map<String, Object> config = Map.of(
+                    "bootstrap.servers", broker.bootstrapServers(), "linger.ms", 20, "batch.size", 1 << 20);
+            try (KafkaProducer<byte[], byte[]> producer =
+                    new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
+                for (long n = 0; n < NexmarkModel.count(kind, events); n++) {
+                    producer.send(new ProducerRecord<>(topic, serializer.serialize(NexmarkProtobuf.row(kind, model.row(kind, n)))));
+                }
+                producer.flush();
             }
         }
 
@@ -255,18 +293,25 @@ public final class NexmarkMatrix {
 
         private String table(String name, String mode, NexmarkModel.Kind kind, boolean watermark) {
             boolean fused = !mode.equals(STOCK);
-            RowType type = NexmarkTableFactory.type(kind);
-            String columns = NexmarkKafka.columns(type)
+            String columns = (source.equals(PROTOBUF) ? NexmarkProtobuf.columns(kind) : NexmarkKafka.columns(NexmarkTableFactory.type(kind)))
                     + (watermark ? ", WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND" : "");
             String with;
             if (source.equals("parquet")) {
                 with = "'connector' = '" + (fused ? "streamfusion-parquet" : "filesystem") + "', 'path' = '"
                         + directory.resolve(name).toUri() + "', 'format' = 'parquet'";
+            } else if (source.equals("iceberg")) {
+                // The stock connector creates the table in the catalog when the first INSERT is planned.
+                with = "'connector' = '" + (fused ? "streamfusion-iceberg" : "iceberg")
+                        + "', 'catalog-name' = 'nexmark', 'catalog-type' = 'hadoop', 'warehouse' = '" + directory.toUri()
+                        + "', 'catalog-database' = 'nexmark', 'catalog-table' = '" + name + "'";
             } else {
                 with = "'connector' = '" + (fused ? "streamfusion-kafka" : "kafka") + "', 'topic' = '" + topic(name)
                         + "', 'properties.bootstrap.servers' = '" + broker.bootstrapServers()
                         + "', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = '"
                         + source.substring("kafka-".length()) + "'"
+                        + (source.equals(PROTOBUF)
+                                ? ", 'protobuf.message-class-name' = '" + NexmarkProtobuf.messageClass(kind).getName() + "'"
+                                : "")
                         + (mode.equals(JAVA_RUNG) ? ", 'streamfusion.rung' = 'JAVA'" : "");
             }
             return "CREATE TABLE " + name + " (" + columns + ") WITH (" + with + ")";
@@ -278,10 +323,13 @@ public final class NexmarkMatrix {
         }
     }
 
+    /** A table environment at {@code parallelism}, in UTC (the Protobuf tables' timestamps are computed in it). */
     private static StreamTableEnvironment environment(int parallelism) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
-        return StreamTableEnvironment.create(env);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        tables.getConfig().setLocalTimeZone(ZoneOffset.UTC);
+        return tables;
     }
 
     /** results.csv, results.md (with each source's geometric mean) and ratios.png. */
