@@ -1,4 +1,4 @@
-//! Decode and encode throughput of the csv, avro, protobuf and raw formats on the JSON bench's
+//! Decode and encode throughput of the csv, avro, json, protobuf and raw formats on the JSON bench's
 //! Nexmark bid and wide rows: the rows are decoded once from JSON, written with each format's own
 //! encoder, and the bench decodes those messages (all columns, and a two-column projection) and
 //! encodes the rows again.
@@ -141,7 +141,7 @@ fn bench_format(
 fn formats(c: &mut Criterion) {
     let bid = rows(&shapes::bid_messages(), shapes::bid_schema());
     let wide = rows(&shapes::wide_messages(), shapes::wide_schema());
-    for format in ["csv", "avro"] {
+    for format in ["csv", "avro", "json"] {
         bench_format(c, format, "bid", &bid, &[0, 2]);
         bench_format(c, format, "wide", &wide, &[0, 3]);
     }

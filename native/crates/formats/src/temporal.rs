@@ -378,36 +378,49 @@ fn parse_timestamp_impl(
 pub fn format_date(days: i64, out: &mut String) {
     let (year, month, day) = civil_from_days(days);
     push_year(year, out);
-    out.push_str(&format!("-{month:02}-{day:02}"));
+    out.push('-');
+    push_padded(u64::from(month), 2, out);
+    out.push('-');
+    push_padded(u64::from(day), 2, out);
 }
 
 fn push_year(year: i64, out: &mut String) {
     if year > 9999 {
-        out.push_str(&format!("+{year}"));
+        out.push('+');
     } else if year < 0 {
-        out.push_str(&format!("-{:04}", -year));
-    } else {
-        out.push_str(&format!("{year:04}"));
+        out.push('-');
     }
+    push_padded(year.unsigned_abs(), 4, out);
+}
+
+/// `value` in decimal, zero-padded to at least `width` digits, written in place.
+fn push_padded(value: u64, width: usize, out: &mut String) {
+    let mut buffer = itoa::Buffer::new();
+    let digits = buffer.format(value);
+    for _ in digits.len()..width {
+        out.push('0');
+    }
+    out.push_str(digits);
 }
 
 /// `HH:mm:ss` then the fraction with trailing zeros trimmed (none when zero).
 pub fn format_time_of_day(nanos_of_day: i64, out: &mut String) {
-    let seconds = nanos_of_day / 1_000_000_000;
-    let nanos = nanos_of_day % 1_000_000_000;
-    out.push_str(&format!(
-        "{:02}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    ));
+    let seconds = nanos_of_day.unsigned_abs() / 1_000_000_000;
+    let mut nanos = nanos_of_day.unsigned_abs() % 1_000_000_000;
+    push_padded(seconds / 3600, 2, out);
+    out.push(':');
+    push_padded(seconds / 60 % 60, 2, out);
+    out.push(':');
+    push_padded(seconds % 60, 2, out);
     if nanos != 0 {
-        let mut fraction = format!("{nanos:09}");
-        while fraction.ends_with('0') {
-            fraction.pop();
+        // Nine digits of fraction, trailing zeros trimmed.
+        let mut width = 9;
+        while nanos % 10 == 0 {
+            nanos /= 10;
+            width -= 1;
         }
         out.push('.');
-        out.push_str(&fraction);
+        push_padded(nanos, width, out);
     }
 }
 

@@ -1,8 +1,10 @@
 //! A librdkafka producer of encoded batches to one topic.
 
+use std::ffi::{CString, c_int, c_void};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use rdkafka::bindings as rdsys;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
@@ -58,9 +60,31 @@ pub struct OutRecord<'a> {
     pub headers: Vec<(&'a str, Option<&'a [u8]>)>,
 }
 
+/// librdkafka's handle of the producer's topic, for queueing many records in one call.
+struct TopicHandle(*mut rdsys::rd_kafka_topic_t);
+
+// SAFETY: librdkafka's topic handles are reference counted and may be used from any thread.
+unsafe impl Send for TopicHandle {}
+// SAFETY: as above; the handle is only passed to librdkafka, which locks what it changes.
+unsafe impl Sync for TopicHandle {}
+
+impl Drop for TopicHandle {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from rd_kafka_topic_new and is released once, before the client
+        // (the producer field is declared after the handle, so it is dropped after it).
+        unsafe { rdsys::rd_kafka_topic_destroy(self.0) };
+    }
+}
+
 /// A producer of one topic. Delivery errors surface at the next [`BatchProducer::send`] or
 /// [`BatchProducer::flush`]. Calls must come from one thread at a time.
+///
+/// Records without a timestamp or headers (what a table without those metadata columns writes)
+/// are queued a run at a time with `rd_kafka_produce_batch` on the topic's handle; the others one
+/// by one, in their order among them.
 pub struct BatchProducer {
+    /// Declared before `producer`: dropped before the client it belongs to.
+    handle: TopicHandle,
     producer: BaseProducer<Deliveries>,
     topic: String,
     /// How long a send waits for room in librdkafka's queue (kafka-clients' `max.block.ms`).
@@ -74,6 +98,9 @@ impl std::fmt::Debug for BatchProducer {
             .finish_non_exhaustive()
     }
 }
+
+/// librdkafka's `RD_KAFKA_PARTITION_UA`: no partition chosen, the partitioner's to choose.
+const PARTITION_UNASSIGNED: i32 = -1;
 
 /// How long a flush waits in librdkafka between serving delivery reports.
 const FLUSH_WAIT_MS: i32 = 1;
@@ -96,7 +123,7 @@ impl BatchProducer {
         for (key, value) in properties {
             config.set(key, value);
         }
-        let producer = config
+        let producer: BaseProducer<Deliveries> = config
             .create_with_context(Deliveries::default())
             .map_err(|e| match e {
                 KafkaError::ClientConfig(_, description, key, value) => {
@@ -104,7 +131,26 @@ impl BatchProducer {
                 }
                 other => ClientError::Kafka(format!("cannot create the Kafka producer: {other}")),
             })?;
+        let name = CString::new(topic)
+            .map_err(|_| ClientError::Kafka(format!("the topic name {topic:?} holds a NUL")))?;
+        // SAFETY: the client pointer is valid; librdkafka copies the name and takes no ownership
+        // of the (absent) topic configuration.
+        let handle = unsafe {
+            rdsys::rd_kafka_topic_new(
+                producer.client().native_ptr(),
+                name.as_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        if handle.is_null() {
+            // SAFETY: reads the calling thread's last librdkafka error.
+            let error = RDKafkaErrorCode::from(unsafe { rdsys::rd_kafka_last_error() });
+            return Err(ClientError::Kafka(format!(
+                "cannot open the topic {topic} for producing: {error}"
+            )));
+        }
         Ok(Self {
+            handle: TopicHandle(handle),
             producer,
             topic: topic.to_string(),
             max_block,
@@ -119,59 +165,126 @@ impl BatchProducer {
         records: impl Iterator<Item = OutRecord<'a>>,
     ) -> Result<(), ClientError> {
         self.check()?;
+        let mut run: Vec<rdsys::rd_kafka_message_t> = Vec::new();
         for record in records {
-            let mut out: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(&self.topic);
-            if let Some(key) = record.key {
-                out = out.key(key);
+            if record.timestamp.is_none() && record.headers.is_empty() {
+                run.push(message(&record));
+            } else {
+                self.queue_run(&mut run)?;
+                self.queue_one(record)?;
             }
-            if let Some(value) = record.value {
-                out = out.payload(value);
+        }
+        self.queue_run(&mut run)?;
+        self.producer.poll(Duration::ZERO);
+        self.check()
+    }
+
+    /// Queues the records of `run` (emptied) in one librdkafka call, again from the first one
+    /// librdkafka had no room for, waiting for room at most `max_block` at a time.
+    fn queue_run(&self, run: &mut Vec<rdsys::rd_kafka_message_t>) -> Result<(), ClientError> {
+        let mut start = 0;
+        let mut deadline = None;
+        while start < run.len() {
+            let pending = &mut run[start..];
+            // A batch's records number far fewer than i32::MAX; a longer run is queued in parts.
+            let count = c_int::try_from(pending.len()).unwrap_or(c_int::MAX);
+            // SAFETY: the handle belongs to this producer's client; the messages point into the
+            // records' keys and values, alive for this call, which copies them (F_COPY); with
+            // F_PARTITION each message's own partition is used, the partitioner's where unassigned.
+            unsafe {
+                rdsys::rd_kafka_produce_batch(
+                    self.handle.0,
+                    PARTITION_UNASSIGNED,
+                    rdsys::RD_KAFKA_MSG_F_COPY | rdsys::RD_KAFKA_MSG_F_PARTITION,
+                    pending.as_mut_ptr(),
+                    count,
+                )
+            };
+            let tried = usize::try_from(count).unwrap_or(pending.len());
+            let failed = pending[..tried]
+                .iter()
+                .position(|m| m.err != rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR);
+            let Some(failed) = failed else {
+                start += tried;
+                deadline = None;
+                continue;
+            };
+            let error = pending[failed].err;
+            if error != rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR__QUEUE_FULL {
+                return Err(ClientError::Kafka(format!(
+                    "failed to send a record of {} bytes to {}: {}",
+                    pending[failed].len + pending[failed].key_len,
+                    self.topic,
+                    RDKafkaErrorCode::from(error)
+                )));
             }
-            if let Some(partition) = record.partition {
-                out = out.partition(partition);
+            // librdkafka queued nothing after the first record it had no room for.
+            if failed > 0 {
+                deadline = None;
             }
-            if let Some(timestamp) = record.timestamp {
-                out = out.timestamp(timestamp);
+            start += failed;
+            self.wait_for_room(&mut deadline)?;
+        }
+        run.clear();
+        Ok(())
+    }
+
+    /// Serves delivery reports for a while so that librdkafka's queue makes room, failing once
+    /// `deadline` (set at the first wait for a record) has passed.
+    fn wait_for_room(&self, deadline: &mut Option<Instant>) -> Result<(), ClientError> {
+        let deadline = *deadline.get_or_insert_with(|| Instant::now() + self.max_block);
+        if Instant::now() >= deadline {
+            self.check()?;
+            return Err(ClientError::Kafka(format!(
+                "no room to queue a record for {} within max.block.ms ({} ms): \
+                 librdkafka's queue stays full ({} records waiting for delivery)",
+                self.topic,
+                self.max_block.as_millis(),
+                self.producer.in_flight_count()
+            )));
+        }
+        self.producer.poll(QUEUE_WAIT);
+        self.check()
+    }
+
+    /// Queues one record with its timestamp and headers.
+    fn queue_one(&self, record: OutRecord<'_>) -> Result<(), ClientError> {
+        let mut out: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(&self.topic);
+        if let Some(key) = record.key {
+            out = out.key(key);
+        }
+        if let Some(value) = record.value {
+            out = out.payload(value);
+        }
+        if let Some(partition) = record.partition {
+            out = out.partition(partition);
+        }
+        if let Some(timestamp) = record.timestamp {
+            out = out.timestamp(timestamp);
+        }
+        if !record.headers.is_empty() {
+            let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
+            for (key, value) in &record.headers {
+                headers = headers.insert(Header { key, value: *value });
             }
-            if !record.headers.is_empty() {
-                let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
-                for (key, value) in &record.headers {
-                    headers = headers.insert(Header { key, value: *value });
+            out = out.headers(headers);
+        }
+        let mut deadline = None;
+        loop {
+            match self.producer.send(out) {
+                Ok(()) => return Ok(()),
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                    out = back;
+                    self.wait_for_room(&mut deadline)?;
                 }
-                out = out.headers(headers);
-            }
-            let mut deadline = None;
-            loop {
-                match self.producer.send(out) {
-                    Ok(()) => break,
-                    Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
-                        let deadline =
-                            *deadline.get_or_insert_with(|| Instant::now() + self.max_block);
-                        if Instant::now() >= deadline {
-                            self.check()?;
-                            return Err(ClientError::Kafka(format!(
-                                "no room to queue a record for {} within max.block.ms ({} ms): \
-                                 librdkafka's queue stays full ({} records waiting for delivery)",
-                                self.topic,
-                                self.max_block.as_millis(),
-                                self.producer.in_flight_count()
-                            )));
-                        }
-                        out = back;
-                        self.producer.poll(QUEUE_WAIT);
-                        self.check()?;
-                    }
-                    Err((e, _)) => {
-                        return Err(ClientError::Kafka(format!(
-                            "failed to send a record to {}: {e}",
-                            self.topic
-                        )));
-                    }
+                Err((e, _)) => {
+                    return Err(ClientError::Kafka(format!(
+                        "failed to send a record to {}: {e}",
+                        self.topic
+                    )));
                 }
             }
         }
-        self.producer.poll(Duration::ZERO);
-        self.check()
     }
 
     /// What librdkafka said since the last call (see [`crate::SplitConsumer::drain_log`]).
@@ -250,43 +363,106 @@ impl BatchProducer {
     }
 }
 
+/// A record without timestamp or headers as librdkafka's message for `rd_kafka_produce_batch`,
+/// pointing into the record's key and value (copied when queued).
+fn message(record: &OutRecord<'_>) -> rdsys::rd_kafka_message_t {
+    fn bytes(slice: Option<&[u8]>) -> (*mut c_void, usize) {
+        slice.map_or((std::ptr::null_mut(), 0), |s| {
+            (s.as_ptr().cast_mut().cast::<c_void>(), s.len())
+        })
+    }
+    let (payload, len) = bytes(record.value);
+    let (key, key_len) = bytes(record.key);
+    rdsys::rd_kafka_message_t {
+        err: rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR,
+        rkt: std::ptr::null_mut(),
+        partition: record.partition.unwrap_or(PARTITION_UNASSIGNED),
+        payload,
+        len,
+        key,
+        key_len,
+        offset: 0,
+        _private: std::ptr::null_mut(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// With no broker to deliver to and room for one record, a send waits `max_block` for room,
-    /// then fails naming `max.block.ms`, as kafka-clients' send does.
-    #[test]
-    fn a_full_queue_fails_a_send_after_max_block() -> Result<(), ClientError> {
-        let properties: Vec<(String, String)> = [
-            ("bootstrap.servers", "127.0.0.1:9"),
-            ("queue.buffering.max.messages", "1"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let producer = BatchProducer::new(&properties, "topic", Duration::from_millis(300))?;
-        let records = (0..3).map(|_| OutRecord {
-            key: None,
-            value: Some(b"v".as_slice()),
-            partition: Some(0),
-            timestamp: None,
-            headers: Vec::new(),
-        });
+    fn producer(properties: &[(&str, &str)]) -> Result<BatchProducer, ClientError> {
+        let mut all = vec![("bootstrap.servers".to_string(), "127.0.0.1:9".to_string())];
+        all.extend(
+            properties
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        BatchProducer::new(&all, "topic", Duration::from_millis(300))
+    }
+
+    /// Sends `records`, which must fail: the error's message, and how long the send took.
+    fn failed_send<'a>(
+        producer: &BatchProducer,
+        records: impl Iterator<Item = OutRecord<'a>>,
+    ) -> (String, Duration) {
         let started = Instant::now();
         let outcome = producer.send(records);
         let waited = started.elapsed();
         let Err(ClientError::Kafka(message)) = outcome else {
             panic!("a failed send, not {outcome:?}");
         };
+        (message, waited)
+    }
+
+    /// With no broker to deliver to and room for one record, a send waits `max_block` for room,
+    /// then fails naming `max.block.ms`, as kafka-clients' send does: records queued a run at a
+    /// time (no timestamp or headers) and one by one alike.
+    #[test]
+    fn a_full_queue_fails_a_send_after_max_block() -> Result<(), ClientError> {
+        for timestamp in [None, Some(1_700_000_000_000)] {
+            let producer = producer(&[("queue.buffering.max.messages", "1")])?;
+            let records = (0..3).map(|_| OutRecord {
+                key: None,
+                value: Some(b"v".as_slice()),
+                partition: Some(0),
+                timestamp,
+                headers: Vec::new(),
+            });
+            let (message, waited) = failed_send(&producer, records);
+            assert!(
+                message.contains("within max.block.ms (300 ms)"),
+                "{message}"
+            );
+            assert!(
+                waited >= Duration::from_millis(300) && waited < Duration::from_secs(5),
+                "waited {waited:?}"
+            );
+        }
+        Ok(())
+    }
+
+    /// A record librdkafka refuses for a reason other than a full queue fails the send at once,
+    /// with its size and librdkafka's reason.
+    #[test]
+    fn a_record_over_the_size_limit_fails_the_send() -> Result<(), ClientError> {
+        let producer = producer(&[("message.max.bytes", "1000")])?;
+        let big = vec![b'x'; 2_000];
+        let sizes = [10_usize, 20, 2_000, 30];
+        let records = sizes.iter().map(|&size| OutRecord {
+            key: Some(b"k".as_slice()),
+            value: Some(&big[..size]),
+            partition: None,
+            timestamp: None,
+            headers: Vec::new(),
+        });
+        let (message, waited) = failed_send(&producer, records);
         assert!(
-            message.contains("within max.block.ms (300 ms)"),
+            message.starts_with("failed to send a record of 2001 bytes to topic: "),
             "{message}"
         );
-        assert!(
-            waited >= Duration::from_millis(300) && waited < Duration::from_secs(5),
-            "waited {waited:?}"
-        );
+        assert!(message.contains("too large"), "{message}");
+        // At once: no wait for room in the queue (max.block.ms is 300 ms here).
+        assert!(waited < Duration::from_millis(300), "waited {waited:?}");
         Ok(())
     }
 }

@@ -1052,28 +1052,55 @@ fn write_json(msg: &Message<'_, '_>, i: usize, out: &mut String, decimals: bool)
 /// or `\u00XX` (upper-case hex), characters outside the BMP as two `\uXXXX` surrogate escapes
 /// when `escape_supplementary` (Jackson's generator) or as they are (a tree's `toString()`),
 /// everything else as is.
+///
+/// Runs of characters written as they are are copied whole: only the bytes that start an escape
+/// (ASCII `"`, `\`, controls, and with `escape_supplementary` the lead bytes of four-byte UTF-8
+/// sequences, which are character boundaries) end a run.
 pub(crate) fn write_json_string(s: &str, out: &mut String, escape_supplementary: bool) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c if escape_supplementary && (c as u32) > 0xFFFF => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04X}"));
-                }
+    let mut run = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let supplementary = escape_supplementary && b >= 0xF0;
+        if !(b == b'"' || b == b'\\' || b < 0x20 || supplementary) {
+            continue;
+        }
+        out.push_str(s.get(run..i).unwrap_or_default());
+        if supplementary {
+            let c = s
+                .get(i..)
+                .and_then(|rest| rest.chars().next())
+                .unwrap_or_default();
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                push_unicode_escape(*unit, out);
             }
-            c => out.push(c),
+            run = i + c.len_utf8();
+        } else {
+            match b {
+                b'"' => out.push_str("\\\""),
+                b'\\' => out.push_str("\\\\"),
+                b'\n' => out.push_str("\\n"),
+                b'\r' => out.push_str("\\r"),
+                b'\t' => out.push_str("\\t"),
+                0x08 => out.push_str("\\b"),
+                0x0c => out.push_str("\\f"),
+                control => push_unicode_escape(u16::from(control), out),
+            }
+            run = i + 1;
         }
     }
+    out.push_str(s.get(run..).unwrap_or_default());
     out.push('"');
+}
+
+/// `\uXXXX` with upper-case hex digits, as Jackson writes an escaped UTF-16 unit.
+fn push_unicode_escape(unit: u16, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(char::from(HEX[usize::from((unit >> shift) & 0xF)]));
+    }
 }
 
 impl crate::decoder::Decoder for JsonDecoder {
@@ -1096,5 +1123,66 @@ impl crate::decoder::Decoder for JsonDecoder {
 
     fn schema(&self) -> &SchemaRef {
         JsonDecoder::schema(self)
+    }
+}
+
+#[cfg(test)]
+mod string_tests {
+    use super::write_json_string;
+
+    /// Jackson's escaping one character at a time: what the run-copying writer must match.
+    fn one_at_a_time(s: &str, escape_supplementary: bool) -> String {
+        let mut out = String::from('"');
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{08}' => out.push_str("\\b"),
+                '\u{0c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
+                c if escape_supplementary && (c as u32) > 0xFFFF => {
+                    let mut units = [0u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        out.push_str(&format!("\\u{unit:04X}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn runs_and_escapes_come_out_as_jackson_writes_them() {
+        let strings = [
+            "",
+            "plain",
+            "\"",
+            "a\"b\\c",
+            "tab\tnew\nline\rfeed\u{0c}back\u{08}",
+            "\u{00}\u{01}\u{1f}\u{7f}",
+            "caf\u{e9} \u{20ac} \u{ffff}",
+            "\u{1f600}",
+            "x\u{1f600}y\u{10ffff}\"\u{1f600}",
+            "https://www.nexmark.com/x/item.htm?query=1&channel_id=12",
+        ];
+        for s in strings {
+            for supplementary in [true, false] {
+                let mut out = String::from("prefix");
+                write_json_string(s, &mut out, supplementary);
+                assert_eq!(
+                    out,
+                    format!("prefix{}", one_at_a_time(s, supplementary)),
+                    "{s:?}"
+                );
+            }
+        }
+        let mut out = String::new();
+        write_json_string("\u{1f600}", &mut out, true);
+        assert_eq!(out, "\"\\uD83D\\uDE00\"");
     }
 }

@@ -134,21 +134,16 @@ fn write_value(array: &ArrayRef, i: usize, options: &JsonEncodeOptions, out: &mu
                 .ok_or("not boolean")?;
             out.push_str(if b.value(i) { "true" } else { "false" });
         }
-        DataType::Int8 => out.push_str(&array.as_primitive::<Int8Type>().value(i).to_string()),
-        DataType::Int16 => out.push_str(&array.as_primitive::<Int16Type>().value(i).to_string()),
-        DataType::Int32 => out.push_str(&array.as_primitive::<Int32Type>().value(i).to_string()),
-        DataType::Int64 => out.push_str(&array.as_primitive::<Int64Type>().value(i).to_string()),
-        DataType::Interval(IntervalUnit::YearMonth) => out.push_str(
-            &array
-                .as_primitive::<IntervalYearMonthType>()
-                .value(i)
-                .to_string(),
-        ),
-        DataType::Duration(TimeUnit::Millisecond) => out.push_str(
-            &array
-                .as_primitive::<DurationMillisecondType>()
-                .value(i)
-                .to_string(),
+        DataType::Int8 => push_integer(array.as_primitive::<Int8Type>().value(i), out),
+        DataType::Int16 => push_integer(array.as_primitive::<Int16Type>().value(i), out),
+        DataType::Int32 => push_integer(array.as_primitive::<Int32Type>().value(i), out),
+        DataType::Int64 => push_integer(array.as_primitive::<Int64Type>().value(i), out),
+        DataType::Interval(IntervalUnit::YearMonth) => {
+            push_integer(array.as_primitive::<IntervalYearMonthType>().value(i), out)
+        }
+        DataType::Duration(TimeUnit::Millisecond) => push_integer(
+            array.as_primitive::<DurationMillisecondType>().value(i),
+            out,
         ),
         DataType::Float32 => {
             push_java_float(array.as_primitive::<Float32Type>().value(i), out, true)
@@ -279,6 +274,11 @@ fn write_value(array: &ArrayRef, i: usize, options: &JsonEncodeOptions, out: &mu
         other => return Err(format!("Not support to parse type: {other}")),
     }
     Ok(())
+}
+
+/// An integer in decimal, written in place (no string of its own).
+fn push_integer(value: impl itoa::Integer, out: &mut String) {
+    out.push_str(itoa::Buffer::new().format(value));
 }
 
 /// A JSON string as Jackson's generator writes it (supplementary characters as surrogate

@@ -1164,6 +1164,48 @@ class StreamFusionKafkaITCase {
         assertThat(written.get("streamfusion-kafka")).containsExactlyInAnyOrderElementsOf(written.get("kafka"));
     }
 
+    /**
+     * One reader, one writer, one partition in and out: the sink keeps the order of its rows, and
+     * where only some rows carry headers (queued one by one; the others a run at a time) their
+     * order among one another too, as Flink's sink writes them.
+     */
+    @Test
+    void theSinkWritesRowsInTheirOrderWithAndWithoutHeaders() throws Exception {
+        String source = "ordered-source";
+        KAFKA.cluster().createTopic(source, 1);
+        HexFormat hex = HexFormat.of();
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (String value : values(BIDS)) {
+                producer.send(new ProducerRecord<>(source, 0, null, hex.parseHex(value)));
+            }
+        }
+        String columns = BID_COLUMNS + ", headers MAP<STRING, BYTES> METADATA";
+        Map<String, List<String>> written = new HashMap<>();
+        for (String connector : List.of("kafka", "streamfusion-kafka")) {
+            String topic = "sink-ordered-" + connector;
+            KAFKA.cluster().createTopic(topic, 1);
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(1);
+            StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+            tables.executeSql(ddl("bids", "kafka", bidsTable("topic", source, Map.of())));
+            tables.executeSql(ddl("ordered_out", connector, columns, sinkTable(topic, "json")));
+            tables.executeSql(
+                            "INSERT INTO ordered_out SELECT *, CASE WHEN MOD(price, 3) = 0 "
+                                    + "THEN MAP['price', CAST(CAST(price AS STRING) AS BYTES)] END FROM bids")
+                    .await(2, TimeUnit.MINUTES);
+            List<String> records = new ArrayList<>();
+            for (ConsumerRecord<byte[], byte[]> record : KAFKA.cluster().readAll(topic)) {
+                StringBuilder headers = new StringBuilder();
+                record.headers().forEach(h -> headers.append(h.key()).append('=').append(hex.formatHex(h.value())).append(';'));
+                records.add(hex.formatHex(record.value()) + "|" + headers);
+            }
+            written.put(connector, records);
+        }
+        assertThat(written.get("kafka")).hasSize(COUNT);
+        assertThat(written.get("kafka")).anyMatch(r -> r.endsWith("|")).anyMatch(r -> r.contains("|price="));
+        assertThat(written.get("streamfusion-kafka")).containsExactlyElementsOf(written.get("kafka"));
+    }
+
     @Test
     void sinksFallBackToFlinksWhereTheTableAsksForIt() {
         Map<String, String> exactlyOnce = new HashMap<>(sinkTable("unused", "json"));
