@@ -7,6 +7,11 @@
 //! Java's: plain for magnitudes in [1e-3, 1e7) with at least one fraction digit, otherwise
 //! `d.dddE[-]n`.
 
+/// Appends an integer in decimal, as `Long.toString` prints it, without a string of its own.
+pub fn push_integer(value: impl itoa::Integer, out: &mut String) {
+    out.push_str(itoa::Buffer::new().format(value));
+}
+
 /// Appends `Double.toString(value)`; non-finite values as `NaN`/`Infinity`/`-Infinity`, quoted
 /// when `quote_non_finite` (as Jackson writes them).
 pub fn push_java_double(value: f64, out: &mut String, quote_non_finite: bool) {

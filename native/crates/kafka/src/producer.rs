@@ -187,7 +187,8 @@ impl BatchProducer {
         while start < run.len() {
             let pending = &mut run[start..];
             // A batch's records number far fewer than i32::MAX; a longer run is queued in parts.
-            let count = c_int::try_from(pending.len()).unwrap_or(c_int::MAX);
+            let tried = pending.len().min(c_int::MAX as usize);
+            let count = c_int::try_from(tried).unwrap_or(c_int::MAX);
             // SAFETY: the handle belongs to this producer's client; the messages point into the
             // records' keys and values, alive for this call, which copies them (F_COPY); with
             // F_PARTITION each message's own partition is used, the partitioner's where unassigned.
@@ -200,7 +201,6 @@ impl BatchProducer {
                     count,
                 )
             };
-            let tried = usize::try_from(count).unwrap_or(pending.len());
             let failed = pending[..tried]
                 .iter()
                 .position(|m| m.err != rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR);

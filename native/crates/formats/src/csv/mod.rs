@@ -36,7 +36,7 @@ use crate::decoder::Decoder;
 use crate::encoder::Encoder;
 use crate::error::{FormatError, Result};
 use crate::javatext::{java_trim, parse_java_double, parse_java_float, parse_java_long};
-use crate::javatext::{push_java_double, push_java_float};
+use crate::javatext::{push_integer, push_java_double, push_java_float};
 use crate::options::FormatOptions;
 use crate::temporal::{
     TimestampStandard, days_from_civil, format_date, format_time_of_day, format_timestamp,
@@ -593,19 +593,22 @@ impl CsvEncoder {
                 out.push_str(if b.value(i) { "true" } else { "false" });
                 Ok(false)
             }
-            DataType::Int8 => Ok(push_display(out, array.as_primitive::<Int8Type>().value(i))),
-            DataType::Int16 => Ok(push_display(
-                out,
-                array.as_primitive::<Int16Type>().value(i),
-            )),
-            DataType::Int32 => Ok(push_display(
-                out,
-                array.as_primitive::<Int32Type>().value(i),
-            )),
-            DataType::Int64 => Ok(push_display(
-                out,
-                array.as_primitive::<Int64Type>().value(i),
-            )),
+            DataType::Int8 => {
+                push_integer(array.as_primitive::<Int8Type>().value(i), out);
+                Ok(false)
+            }
+            DataType::Int16 => {
+                push_integer(array.as_primitive::<Int16Type>().value(i), out);
+                Ok(false)
+            }
+            DataType::Int32 => {
+                push_integer(array.as_primitive::<Int32Type>().value(i), out);
+                Ok(false)
+            }
+            DataType::Int64 => {
+                push_integer(array.as_primitive::<Int64Type>().value(i), out);
+                Ok(false)
+            }
             DataType::Float32 => {
                 push_java_float(array.as_primitive::<Float32Type>().value(i), out, false);
                 Ok(false)
@@ -689,11 +692,6 @@ impl CsvEncoder {
         }
         out.push(quote);
     }
-}
-
-fn push_display(out: &mut String, value: impl std::fmt::Display) -> bool {
-    out.push_str(&value.to_string());
-    false
 }
 
 impl Encoder for CsvEncoder {

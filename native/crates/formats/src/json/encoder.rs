@@ -16,7 +16,7 @@ use super::options::{JsonEncodeOptions, MapNullKeyMode};
 use crate::builder::MessageColumn;
 use crate::decimal::{decimal_to_java_string, decimal_to_plain_string};
 use crate::error::{FormatError, Result};
-use crate::javatext::{push_java_double, push_java_float};
+use crate::javatext::{push_integer, push_java_double, push_java_float};
 use crate::options::FormatOptions;
 use crate::temporal::{
     format_date, format_time_of_day, format_timestamp, time_of_day_nanos, timestamp_parts,
@@ -274,11 +274,6 @@ fn write_value(array: &ArrayRef, i: usize, options: &JsonEncodeOptions, out: &mu
         other => return Err(format!("Not support to parse type: {other}")),
     }
     Ok(())
-}
-
-/// An integer in decimal, written in place (no string of its own).
-fn push_integer(value: impl itoa::Integer, out: &mut String) {
-    out.push_str(itoa::Buffer::new().format(value));
 }
 
 /// A JSON string as Jackson's generator writes it (supplementary characters as surrogate

@@ -46,10 +46,9 @@ class NexmarkProtobufTest {
         NexmarkModel model = new NexmarkModel(3);
         for (Kind kind : Kind.values()) {
             RowType type = NexmarkProtobuf.type(kind);
-            PbFormatConfig config = new PbFormatConfig(NexmarkProtobuf.messageClass(kind).getName(), false, false, "");
-            PbRowDataSerializationSchema serializer = new PbRowDataSerializationSchema(type, config);
-            serializer.open(null);
-            PbRowDataDeserializationSchema deserializer = new PbRowDataDeserializationSchema(type, InternalTypeInfo.of(type), config);
+            PbRowDataSerializationSchema serializer = serializer(kind);
+            PbRowDataDeserializationSchema deserializer =
+                    new PbRowDataDeserializationSchema(type, InternalTypeInfo.of(type), config(kind));
             deserializer.open(null);
             for (long n : new long[] {0, 1, 999}) {
                 RowData event = model.row(kind, n);
@@ -61,7 +60,8 @@ class NexmarkProtobufTest {
                 assertThat(row.getLong(dateTime)).isEqualTo(event.getTimestamp(dateTime, 3).getMillisecond());
             }
         }
-        AuctionRecord auction = AuctionRecord.parseFrom(serialize(Kind.AUCTION, model.row(Kind.AUCTION, 5)));
+        AuctionRecord auction =
+                AuctionRecord.parseFrom(serializer(Kind.AUCTION).serialize(NexmarkProtobuf.row(Kind.AUCTION, model.row(Kind.AUCTION, 5))));
         assertThat(auction.getExpiresMillis()).isEqualTo(model.row(Kind.AUCTION, 5).getTimestamp(6, 3).getMillisecond());
         assertThat(auction.getId()).isEqualTo(model.row(Kind.AUCTION, 5).getLong(0));
     }
@@ -91,11 +91,15 @@ class NexmarkProtobufTest {
         assertThat(rows.get(0).getField(0)).isInstanceOf(LocalDateTime.class);
     }
 
-    private static byte[] serialize(Kind kind, RowData event) throws Exception {
-        PbRowDataSerializationSchema serializer = new PbRowDataSerializationSchema(
-                NexmarkProtobuf.type(kind), new PbFormatConfig(NexmarkProtobuf.messageClass(kind).getName(), false, false, ""));
+    /** Flink's protobuf serializer of a kind's messages, opened. */
+    private static PbRowDataSerializationSchema serializer(Kind kind) throws Exception {
+        PbRowDataSerializationSchema serializer = new PbRowDataSerializationSchema(NexmarkProtobuf.type(kind), config(kind));
         serializer.open(null);
-        return serializer.serialize(NexmarkProtobuf.row(kind, event));
+        return serializer;
+    }
+
+    private static PbFormatConfig config(Kind kind) {
+        return new PbFormatConfig(NexmarkProtobuf.messageClass(kind).getName(), false, false, "");
     }
 
     private static List<String> fieldNames(List<FieldDescriptor> fields) {
