@@ -349,8 +349,8 @@ mod tests {
     #[test]
     fn upserts_delete_rows_written_since_the_last_close_by_position_and_older_rows_by_key() {
         let dir = std::env::temp_dir().join(format!("streamfusion-delta-{}", std::process::id()));
-        let mut writer =
-            DataFilesWriter::open(&description(&dir, true)).expect("a writer of the description");
+        let mut writer = DataFilesWriter::open(&description(&dir, true), None)
+            .expect("a writer of the description");
         writer
             .write_changes(
                 &batch(&[1, 2, 1, 2], &["a", "b", "c", "b"]),
@@ -415,8 +415,8 @@ mod tests {
     fn changelogs_without_upsert_ignore_nothing_and_insert_without_deleting() {
         let dir =
             std::env::temp_dir().join(format!("streamfusion-delta-cl-{}", std::process::id()));
-        let mut writer =
-            DataFilesWriter::open(&description(&dir, false)).expect("a writer of the description");
+        let mut writer = DataFilesWriter::open(&description(&dir, false), None)
+            .expect("a writer of the description");
         writer
             .write_changes(
                 &batch(&[1, 1, 1, 3], &["a", "a", "b", "x"]),

@@ -51,6 +51,7 @@ impl EqualityDeletes {
         files: &[(String, u64, Vec<i32>)],
         read_ids: &mut Vec<i32>,
         case_sensitive: bool,
+        file_io: &FileIO,
     ) -> Result<Self, IcebergReadError> {
         let mut by_ids: HashMap<Vec<i32>, Vec<(String, u64)>> = HashMap::new();
         for (path, size, ids) in files {
@@ -74,7 +75,8 @@ impl EqualityDeletes {
             let mut converter = None;
             let mut keys = HashSet::new();
             for (path, size) in files {
-                let batches = read_file(runtime, schema, &path, size, &ids, case_sensitive)?;
+                let batches =
+                    read_file(runtime, file_io, schema, &path, size, &ids, case_sensitive)?;
                 for batch in batches {
                     let converter = match &mut converter {
                         Some(c) => c,
@@ -143,6 +145,7 @@ impl EqualityDeletes {
 /// schema types them.
 fn read_file(
     runtime: &tokio::runtime::Runtime,
+    file_io: &FileIO,
     schema: &Arc<Schema>,
     path: &str,
     size: u64,
@@ -165,7 +168,7 @@ fn read_file(
         name_mapping: None,
         case_sensitive,
     };
-    let reader = ArrowReaderBuilder::new(FileIO::new_with_fs(), iceberg::Runtime::new(runtime))
+    let reader = ArrowReaderBuilder::new(file_io.clone(), iceberg::Runtime::new(runtime))
         .with_data_file_concurrency_limit(1)
         .build();
     let mut batches = reader

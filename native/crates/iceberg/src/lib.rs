@@ -10,15 +10,20 @@
 //! [`DataFilesWriter`] writes Arrow batches of a table's columns as Parquet data files with the
 //! table's field ids, one open file per partition, rolled at a target size, and describes each
 //! file written (metrics, bounds, partition values) for Iceberg Java to commit.
+//!
+//! Local files are opened here; files elsewhere are read and written through the caller's
+//! [`FileAccess`] (the table's Iceberg `FileIO`, in the JVM).
 
 mod delta;
 mod equality;
 mod reader;
 mod runtime;
+mod storage;
 mod task;
 mod writer;
 
 pub use reader::{IcebergReadError, TaskReader};
+pub use storage::{FileAccess, FileSink, RangeRead, is_local};
 pub use task::{DeleteDescription, TaskDescription};
 pub use writer::{
     DELETE, DataFilesWriter, INSERT, IcebergWriteError, UPDATE_AFTER, UPDATE_BEFORE,

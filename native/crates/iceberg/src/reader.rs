@@ -7,12 +7,12 @@ use arrow::datatypes::SchemaRef;
 use futures::StreamExt;
 use futures::stream;
 use iceberg::arrow::ArrowReaderBuilder;
-use iceberg::io::FileIO;
 use iceberg::scan::ArrowRecordBatchStream;
 use iceberg::spec::Schema;
 
 use crate::equality::EqualityDeletes;
 use crate::runtime::{error_chain, runtime};
+use crate::storage::{FileAccess, file_io};
 use crate::task::TaskDescription;
 
 /// Why a task could not be read; the message names the data file.
@@ -54,11 +54,13 @@ impl std::fmt::Debug for TaskReader {
 
 impl TaskReader {
     /// A reader of `task` into batches of `target` (one field per projected id), of at most
-    /// `batch_size` rows. Files are local (`file:` paths or plain paths).
+    /// `batch_size` rows. Its files (data and deletes) are opened here when `remote` is `None`
+    /// (each a `file:` URI or a plain path), and read through `remote` otherwise.
     pub fn open(
         task: &TaskDescription,
         target: SchemaRef,
         batch_size: usize,
+        remote: Option<Arc<dyn FileAccess>>,
     ) -> Result<Self, IcebergReadError> {
         let path = task.path.clone();
         if target.fields().len() != task.projected_ids.len() {
@@ -82,6 +84,7 @@ impl TaskReader {
         };
         let schema = Arc::new(schema);
         let runtime = runtime()?;
+        let file_io = file_io(remote);
         let mut projected = projected;
         let equality = EqualityDeletes::load(
             runtime,
@@ -89,13 +92,14 @@ impl TaskReader {
             &task.equality_deletes(),
             &mut projected,
             task.case_sensitive,
+            &file_io,
         )?;
         let mut scan_task = task.to_scan_task(schema, projected)?;
         // Position deletes are iceberg-rust's to apply; equality deletes are applied here.
         scan_task
             .deletes
             .retain(|d| d.file_type != iceberg::spec::DataContentType::EqualityDeletes);
-        let reader = ArrowReaderBuilder::new(FileIO::new_with_fs(), iceberg::Runtime::new(runtime))
+        let reader = ArrowReaderBuilder::new(file_io, iceberg::Runtime::new(runtime))
             .with_batch_size(batch_size.max(1))
             .with_data_file_concurrency_limit(1)
             .build();

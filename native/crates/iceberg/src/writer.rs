@@ -32,6 +32,7 @@ use serde_json::{Map, Value, json};
 
 use crate::delta::{Deltas, PartitionDeletes};
 use crate::runtime::{error_chain, runtime};
+use crate::storage::{FileAccess, file_io};
 
 /// Why data files could not be written; the message names the table's data location.
 #[derive(Debug, thiserror::Error)]
@@ -163,8 +164,13 @@ impl std::fmt::Debug for DataFilesWriter {
 }
 
 impl DataFilesWriter {
-    /// A writer described by `json` (see [`WriterDescription`]).
-    pub fn open(json: &str) -> Result<Self, IcebergWriteError> {
+    /// A writer described by `json` (see [`WriterDescription`]). Its files are created here when
+    /// `remote` is `None` (the data location is a `file:` URI or a plain path), and through
+    /// `remote` otherwise.
+    pub fn open(
+        json: &str,
+        remote: Option<Arc<dyn FileAccess>>,
+    ) -> Result<Self, IcebergWriteError> {
         let description: WriterDescription =
             serde_json::from_str(json).map_err(|e| IcebergWriteError::Config(e.to_string()))?;
         let config = |what: &str, e: &dyn std::fmt::Display| {
@@ -204,6 +210,7 @@ impl DataFilesWriter {
             location: description.data_location.trim_end_matches('/').to_string(),
             target_file_size: usize::try_from(description.target_file_size).unwrap_or(usize::MAX),
             prefix: description.file_prefix.clone(),
+            file_io: file_io(remote),
         };
         let deltas = if description.equality_ids.is_empty() {
             None
@@ -428,6 +435,7 @@ pub(crate) struct FileSettings {
     location: String,
     target_file_size: usize,
     prefix: String,
+    file_io: FileIO,
 }
 
 /// The rolling Parquet writers of files of the given schema.
@@ -443,7 +451,7 @@ impl FileSettings {
         RollingFileWriterBuilder::new(
             ParquetWriterBuilder::new(self.properties.clone(), schema),
             self.target_file_size,
-            FileIO::new_with_fs(),
+            self.file_io.clone(),
             DefaultLocationGenerator::with_data_location(self.location.clone()),
             DefaultFileNameGenerator::new(
                 self.prefix.clone(),

@@ -57,33 +57,45 @@ impl JavaRanges {
 
     /// `length` bytes from `start`, read by Java into native memory.
     fn read(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
-        let position = i64::try_from(start)
-            .map_err(|_| ParquetError::General(format!("position {start} out of range")))?;
-        let mut buffer = vec![0u8; length];
-        if length > 0 {
-            let target = buffer.as_mut_ptr();
-            self.inner
-                .vm
-                .attach_current_thread(|env| -> jni::errors::Result<()> {
-                    // SAFETY: `buffer` outlives the call and is not touched meanwhile; Java writes
-                    // at most `length` bytes into it through the direct buffer.
-                    let direct = unsafe { env.new_direct_byte_buffer(target, length) }?;
-                    env.call_method(
-                        &self.inner.ranges,
-                        jni_str!("read"),
-                        jni_sig!("(JLjava/nio/ByteBuffer;)V"),
-                        &[JValue::Long(position), JValue::Object(&direct)],
-                    )?;
-                    Ok(())
-                })
-                .map_err(|e| match e {
-                    jni::errors::Error::CaughtJavaException { name, msg, .. } => {
-                        ParquetError::General(format!("{name}: {msg}"))
-                    }
-                    other => ParquetError::General(other.to_string()),
-                })?;
-        }
-        Ok(Bytes::from(buffer))
+        read_range(&self.inner.vm, &self.inner.ranges, start, length).map_err(ParquetError::General)
+    }
+}
+
+/// `length` bytes from `start` of `ranges`, a Java object with a `read(long, ByteBuffer)` method
+/// that fills the buffer (a direct one over native memory) from that position; a Java exception
+/// comes back as its class and message.
+pub(crate) fn read_range(
+    vm: &JavaVM,
+    ranges: &Global<JObject<'static>>,
+    start: u64,
+    length: usize,
+) -> Result<Bytes, String> {
+    let position = i64::try_from(start).map_err(|_| format!("position {start} out of range"))?;
+    let mut buffer = vec![0u8; length];
+    if length > 0 {
+        let target = buffer.as_mut_ptr();
+        vm.attach_current_thread(|env| -> jni::errors::Result<()> {
+            // SAFETY: `buffer` outlives the call and is not touched meanwhile; Java writes at
+            // most `length` bytes into it through the direct buffer.
+            let direct = unsafe { env.new_direct_byte_buffer(target, length) }?;
+            env.call_method(
+                ranges,
+                jni_str!("read"),
+                jni_sig!("(JLjava/nio/ByteBuffer;)V"),
+                &[JValue::Long(position), JValue::Object(&direct)],
+            )?;
+            Ok(())
+        })
+        .map_err(|e| java_failure(&e))?;
+    }
+    Ok(Bytes::from(buffer))
+}
+
+/// A failed upcall as text: a Java exception's class and message, or JNI's reason.
+pub(crate) fn java_failure(e: &jni::errors::Error) -> String {
+    match e {
+        jni::errors::Error::CaughtJavaException { name, msg, .. } => format!("{name}: {msg}"),
+        other => other.to_string(),
     }
 }
 

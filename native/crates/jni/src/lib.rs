@@ -15,6 +15,7 @@ pub mod arrow_ffi;
 pub mod errors;
 pub mod handle;
 pub mod java_ranges;
+pub mod java_table_files;
 pub mod memory;
 pub mod native_calc;
 pub mod native_diagnostics;

@@ -2,13 +2,14 @@
 //! task read into Arrow batches, deletes applied.
 
 use jni::EnvUnowned;
-use jni::objects::{JClass, JString};
+use jni::objects::{JClass, JObject, JString};
 use jni::sys::{jint, jlong};
 use streamfusion_iceberg::{IcebergReadError, TaskDescription, TaskReader};
 
 use crate::arrow_ffi::{export_next, import_schema};
 use crate::errors::{NativeError, run};
 use crate::handle::{drop_handle, into_handle, object_of};
+use crate::java_table_files::table_files;
 
 const KIND: &str = "Iceberg reader";
 
@@ -26,7 +27,8 @@ impl From<IcebergReadError> for NativeError {
 }
 
 /// A reader of the task described by `task_json` (see `TaskDescription`) into batches of the
-/// exported schema, `batch_size` rows at most.
+/// exported schema, `batch_size` rows at most; its files are read through `files` (a
+/// `TableFiles`) unless it is null.
 ///
 /// # Safety
 /// `schema_addr` is an exported `ArrowSchema`, one field per projected field id.
@@ -37,13 +39,19 @@ pub extern "system" fn Java_dev_streamfusion_iceberg_internal_NativeIcebergReade
     task_json: JString<'local>,
     schema_addr: jlong,
     batch_size: jint,
+    files: JObject<'local>,
 ) -> jlong {
     run(env, |env| {
         let task = TaskDescription::parse(&task_json.try_to_string(env)?)?;
         // SAFETY: Java passes an exported schema (see `NativeIcebergReader.open`).
         let target = unsafe { import_schema(schema_addr) }?;
         let batch_size = usize::try_from(batch_size).unwrap_or(1).max(1);
-        Ok(into_handle(TaskReader::open(&task, target, batch_size)?))
+        Ok(into_handle(TaskReader::open(
+            &task,
+            target,
+            batch_size,
+            table_files(env, &files)?,
+        )?))
     })
 }
 

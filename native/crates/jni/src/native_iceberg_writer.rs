@@ -3,7 +3,7 @@
 
 use arrow::datatypes::SchemaRef;
 use jni::EnvUnowned;
-use jni::objects::{JByteArray, JClass, JString};
+use jni::objects::{JByteArray, JClass, JObject, JString};
 use jni::sys::jlong;
 use streamfusion_iceberg::{DataFilesWriter, IcebergWriteError};
 
@@ -11,6 +11,7 @@ use crate::args::bytes;
 use crate::arrow_ffi::{import_batch, import_schema};
 use crate::errors::{NativeError, run};
 use crate::handle::{drop_handle, into_handle, object_of};
+use crate::java_table_files::table_files;
 
 const KIND: &str = "Iceberg writer";
 
@@ -32,7 +33,7 @@ struct Writer {
 }
 
 /// A writer described by `description` (see `WriterDescription`) of batches of the exported
-/// schema.
+/// schema; its files are created through `files` (a `TableFiles`) unless it is null.
 ///
 /// # Safety
 /// `schema_addr` is an exported `ArrowSchema`.
@@ -42,12 +43,13 @@ pub extern "system" fn Java_dev_streamfusion_iceberg_internal_NativeIcebergWrite
     _class: JClass<'local>,
     description: JString<'local>,
     schema_addr: jlong,
+    files: JObject<'local>,
 ) -> jlong {
     run(env, |env| {
         let description = description.try_to_string(env)?;
         // SAFETY: Java passes an exported schema (see `NativeIcebergWriter.open`).
         let input = unsafe { import_schema(schema_addr) }?;
-        let files = DataFilesWriter::open(&description)?;
+        let files = DataFilesWriter::open(&description, table_files(env, &files)?)?;
         Ok(into_handle(Writer { files, input }))
     })
 }

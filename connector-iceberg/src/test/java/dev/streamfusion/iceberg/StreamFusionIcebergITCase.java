@@ -313,6 +313,74 @@ class StreamFusionIcebergITCase {
         assertThat(collect(ours, "SELECT * FROM stock_jdbc.events_db.events")).containsExactlyInAnyOrderElementsOf(expected);
     }
 
+    /**
+     * A table whose files are not local (Iceberg's {@code InMemoryFileIO}, locations {@code
+     * memory://...}, in a JDBC catalog): every file is read and written through the table's own
+     * {@code FileIO}, deletes included, and equals iceberg-flink's reads of it; the files written
+     * are where the table says, and a lost one fails the query naming it.
+     */
+    @Test
+    void aTableOnAnotherFileIoIsReadAndWrittenThroughIt() throws Exception {
+        java.util.Map<String, String> props = java.util.Map.of(
+                "uri", "jdbc:sqlite:" + warehouse.resolve("memory.sqlite"),
+                "jdbc.schema-version", "V1",
+                "warehouse", "memory://warehouse",
+                "io-impl", SharedInMemoryFileIO.class.getName());
+        org.apache.iceberg.catalog.Catalog memory = org.apache.iceberg.CatalogUtil.buildIcebergCatalog(
+                "mem", java.util.Map.of("catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog", "uri", props.get("uri"),
+                        "jdbc.schema-version", "V1", "warehouse", props.get("warehouse"), "io-impl", props.get("io-impl")),
+                new org.apache.hadoop.conf.Configuration());
+        try {
+            Table t = memory.createTable(TableIdentifier.of("db", "events"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
+            DataFile first = IcebergJavaTables.append(t, IcebergJavaTables.typedRows(0, 1500, 41), "mem-first");
+            IcebergJavaTables.append(t, IcebergJavaTables.typedRows(1500, 1500, 42), "mem-second");
+            t.newRowDelta()
+                    .addDeletes(IcebergJavaTables.positionDeletes(t, first, List.of(0L, 5L, 700L), "mem-pos"))
+                    .addDeletes(IcebergJavaTables.equalityDeletes(t, "id", List.of(1L, 1600L, 2999L), "mem-eq"))
+                    .commit();
+            assertThat(first.location()).startsWith("memory://warehouse/");
+
+            String options = props.entrySet().stream()
+                    .map(e -> "'" + e.getKey() + "' = '" + e.getValue() + "'")
+                    .collect(Collectors.joining(", "));
+            TableEnvironment env = batch();
+            env.executeSql("CREATE CATALOG mem WITH ('type' = 'iceberg', 'catalog-impl' = 'org.apache.iceberg.jdbc.JdbcCatalog', "
+                    + options + ")");
+            String columns = env.from("mem.db.events").getResolvedSchema().getColumns().stream()
+                    .map(StreamFusionIcebergITCase::columnDdl)
+                    .collect(Collectors.joining(", "));
+            for (String table : List.of("events", "copy")) {
+                env.executeSql("CREATE TABLE sf_mem_" + table + " (" + columns + ") WITH ('connector' = 'streamfusion-iceberg', "
+                        + "'catalog-name' = 'mem', 'catalog-type' = 'jdbc', " + options + ", 'catalog-database' = 'db', "
+                        + "'catalog-table' = '" + table + "')");
+            }
+            List<Row> stock = collect(env, "SELECT * FROM mem.db.events");
+            assertThat(stock).hasSize(3000 - 6);
+            assertThat(collect(env, "SELECT * FROM sf_mem_events")).containsExactlyInAnyOrderElementsOf(stock);
+            assertThat(collect(env, "SELECT id, s FROM sf_mem_events WHERE id > 2500"))
+                    .containsExactlyInAnyOrderElementsOf(collect(env, "SELECT id, s FROM mem.db.events WHERE id > 2500"));
+
+            // Written natively through the FileIO (the connector form creates the table), read by iceberg-flink.
+            env.executeSql("INSERT INTO sf_mem_copy SELECT * FROM sf_mem_events").await();
+            assertThat(collect(env, "SELECT * FROM mem.db.copy")).containsExactlyInAnyOrderElementsOf(stock);
+            Table copy = memory.loadTable(TableIdentifier.of("db", "copy"));
+            List<String> written = new ArrayList<>();
+            try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = copy.newScan().planFiles()) {
+                tasks.forEach(task -> written.add(task.file().location()));
+            }
+            assertThat(written).isNotEmpty().allSatisfy(location -> {
+                assertThat(location).startsWith("memory://warehouse/db/copy/data/");
+                assertThat(copy.io().newInputFile(location).exists()).isTrue();
+            });
+
+            copy.io().deleteFile(written.get(0));
+            assertThatThrownBy(() -> collect(env, "SELECT * FROM sf_mem_copy"))
+                    .hasStackTraceContaining(written.get(0));
+        } finally {
+            dev.streamfusion.iceberg.internal.IcebergTableRef.close(memory);
+        }
+    }
+
     @Test
     void streamingReadsTheAppendsOfNewSnapshotsAfterTheCurrentOne() throws Exception {
         Table t = catalog.createTable(TableIdentifier.of("db", "stream"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
@@ -577,7 +645,7 @@ class StreamFusionIcebergITCase {
         long rows = 0;
         for (dev.streamfusion.iceberg.internal.TaskDescription task : tasks) {
             try (dev.streamfusion.iceberg.internal.NativeIcebergReader reader =
-                    dev.streamfusion.iceberg.internal.NativeIcebergReader.open(allocator, task, rowType, 1000)) {
+                    dev.streamfusion.iceberg.internal.NativeIcebergReader.open(allocator, task, rowType, 1000, null)) {
                 for (org.apache.arrow.vector.VectorSchemaRoot batch = reader.next(); batch != null; batch = reader.next()) {
                     rows += batch.getRowCount();
                 }

@@ -23,18 +23,19 @@ public final class NativeIcebergReader extends NativeBatchReader {
 
     /**
      * A reader of {@code task} into batches of {@code rowType} (one field per projected field id
-     * of the task), {@code batchSize} rows a batch at most.
+     * of the task), {@code batchSize} rows a batch at most; files that are not local are read
+     * through {@code files} ({@code null}: every file is local).
      *
      * @throws dev.streamfusion.bridge.NativeConfigException when the task is not one it reads
      */
     public static NativeIcebergReader open(
-            BufferAllocator allocator, TaskDescription task, RowType rowType, int batchSize) {
+            BufferAllocator allocator, TaskDescription task, RowType rowType, int batchSize, TableFiles files) {
         NativeLibrary.load();
         return new NativeIcebergReader(create(
-                allocator, ArrowTypes.toArrowSchema(rowType), exported -> create(task.json(), exported, batchSize)));
+                allocator, ArrowTypes.toArrowSchema(rowType), exported -> create(task.json(), exported, batchSize, files)));
     }
 
-    private static native long create(String taskJson, long schemaAddress, int batchSize);
+    private static native long create(String taskJson, long schemaAddress, int batchSize, TableFiles files);
 
     private static native int next(long handle, long outArrayAddress);
 

@@ -29,14 +29,16 @@ public final class NativeIcebergWriter extends NativeHandle {
 
     /**
      * A writer of batches of {@code rowType} (the table's columns, in order) as {@code
-     * description} (see {@link WriterDescription}) says.
+     * description} (see {@link WriterDescription}) says; files that are not local are written
+     * through {@code files} ({@code null}: every file is local).
      *
      * @throws dev.streamfusion.bridge.NativeConfigException when the description does not fit
      */
-    public static NativeIcebergWriter open(BufferAllocator allocator, WriterDescription description, RowType rowType) {
+    public static NativeIcebergWriter open(
+            BufferAllocator allocator, WriterDescription description, RowType rowType, TableFiles files) {
         NativeLibrary.load();
         long address = ArrowBatchExporter.exportSchema(
-                allocator, ArrowTypes.toArrowSchema(rowType), exported -> create(description.json(), exported));
+                allocator, ArrowTypes.toArrowSchema(rowType), exported -> create(description.json(), exported, files));
         return new NativeIcebergWriter(address, allocator);
     }
 
@@ -73,7 +75,7 @@ public final class NativeIcebergWriter extends NativeHandle {
         return finish0(address());
     }
 
-    private static native long create(String description, long schemaAddress);
+    private static native long create(String description, long schemaAddress, TableFiles files);
 
     private static native void write0(long handle, long arrayAddress);
 

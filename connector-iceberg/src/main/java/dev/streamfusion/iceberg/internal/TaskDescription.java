@@ -52,7 +52,6 @@ public final class TaskDescription implements Serializable {
             FileScanTask task, Schema schema, int[] projectedIds, String nameMapping, boolean caseSensitive) {
         String path = task.file().location();
         check(task.file().format() == FileFormat.PARQUET, path, "its format is " + task.file().format() + ", not Parquet");
-        checkLocal(path);
         for (DeleteFile delete : task.deletes()) {
             checkDelete(delete, schema, path);
         }
@@ -76,7 +75,7 @@ public final class TaskDescription implements Serializable {
             json.append(first ? "" : ",");
             first = false;
             boolean equality = delete.content() == FileContent.EQUALITY_DELETES;
-            json.append("{\"path\":").append(quote(checkLocal(delete.location())))
+            json.append("{\"path\":").append(quote(delete.location()))
                     .append(",\"file-size\":").append(delete.fileSizeInBytes())
                     .append(",\"content\":").append(equality ? "\"equality\"" : "\"position\"")
                     .append(",\"spec-id\":").append(delete.specId());
@@ -131,21 +130,6 @@ public final class TaskDescription implements Serializable {
         if (!condition) {
             throw new UnsupportedTaskException("Cannot read " + what + " natively: " + reason);
         }
-    }
-
-    /**
-     * {@code location}, checked to be a local file ({@code file:} URI or plain path). It is passed
-     * on as it is written in the manifests: position deletes name their data files that way.
-     */
-    static String checkLocal(String location) {
-        int colon = location.indexOf(':');
-        int slash = location.indexOf('/');
-        if (colon >= 0 && (slash < 0 || colon < slash)) {
-            String scheme = location.substring(0, colon);
-            check(scheme.equalsIgnoreCase("file"), location,
-                    "only local files are read natively, and the scheme is '" + scheme + "'");
-        }
-        return location;
     }
 
     /** The JSON the native reader takes. */

@@ -3,7 +3,9 @@ package dev.streamfusion.iceberg.sink;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.sink.EncoderResources;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+import dev.streamfusion.iceberg.internal.IcebergTableRef;
 import dev.streamfusion.iceberg.internal.NativeIcebergWriter;
+import dev.streamfusion.iceberg.internal.TableFiles;
 import dev.streamfusion.iceberg.internal.WriterDescription;
 
 import org.apache.flink.annotation.Internal;
@@ -34,17 +36,19 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
     /** Rows per native call. */
     static final int BATCH = 4096;
 
-    private final String table;
+    private final IcebergTableRef table;
     private final WriterDescription description;
     private final RowType rowType;
     private transient EncoderResources held;
     private transient RowDataArrowWriter rows;
     private transient NativeIcebergWriter writer;
+    /** The table's files that are not local, written through its {@code FileIO}. */
+    private transient TableFiles files;
     private transient boolean written;
     /** The kinds of the rows appended to {@link #rows}, for a changelog. */
     private transient byte[] kinds;
 
-    DataFileWriterOperator(String table, WriterDescription description, RowType rowType) {
+    DataFileWriterOperator(IcebergTableRef table, WriterDescription description, RowType rowType) {
         this.table = table;
         this.description = description;
         this.rowType = rowType;
@@ -60,8 +64,10 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
                 getRuntimeContext().getTaskInfo().getAttemptNumber(),
                 UUID.randomUUID());
         held = new EncoderResources();
+        files = new TableFiles(table);
         rows = held.open(allocator -> RowDataArrowWriter.create(rowType, allocator));
-        writer = held.open(allocator -> NativeIcebergWriter.open(allocator, description.withFilePrefix(prefix), rowType));
+        writer = held.open(allocator ->
+                NativeIcebergWriter.open(allocator, description.withFilePrefix(prefix), rowType, files));
         kinds = description.writesChanges() ? new byte[BATCH] : null;
     }
 
@@ -105,6 +111,7 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
         try {
             output.collect(new StreamRecord<>(new WriteResult(checkpointId, writer.finish())));
             written = false;
+            files.release();
         } catch (NativeException e) {
             throw new IOException("Cannot close data files of table " + table + ": " + e.getMessage(), e);
         }
@@ -128,7 +135,13 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
                 held.close();
             }
         } finally {
-            super.close();
+            try {
+                if (files != null) {
+                    files.close();
+                }
+            } finally {
+                super.close();
+            }
         }
     }
 }

@@ -56,7 +56,7 @@ public final class IcebergSink implements Serializable {
         SingleOutputStreamOperator<WriteResult> written = routed.transform(
                 "IcebergWriter(" + table + ")",
                 TypeInformation.of(WriteResult.class),
-                new DataFileWriterOperator(table.toString(), description, rowType));
+                new DataFileWriterOperator(table, description, rowType));
         if (parallelism != null) {
             written.setParallelism(parallelism);
         }

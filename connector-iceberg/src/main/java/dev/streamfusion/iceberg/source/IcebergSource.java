@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.batch.BatchSource;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
+import dev.streamfusion.iceberg.internal.TableFiles;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -73,7 +74,7 @@ public final class IcebergSource
             SourceReaderContext context, boolean whole, RecordEmitter<TaskBatch.Row, T, TaskSplitState> emitter) {
         FetchedBatches fetched = new FetchedBatches();
         return new IcebergSourceReader<>(
-                () -> new TaskSplitReader(rowType, BATCH_SIZE, limit, fetched, whole), context, fetched, emitter);
+                () -> new TaskSplitReader(rowType, BATCH_SIZE, limit, fetched, new TableFiles(table), whole), context, fetched, emitter);
     }
 
     @Override

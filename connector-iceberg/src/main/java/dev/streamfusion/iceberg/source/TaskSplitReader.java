@@ -5,6 +5,7 @@ import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.iceberg.internal.NativeIcebergReader;
+import dev.streamfusion.iceberg.internal.TableFiles;
 import dev.streamfusion.iceberg.internal.TaskDescription;
 
 import org.apache.flink.annotation.Internal;
@@ -45,10 +46,17 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
     private long toSkip;
     /** Whether each batch is emitted whole (to the operator island) rather than row by row. */
     private final boolean whole;
+    /** The table's files that are not local, read through its {@code FileIO}. */
+    private final TableFiles files;
 
-    /** @param whole whether each batch is emitted whole (to the operator island) rather than row by row */
-    TaskSplitReader(RowType rowType, int batchSize, long limit, FetchedBatches fetched, boolean whole) {
+    /**
+     * @param files the table's files, for those the native reader does not open itself
+     * @param whole whether each batch is emitted whole (to the operator island) rather than row by row
+     */
+    TaskSplitReader(
+            RowType rowType, int batchSize, long limit, FetchedBatches fetched, TableFiles files, boolean whole) {
         this.whole = whole;
+        this.files = files;
         this.rowType = rowType;
         this.batchSize = batchSize;
         this.remaining = limit;
@@ -76,7 +84,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
             VectorSchemaRoot batch;
             try {
                 if (reader == null) {
-                    reader = NativeIcebergReader.open(allocator, description, rowType, batchSize);
+                    reader = NativeIcebergReader.open(allocator, description, rowType, batchSize, files);
                 }
                 batch = reader.next();
             } catch (NativeException e) {
@@ -110,7 +118,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
         }
     }
 
-    private String finishSplit() {
+    private String finishSplit() throws IOException {
         String finished = current.splitId();
         closeReader();
         current = null;
@@ -128,15 +136,20 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
     @Override
     public void wakeUp() {}
 
-    private void closeReader() {
+    private void closeReader() throws IOException {
         if (reader != null) {
             reader.close();
             reader = null;
+            files.release();
         }
     }
 
     @Override
-    public void close() {
-        closeReader();
+    public void close() throws IOException {
+        try {
+            closeReader();
+        } finally {
+            files.close();
+        }
     }
 }
