@@ -362,10 +362,14 @@ mod tests {
     }
 
     fn read(file: &Value, remote: &Arc<MapFiles>) -> Vec<i64> {
+        read_filtered(file, remote, Value::Null)
+    }
+
+    fn read_filtered(file: &Value, remote: &Arc<MapFiles>, filter: Value) -> Vec<i64> {
         let task = json!({
             "path": file["path"], "file-size": file["file-size"], "start": 0,
             "length": file["file-size"], "schema": serde_json::from_str::<Value>(SCHEMA).unwrap_or_default(),
-            "projected-ids": [1], "case-sensitive": true,
+            "projected-ids": [1], "case-sensitive": true, "filter": filter,
         });
         let task = TaskDescription::parse(&task.to_string()).expect("a task");
         let target = Arc::new(ArrowSchema::new(vec![Field::new(
@@ -399,6 +403,22 @@ mod tests {
             Ok(file["file-size"].as_u64().unwrap_or(0))
         );
         assert_eq!(read(&file, &remote), (0..2500).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_tasks_filter_drops_rows_in_the_reader() {
+        let remote = Arc::new(MapFiles::default());
+        let file = write("mem://warehouse/f/data", &remote, 2500);
+        let filter = json!({"or": [
+            {"id": 1, "op": "gt-eq", "value": 2490},
+            {"and": [{"id": 1, "op": "lt", "value": 3}, {"not": {"id": 1, "op": "eq", "value": 1}}]},
+        ]});
+        let mut expected = vec![0, 2];
+        expected.extend(2490..2500);
+        assert_eq!(read_filtered(&file, &remote, filter), expected);
+        // Nothing it cannot evaluate exactly narrows the rows.
+        let unknown = json!({"or": [{"op": "unknown"}, {"id": 1, "op": "eq", "value": 7}]});
+        assert_eq!(read_filtered(&file, &remote, unknown).len(), 2500);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use iceberg::expr::{Bind, Predicate};
 use iceberg::scan::{FileScanTask, FileScanTaskDeleteFile};
 use iceberg::spec::{DataContentType, DataFileFormat, NameMapping, Schema};
 use serde::Deserialize;
@@ -29,6 +30,9 @@ pub struct TaskDescription {
     /// The table's `schema.name-mapping.default`, for data files written without field ids.
     #[serde(default)]
     pub name_mapping: Option<serde_json::Value>,
+    /// The task's residual filter (see the `predicate` module), for pruning and dropping rows.
+    #[serde(default)]
+    pub filter: Option<serde_json::Value>,
     pub case_sensitive: bool,
 }
 
@@ -75,6 +79,14 @@ impl TaskDescription {
                     .map_err(|e| IcebergReadError::Task(format!("name mapping: {e}")))?,
             )),
         };
+        let predicate = self
+            .filter
+            .as_ref()
+            .and_then(|filter| crate::predicate::predicate(filter, &schema))
+            .filter(|p| !matches!(p, Predicate::AlwaysTrue))
+            // A predicate the schema does not bind (a value out of a column's range) is dropped:
+            // it only ever narrows the rows read.
+            .and_then(|p| p.bind(Arc::clone(&schema), true).ok());
         Ok(FileScanTask {
             file_size_in_bytes: self.file_size,
             start: self.start,
@@ -84,7 +96,7 @@ impl TaskDescription {
             data_file_format: DataFileFormat::Parquet,
             schema,
             project_field_ids: projected,
-            predicate: None,
+            predicate,
             deletes,
             partition: None,
             partition_spec: None,

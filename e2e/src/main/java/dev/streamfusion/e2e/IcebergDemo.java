@@ -34,13 +34,13 @@ final class IcebergDemo {
             System.out.println("  scanning every column, and copying into a new table, through each (after a warm-up) ...");
             IcebergScanBenchmark.scan(uri, "stock", SCAN);
             IcebergScanBenchmark.scan(uri, "sf", SCAN);
-            IcebergScanBenchmark.copy(uri, "stock");
-            IcebergScanBenchmark.copy(uri, "sf");
+            IcebergScanBenchmark.copy(uri, "stock", false);
+            IcebergScanBenchmark.copy(uri, "sf", false);
             memory.afterWarmUp();
             long stockScan = IcebergScanBenchmark.scan(uri, "stock", SCAN);
             long fusedScan = IcebergScanBenchmark.scan(uri, "sf", SCAN);
-            long stockCopy = IcebergScanBenchmark.copy(uri, "stock");
-            long fusedCopy = IcebergScanBenchmark.copy(uri, "sf");
+            long stockCopy = IcebergScanBenchmark.copy(uri, "stock", false);
+            long fusedCopy = IcebergScanBenchmark.copy(uri, "sf", false);
             System.out.printf("    scan: iceberg %,d ms, streamfusion-iceberg %,d ms%n", stockScan, fusedScan);
             System.out.printf("    copy: iceberg %,d ms, streamfusion-iceberg %,d ms%n", stockCopy, fusedCopy);
             figures.runTime("Iceberg scan, 20 columns", stockScan, fusedScan);

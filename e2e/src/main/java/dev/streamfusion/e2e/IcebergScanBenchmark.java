@@ -1,6 +1,7 @@
 package dev.streamfusion.e2e;
 
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.operators.StreamFusion;
 
 import org.apache.flink.table.api.TableEnvironment;
 
@@ -37,8 +38,9 @@ import java.util.concurrent.TimeUnit;
  * Parquet benchmark's 20 mixed columns) is written by iceberg-flink first; two more tables share
  * its data files, one with a tenth of the rows deleted by position deletes, one by equality deletes
  * on {@code id}, written by Iceberg Java's generic writers. Scans go into a blackhole sink; copies
- * write every column into a new table through the same connector as they read from. Refuses a
- * debug native build.
+ * write every column into a new table through the same connector as they read from, and once more
+ * through the operator island (the reader's batches handed to the writer whole). Refuses a debug
+ * native build.
  *
  * <p>{@code ./bin/bench-iceberg [rows]}: 5,000,000 rows by default.
  */
@@ -70,10 +72,13 @@ public final class IcebergScanBenchmark {
                 double fused = ParquetScanBenchmark.bestRate(() -> scan(uri, "sf", query.getValue()), rows);
                 System.out.printf("| %s | %,.0f | %,.0f | %.2fx |%n", query.getKey(), stock, fused, fused / stock);
             }
-            double stockCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "stock"), rows);
-            double fusedCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf"), rows);
+            double stockCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "stock", false), rows);
+            double fusedCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", false), rows);
             System.out.printf("| copy 20 columns (read and write) | %,.0f | %,.0f | %.2fx |%n",
                     stockCopy, fusedCopy, fusedCopy / stockCopy);
+            double islandCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", true), rows);
+            System.out.printf("| copy 20 columns, island (batches from the reader to the writer) | %,.0f | %,.0f | %.2fx |%n",
+                    stockCopy, islandCopy, islandCopy / stockCopy);
         } finally {
             ParquetScanBenchmark.delete(warehouse);
         }
@@ -185,13 +190,26 @@ public final class IcebergScanBenchmark {
         return ParquetScanBenchmark.netRuntime(env, "INSERT INTO sink " + select);
     }
 
-    /** Copies the table into a new one through {@code catalog}'s connector; the net run time (ms). */
-    static long copy(String warehouse, String catalog) throws Exception {
+    /**
+     * Copies the table into a new one through {@code catalog}'s connector, with the operator island
+     * when {@code island} (checked to run the copy natively); the net run time (ms).
+     */
+    static long copy(String warehouse, String catalog, boolean island) throws Exception {
         TableEnvironment env = tables(warehouse);
+        if (island && !StreamFusion.install(env)) {
+            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
+        }
         env.executeSql("DROP TABLE IF EXISTS " + catalog + ".bench.copy");
         env.executeSql("CREATE TABLE " + catalog + ".bench.copy (" + ParquetScanBenchmark.COLUMNS + ")");
+        String copy = "INSERT INTO " + catalog + ".bench.copy SELECT * FROM " + catalog + ".bench.t";
         try {
-            return ParquetScanBenchmark.netRuntime(env, "INSERT INTO " + catalog + ".bench.copy SELECT * FROM " + catalog + ".bench.t");
+            if (island) {
+                StreamFusion.Explanation plan = StreamFusion.explain(env, copy);
+                if (!plan.fallbacks().isEmpty() || !plan.nativeNodes().contains("NativeSinkBatches(sf.bench.copy)")) {
+                    throw new IllegalStateException("the island does not run the copy natively: " + plan);
+                }
+            }
+            return ParquetScanBenchmark.netRuntime(env, copy);
         } finally {
             env.executeSql("DROP TABLE IF EXISTS " + catalog + ".bench.copy");
         }

@@ -2,6 +2,7 @@ package dev.streamfusion.operators;
 
 import dev.streamfusion.testkit.flink.MiniClusters;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -14,6 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import static dev.streamfusion.operators.IslandTesting.identifier;
@@ -24,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The island fed by streamfusion-iceberg: a table of two snapshots in a Hadoop catalog on local
  * disk, read as whole batches (deletes applied natively), gives through the native calc the rows
- * Flink's own Calc gives over the same scan, and is copied into the Parquet sink taking the
- * batches.
+ * Flink's own Calc gives over the same scan, and is copied into the Parquet sink and into
+ * Iceberg tables taking the batches.
  */
 class IslandIcebergITCase {
 
@@ -97,5 +99,58 @@ class IslandIcebergITCase {
         List<String> expected = rows(reader, "SELECT * FROM " + TABLE);
         assertThat(expected).hasSize(6000);
         assertThat(rows(reader, "SELECT * FROM written")).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void anIcebergScanIsCopiedIntoAnIcebergTableAsBatches() throws Exception {
+        TableEnvironment island = env(false, 2, true);
+        island.executeSql("CREATE TABLE sf.db.copy (" + COLUMNS + ")");
+        assertThat(writtenAsBatches(island, "SELECT * FROM " + TABLE, "sf.db.copy",
+                        "NativeSourceBatches(" + identifier(TABLE) + ")", "NativeSinkBatches(" + identifier("sf.db.copy") + ")"))
+                .hasSize(6000);
+    }
+
+    /**
+     * Writes {@code query} into {@code target} through {@code island}, checked to run as {@code
+     * nodes}; the rows {@code target} then holds, checked to be those Flink gives for the query.
+     */
+    private static List<String> writtenAsBatches(TableEnvironment island, String query, String target, String... nodes)
+            throws Exception {
+        String insert = "INSERT INTO " + target + " " + query;
+        assertThat(StreamFusion.explain(island, insert).nativeNodes()).containsExactly(nodes);
+        island.executeSql(insert).await();
+        TableEnvironment reader = env(false, 1, false);
+        List<String> written = rows(reader, "SELECT * FROM " + target);
+        assertThat(written).containsExactlyInAnyOrderElementsOf(rows(reader, query));
+        return written;
+    }
+
+    @Test
+    void aNativeCalcWritesIntoAnIcebergTableAsBatchesCommittedByCheckpoints() throws Exception {
+        String query = String.format(QUERIES[1], TABLE);
+        TableEnvironment island = env(true, 1, true);
+        island.getConfig().set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
+        island.executeSql("CREATE TABLE sf.db.calc (id BIGINT, amount DECIMAL(12, 2), part STRING)");
+        assertThat(writtenAsBatches(island, query, "sf.db.calc", "NativeSourceBatches(" + identifier(TABLE) + ")",
+                        "NativeCalc", "NativeSinkBatches(" + identifier("sf.db.calc") + ")"))
+                .hasSizeGreaterThan(100);
+    }
+
+    @Test
+    void icebergTablesWhoseWritersTakeRoutedRowsStayOnRows() throws Exception {
+        TableEnvironment island = env(false, 2, true);
+        island.executeSql("CREATE TABLE sf.db.keyed (" + COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED)");
+        island.executeSql("CREATE TABLE sf.db.hashed (" + COLUMNS + ") PARTITIONED BY (flag) "
+                + "WITH ('write.distribution-mode' = 'hash')");
+        assertThat(StreamFusion.explain(island, "INSERT INTO sf.db.keyed SELECT * FROM " + TABLE + " WHERE id IS NOT NULL")
+                        .fallbacks())
+                .anyMatch(reason -> reason.contains("equality fields"));
+        assertThat(StreamFusion.explain(island, "INSERT INTO sf.db.hashed SELECT * FROM " + TABLE).fallbacks())
+                .anyMatch(reason -> reason.contains("'distribution-mode' hash"));
+        // Still written, by the writers of rows.
+        island.executeSql("INSERT INTO sf.db.hashed SELECT * FROM " + TABLE).await();
+        TableEnvironment reader = env(false, 1, false);
+        assertThat(rows(reader, "SELECT * FROM sf.db.hashed"))
+                .containsExactlyInAnyOrderElementsOf(rows(reader, "SELECT * FROM " + TABLE));
     }
 }

@@ -8,10 +8,16 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.expressions.BoundPredicate;
+import org.apache.iceberg.expressions.BoundReference;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.ExpressionVisitors;
+import org.apache.iceberg.expressions.UnboundPredicate;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 
 import java.io.Serializable;
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 
@@ -88,8 +94,159 @@ public final class TaskDescription implements Serializable {
         if (nameMapping != null) {
             json.append(",\"name-mapping\":").append(nameMapping);
         }
+        String filter = filterJson(task.residual(), schema, caseSensitive);
+        if (filter != null) {
+            json.append(",\"filter\":").append(filter);
+        }
         json.append(",\"case-sensitive\":").append(caseSensitive).append('}');
         return new TaskDescription(json.toString(), path, task.file().recordCount());
+    }
+
+    /**
+     * The task's residual filter as the native reader takes it (it prunes row groups and pages by
+     * their statistics and drops rows with it; Flink still checks every row it is given), or {@code
+     * null} for none: {@code true}, {@code false}, {@code {"and":[a,b]}}, {@code {"or":[a,b]}},
+     * {@code {"not":a}}, and predicates {@code {"op":..,"id":<field id>,"value":v}} ({@code
+     * "values":[..]} for {@code in} and {@code not-in}, none for {@code is-null} and {@code
+     * not-null}) whose values are of the column's type: numbers for integers, days for dates,
+     * microseconds for timestamps, plain decimal text for decimals, strings and booleans as they
+     * are. A predicate of any other kind or type is {@code {"op":"unknown"}}, which the reader
+     * treats as every row possibly matching.
+     */
+    static String filterJson(Expression residual, Schema schema, boolean caseSensitive) {
+        if (residual == null || residual.op() == Expression.Operation.TRUE) {
+            return null;
+        }
+        return ExpressionVisitors.visit(residual, new FilterJson(schema, caseSensitive));
+    }
+
+    /** Writes a filter as {@link #filterJson} describes. */
+    private static final class FilterJson extends ExpressionVisitors.ExpressionVisitor<String> {
+        private static final String UNKNOWN = "{\"op\":\"unknown\"}";
+
+        private final Schema schema;
+        private final boolean caseSensitive;
+
+        FilterJson(Schema schema, boolean caseSensitive) {
+            this.schema = schema;
+            this.caseSensitive = caseSensitive;
+        }
+
+        @Override
+        public String alwaysTrue() {
+            return "true";
+        }
+
+        @Override
+        public String alwaysFalse() {
+            return "false";
+        }
+
+        @Override
+        public String not(String child) {
+            return "{\"not\":" + child + "}";
+        }
+
+        @Override
+        public String and(String left, String right) {
+            return "{\"and\":[" + left + "," + right + "]}";
+        }
+
+        @Override
+        public String or(String left, String right) {
+            return "{\"or\":[" + left + "," + right + "]}";
+        }
+
+        @Override
+        public <T> String predicate(UnboundPredicate<T> predicate) {
+            Expression bound;
+            try {
+                bound = predicate.bind(schema.asStruct(), caseSensitive);
+            } catch (RuntimeException e) {
+                return UNKNOWN;
+            }
+            return ExpressionVisitors.visit(bound, this);
+        }
+
+        @Override
+        public <T> String predicate(BoundPredicate<T> predicate) {
+            if (!(predicate.term() instanceof BoundReference)) {
+                return UNKNOWN;
+            }
+            int id = ((BoundReference<T>) predicate.term()).fieldId();
+            Type type = schema.findType(id);
+            if (type == null || !type.isPrimitiveType()) {
+                return UNKNOWN;
+            }
+            String head = "{\"id\":" + id + ",\"op\":";
+            switch (predicate.op()) {
+                case IS_NULL:
+                    return head + "\"is-null\"}";
+                case NOT_NULL:
+                    return head + "\"not-null\"}";
+                case LT:
+                case LT_EQ:
+                case GT:
+                case GT_EQ:
+                case EQ:
+                case NOT_EQ: {
+                    String value = value(type, predicate.asLiteralPredicate().literal().value());
+                    return value == null ? UNKNOWN : head + "\"" + operation(predicate.op()) + "\",\"value\":" + value + "}";
+                }
+                case IN:
+                case NOT_IN: {
+                    StringBuilder values = new StringBuilder();
+                    for (T literal : predicate.asSetPredicate().literalSet()) {
+                        String value = value(type, literal);
+                        if (value == null) {
+                            return UNKNOWN;
+                        }
+                        values.append(values.length() == 0 ? "" : ",").append(value);
+                    }
+                    String op = predicate.op() == Expression.Operation.IN ? "in" : "not-in";
+                    return head + "\"" + op + "\",\"values\":[" + values + "]}";
+                }
+                default:
+                    return UNKNOWN;
+            }
+        }
+
+        private static String operation(Expression.Operation op) {
+            switch (op) {
+                case LT:
+                    return "lt";
+                case LT_EQ:
+                    return "lt-eq";
+                case GT:
+                    return "gt";
+                case GT_EQ:
+                    return "gt-eq";
+                case EQ:
+                    return "eq";
+                default:
+                    return "not-eq";
+            }
+        }
+
+        /** A bound literal of a column of {@code type} as JSON, or {@code null} for a type not passed on. */
+        private static String value(Type type, Object value) {
+            switch (type.typeId()) {
+                case BOOLEAN:
+                case INTEGER:
+                case LONG:
+                case DATE:
+                case TIMESTAMP:
+                    return String.valueOf(value);
+                case STRING:
+                    return quote(value.toString());
+                case DECIMAL:
+                    return quote(((BigDecimal) value).toPlainString());
+                default:
+                    // Floating point (Flink compares by IEEE 754, the reader by a total order),
+                    // times, binaries, uuids and nanosecond timestamps: not passed on.
+                    return null;
+            }
+        }
     }
 
     /** {@code text} as a JSON string. */

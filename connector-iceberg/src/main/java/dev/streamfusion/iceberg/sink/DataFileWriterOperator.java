@@ -1,6 +1,7 @@
 package dev.streamfusion.iceberg.sink;
 
 import dev.streamfusion.bridge.NativeException;
+import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.sink.EncoderResources;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
@@ -21,15 +22,14 @@ import java.io.IOException;
 import java.util.UUID;
 
 /**
- * Writes the rows it receives as data files natively: rows are transposed into Arrow a batch at a
- * time and written by iceberg-rust (with their kinds, for a table written from a changelog, whose
- * deleted rows become delete files); before each checkpoint barrier (and at the end of the input)
- * the open files are closed and their descriptions sent to the committer. Files written after the
- * last checkpoint of a failed attempt are never committed.
+ * Writes what it receives as data files natively, with iceberg-rust: rows ({@link Rows}) or the
+ * operator island's Arrow batches ({@link Batches}). Before each checkpoint barrier (and at the
+ * end of the input) the open files are closed and their descriptions sent to the committer. Files
+ * written after the last checkpoint of a failed attempt are never committed.
  */
 @Internal
-final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
-        implements OneInputStreamOperator<RowData, WriteResult>, BoundedOneInput {
+abstract class DataFileWriterOperator<T> extends AbstractStreamOperator<WriteResult>
+        implements OneInputStreamOperator<T, WriteResult>, BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
 
@@ -37,21 +37,114 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
     static final int BATCH = 4096;
 
     private final IcebergTableRef table;
-    private final WriterDescription description;
-    private final RowType rowType;
-    private transient EncoderResources held;
-    private transient RowDataArrowWriter rows;
-    private transient NativeIcebergWriter writer;
+    final WriterDescription description;
+    final RowType rowType;
+    transient EncoderResources held;
+    transient NativeIcebergWriter writer;
     /** The table's files that are not local, written through its {@code FileIO}. */
     private transient TableFiles files;
-    private transient boolean written;
-    /** The kinds of the rows appended to {@link #rows}, for a changelog. */
-    private transient byte[] kinds;
+    transient boolean written;
 
     DataFileWriterOperator(IcebergTableRef table, WriterDescription description, RowType rowType) {
         this.table = table;
         this.description = description;
         this.rowType = rowType;
+    }
+
+    /**
+     * Rows transposed into Arrow a batch at a time (with their kinds, for a table written from a
+     * changelog, whose deleted rows become delete files).
+     */
+    static final class Rows extends DataFileWriterOperator<RowData> {
+        private static final long serialVersionUID = 1L;
+
+        private transient RowDataArrowWriter rows;
+        /** The kinds of the rows appended to {@link #rows}, for a changelog. */
+        private transient byte[] kinds;
+
+        Rows(IcebergTableRef table, WriterDescription description, RowType rowType) {
+            super(table, description, rowType);
+        }
+
+        @Override
+        public void open() throws Exception {
+            super.open();
+            rows = held.open(allocator -> RowDataArrowWriter.create(rowType, allocator));
+            kinds = description.writesChanges() ? new byte[BATCH] : null;
+        }
+
+        @Override
+        public void processElement(StreamRecord<RowData> element) throws IOException {
+            RowData row = element.getValue();
+            if (kinds != null) {
+                kinds[rows.appended()] = row.getRowKind().toByteValue();
+            } else if (row.getRowKind() != RowKind.INSERT && row.getRowKind() != RowKind.UPDATE_AFTER) {
+                throw new IOException("Table " + table() + " is written append-only, and a " + row.getRowKind()
+                        + " row arrived; a changelog needs equality fields (a primary key) and a table of format version 2 or later");
+            }
+            rows.append(row);
+            if (rows.appended() >= BATCH) {
+                writePending();
+            }
+        }
+
+        @Override
+        void writePending() throws IOException {
+            if (rows.appended() == 0) {
+                return;
+            }
+            try {
+                if (kinds != null) {
+                    writer.writeChanges(rows.finishBatch(), kinds);
+                } else {
+                    writer.write(rows.finishBatch());
+                }
+                written = true;
+            } catch (NativeException e) {
+                throw writeFailed(e);
+            }
+        }
+    }
+
+    /**
+     * The operator island's batches, each written whole (the batches' buffers are encoded as they
+     * are): inserts into a table without equality fields.
+     */
+    static final class Batches extends DataFileWriterOperator<ArrowBatch> {
+        private static final long serialVersionUID = 1L;
+
+        Batches(IcebergTableRef table, WriterDescription description, RowType rowType) {
+            super(table, description, rowType);
+        }
+
+        @Override
+        public void processElement(StreamRecord<ArrowBatch> element) throws IOException {
+            ArrowBatch batch = element.getValue();
+            try {
+                if (batch.rowCount() > 0) {
+                    writer.write(batch.root());
+                    written = true;
+                }
+            } catch (NativeException e) {
+                throw writeFailed(e);
+            } finally {
+                batch.release();
+            }
+        }
+
+        @Override
+        void writePending() {}
+    }
+
+    /** Writes what is held back (rows not yet in a batch). */
+    abstract void writePending() throws IOException;
+
+    String table() {
+        return table.toString();
+    }
+
+    IOException writeFailed(NativeException e) {
+        return new IOException("Cannot write data files of table " + table + ": " + e.getMessage(), e);
     }
 
     @Override
@@ -65,41 +158,8 @@ final class DataFileWriterOperator extends AbstractStreamOperator<WriteResult>
                 UUID.randomUUID());
         held = new EncoderResources();
         files = new TableFiles(table);
-        rows = held.open(allocator -> RowDataArrowWriter.create(rowType, allocator));
         writer = held.open(allocator ->
                 NativeIcebergWriter.open(allocator, description.withFilePrefix(prefix), rowType, files));
-        kinds = description.writesChanges() ? new byte[BATCH] : null;
-    }
-
-    @Override
-    public void processElement(StreamRecord<RowData> element) throws IOException {
-        RowData row = element.getValue();
-        if (kinds != null) {
-            kinds[rows.appended()] = row.getRowKind().toByteValue();
-        } else if (row.getRowKind() != RowKind.INSERT && row.getRowKind() != RowKind.UPDATE_AFTER) {
-            throw new IOException("Table " + table + " is written append-only, and a " + row.getRowKind()
-                    + " row arrived; a changelog needs equality fields (a primary key) and a table of format version 2 or later");
-        }
-        rows.append(row);
-        if (rows.appended() >= BATCH) {
-            writePending();
-        }
-    }
-
-    private void writePending() throws IOException {
-        if (rows.appended() == 0) {
-            return;
-        }
-        try {
-            if (kinds != null) {
-                writer.writeChanges(rows.finishBatch(), kinds);
-            } else {
-                writer.write(rows.finishBatch());
-            }
-            written = true;
-        } catch (NativeException e) {
-            throw new IOException("Cannot write data files of table " + table + ": " + e.getMessage(), e);
-        }
     }
 
     /** Closes the open files and sends what they hold to the committer, tagged {@code checkpointId}. */

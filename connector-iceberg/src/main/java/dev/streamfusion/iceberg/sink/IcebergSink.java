@@ -1,5 +1,6 @@
 package dev.streamfusion.iceberg.sink;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 import dev.streamfusion.iceberg.internal.WriterDescription;
 
@@ -56,11 +57,47 @@ public final class IcebergSink implements Serializable {
         SingleOutputStreamOperator<WriteResult> written = routed.transform(
                 "IcebergWriter(" + table + ")",
                 TypeInformation.of(WriteResult.class),
-                new DataFileWriterOperator(table, description, rowType));
+                new DataFileWriterOperator.Rows(table, description, rowType));
         if (parallelism != null) {
             written.setParallelism(parallelism);
         }
         uids.apply("streamfusion-iceberg-writer").ifPresent(written::uid);
+        return commit(written, uids);
+    }
+
+    /**
+     * Why the operator island's batches cannot be written as they are (chained to the island, at
+     * its parallelism); empty when they can.
+     */
+    public Optional<String> batchesUnsupported() {
+        if (description.writesChanges()) {
+            return Optional.of("a table with equality fields is written from rows (changes are routed to the writers by key)");
+        }
+        if (distribution != null) {
+            return Optional.of("rows are routed to the writers by partition ('distribution-mode' hash)");
+        }
+        if (parallelism != null) {
+            return Optional.of("'write-parallelism' gives the writers a parallelism of their own");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Appends the writers of whole batches (at the batches' parallelism) and the committer to
+     * {@code batches}; only when {@link #batchesUnsupported()} is empty.
+     */
+    public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> batches) {
+        SingleOutputStreamOperator<WriteResult> written = batches
+                .transform(
+                        "NativeSinkBatches(" + table + ")",
+                        TypeInformation.of(WriteResult.class),
+                        new DataFileWriterOperator.Batches(table, description, rowType))
+                .setParallelism(batches.getParallelism());
+        return commit(written, name -> Optional.empty());
+    }
+
+    private DataStreamSink<?> commit(
+            SingleOutputStreamOperator<WriteResult> written, Function<String, Optional<String>> uids) {
         SingleOutputStreamOperator<Void> committed = written
                 .transform("IcebergCommitter(" + table + ")", Types.VOID,
                         new CommitterOperator(table, branch, description.specId(), overwrite))

@@ -1,5 +1,7 @@
 package dev.streamfusion.iceberg.table;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchSinkTarget;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 import dev.streamfusion.iceberg.internal.WriterDescription;
 import dev.streamfusion.iceberg.sink.Distribution;
@@ -7,6 +9,8 @@ import dev.streamfusion.iceberg.sink.IcebergSink;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
@@ -34,6 +38,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A streamfusion-iceberg table written: rows become Parquet data files written natively, and
@@ -45,7 +50,8 @@ import java.util.Map;
  * distribution-mode} {@code hash}; {@code INSERT OVERWRITE} replaces the partitions written.
  */
 @Internal
-final class StreamFusionIcebergTableSink implements DynamicTableSink, SupportsOverwrite, SupportsPartitioning {
+final class StreamFusionIcebergTableSink
+        implements DynamicTableSink, SupportsOverwrite, SupportsPartitioning, BatchSinkTarget {
 
     private final IcebergTableRef table;
     private final RowType rowType;
@@ -99,10 +105,34 @@ final class StreamFusionIcebergTableSink implements DynamicTableSink, SupportsOv
 
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
-        Catalog catalog = table.catalog();
+        IcebergSink sink = plan(context.isBounded());
+        return (DataStreamSinkProvider) (providerContext, rows) -> sink.consume(rows, providerContext::generateUid);
+    }
+
+    @Override
+    public Optional<String> batchesUnsupported(RowType input, boolean streaming) {
         IcebergSink sink;
         try {
-            sink = plan(table.loadFrom(catalog), context.isBounded());
+            sink = plan(!streaming);
+        } catch (ValidationException e) {
+            // The row path raises it, as it would without the island.
+            return Optional.of(e.getMessage());
+        }
+        Optional<String> reason = sink.batchesUnsupported();
+        return reason.isPresent() ? reason : BatchSinkTarget.columnsDiffer(input, rowType);
+    }
+
+    @Override
+    public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> batches) {
+        // Accepted by batchesUnsupported, which the planner asked with the same options.
+        return plan(true).consumeBatches(batches);
+    }
+
+    /** The writing topology, from the table as the catalog has it now. */
+    private IcebergSink plan(boolean bounded) {
+        Catalog catalog = table.catalog();
+        try {
+            return plan(table.loadFrom(catalog), bounded);
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
         } finally {
@@ -112,7 +142,6 @@ final class StreamFusionIcebergTableSink implements DynamicTableSink, SupportsOv
                 throw new UncheckedIOException(e);
             }
         }
-        return (DataStreamSinkProvider) (providerContext, rows) -> sink.consume(rows, providerContext::generateUid);
     }
 
     /** The writing topology for {@code loaded}, refused when the table cannot be written as asked. */

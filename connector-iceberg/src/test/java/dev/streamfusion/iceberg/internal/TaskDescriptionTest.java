@@ -70,6 +70,39 @@ class TaskDescriptionTest {
     }
 
     @Test
+    void theResidualFilterIsPassedWithValuesOfTheColumnsTypes() {
+        Schema schema = new Schema(
+                required(1, "id", Types.LongType.get()),
+                optional(2, "d", Types.DoubleType.get()),
+                optional(3, "s", Types.StringType.get()),
+                optional(4, "amount", Types.DecimalType.of(10, 2)),
+                optional(5, "dt", Types.DateType.get()),
+                optional(6, "ts", Types.TimestampType.withoutZone()));
+        // (Binding turns an IN of one value into an equality.)
+        org.apache.iceberg.expressions.Expression filter = Expressions.and(
+                Expressions.or(Expressions.greaterThan("id", 5), Expressions.isNull("s")),
+                Expressions.and(
+                        Expressions.not(Expressions.in("s", "b\"c")),
+                        Expressions.and(Expressions.lessThanOrEqual("amount", new java.math.BigDecimal("12.50")),
+                                Expressions.and(Expressions.equal("dt", "2024-01-02"),
+                                        Expressions.and(Expressions.greaterThan("ts", "2024-01-01T00:00:00.000001"),
+                                                Expressions.equal("d", 0.0d))))));
+        assertThat(TaskDescription.filterJson(filter, schema, false))
+                .isEqualTo("{\"and\":[{\"or\":[{\"id\":1,\"op\":\"gt\",\"value\":5},{\"id\":3,\"op\":\"is-null\"}]},"
+                        + "{\"and\":[{\"not\":{\"id\":3,\"op\":\"eq\",\"value\":\"b\\\"c\"}},"
+                        + "{\"and\":[{\"id\":4,\"op\":\"lt-eq\",\"value\":\"12.50\"},"
+                        + "{\"and\":[{\"id\":5,\"op\":\"eq\",\"value\":19724},"
+                        + "{\"and\":[{\"id\":6,\"op\":\"gt\",\"value\":1704067200000001},{\"op\":\"unknown\"}]}]}]}]}]}");
+        assertThat(TaskDescription.filterJson(Expressions.alwaysTrue(), schema, false)).isNull();
+        String json = TaskDescription.of(
+                new BaseFileScanTask(data("/t/a.parquet", FileFormat.PARQUET), new DeleteFile[0], SchemaParser.toJson(SCHEMA),
+                        PartitionSpecParser.toJson(PartitionSpec.unpartitioned()),
+                        ResidualEvaluator.unpartitioned(Expressions.lessThan("id", 3L))),
+                SCHEMA, new int[] {1}, null, false).json();
+        assertThat(json).contains(",\"filter\":{\"id\":1,\"op\":\"lt\",\"value\":3}");
+    }
+
+    @Test
     void filesOfAnySchemeAreDescribedAsTheManifestsNameThem() {
         DeleteFile positions = delete().ofPositionDeletes().withPath("s3://bucket/d.parquet").withFormat(FileFormat.PARQUET)
                 .build();
