@@ -9,7 +9,6 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -34,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
+import static dev.streamfusion.testkit.flink.UnboundedQueries.take;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -88,19 +88,6 @@ class StreamFusionFlussITCase {
         env.executeSql("CREATE TABLE " + name + " (" + columns + ") WITH ('connector' = 'streamfusion-fluss', "
                 + "'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "', 'database' = 'fluss', 'table' = '" + table + "'"
                 + (options.isEmpty() ? "" : ", " + options) + ")");
-    }
-
-    /** The first {@code count} rows of an unbounded query, then the job cancelled. */
-    private static List<String> take(TableEnvironment env, String sql, int count) throws Exception {
-        TableResult result = env.executeSql(sql);
-        List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = result.collect()) {
-            while (rows.size() < count) {
-                rows.add(it.next().toString());
-            }
-            result.getJobClient().orElseThrow().cancel().get();
-        }
-        return rows;
     }
 
     @Test

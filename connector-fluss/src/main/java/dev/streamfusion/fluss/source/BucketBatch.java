@@ -20,9 +20,11 @@ final class BucketBatch extends SplitBatch<BucketBatch.Row> {
 
     /** The row the reader emits; one instance is moved along the batch. */
     static final class Row {
+        VectorSchemaRoot root;
         ArrowColumnarBatch rows;
+        /** The row, or {@link SplitBatch#WHOLE} for the whole batch. */
         int index;
-        /** The offset of the record after this row's. */
+        /** The offset of the record after this row's (after the last row's, for the whole batch). */
         long nextOffset;
         RowKind kind;
     }
@@ -34,17 +36,20 @@ final class BucketBatch extends SplitBatch<BucketBatch.Row> {
 
     /** No rows. */
     BucketBatch() {
-        this(null, null, null, null, null);
+        this(null, null, null, null, null, false);
     }
 
     /**
      * Rows of {@code splitId}; row {@code i} is the record at {@code offsets[i]}, of the kind
-     * {@code kinds[i]} ({@code kinds} {@code null}: inserts).
+     * {@code kinds[i]} ({@code kinds} {@code null}: inserts); emitted as one record when {@code
+     * whole} (inserts only).
      */
-    BucketBatch(String splitId, VectorSchemaRoot root, ArrowColumnarBatch rows, long[] offsets, RowKind[] kinds) {
-        super(splitId, root, rows, Set.of());
+    BucketBatch(
+            String splitId, VectorSchemaRoot root, ArrowColumnarBatch rows, long[] offsets, RowKind[] kinds, boolean whole) {
+        super(splitId, root, rows, Set.of(), whole);
         this.offsets = offsets;
         this.kinds = kinds;
+        row.root = root;
         row.rows = rows;
         row.kind = RowKind.INSERT;
     }
@@ -52,8 +57,8 @@ final class BucketBatch extends SplitBatch<BucketBatch.Row> {
     @Override
     protected Row record(ArrowColumnarBatch rows, int index) {
         row.index = index;
-        row.nextOffset = offsets[index] + 1;
-        if (kinds != null) {
+        row.nextOffset = offsets[index == WHOLE ? offsets.length - 1 : index] + 1;
+        if (kinds != null && index != WHOLE) {
             row.kind = kinds[index];
         }
         return row;

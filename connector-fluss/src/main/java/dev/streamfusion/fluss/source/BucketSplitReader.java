@@ -47,6 +47,8 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     private final FetchedBatches fetched;
     /** Whether the table is a primary-key table, whose log is a changelog. */
     private final boolean changelog;
+    /** Whether each batch is emitted whole (to the operator island) rather than row by row. */
+    private final boolean whole;
     private final ArrayDeque<BucketBatch> ready = new ArrayDeque<>();
     private Connection connection;
     private Table table;
@@ -54,7 +56,10 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     private RowDataArrowWriter writer;
     private FlussRowAsFlink view;
 
-    BucketSplitReader(FlussTableRef ref, int[] projection, RowType rowType, boolean changelog, FetchedBatches fetched) {
+    /** @param whole whether each batch is emitted whole (to the operator island) rather than row by row */
+    BucketSplitReader(
+            FlussTableRef ref, int[] projection, RowType rowType, boolean changelog, FetchedBatches fetched, boolean whole) {
+        this.whole = whole;
         this.ref = ref;
         this.projection = projection;
         this.rowType = rowType;
@@ -86,7 +91,7 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
             }
         }
         VectorSchemaRoot own = ArrowRoots.moveTo(writer.finishBatch(), fetched.allocator());
-        return new BucketBatch("bucket-" + bucket, own, ArrowColumnarBatch.of(own, rowType), offsets, kinds);
+        return new BucketBatch("bucket-" + bucket, own, ArrowColumnarBatch.of(own, rowType), offsets, kinds, whole);
     }
 
     private static RowKind kind(ChangeType change) {

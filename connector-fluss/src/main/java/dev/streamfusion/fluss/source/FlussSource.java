@@ -1,5 +1,7 @@
 package dev.streamfusion.fluss.source;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchSource;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.fluss.internal.FlussTableRef;
 import dev.streamfusion.fluss.internal.StartupMode;
@@ -13,6 +15,7 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -63,8 +66,24 @@ public final class FlussSource implements Source<RowData, BucketSplit, List<Buck
 
     @Override
     public SourceReader<RowData, BucketSplit> createReader(SourceReaderContext context) {
+        return reader(context, false, FlussSourceReader.rowEmitter());
+    }
+
+    /** A reader of whole batches (a log table's): the same splits, offsets and checkpoints as one of rows. */
+    SourceReader<ArrowBatch, BucketSplit> createBatchReader(SourceReaderContext context) {
+        return reader(context, true, FlussSourceReader.batchEmitter());
+    }
+
+    /** The {@link Source} of this scan's batches, with this source's enumeration and state. */
+    public Source<ArrowBatch, BucketSplit, List<BucketSplit>> batches() {
+        return new BatchSource<>(this, this::createBatchReader);
+    }
+
+    private <T> SourceReader<T, BucketSplit> reader(
+            SourceReaderContext context, boolean whole, RecordEmitter<BucketBatch.Row, T, BucketSplit.State> emitter) {
         FetchedBatches fetched = new FetchedBatches();
-        return new FlussSourceReader(() -> new BucketSplitReader(table, projection, rowType, changelog, fetched), context, fetched);
+        return new FlussSourceReader<>(
+                () -> new BucketSplitReader(table, projection, rowType, changelog, fetched, whole), context, fetched, emitter);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.streamfusion.fluss.source;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.source.ArrowSourceReader;
 import dev.streamfusion.bridge.source.FetchedBatches;
 
@@ -15,18 +16,21 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Reads the buckets it is given. Rows go downstream as views over Arrow batches; a checkpoint
- * records, per bucket, the offset after the last row emitted.
+ * Reads the buckets it is given. Rows go downstream as views over Arrow batches, or the batches go
+ * whole (to the operator island); a checkpoint records, per bucket, the offset after the last row
+ * emitted.
+ *
+ * @param <T> what it emits: {@link RowData} or {@link ArrowBatch}
  */
 // close() declares Exception, as the Flink interface it implements does.
 @SuppressWarnings("try")
 @Internal
-final class FlussSourceReader extends ArrowSourceReader<BucketBatch.Row, RowData, BucketSplit, BucketSplit.State> {
+final class FlussSourceReader<T> extends ArrowSourceReader<BucketBatch.Row, T, BucketSplit, BucketSplit.State> {
 
     FlussSourceReader(
             Supplier<SplitReader<BucketBatch.Row, BucketSplit>> splitReaders, SourceReaderContext context,
-            FetchedBatches fetched) {
-        super(splitReaders, new Emitter(), new Configuration(), context, fetched,
+            FetchedBatches fetched, RecordEmitter<BucketBatch.Row, T, BucketSplit.State> emitter) {
+        super(splitReaders, emitter, new Configuration(), context, fetched,
                 SplitStates.of(BucketSplit.State::new, BucketSplit.State::toSplit));
     }
 
@@ -36,13 +40,21 @@ final class FlussSourceReader extends ArrowSourceReader<BucketBatch.Row, RowData
     }
 
     /** Emits one row and moves its bucket's offset past it. */
-    private static final class Emitter implements RecordEmitter<BucketBatch.Row, RowData, BucketSplit.State> {
-        @Override
-        public void emitRecord(BucketBatch.Row row, SourceOutput<RowData> output, BucketSplit.State split) {
+    static RecordEmitter<BucketBatch.Row, RowData, BucketSplit.State> rowEmitter() {
+        return (BucketBatch.Row row, SourceOutput<RowData> output, BucketSplit.State split) -> {
             RowData emitted = row.rows.row(row.index);
             emitted.setRowKind(row.kind);
             output.collect(emitted);
             split.offset = row.nextOffset;
-        }
+        };
+    }
+
+    /** Emits a whole batch (of inserts) and moves its bucket's offset past its last row. */
+    static RecordEmitter<BucketBatch.Row, ArrowBatch, BucketSplit.State> batchEmitter() {
+        ArrowBatch batch = new ArrowBatch();
+        return (BucketBatch.Row row, SourceOutput<ArrowBatch> output, BucketSplit.State split) -> {
+            output.collect(batch.of(row.root));
+            split.offset = row.nextOffset;
+        };
     }
 }

@@ -1,6 +1,7 @@
 package dev.streamfusion.fluss.table;
 
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.table.PlannerExtension;
 import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.fluss.internal.FlussTableRef;
 import dev.streamfusion.fluss.internal.StartupMode;
@@ -85,6 +86,7 @@ public final class StreamFusionFlussTableFactory
 
     @Override
     public DynamicTableSource createDynamicTableSource(DynamicTableFactory.Context context) {
+        PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         Resolved table = resolve(context);
         Configuration conf = table.conf;
         FlussTableRef ref = table.ref;
@@ -119,6 +121,7 @@ public final class StreamFusionFlussTableFactory
 
     @Override
     public DynamicTableSink createDynamicTableSink(DynamicTableFactory.Context context) {
+        PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         Resolved table = resolve(context);
         if (table.info.isPartitioned()) {
             throw new ValidationException("Fluss table " + table.ref

@@ -1,10 +1,13 @@
 package dev.streamfusion.fluss.table;
 
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.BatchScan;
 import dev.streamfusion.fluss.internal.FlussTableRef;
-import dev.streamfusion.fluss.source.FlussSource;
 import dev.streamfusion.fluss.internal.StartupMode;
+import dev.streamfusion.fluss.source.FlussSource;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
@@ -13,12 +16,14 @@ import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushD
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.util.Optional;
+
 /**
  * A streamfusion-fluss table read: a continuous source of its buckets' logs, the query's top-level
  * columns pushed to the Fluss server; a primary-key table's log read as its changelog.
  */
 @Internal
-final class StreamFusionFlussTableSource implements ScanTableSource, SupportsProjectionPushDown {
+final class StreamFusionFlussTableSource implements ScanTableSource, SupportsProjectionPushDown, BatchScan {
 
     private final FlussTableRef table;
     private final int buckets;
@@ -65,9 +70,26 @@ final class StreamFusionFlussTableSource implements ScanTableSource, SupportsPro
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        return SourceProvider.of(source(context));
+    }
+
+    private FlussSource source(ScanContext context) {
         RowType rowType = (RowType) producedType.getLogicalType();
-        return SourceProvider.of(new FlussSource(
-                table, buckets, projection, rowType, mode, timestamp, context.createTypeInformation(producedType), changelog));
+        return new FlussSource(
+                table, buckets, projection, rowType, mode, timestamp, context.createTypeInformation(producedType), changelog);
+    }
+
+    @Override
+    public Optional<String> batchesUnsupported() {
+        // A batch carries no row kinds: a primary-key table's changelog stays on rows.
+        return changelog
+                ? Optional.of("a primary-key table is read as its changelog, whose row kinds batches do not carry")
+                : Optional.empty();
+    }
+
+    @Override
+    public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
+        return source(context).batches();
     }
 
     @Override
