@@ -2,6 +2,7 @@ package dev.streamfusion.iceberg;
 
 import dev.streamfusion.testkit.flink.FailOnce;
 import dev.streamfusion.testkit.flink.MiniClusters;
+import dev.streamfusion.testkit.iceberg.IcebergRestCatalogExtension;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -58,6 +59,9 @@ class StreamFusionIcebergITCase {
 
     @RegisterExtension
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(4);
+
+    @RegisterExtension
+    static final IcebergRestCatalogExtension REST = new IcebergRestCatalogExtension();
 
     @TempDir static Path warehouse;
 
@@ -412,6 +416,34 @@ class StreamFusionIcebergITCase {
         } finally {
             dev.streamfusion.iceberg.internal.IcebergTableRef.close(memory);
         }
+    }
+
+    /**
+     * A REST catalog (Iceberg's own server side of the protocol, in a child JVM): a table created
+     * and half written by iceberg-flink, half written through our catalog, reads the same through
+     * both catalogs and through the connector form.
+     */
+    @Test
+    void aRestCatalogIsReadAndWrittenAsIcebergFlinksIs() throws Exception {
+        String props = "'catalog-type' = 'rest', 'uri' = '" + REST.uri() + "'";
+        TableEnvironment env = batch();
+        env.executeSql("CREATE CATALOG rest_stock WITH ('type' = 'iceberg', " + props + ")");
+        env.executeSql("CREATE CATALOG rest_sf WITH ('type' = 'streamfusion-iceberg', " + props + ")");
+        env.executeSql("CREATE DATABASE rest_stock.db");
+        env.executeSql("CREATE TABLE rest_stock.db.events (id BIGINT, s STRING, amount DECIMAL(10, 2))");
+        env.executeSql("INSERT INTO rest_stock.db.events SELECT id, s, amount FROM stock.db.types WHERE id < 500").await();
+        env.executeSql("INSERT INTO rest_sf.db.events SELECT id, s, amount FROM stock.db.types WHERE id >= 500 AND id < 900")
+                .await();
+        List<Row> expected = collect(env, "SELECT id, s, amount FROM stock.db.types WHERE id < 900");
+        assertThat(expected).hasSizeGreaterThan(600);
+        assertThat(collect(env, "SELECT * FROM rest_stock.db.events")).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(collect(env, "SELECT * FROM rest_sf.db.events")).containsExactlyInAnyOrderElementsOf(expected);
+        env.executeSql("CREATE TABLE rest_events (id BIGINT, s STRING, amount DECIMAL(10, 2)) WITH ("
+                + "'connector' = 'streamfusion-iceberg', 'catalog-name' = 'rest', " + props + ", "
+                + "'catalog-database' = 'db', 'catalog-table' = 'events')");
+        assertThat(collect(env, "SELECT id, amount FROM rest_events WHERE id > 300 AND amount IS NOT NULL"))
+                .containsExactlyInAnyOrderElementsOf(
+                        collect(env, "SELECT id, amount FROM rest_stock.db.events WHERE id > 300 AND amount IS NOT NULL"));
     }
 
     @Test
