@@ -108,6 +108,26 @@ class AdvisorITCase {
     }
 
     @Test
+    void aStockIcebergTableRunsFullyNativeAsStreamFusionIceberg() throws Exception {
+        TableEnvironment env = env();
+        env.executeSql("CREATE TABLE ice (" + COLUMNS + ") WITH ('connector' = 'iceberg', 'catalog-name' = 'advised', "
+                + "'catalog-type' = 'hadoop', 'warehouse' = '" + files.resolve("warehouse").toUri() + "', "
+                + "'catalog-database' = 'db', 'catalog-table' = 'bids')");
+        env.executeSql("INSERT INTO ice SELECT * FROM filed").await();
+        String query = "SELECT auction, price * 2 AS doubled, UPPER(channel) FROM ice WHERE price > 500";
+        Advice advice = advise(env, query, 1000);
+
+        assertThat(advice.coverage()).as("%s", advice).isEqualTo(Advice.Coverage.FULL);
+        Advice.Table table = advice.tables().get(0);
+        assertThat(table.declaredConnector()).isEqualTo("iceberg");
+        assertThat(table.plannedConnector()).isEqualTo("streamfusion-iceberg");
+        Advice.SampleRun run = advice.sampleRun().orElseThrow();
+        assertThat(run.verdict()).as("%s", advice).isEqualTo(Advice.Verdict.EQUAL);
+        assertThat(run.rows()).isEqualTo(rows(env, "SELECT * FROM filed WHERE price > 500").size()).isGreaterThan(1000);
+        assertThat(env.executeSql("SHOW CREATE TABLE ice").collect().next().toString()).contains("'iceberg'");
+    }
+
+    @Test
     void aKafkaSampleIsTheNewestRecordsOfEachPartitionReadTheSameBothWays() {
         TableEnvironment env = env();
         Advice advice = advise(env, "SELECT bidder, price FROM bids WHERE bidder >= 0", 300);
