@@ -298,11 +298,47 @@ class StreamFusionFlussITCase {
     }
 
     private static List<String> collectStrings(TableEnvironment env, String sql) throws Exception {
+        return collect(env, sql, r -> String.valueOf(r.getField(0)));
+    }
+
+    /** The rows of a bounded query, each as {@code text} makes it. */
+    private static List<String> collect(TableEnvironment env, String sql, java.util.function.Function<Row, String> text)
+            throws Exception {
         List<String> rows = new ArrayList<>();
         try (CloseableIterator<Row> it = env.executeSql(sql).collect()) {
-            it.forEachRemaining(r -> rows.add(String.valueOf(r.getField(0))));
+            it.forEachRemaining(r -> rows.add(text.apply(r)));
         }
         return rows;
+    }
+
+    /**
+     * Lookup joins find a primary-key table's rows by key, as fluss-flink's do, with the columns
+     * the query reads; a table that is neither scanned nor given its startup mode is still looked
+     * up (the default 'full' mode only matters to a scan).
+     */
+    @Test
+    void lookupJoinsFindRowsByPrimaryKeyAsFlussFlinksDo() throws Exception {
+        TableEnvironment env = streaming();
+        String columns = "k INT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.dim (" + columns + ") WITH ('bucket.num' = '2')");
+        createOurs(env, "sf_dim", "dim", columns, "");
+        env.executeSql("CREATE TEMPORARY TABLE dim_keys (k INT) WITH ('connector' = 'datagen', 'number-of-rows' = '80', "
+                + "'fields.k.kind' = 'sequence', 'fields.k.start' = '0', 'fields.k.end' = '79')");
+        env.executeSql("INSERT INTO sf_dim SELECT k, CAST(k * 10 AS BIGINT), CASE WHEN MOD(k, 9) = 0 THEN CAST(NULL AS STRING) "
+                + "ELSE CONCAT('v', CAST(k AS STRING)) END FROM dim_keys").await();
+        env.executeSql("CREATE TEMPORARY TABLE probes (id INT, proc AS PROCTIME()) WITH ('connector' = 'datagen', "
+                + "'number-of-rows' = '120', 'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '119')");
+        String join = "SELECT p.id, d.v, d.n FROM probes AS p LEFT JOIN %s FOR SYSTEM_TIME AS OF p.proc AS d ON p.id = d.k";
+        List<String> ours = collect(env, String.format(join, "sf_dim"), Row::toString);
+        assertThat(ours).hasSize(120)
+                .containsExactlyInAnyOrderElementsOf(collect(env, String.format(join, "stock.fluss.dim"), Row::toString))
+                .contains("+I[5, v5, 50]", "+I[9, null, 90]", "+I[100, null, null]");
+        String inner = "SELECT d.n, p.id FROM probes AS p JOIN sf_dim FOR SYSTEM_TIME AS OF p.proc AS d ON d.k = p.id";
+        assertThat(collect(env, inner, Row::toString)).hasSize(80).contains("+I[790, 79]");
+        // Fluss looks rows up by their whole primary key only.
+        assertThatThrownBy(() -> env.explainSql("SELECT p.id FROM probes AS p JOIN sf_dim FOR SYSTEM_TIME AS OF p.proc AS d "
+                        + "ON CAST(p.id AS BIGINT) = d.n"))
+                .hasStackTraceContaining("whole primary key [k]");
     }
 
     @Test

@@ -95,13 +95,13 @@ public final class StreamFusionFlussTableFactory
             throw new ValidationException("Fluss table " + ref + " is partitioned; streamfusion-fluss reads unpartitioned tables for now");
         }
         StartupMode mode = conf.get(FlussOptions.SCAN_STARTUP_MODE);
-        if (info.hasPrimaryKey() && mode == StartupMode.FULL) {
-            // Its snapshot may hold rows whose changes the log no longer has (log TTL): reading the
-            // log alone could miss them.
-            throw new ValidationException("Fluss table " + ref + " is a primary-key table, which 'scan.startup.mode' = 'full' "
-                    + "reads from its key-value snapshot; streamfusion-fluss reads its changelog only for now: set "
-                    + "'scan.startup.mode' to 'earliest', 'latest' or 'timestamp'");
-        }
+        // Its snapshot may hold rows whose changes the log no longer has (log TTL): reading the log
+        // alone could miss them. Refused when the table is scanned; lookups need no startup mode.
+        String scanRefusal = info.hasPrimaryKey() && mode == StartupMode.FULL
+                ? "Fluss table " + ref + " is a primary-key table, which 'scan.startup.mode' = 'full' "
+                        + "reads from its key-value snapshot; streamfusion-fluss reads its changelog only for now: set "
+                        + "'scan.startup.mode' to 'earliest', 'latest' or 'timestamp'"
+                : null;
         long timestamp = -1;
         if (mode == StartupMode.TIMESTAMP) {
             String value = conf.get(FlussOptions.SCAN_STARTUP_TIMESTAMP);
@@ -115,8 +115,8 @@ public final class StreamFusionFlussTableFactory
                         + "' is not epoch milliseconds", e);
             }
         }
-        return new StreamFusionFlussTableSource(
-                ref, info.getNumBuckets(), table.rowType, context.getPhysicalRowDataType(), mode, timestamp, info.hasPrimaryKey());
+        return new StreamFusionFlussTableSource(ref, info.getNumBuckets(), table.rowType, context.getPhysicalRowDataType(), mode,
+                timestamp, info.getPrimaryKeys(), scanRefusal);
     }
 
     @Override

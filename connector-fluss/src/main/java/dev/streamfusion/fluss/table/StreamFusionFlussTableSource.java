@@ -4,26 +4,34 @@ import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.batch.BatchScan;
 import dev.streamfusion.fluss.internal.FlussTableRef;
 import dev.streamfusion.fluss.internal.StartupMode;
+import dev.streamfusion.fluss.lookup.FlussLookupFunction;
 import dev.streamfusion.fluss.source.FlussSource;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.lookup.AsyncLookupFunctionProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * A streamfusion-fluss table read: a continuous source of its buckets' logs, the query's top-level
- * columns pushed to the Fluss server; a primary-key table's log read as its changelog.
+ * columns pushed to the Fluss server; a primary-key table's log read as its changelog, and its rows
+ * looked up by primary key for lookup joins.
  */
 @Internal
-final class StreamFusionFlussTableSource implements ScanTableSource, SupportsProjectionPushDown, BatchScan {
+final class StreamFusionFlussTableSource
+        implements ScanTableSource, LookupTableSource, SupportsProjectionPushDown, BatchScan {
 
     private final FlussTableRef table;
     private final int buckets;
@@ -32,19 +40,25 @@ final class StreamFusionFlussTableSource implements ScanTableSource, SupportsPro
     private final long timestamp;
     /** Whether the table has a primary key: its log is a changelog. */
     private final boolean changelog;
+    /** The primary key's column names, in the key's order (empty for a log table). */
+    private final List<String> primaryKey;
+    /** Why the table cannot be scanned as its options say, or {@code null}. */
+    private final String scanRefusal;
     private int[] projection;
     private DataType producedType;
 
     StreamFusionFlussTableSource(
             FlussTableRef table, int buckets, RowType tableType, DataType producedType, StartupMode mode, long timestamp,
-            boolean changelog) {
+            List<String> primaryKey, String scanRefusal) {
+        this.primaryKey = List.copyOf(primaryKey);
+        this.scanRefusal = scanRefusal;
         this.table = table;
         this.buckets = buckets;
         this.tableType = tableType;
         this.producedType = producedType;
         this.mode = mode;
         this.timestamp = timestamp;
-        this.changelog = changelog;
+        this.changelog = !primaryKey.isEmpty();
         this.projection = java.util.stream.IntStream.range(0, tableType.getFieldCount()).toArray();
     }
 
@@ -74,6 +88,9 @@ final class StreamFusionFlussTableSource implements ScanTableSource, SupportsPro
     }
 
     private FlussSource source(ScanContext context) {
+        if (scanRefusal != null) {
+            throw new ValidationException(scanRefusal);
+        }
         RowType rowType = (RowType) producedType.getLogicalType();
         return new FlussSource(
                 table, buckets, projection, rowType, mode, timestamp, context.createTypeInformation(producedType), changelog);
@@ -92,10 +109,42 @@ final class StreamFusionFlussTableSource implements ScanTableSource, SupportsPro
         return source(context).batches();
     }
 
+    /**
+     * Looks rows up by the primary key: the join's keys must be the primary key's columns (in any
+     * order), as Fluss looks rows up by their whole key.
+     */
+    @Override
+    public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
+        if (primaryKey.isEmpty()) {
+            throw new ValidationException("Fluss table " + table + " has no primary key: a lookup join needs a primary-key table");
+        }
+        int[][] keys = context.getKeys();
+        List<String> joined = new ArrayList<>();
+        for (int[] key : keys) {
+            if (key.length != 1) {
+                throw new ValidationException("Fluss table " + table + ": a lookup by a nested field is not supported");
+            }
+            joined.add(tableType.getFieldNames().get(projection[key[0]]));
+        }
+        if (joined.size() != primaryKey.size() || !joined.containsAll(primaryKey)) {
+            throw new ValidationException("Fluss table " + table + " is looked up by its whole primary key " + primaryKey
+                    + ", and the join gives " + joined);
+        }
+        int[] keyOrder = new int[primaryKey.size()];
+        List<RowType.RowField> keyFields = new ArrayList<>();
+        for (int i = 0; i < keyOrder.length; i++) {
+            keyOrder[i] = joined.indexOf(primaryKey.get(i));
+            int column = tableType.getFieldIndex(primaryKey.get(i));
+            keyFields.add(new RowType.RowField(primaryKey.get(i), tableType.getTypeAt(column)));
+        }
+        return AsyncLookupFunctionProvider.of(
+                new FlussLookupFunction(table, tableType, new RowType(keyFields), keyOrder, projection));
+    }
+
     @Override
     public DynamicTableSource copy() {
-        StreamFusionFlussTableSource copy =
-                new StreamFusionFlussTableSource(table, buckets, tableType, producedType, mode, timestamp, changelog);
+        StreamFusionFlussTableSource copy = new StreamFusionFlussTableSource(
+                table, buckets, tableType, producedType, mode, timestamp, primaryKey, scanRefusal);
         copy.projection = projection.clone();
         return copy;
     }

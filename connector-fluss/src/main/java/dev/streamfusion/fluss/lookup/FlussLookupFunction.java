@@ -1,0 +1,119 @@
+package dev.streamfusion.fluss.lookup;
+
+import dev.streamfusion.fluss.internal.FlinkRowAsFluss;
+import dev.streamfusion.fluss.internal.FlussRowAsFlink;
+import dev.streamfusion.fluss.internal.FlussTableRef;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.functions.AsyncLookupFunction;
+import org.apache.flink.table.functions.FunctionContext;
+import org.apache.flink.table.runtime.typeutils.InternalSerializers;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.lookup.Lookuper;
+import org.apache.fluss.client.table.Table;
+import org.apache.fluss.row.InternalRow;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Looks a Fluss primary-key table's rows up by their primary key, asynchronously, through the Fluss
+ * client's lookuper (which batches the keys of concurrent lookups into one request per bucket). The
+ * lookup key arrives in the join's order and is put in the primary key's; each row found is copied
+ * out of the client's row and projected to the columns the query reads. No cache: every key goes
+ * to the tablet server, so each join sees the table as it is at that moment.
+ */
+@Internal
+public final class FlussLookupFunction extends AsyncLookupFunction {
+
+    private static final long serialVersionUID = 1L;
+
+    private final FlussTableRef table;
+    private final RowType tableType;
+    private final RowType keyType;
+    /** For each primary key column (in the key's order), its position in the lookup key row. */
+    private final int[] keyOrder;
+    /** The table columns the produced rows hold, in their order. */
+    private final int[] projection;
+
+    private transient Connection connection;
+    private transient Table opened;
+    private transient Lookuper lookuper;
+    private transient RowData.FieldGetter[] keyGetters;
+    /** Reads the projected columns out of a row found. */
+    private transient RowData.FieldGetter[] columns;
+    /** Copies each projected column's value out of the client's memory. */
+    private transient List<TypeSerializer<Object>> copiers;
+
+    /**
+     * @param keyType the primary key's columns, in the key's order
+     * @param keyOrder for each of them, its position in the join's lookup key row
+     * @param projection the table columns of the rows produced
+     */
+    public FlussLookupFunction(FlussTableRef table, RowType tableType, RowType keyType, int[] keyOrder, int[] projection) {
+        this.table = table;
+        this.tableType = tableType;
+        this.keyType = keyType;
+        this.keyOrder = keyOrder.clone();
+        this.projection = projection.clone();
+    }
+
+    @Override
+    public void open(FunctionContext context) throws Exception {
+        super.open(context);
+        connection = table.connect();
+        opened = connection.getTable(table.path());
+        lookuper = opened.newLookup().createLookuper();
+        columns = new RowData.FieldGetter[projection.length];
+        copiers = new ArrayList<>(projection.length);
+        for (int i = 0; i < projection.length; i++) {
+            columns[i] = RowData.createFieldGetter(tableType.getTypeAt(projection[i]), projection[i]);
+            copiers.add(InternalSerializers.create(tableType.getTypeAt(projection[i])));
+        }
+        keyGetters = new RowData.FieldGetter[keyOrder.length];
+        for (int i = 0; i < keyOrder.length; i++) {
+            keyGetters[i] = RowData.createFieldGetter(keyType.getTypeAt(i), keyOrder[i]);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Collection<RowData>> asyncLookup(RowData joinKey) {
+        GenericRowData key = new GenericRowData(keyGetters.length);
+        for (int i = 0; i < keyGetters.length; i++) {
+            key.setField(i, keyGetters[i].getFieldOrNull(joinKey));
+        }
+        return lookuper.lookup(new FlinkRowAsFluss().wrap(key)).thenApply(result -> {
+            List<InternalRow> found = result.getRowList();
+            List<RowData> produced = new ArrayList<>(found.size());
+            FlussRowAsFlink view = new FlussRowAsFlink(tableType);
+            for (InternalRow row : found) {
+                view.wrap(row);
+                GenericRowData projected = new GenericRowData(columns.length);
+                for (int i = 0; i < columns.length; i++) {
+                    Object value = columns[i].getFieldOrNull(view);
+                    projected.setField(i, value == null ? null : copiers.get(i).copy(value));
+                }
+                produced.add(projected);
+            }
+            return produced;
+        });
+    }
+
+    // The resources are only closed, never used, in the try.
+    @SuppressWarnings("try")
+    @Override
+    public void close() throws Exception {
+        try (AutoCloseable c = connection; AutoCloseable t = opened) {
+            // Closed in reverse order: the table, then the connection.
+        } finally {
+            super.close();
+        }
+    }
+}
