@@ -24,7 +24,7 @@ mod task;
 mod writer;
 
 pub use reader::{IcebergReadError, TaskReader};
-pub use storage::{FileAccess, FileSink, RangeRead, is_local};
+pub use storage::{FileAccess, FileSink, RangeRead};
 pub use task::{DeleteDescription, TaskDescription};
 pub use writer::{
     DELETE, DataFilesWriter, INSERT, IcebergWriteError, UPDATE_AFTER, UPDATE_BEFORE,

@@ -48,7 +48,7 @@ pub trait FileAccess: Send + Sync + Debug + 'static {
 }
 
 /// Whether this crate opens `location` itself: a plain path or a `file:` URI.
-pub fn is_local(location: &str) -> bool {
+pub(crate) fn is_local(location: &str) -> bool {
     match (location.find(':'), location.find('/')) {
         (Some(colon), slash) if slash.is_none_or(|s| colon < s) => {
             location[..colon].eq_ignore_ascii_case("file")

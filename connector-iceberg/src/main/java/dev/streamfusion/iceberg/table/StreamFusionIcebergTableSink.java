@@ -59,6 +59,8 @@ final class StreamFusionIcebergTableSink
     /** The table's equality field names (the primary key, else the identifier fields). */
     private final List<String> equalityColumns;
     private boolean overwrite;
+    /** The topology {@link #batchesUnsupported} planned and accepted, so the table is loaded once. */
+    private IcebergSink batchSink;
 
     private StreamFusionIcebergTableSink(
             IcebergTableRef table, RowType rowType, Map<String, String> options, List<String> equalityColumns) {
@@ -119,13 +121,17 @@ final class StreamFusionIcebergTableSink
             return Optional.of(e.getMessage());
         }
         Optional<String> reason = sink.batchesUnsupported();
-        return reason.isPresent() ? reason : BatchSinkTarget.columnsDiffer(input, rowType);
+        if (reason.isEmpty()) {
+            reason = BatchSinkTarget.columnsDiffer(input, rowType);
+        }
+        batchSink = reason.isEmpty() ? sink : null;
+        return reason;
     }
 
     @Override
     public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> batches) {
-        // Accepted by batchesUnsupported, which the planner asked with the same options.
-        return plan(true).consumeBatches(batches);
+        // The topology batchesUnsupported accepted (planned again only for a copy of this sink).
+        return (batchSink != null ? batchSink : plan(true)).consumeBatches(batches);
     }
 
     /** The writing topology, from the table as the catalog has it now. */
