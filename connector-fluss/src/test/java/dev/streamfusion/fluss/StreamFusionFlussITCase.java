@@ -9,6 +9,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -23,11 +24,13 @@ import org.apache.fluss.row.GenericRow;
 import org.apache.fluss.row.InternalRow;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -48,7 +51,9 @@ class StreamFusionFlussITCase {
 
     @RegisterExtension
     @Order(1)
-    static final FlussClusterExtension FLUSS = new FlussClusterExtension();
+    // Key-value snapshots often enough for a test to wait for one, and seldom enough that two
+    // jobs started together read the same one.
+    static final FlussClusterExtension FLUSS = new FlussClusterExtension(java.util.Map.of("kv.snapshot.interval", "15s"));
 
     @RegisterExtension
     @Order(2)
@@ -163,9 +168,198 @@ class StreamFusionFlussITCase {
         assertThat(ours).containsExactlyInAnyOrderElementsOf(
                 take(env, "SELECT * FROM stock.fluss.kv_ours /*+ OPTIONS('scan.startup.mode' = 'earliest') */", logged));
         assertThat(ours).anyMatch(r -> r.startsWith("-U")).anyMatch(r -> r.startsWith("+U")).anyMatch(r -> r.startsWith("-D"));
-        // From the key-value snapshot: not yet, and said so.
-        assertThatThrownBy(() -> env.executeSql("SELECT * FROM sf_kv").collect().close())
-                .hasStackTraceContaining("'scan.startup.mode' = 'full'");
+    }
+
+    @Test
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aPrimaryKeyTableReadFullIsItsSnapshotThenItsChangesAsFlussFlinkReadsIt() throws Exception {
+        TableEnvironment env = streaming();
+        String columns = "k BIGINT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.kv_full (" + columns + ") WITH ('bucket.num' = '3')");
+        upsert("kv_full", LongStream.range(0, 60).boxed().collect(Collectors.toList()), 1, List.of());
+        upsert("kv_full", LongStream.range(0, 20).boxed().collect(Collectors.toList()), 2, List.of());
+        Map<Integer, Long> snapshotOffsets = waitForSnapshotsOfWholeLog("kv_full");
+        // After the snapshot: updates, new keys and deletes, read from the log.
+        upsert("kv_full", List.of(0L, 1L, 2L, 3L, 4L, 100L, 101L, 102L), 3, List.of(50L, 51L, 52L));
+        long tail = endOffsets("kv_full").entrySet().stream().mapToLong(e -> e.getValue() - snapshotOffsets.get(e.getKey())).sum();
+        assertThat(tail).as("updates are two records").isEqualTo(5 * 2 + 3 + 3);
+        createOurs(env, "sf_kv_full", "kv_full", columns, "");
+
+        // Both read in one job, so both start from the snapshot just waited for.
+        int each = 60 + (int) tail;
+        String stock = "stock.fluss.kv_full /*+ OPTIONS('scan.startup.mode' = 'full') */";
+        List<String> rows = take(env, "SELECT 'ours', v, k, n FROM sf_kv_full UNION ALL SELECT 'stock', v, k, n FROM " + stock
+                + " UNION ALL SELECT 'ours-k', v, k, CAST(NULL AS BIGINT) FROM sf_kv_full UNION ALL "
+                + "SELECT 'stock-k', v, k, CAST(NULL AS BIGINT) FROM " + stock, 4 * each);
+        Map<String, List<String>> bySource = rows.stream().collect(Collectors.groupingBy(
+                r -> r.substring(3, r.indexOf(',')), Collectors.mapping(r -> r.substring(0, 3) + r.substring(r.indexOf(',') + 2),
+                        Collectors.toList())));
+        assertThat(bySource.get("ours")).hasSize(each).containsExactlyInAnyOrderElementsOf(bySource.get("stock"));
+        assertThat(bySource.get("ours-k")).hasSize(each).containsExactlyInAnyOrderElementsOf(bySource.get("stock-k"));
+        // The snapshot's rows are inserts of the values it holds; the changes after it keep their kinds.
+        assertThat(bySource.get("ours"))
+                .contains("+I[b7, 7, 2]", "+I[a59, 59, 1]", "-U[b3, 3, 2]", "+U[c3, 3, 3]", "+I[c101, 101, 3]", "-D[a51, 51, 1]")
+                .doesNotContain("-U[a7, 7, 1]", "+I[a7, 7, 1]");
+    }
+
+    @Test
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aFullReadThatFailsInItsSnapshotEmitsEachRowOnce() throws Exception {
+        StreamTableEnvironment env = FailOnce.restartingTables(2, Duration.ofMillis(200));
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        String columns = "k BIGINT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.kv_failover (" + columns + ") WITH ('bucket.num' = '2')");
+        List<Long> keys = LongStream.range(0, 2000).boxed().collect(Collectors.toList());
+        upsert("kv_failover", keys, 1, List.of());
+        waitForSnapshotsOfWholeLog("kv_failover");
+        createOurs(env, "sf_kv_failover", "kv_failover", columns, "");
+
+        // Restarted from a checkpoint taken inside the snapshots: the rows emitted before it are skipped.
+        FailOnce.reset(1200);
+        List<String> rows = take(env, "SELECT fail_once(k), v FROM sf_kv_failover", keys.size());
+        assertThat(FailOnce.failed()).as("the job failed once").isTrue();
+        assertThat(rows).containsExactlyInAnyOrderElementsOf(
+                keys.stream().map(k -> "+I[" + k + ", a" + k + "]").collect(Collectors.toList()));
+    }
+
+    @Test
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void partitionedTablesAreReadAndWrittenAsFlussFlinkDoes() throws Exception {
+        TableEnvironment env = streaming();
+        String columns = "id INT, v STRING, dt STRING";
+        String earliest = " /*+ OPTIONS('scan.startup.mode' = 'earliest') */";
+        env.executeSql("CREATE TABLE stock.fluss.plog (" + columns + ") PARTITIONED BY (dt) WITH ('bucket.num' = '2')");
+        env.executeSql("INSERT INTO stock.fluss.plog VALUES " + partitionRows(0, 40, "2026-01") + ", "
+                + partitionRows(40, 30, "2026-02")).await();
+        createOurs(env, "sf_plog", "plog", columns, "'scan.startup.mode' = 'earliest', 'scan.partition.discovery.interval' = '1s'");
+        assertThat(take(env, "SELECT * FROM sf_plog", 70))
+                .containsExactlyInAnyOrderElementsOf(take(env, "SELECT * FROM stock.fluss.plog" + earliest, 70));
+
+        // A partition added while a read runs is found and read from its start; a dropped one is let go.
+        TableResult result = env.executeSql("SELECT v, dt FROM sf_plog");
+        List<String> seen = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            next(it, 70, seen);
+            env.executeSql("INSERT INTO stock.fluss.plog VALUES " + partitionRows(70, 10, "2026-03")).await();
+            next(it, 10, seen);
+            try (Connection connection = connect(); org.apache.fluss.client.admin.Admin admin = connection.getAdmin()) {
+                admin.dropPartition(TablePath.of("fluss", "plog"),
+                        new org.apache.fluss.metadata.PartitionSpec(Map.of("dt", "2026-01")), false).get();
+            }
+            env.executeSql("INSERT INTO stock.fluss.plog VALUES " + partitionRows(80, 10, "2026-02")).await();
+            next(it, 10, seen);
+            result.getJobClient().orElseThrow().cancel().get();
+        }
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(IntStream.range(0, 90)
+                .mapToObj(i -> "+I[v" + i + ", 2026-0" + (i < 40 ? 1 : i < 70 || i >= 80 ? 2 : 3) + "]").collect(Collectors.toList()));
+
+        // Written natively into partitions (made as rows need them), read by fluss-flink.
+        env.executeSql("CREATE TABLE stock.fluss.plog_ours (" + columns + ") PARTITIONED BY (dt) WITH ('bucket.num' = '2')");
+        createOurs(env, "sf_plog_ours", "plog_ours", columns, "");
+        env.executeSql("INSERT INTO sf_plog_ours VALUES " + partitionRows(0, 40, "2026-01") + ", "
+                + partitionRows(40, 30, "2026-02")).await();
+        assertThat(take(env, "SELECT * FROM stock.fluss.plog_ours" + earliest, 70)).containsExactlyInAnyOrderElementsOf(
+                IntStream.range(0, 70).mapToObj(i -> "+I[" + i + ", v" + i + ", 2026-0" + (i < 40 ? 1 : 2) + "]")
+                        .collect(Collectors.toList()));
+
+        // A partitioned primary-key table: upserts written natively, read from its snapshots by both.
+        String keyed = "k BIGINT NOT NULL, v STRING, dt STRING NOT NULL, PRIMARY KEY (k, dt) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.pkv (" + keyed + ") PARTITIONED BY (dt) WITH ('bucket.num' = '2')");
+        createOurs(env, "sf_pkv", "pkv", keyed, "");
+        env.executeSql("INSERT INTO sf_pkv VALUES " + partitionRows(0, 40, "2026-01") + ", " + partitionRows(40, 30, "2026-02"))
+                .await();
+        env.executeSql("INSERT INTO sf_pkv SELECT k, 'w' || v, dt FROM (VALUES " + partitionRows(0, 10, "2026-01") + ", "
+                + partitionRows(60, 10, "2026-02") + ") AS t (k, v, dt)").await();
+        waitForSnapshotsOfWholeLog("pkv", "2026-01");
+        waitForSnapshotsOfWholeLog("pkv", "2026-02");
+        List<String> rows = take(env, "SELECT 'ours', * FROM sf_pkv UNION ALL SELECT 'stock', * FROM stock.fluss.pkv", 140);
+        Map<String, List<String>> bySource = rows.stream().collect(Collectors.groupingBy(
+                r -> r.substring(3, r.indexOf(',')), Collectors.mapping(r -> r.substring(0, 3) + r.substring(r.indexOf(',') + 2),
+                        Collectors.toList())));
+        assertThat(bySource.get("ours")).hasSize(70).containsExactlyInAnyOrderElementsOf(bySource.get("stock"))
+                .contains("+I[3, wv3, 2026-01]", "+I[65, wv65, 2026-02]", "+I[30, v30, 2026-01]");
+    }
+
+    /** Rows {@code (i, 'v' || i, dt)} from {@code first}, as SQL values. */
+    private static String partitionRows(int first, int count, String dt) {
+        return IntStream.range(first, first + count).mapToObj(i -> "(" + i + ", 'v" + i + "', '" + dt + "')")
+                .collect(Collectors.joining(", "));
+    }
+
+    /** The next {@code count} rows of {@code it}, as text, added to {@code into}. */
+    private static void next(CloseableIterator<Row> it, int count, List<String> into) {
+        for (int i = 0; i < count; i++) {
+            into.add(it.next().toString());
+        }
+    }
+
+    /**
+     * Writes the primary-key table {@code fluss.<table>} through the Fluss client: rows {@code
+     * (k, n, v)} for {@code keys} ({@code v}: a letter from {@code n}, then {@code k}), then deletes
+     * {@code deleted}.
+     */
+    private static void upsert(String table, List<Long> keys, long n, List<Long> deleted) throws Exception {
+        try (Connection connection = connect();
+                org.apache.fluss.client.table.Table kv = connection.getTable(TablePath.of("fluss", table))) {
+            org.apache.fluss.client.table.writer.UpsertWriter writer = kv.newUpsert().createWriter();
+            for (long k : keys) {
+                writer.upsert(GenericRow.of(k, n, org.apache.fluss.row.BinaryString.fromString((char) ('a' + n - 1) + "" + k)));
+            }
+            for (long k : deleted) {
+                writer.delete(GenericRow.of(k, null, null));
+            }
+            writer.flush();
+        }
+    }
+
+    /** Each bucket's log end offset of {@code fluss.<table>}. */
+    private static Map<Integer, Long> endOffsets(String table) throws Exception {
+        return endOffsets(table, null);
+    }
+
+    /** Each bucket's log end offset of {@code fluss.<table>}, or of its partition {@code partition}. */
+    private static Map<Integer, Long> endOffsets(String table, String partition) throws Exception {
+        try (Connection connection = connect();
+                org.apache.fluss.client.admin.Admin admin = connection.getAdmin()) {
+            TablePath path = TablePath.of("fluss", table);
+            List<Integer> buckets = IntStream.range(0, admin.getTableInfo(path).get().getNumBuckets()).boxed()
+                    .collect(Collectors.toList());
+            org.apache.fluss.client.admin.OffsetSpec latest = new org.apache.fluss.client.admin.OffsetSpec.LatestSpec();
+            return (partition == null ? admin.listOffsets(path, buckets, latest) : admin.listOffsets(path, partition, buckets, latest))
+                    .all().get();
+        }
+    }
+
+    /**
+     * Waits until every bucket of {@code fluss.<table>} has a key-value snapshot of its whole log;
+     * gives each bucket's snapshot log offset.
+     */
+    private static Map<Integer, Long> waitForSnapshotsOfWholeLog(String table) throws Exception {
+        return waitForSnapshotsOfWholeLog(table, null);
+    }
+
+    /** As {@link #waitForSnapshotsOfWholeLog(String)}, of the partition {@code partition} ({@code null}: none). */
+    private static Map<Integer, Long> waitForSnapshotsOfWholeLog(String table, String partition) throws Exception {
+        Map<Integer, Long> end = endOffsets(table, partition);
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        try (Connection connection = connect();
+                org.apache.fluss.client.admin.Admin admin = connection.getAdmin()) {
+            while (true) {
+                TablePath path = TablePath.of("fluss", table);
+                org.apache.fluss.client.metadata.KvSnapshots snapshots = (partition == null
+                        ? admin.getLatestKvSnapshots(path) : admin.getLatestKvSnapshots(path, partition)).get();
+                Map<Integer, Long> offsets = new java.util.HashMap<>();
+                for (int bucket : end.keySet()) {
+                    snapshots.getLogOffset(bucket).ifPresent(offset -> offsets.put(bucket, offset));
+                }
+                if (offsets.equals(end)) {
+                    return offsets;
+                }
+                assertThat(System.nanoTime()).as("snapshots of " + table + " cover its log " + end + ": " + offsets)
+                        .isLessThan(deadline);
+                Thread.sleep(100);
+            }
+        }
     }
 
     /** The number of records in the log of {@code fluss.<table>}: its buckets' end offsets summed. */
@@ -339,6 +533,25 @@ class StreamFusionFlussITCase {
         assertThatThrownBy(() -> env.explainSql("SELECT p.id FROM probes AS p JOIN sf_dim FOR SYSTEM_TIME AS OF p.proc AS d "
                         + "ON CAST(p.id AS BIGINT) = d.n"))
                 .hasStackTraceContaining("whole primary key [k]");
+
+        // Flink's partial cache around the lookups: the same rows.
+        String cached = "sf_dim /*+ OPTIONS('lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '50', "
+                + "'lookup.partial-cache.expire-after-write' = '1 min') */";
+        assertThat(collect(env, String.format(join, cached), Row::toString)).containsExactlyInAnyOrderElementsOf(ours);
+
+        // By the bucket key, a prefix of the primary key: every row under it, as fluss-flink finds them.
+        String prefixed = "a INT NOT NULL, b INT NOT NULL, v STRING, PRIMARY KEY (a, b) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.dim_prefix (" + prefixed + ") WITH ('bucket.num' = '2', 'bucket.key' = 'a')");
+        createOurs(env, "sf_dim_prefix", "dim_prefix", prefixed, "");
+        env.executeSql("INSERT INTO sf_dim_prefix SELECT MOD(k, 20), k, CONCAT('w', CAST(k AS STRING)) FROM dim_keys").await();
+        String byPrefix = "SELECT p.id, d.b, d.v FROM probes AS p LEFT JOIN %s FOR SYSTEM_TIME AS OF p.proc AS d ON p.id = d.a";
+        List<String> prefixRows = collect(env, String.format(byPrefix, "sf_dim_prefix"), Row::toString);
+        assertThat(prefixRows).hasSize(80 + 100)
+                .containsExactlyInAnyOrderElementsOf(collect(env, String.format(byPrefix, "stock.fluss.dim_prefix"), Row::toString))
+                .contains("+I[3, 63, w63]", "+I[50, null, null]");
+        assertThatThrownBy(() -> env.explainSql("SELECT p.id FROM probes AS p JOIN sf_dim_prefix FOR SYSTEM_TIME AS OF p.proc "
+                        + "AS d ON p.id = d.b"))
+                .hasStackTraceContaining("or by its bucket key with its partition keys [a]");
     }
 
     @Test

@@ -42,8 +42,8 @@ import java.util.Map;
  * The demo: a real Kafka broker on this machine; Nexmark bids encoded to JSON by StreamFusion's
  * native encoder into a topic; the topic read back and decoded both by stock Flink's JSON format
  * and by the native decoder, the rows compared; Flink SQL jobs reading the topic through {@code
- * streamfusion-kafka} and the stock {@code kafka} connector, results compared; then Parquet and
- * Iceberg the same way. Every result is checked equal to stock Flink's, every speed measured beside
+ * streamfusion-kafka} and the stock {@code kafka} connector, results compared; the topic appended
+ * into Fluss through both connector pairs; then Parquet and Iceberg the same way. Every result is checked equal to stock Flink's, every speed measured beside
  * it in this run, and the figures end in one table and a chart of the ratios.
  */
 public final class Demo {
@@ -87,11 +87,14 @@ public final class Demo {
             figures.rate("JSON decode, one thread", "rows/s", decode.stock, decode.streamfusion);
 
             step(3, "Flink SQL over the topic: 'connector' = 'kafka' and 'streamfusion-kafka'");
-            runQueries(new NexmarkKafka(broker.bootstrapServers(), TOPIC, "json"), figures);
+            NexmarkKafka kafka = new NexmarkKafka(broker.bootstrapServers(), TOPIC, "json");
+            runQueries(kafka, figures);
+            step(4, "Kafka -> Fluss: 'kafka' into 'fluss', and 'streamfusion-kafka' into 'streamfusion-fluss'");
+            FlussDemo.run(kafka, figures);
         }
-        step(4, "Parquet: 'connector' = 'filesystem' and 'streamfusion-parquet'");
+        step(5, "Parquet: 'connector' = 'filesystem' and 'streamfusion-parquet'");
         ParquetDemo.run(figures);
-        step(5, "Iceberg: 'iceberg' and 'streamfusion-iceberg' catalogs");
+        step(6, "Iceberg: 'iceberg' and 'streamfusion-iceberg' catalogs");
         IcebergDemo.run(figures, memory);
         memory.atEnd();
 
@@ -109,7 +112,7 @@ public final class Demo {
     /** Prints a step's heading. */
     private static void step(int number, String what) {
         System.out.println();
-        System.out.println("[" + number + "/5] " + what);
+        System.out.println("[" + number + "/6] " + what);
     }
 
     /**

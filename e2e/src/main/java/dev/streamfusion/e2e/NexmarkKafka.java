@@ -66,7 +66,8 @@ final class NexmarkKafka {
         return format;
     }
 
-    private RowType rowType() {
+    /** The bid's columns, as the topic's table declares them. */
+    RowType rowType() {
         return "protobuf".equals(format) ? NexmarkBids.PROTOBUF_BID_TYPE : NexmarkBids.BID_TYPE;
     }
 

@@ -24,11 +24,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Looks a Fluss primary-key table's rows up by their primary key, asynchronously, through the Fluss
- * client's lookuper (which batches the keys of concurrent lookups into one request per bucket). The
- * lookup key arrives in the join's order and is put in the primary key's; each row found is copied
- * out of the client's row and projected to the columns the query reads. No cache: every key goes
- * to the tablet server, so each join sees the table as it is at that moment.
+ * Looks a Fluss primary-key table's rows up by their primary key, or by a prefix of it (the bucket
+ * key, with the partition keys: every row under it), asynchronously, through the Fluss client's
+ * lookuper (which batches the keys of concurrent lookups into one request per bucket). The lookup
+ * key arrives in the join's order and is put in the lookup columns' order; each row found is copied
+ * out of the client's row and projected to the columns the query reads. Caching, where asked for,
+ * is Flink's, around this function.
  */
 @Internal
 public final class FlussLookupFunction extends AsyncLookupFunction {
@@ -42,6 +43,8 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
     private final int[] keyOrder;
     /** The table columns the produced rows hold, in their order. */
     private final int[] projection;
+    /** The columns of a prefix lookup, in the key's order; {@code null} for the primary key. */
+    private final List<String> prefix;
 
     private transient Connection connection;
     private transient Table opened;
@@ -53,11 +56,15 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
     private transient List<TypeSerializer<Object>> copiers;
 
     /**
-     * @param keyType the primary key's columns, in the key's order
+     * @param keyType the lookup columns (the primary key's, or {@code prefix}), in the key's order
      * @param keyOrder for each of them, its position in the join's lookup key row
      * @param projection the table columns of the rows produced
+     * @param prefix the columns of a prefix lookup (the bucket key, then the partition keys), or
+     *     {@code null} for the primary key
      */
-    public FlussLookupFunction(FlussTableRef table, RowType tableType, RowType keyType, int[] keyOrder, int[] projection) {
+    public FlussLookupFunction(
+            FlussTableRef table, RowType tableType, RowType keyType, int[] keyOrder, int[] projection, List<String> prefix) {
+        this.prefix = prefix == null ? null : List.copyOf(prefix);
         this.table = table;
         this.tableType = tableType;
         this.keyType = keyType;
@@ -70,7 +77,7 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
         super.open(context);
         connection = table.connect();
         opened = connection.getTable(table.path());
-        lookuper = opened.newLookup().createLookuper();
+        lookuper = (prefix == null ? opened.newLookup() : opened.newLookup().lookupBy(prefix)).createLookuper();
         columns = new RowData.FieldGetter[projection.length];
         copiers = new ArrayList<>(projection.length);
         for (int i = 0; i < projection.length; i++) {

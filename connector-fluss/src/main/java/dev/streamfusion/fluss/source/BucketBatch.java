@@ -12,8 +12,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import java.util.Set;
 
 /**
- * The records one poll fetched from one bucket, as one Arrow batch, with their log offsets and
- * (of a primary-key table's changelog) their row kinds.
+ * What one fetch of a bucket gave: the records one poll fetched from its log, as one Arrow batch,
+ * with their log offsets and (of a primary-key table's changelog) their row kinds; or rows of its
+ * key-value snapshot (inserts); or only the splits finished (snapshots read to their end).
  */
 @Internal
 final class BucketBatch extends SplitBatch<BucketBatch.Row> {
@@ -24,11 +25,24 @@ final class BucketBatch extends SplitBatch<BucketBatch.Row> {
         ArrowColumnarBatch rows;
         /** The row, or {@link SplitBatch#WHOLE} for the whole batch. */
         int index;
-        /** The offset of the record after this row's (after the last row's, for the whole batch). */
+        /** The offset of the log record after this row's (after the last row's, for the whole batch). */
         long nextOffset;
+        /** Whether the row is one of a key-value snapshot's (which has no log offset). */
+        boolean fromSnapshot;
         RowKind kind;
+
+        /** Moves {@code split} past this row (or this whole batch). */
+        void advance(BucketSplit.State split) {
+            if (fromSnapshot) {
+                split.snapshotRowsEmitted += index == WHOLE ? rows.rowCount() : 1;
+            } else {
+                split.offset = nextOffset;
+            }
+        }
     }
 
+    /** The split of the rows ({@code null}: no rows). */
+    final String splitId;
     private final long[] offsets;
     /** Each row's kind, or {@code null} when every row is an insert. */
     private final RowKind[] kinds;
@@ -36,28 +50,40 @@ final class BucketBatch extends SplitBatch<BucketBatch.Row> {
 
     /** No rows. */
     BucketBatch() {
-        this(null, null, null, null, null, false);
+        this(Set.of());
+    }
+
+    /** No rows; the splits {@code finished} are read to their end. */
+    BucketBatch(Set<String> finished) {
+        super(null, null, null, finished);
+        this.splitId = null;
+        this.offsets = null;
+        this.kinds = null;
     }
 
     /**
-     * Rows of {@code splitId}; row {@code i} is the record at {@code offsets[i]}, of the kind
-     * {@code kinds[i]} ({@code kinds} {@code null}: inserts); emitted as one record when {@code
-     * whole} (inserts only).
+     * Rows of {@code splitId}; row {@code i} is the log record at {@code offsets[i]} ({@code
+     * offsets} {@code null}: rows of a key-value snapshot), of the kind {@code kinds[i]} ({@code
+     * kinds} {@code null}: inserts); emitted as one record when {@code whole} (inserts only).
      */
     BucketBatch(
             String splitId, VectorSchemaRoot root, ArrowColumnarBatch rows, long[] offsets, RowKind[] kinds, boolean whole) {
         super(splitId, root, rows, Set.of(), whole);
+        this.splitId = splitId;
         this.offsets = offsets;
         this.kinds = kinds;
         row.root = root;
         row.rows = rows;
         row.kind = RowKind.INSERT;
+        row.fromSnapshot = offsets == null;
     }
 
     @Override
     protected Row record(ArrowColumnarBatch rows, int index) {
         row.index = index;
-        row.nextOffset = offsets[index == WHOLE ? offsets.length - 1 : index] + 1;
+        if (offsets != null) {
+            row.nextOffset = offsets[index == WHOLE ? offsets.length - 1 : index] + 1;
+        }
         if (kinds != null && index != WHOLE) {
             row.kind = kinds[index];
         }

@@ -11,70 +11,126 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 
 /**
- * One bucket of a Fluss log table, read from an offset on: the offset of the next record to emit
- * ({@code LogScanner.EARLIEST_OFFSET} for the log's first).
+ * One bucket of a Fluss table (or of one of its partitions): its log read from an offset on, or (a
+ * primary-key table read from its start) its key-value snapshot first. A snapshot split's rows are
+ * the snapshot's, as inserts; when they are all emitted the reader goes on with the bucket's log
+ * from the offset the snapshot was taken at.
  */
 @Internal
 public final class BucketSplit implements SourceSplit {
 
-    final int bucket;
-    final long offset;
+    /** The {@link #snapshotId} of a split of the log alone. */
+    static final long NO_SNAPSHOT = -1;
 
+    final BucketId id;
+    /** The partition's name ({@code null} for a table without partitions). */
+    final String partitionName;
+    /**
+     * The offset of the next log record to emit ({@code LogScanner.EARLIEST_OFFSET} for the log's
+     * first); of a snapshot split, the offset the log goes on from after the snapshot.
+     */
+    final long offset;
+    /** The key-value snapshot read before the log, or {@link #NO_SNAPSHOT}. */
+    final long snapshotId;
+    /** How many of the snapshot's rows were emitted already (and are skipped when it is read again). */
+    final long snapshotRowsEmitted;
+
+    /** The log of {@code bucket} of a table without partitions from {@code offset} on. */
     BucketSplit(int bucket, long offset) {
-        this.bucket = bucket;
+        this(new BucketId(BucketId.NO_PARTITION, bucket), null, offset, NO_SNAPSHOT, 0);
+    }
+
+    BucketSplit(BucketId id, String partitionName, long offset, long snapshotId, long snapshotRowsEmitted) {
+        this.id = id;
+        this.partitionName = partitionName;
         this.offset = offset;
+        this.snapshotId = snapshotId;
+        this.snapshotRowsEmitted = snapshotRowsEmitted;
+    }
+
+    /** The log of this split's bucket from {@code from} on. */
+    BucketSplit log(long from) {
+        return new BucketSplit(id, partitionName, from, NO_SNAPSHOT, 0);
+    }
+
+    boolean isSnapshot() {
+        return snapshotId != NO_SNAPSHOT;
     }
 
     @Override
     public String splitId() {
-        return "bucket-" + bucket;
+        return isSnapshot() ? id + "-snapshot-" + snapshotId : id.toString();
     }
 
     @Override
     public String toString() {
-        return splitId() + "@" + offset;
+        return (partitionName == null ? "" : partitionName + ":")
+                + (isSnapshot() ? splitId() + "+" + snapshotRowsEmitted + " then log@" + offset : splitId() + "@" + offset);
     }
 
-    /** The mutable position of a split being read: the offset after the last record emitted. */
+    /**
+     * The mutable position of a split being read: the offset after the last log record emitted, or
+     * the snapshot rows emitted.
+     */
     static final class State {
-        final int bucket;
+        final BucketSplit split;
         long offset;
+        long snapshotRowsEmitted;
 
         State(BucketSplit split) {
-            this.bucket = split.bucket;
+            this.split = split;
             this.offset = split.offset;
+            this.snapshotRowsEmitted = split.snapshotRowsEmitted;
         }
 
         BucketSplit toSplit() {
-            return new BucketSplit(bucket, offset);
+            return new BucketSplit(split.id, split.partitionName, offset, split.snapshotId, snapshotRowsEmitted);
         }
     }
 
-    /** Splits as bytes: version 1 is the bucket then the offset. */
+    /**
+     * Splits as bytes: version 2 is the bucket, the offset, the snapshot, the snapshot rows emitted,
+     * the partition's id and its name (empty: none); version 1 (the bucket and the offset) is still
+     * read.
+     */
     static final class Serializer implements SimpleVersionedSerializer<BucketSplit> {
 
         @Override
         public int getVersion() {
-            return 1;
+            return 2;
         }
 
         @Override
         public byte[] serialize(BucketSplit split) throws IOException {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream out = new DataOutputStream(bytes)) {
-                out.writeInt(split.bucket);
+                out.writeInt(split.id.bucket);
                 out.writeLong(split.offset);
+                out.writeLong(split.snapshotId);
+                out.writeLong(split.snapshotRowsEmitted);
+                out.writeLong(split.id.partitionId);
+                out.writeUTF(split.partitionName == null ? "" : split.partitionName);
             }
             return bytes.toByteArray();
         }
 
         @Override
         public BucketSplit deserialize(int version, byte[] serialized) throws IOException {
-            if (version != 1) {
+            if (version != 1 && version != 2) {
                 throw new IOException("Unknown version " + version + " of a Fluss bucket split");
             }
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-                return new BucketSplit(in.readInt(), in.readLong());
+                int bucket = in.readInt();
+                long offset = in.readLong();
+                if (version == 1) {
+                    return new BucketSplit(bucket, offset);
+                }
+                long snapshotId = in.readLong();
+                long rowsEmitted = in.readLong();
+                long partitionId = in.readLong();
+                String partitionName = in.readUTF();
+                return new BucketSplit(new BucketId(partitionId, bucket), partitionName.isEmpty() ? null : partitionName,
+                        offset, snapshotId, rowsEmitted);
             }
         }
     }

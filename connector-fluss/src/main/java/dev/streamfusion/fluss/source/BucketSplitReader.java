@@ -12,6 +12,7 @@ import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsRemoval;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 
@@ -19,20 +20,29 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.table.Table;
 import org.apache.fluss.client.table.scanner.ScanRecord;
+import org.apache.fluss.client.table.scanner.batch.BatchScanner;
 import org.apache.fluss.client.table.scanner.log.LogScanner;
 import org.apache.fluss.client.table.scanner.log.ScanRecords;
 import org.apache.fluss.metadata.TableBucket;
 import org.apache.fluss.record.ChangeType;
+import org.apache.fluss.row.InternalRow;
+import org.apache.fluss.utils.CloseableIterator;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Reads the buckets assigned to it with one Fluss log scanner (the query's columns pushed to the
  * server) and turns each poll's records of a bucket into one Arrow batch, column by column (the
  * records are views over the fetched data; the batch owns its copy), with each record's row kind
- * when the log is a primary-key table's changelog.
+ * when the log is a primary-key table's changelog. Snapshot splits are read one at a time, taking
+ * turns with the log: the client's snapshot scanner gives the snapshot's rows (the query's columns
+ * only) batch by batch, and at its end the split is finished (its reader goes on with the log).
  */
 // The Fluss client's closeables declare Exception.
 @SuppressWarnings("try")
@@ -50,6 +60,16 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     /** Whether each batch is emitted whole (to the operator island) rather than row by row. */
     private final boolean whole;
     private final ArrayDeque<BucketBatch> ready = new ArrayDeque<>();
+    /** Snapshot splits not started yet. */
+    private final ArrayDeque<BucketSplit> snapshots = new ArrayDeque<>();
+    /** The snapshot split being read, its scanner and the rows of it still to skip. */
+    private BucketSplit snapshot;
+    private BatchScanner snapshotScanner;
+    private long snapshotSkip;
+    /** Splits of dropped partitions, no longer read, whose end the next fetch reports. */
+    private final Set<String> removed = new HashSet<>();
+    /** Whether the last fetch read the snapshot (so this one polls the log). */
+    private boolean snapshotTurn;
     private Connection connection;
     private Table table;
     private LogScanner scanner;
@@ -68,18 +88,80 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     }
 
     @Override
-    public RecordsWithSplitIds<BucketBatch.Row> fetch() {
-        if (ready.isEmpty() && scanner != null) {
-            ScanRecords records = scanner.poll(POLL);
-            for (TableBucket bucket : records.buckets()) {
-                ready.add(batch(bucket.getBucket(), records.records(bucket)));
+    public RecordsWithSplitIds<BucketBatch.Row> fetch() throws IOException {
+        if (!removed.isEmpty()) {
+            BucketBatch finished = new BucketBatch(Set.copyOf(removed));
+            removed.clear();
+            return fetched.track(finished);
+        }
+        if (ready.isEmpty()) {
+            boolean readSnapshot = (snapshot != null || !snapshots.isEmpty()) && (scanner == null || !snapshotTurn);
+            snapshotTurn = readSnapshot;
+            if (readSnapshot) {
+                ready.add(readSnapshot());
+            } else if (scanner != null) {
+                ScanRecords records = scanner.poll(POLL);
+                for (TableBucket bucket : records.buckets()) {
+                    ready.add(batch(new BucketId(bucket.getPartitionId() == null ? BucketId.NO_PARTITION
+                            : bucket.getPartitionId(), bucket.getBucket()), records.records(bucket)));
+                }
             }
         }
         BucketBatch next = ready.poll();
         return fetched.track(next == null ? new BucketBatch() : next);
     }
 
-    private BucketBatch batch(int bucket, List<ScanRecord> records) {
+    /** The next rows of the snapshot being read (the next snapshot split's first), or its end. */
+    private BucketBatch readSnapshot() throws IOException {
+        if (snapshot == null) {
+            snapshot = snapshots.poll();
+            snapshotSkip = snapshot.snapshotRowsEmitted;
+            TableBucket bucket = snapshot.id.toTableBucket(table.getTableInfo().getTableId());
+            snapshotScanner = table.newScan().project(projection).createBatchScanner(bucket, snapshot.snapshotId);
+        }
+        CloseableIterator<InternalRow> rows;
+        try {
+            rows = snapshotScanner.pollBatch(POLL);
+        } catch (IOException | RuntimeException e) {
+            throw new IOException("Cannot read key-value snapshot " + snapshot.snapshotId + " of " + snapshot
+                    + " of Fluss table " + ref + ": " + e.getMessage(), e);
+        }
+        if (rows == null) {
+            BucketSplit done = snapshot;
+            closeSnapshot();
+            return new BucketBatch(Set.of(done.splitId()));
+        }
+        try {
+            int appended = 0;
+            while (rows.hasNext()) {
+                InternalRow row = rows.next();
+                if (snapshotSkip > 0) {
+                    snapshotSkip--;
+                } else {
+                    writer.append(view.wrap(row));
+                    appended++;
+                }
+            }
+            if (appended == 0) {
+                return new BucketBatch();
+            }
+        } finally {
+            rows.close();
+        }
+        VectorSchemaRoot own = ArrowRoots.moveTo(writer.finishBatch(), fetched.allocator());
+        return new BucketBatch(snapshot.splitId(), own, ArrowColumnarBatch.of(own, rowType), null, null, whole);
+    }
+
+    private void closeSnapshot() throws IOException {
+        BatchScanner open = snapshotScanner;
+        snapshot = null;
+        snapshotScanner = null;
+        if (open != null) {
+            open.close();
+        }
+    }
+
+    private BucketBatch batch(BucketId bucket, List<ScanRecord> records) {
         long[] offsets = new long[records.size()];
         RowKind[] kinds = changelog ? new RowKind[offsets.length] : null;
         for (int i = 0; i < offsets.length; i++) {
@@ -91,7 +173,7 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
             }
         }
         VectorSchemaRoot own = ArrowRoots.moveTo(writer.finishBatch(), fetched.allocator());
-        return new BucketBatch("bucket-" + bucket, own, ArrowColumnarBatch.of(own, rowType), offsets, kinds, whole);
+        return new BucketBatch(bucket.toString(), own, ArrowColumnarBatch.of(own, rowType), offsets, kinds, whole);
     }
 
     private static RowKind kind(ChangeType change) {
@@ -109,19 +191,62 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
 
     @Override
     public void handleSplitsChanges(SplitsChange<BucketSplit> change) {
-        if (!(change instanceof SplitsAddition)) {
-            throw new UnsupportedOperationException("The Fluss reader supports only split additions");
+        if (change instanceof SplitsRemoval) {
+            change.splits().forEach(this::remove);
+            return;
         }
-        if (scanner == null) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException("The Fluss reader does not take " + change);
+        }
+        if (connection == null) {
             connection = ref.connect();
             table = connection.getTable(ref.path());
-            scanner = table.newScan().project(projection).createLogScanner();
             writer = RowDataArrowWriter.create(rowType, fetched.allocator());
             view = new FlussRowAsFlink(rowType);
         }
         for (BucketSplit split : change.splits()) {
-            scanner.subscribe(split.bucket, split.offset);
+            if (split.isSnapshot()) {
+                snapshots.add(split);
+                continue;
+            }
+            if (scanner == null) {
+                scanner = table.newScan().project(projection).createLogScanner();
+            }
+            if (split.id.isPartitioned()) {
+                scanner.subscribe(split.id.partitionId, split.id.bucket, split.offset);
+            } else {
+                scanner.subscribe(split.id.bucket, split.offset);
+            }
         }
+    }
+
+    /** Stops reading {@code split} (of a dropped partition); its batches not handed out are freed. */
+    private void remove(BucketSplit split) {
+        String id = split.splitId();
+        if (split.isSnapshot()) {
+            snapshots.removeIf(queued -> queued.splitId().equals(id));
+            if (snapshot != null && snapshot.splitId().equals(id)) {
+                try {
+                    closeSnapshot();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("Cannot close the snapshot scanner of " + split, e);
+                }
+            }
+        } else if (scanner != null) {
+            if (split.id.isPartitioned()) {
+                scanner.unsubscribe(split.id.partitionId, split.id.bucket);
+            } else {
+                scanner.unsubscribe(split.id.bucket);
+            }
+        }
+        ready.removeIf(batch -> {
+            boolean of = id.equals(batch.splitId);
+            if (of) {
+                fetched.track(batch).recycle();
+            }
+            return of;
+        });
+        removed.add(id);
     }
 
     @Override
@@ -136,8 +261,10 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
         // Queued batches were never handed out: they are freed with the rest the reader fetched.
         ready.forEach(fetched::track);
         ready.clear();
-        try (AutoCloseable c = connection; AutoCloseable t = table; AutoCloseable s = scanner; AutoCloseable w = writer) {
-            // Closed in reverse order: the writer's vectors, the scanner, the table, the connection.
+        try (AutoCloseable c = connection; AutoCloseable t = table; AutoCloseable s = scanner; AutoCloseable w = writer;
+                AutoCloseable b = snapshotScanner) {
+            // Closed in reverse order: the snapshot scanner, the writer's vectors, the log scanner,
+            // the table, the connection.
         }
     }
 }

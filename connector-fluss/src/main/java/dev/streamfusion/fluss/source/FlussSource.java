@@ -4,7 +4,7 @@ import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.batch.BatchSource;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.fluss.internal.FlussTableRef;
-import dev.streamfusion.fluss.internal.StartupMode;
+import dev.streamfusion.fluss.internal.ScanOptions;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -20,14 +20,13 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
-import java.util.List;
-
 /**
- * A Fluss table's log read continuously, one split per bucket, the query's columns pushed to the
- * server; rows reach Flink as views over Arrow batches (a primary-key table's as its changelog).
+ * A Fluss table's log read continuously, one split per bucket (of each partition), the query's columns pushed to the
+ * server; rows reach Flink as views over Arrow batches (a primary-key table's as its changelog,
+ * after its key-value snapshot's rows when it is read {@code full}).
  */
 @Internal
-public final class FlussSource implements Source<RowData, BucketSplit, List<BucketSplit>>, ResultTypeQueryable<RowData> {
+public final class FlussSource implements Source<RowData, BucketSplit, BucketEnumerator.Checkpoint>, ResultTypeQueryable<RowData> {
 
     private static final long serialVersionUID = 1L;
 
@@ -35,26 +34,26 @@ public final class FlussSource implements Source<RowData, BucketSplit, List<Buck
     private final int buckets;
     private final int[] projection;
     private final RowType rowType;
-    private final StartupMode mode;
-    private final long timestamp;
+    private final ScanOptions scan;
+    private final boolean partitioned;
     private final TypeInformation<RowData> producedType;
     private final boolean changelog;
 
     /**
      * Reads the {@code projection} columns (Fluss column indices; of {@code rowType}) of the
-     * {@code buckets} buckets of {@code table} from where {@code mode} (and {@code timestamp}, epoch
-     * milliseconds) says, producing {@code producedType}; a {@code changelog} (a primary-key
-     * table's log) with its row kinds.
+     * {@code buckets} buckets of {@code table} (of each partition, when {@code partitioned}) as
+     * {@code scan} says, producing {@code producedType}; a {@code changelog} (a primary-key table's
+     * log) with its row kinds.
      */
     public FlussSource(
-            FlussTableRef table, int buckets, int[] projection, RowType rowType, StartupMode mode, long timestamp,
+            FlussTableRef table, int buckets, boolean partitioned, int[] projection, RowType rowType, ScanOptions scan,
             TypeInformation<RowData> producedType, boolean changelog) {
+        this.partitioned = partitioned;
         this.table = table;
         this.buckets = buckets;
         this.projection = projection;
         this.rowType = rowType;
-        this.mode = mode;
-        this.timestamp = timestamp;
+        this.scan = scan;
         this.producedType = producedType;
         this.changelog = changelog;
     }
@@ -75,7 +74,7 @@ public final class FlussSource implements Source<RowData, BucketSplit, List<Buck
     }
 
     /** The {@link Source} of this scan's batches, with this source's enumeration and state. */
-    public Source<ArrowBatch, BucketSplit, List<BucketSplit>> batches() {
+    public Source<ArrowBatch, BucketSplit, BucketEnumerator.Checkpoint> batches() {
         return new BatchSource<>(this, this::createBatchReader);
     }
 
@@ -87,14 +86,15 @@ public final class FlussSource implements Source<RowData, BucketSplit, List<Buck
     }
 
     @Override
-    public SplitEnumerator<BucketSplit, List<BucketSplit>> createEnumerator(SplitEnumeratorContext<BucketSplit> context) {
-        return new BucketEnumerator(context, table, buckets, mode, timestamp, null);
+    public SplitEnumerator<BucketSplit, BucketEnumerator.Checkpoint> createEnumerator(
+            SplitEnumeratorContext<BucketSplit> context) {
+        return new BucketEnumerator(context, table, buckets, scan, changelog, partitioned, null);
     }
 
     @Override
-    public SplitEnumerator<BucketSplit, List<BucketSplit>> restoreEnumerator(
-            SplitEnumeratorContext<BucketSplit> context, List<BucketSplit> checkpoint) {
-        return new BucketEnumerator(context, table, buckets, mode, timestamp, checkpoint);
+    public SplitEnumerator<BucketSplit, BucketEnumerator.Checkpoint> restoreEnumerator(
+            SplitEnumeratorContext<BucketSplit> context, BucketEnumerator.Checkpoint checkpoint) {
+        return new BucketEnumerator(context, table, buckets, scan, changelog, partitioned, checkpoint);
     }
 
     @Override
@@ -103,7 +103,7 @@ public final class FlussSource implements Source<RowData, BucketSplit, List<Buck
     }
 
     @Override
-    public SimpleVersionedSerializer<List<BucketSplit>> getEnumeratorCheckpointSerializer() {
+    public SimpleVersionedSerializer<BucketEnumerator.Checkpoint> getEnumeratorCheckpointSerializer() {
         return new BucketEnumerator.StateSerializer();
     }
 

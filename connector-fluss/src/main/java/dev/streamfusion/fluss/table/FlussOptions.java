@@ -43,6 +43,19 @@ public final class FlussOptions {
             .noDefaultValue()
             .withDescription("With 'scan.startup.mode' = 'timestamp': epoch milliseconds.");
 
+    public static final ConfigOption<String> SCAN_KV_SNAPSHOT_LEASE_ID = ConfigOptions.key("scan.kv.snapshot.lease.id")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The id of the lease that keeps the key-value snapshots a 'full' read of a primary-key "
+                    + "table reads from being deleted; by default one made up when the job first starts.");
+
+    public static final ConfigOption<Duration> SCAN_KV_SNAPSHOT_LEASE_DURATION =
+            ConfigOptions.key("scan.kv.snapshot.lease.duration")
+                    .durationType()
+                    .defaultValue(Duration.ofDays(1))
+                    .withDescription("How long the server keeps leased key-value snapshots when the lease is not "
+                            + "let go (a job that stopped for good).");
+
     public static final ConfigOption<Duration> SCAN_PARTITION_DISCOVERY_INTERVAL =
             ConfigOptions.key("scan.partition.discovery.interval")
                     .durationType()

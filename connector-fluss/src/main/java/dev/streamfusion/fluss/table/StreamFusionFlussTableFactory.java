@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.table.PlannerExtension;
 import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.fluss.internal.FlussTableRef;
+import dev.streamfusion.fluss.internal.ScanOptions;
 import dev.streamfusion.fluss.internal.StartupMode;
 
 import org.apache.flink.annotation.Internal;
@@ -12,6 +13,9 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.lookup.LookupOptions;
+import org.apache.flink.table.connector.source.lookup.cache.DefaultLookupCache;
+import org.apache.flink.table.connector.source.lookup.cache.LookupCache;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableFactory;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
@@ -78,10 +82,17 @@ public final class StreamFusionFlussTableFactory
                 FlussOptions.TABLE,
                 FlussOptions.SCAN_STARTUP_MODE,
                 FlussOptions.SCAN_STARTUP_TIMESTAMP,
+                FlussOptions.SCAN_KV_SNAPSHOT_LEASE_ID,
+                FlussOptions.SCAN_KV_SNAPSHOT_LEASE_DURATION,
                 FlussOptions.SCAN_PARTITION_DISCOVERY_INTERVAL,
                 FlussOptions.SINK_IGNORE_DELETE,
                 FlussOptions.BUCKET_NUM,
-                FlussOptions.BUCKET_KEY);
+                FlussOptions.BUCKET_KEY,
+                LookupOptions.CACHE_TYPE,
+                LookupOptions.PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
+                LookupOptions.PARTIAL_CACHE_EXPIRE_AFTER_WRITE,
+                LookupOptions.PARTIAL_CACHE_CACHE_MISSING_KEY,
+                LookupOptions.PARTIAL_CACHE_MAX_ROWS);
     }
 
     @Override
@@ -91,17 +102,7 @@ public final class StreamFusionFlussTableFactory
         Configuration conf = table.conf;
         FlussTableRef ref = table.ref;
         TableInfo info = table.info;
-        if (info.isPartitioned()) {
-            throw new ValidationException("Fluss table " + ref + " is partitioned; streamfusion-fluss reads unpartitioned tables for now");
-        }
         StartupMode mode = conf.get(FlussOptions.SCAN_STARTUP_MODE);
-        // Its snapshot may hold rows whose changes the log no longer has (log TTL): reading the log
-        // alone could miss them. Refused when the table is scanned; lookups need no startup mode.
-        String scanRefusal = info.hasPrimaryKey() && mode == StartupMode.FULL
-                ? "Fluss table " + ref + " is a primary-key table, which 'scan.startup.mode' = 'full' "
-                        + "reads from its key-value snapshot; streamfusion-fluss reads its changelog only for now: set "
-                        + "'scan.startup.mode' to 'earliest', 'latest' or 'timestamp'"
-                : null;
         long timestamp = -1;
         if (mode == StartupMode.TIMESTAMP) {
             String value = conf.get(FlussOptions.SCAN_STARTUP_TIMESTAMP);
@@ -115,19 +116,41 @@ public final class StreamFusionFlussTableFactory
                         + "' is not epoch milliseconds", e);
             }
         }
-        return new StreamFusionFlussTableSource(ref, info.getNumBuckets(), table.rowType, context.getPhysicalRowDataType(), mode,
-                timestamp, info.getPrimaryKeys(), scanRefusal);
+        ScanOptions scan = new ScanOptions(mode, timestamp, conf.get(FlussOptions.SCAN_KV_SNAPSHOT_LEASE_ID),
+                conf.get(FlussOptions.SCAN_KV_SNAPSHOT_LEASE_DURATION), conf.get(FlussOptions.SCAN_PARTITION_DISCOVERY_INTERVAL));
+        return new StreamFusionFlussTableSource(ref, info.getNumBuckets(), info.isPartitioned(), table.rowType,
+                context.getPhysicalRowDataType(), scan, info.getPrimaryKeys(), prefixKey(info), lookupCache(conf));
     }
 
     @Override
     public DynamicTableSink createDynamicTableSink(DynamicTableFactory.Context context) {
         PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         Resolved table = resolve(context);
-        if (table.info.isPartitioned()) {
-            throw new ValidationException("Fluss table " + table.ref
-                    + " is partitioned; streamfusion-fluss writes unpartitioned tables for now");
-        }
         return new StreamFusionFlussTableSink(table.ref, table.info.hasPrimaryKey(), table.conf.get(FlussOptions.SINK_IGNORE_DELETE));
+    }
+
+    /**
+     * The columns a lookup by a prefix of the primary key gives, as Fluss takes them: the bucket
+     * key then the partition keys, when the bucket key is a strict prefix of the primary key
+     * without its partition keys; none otherwise.
+     */
+    private static List<String> prefixKey(TableInfo info) {
+        List<String> physical = info.getPhysicalPrimaryKeys();
+        List<String> bucket = info.getBucketKeys();
+        if (!info.hasPrimaryKey() || bucket.isEmpty() || bucket.size() >= physical.size()
+                || !physical.subList(0, bucket.size()).equals(bucket)) {
+            return List.of();
+        }
+        List<String> prefix = new java.util.ArrayList<>(bucket);
+        info.getPartitionKeys().stream().filter(k -> !prefix.contains(k)).forEach(prefix::add);
+        return prefix;
+    }
+
+    /** Flink's lookup cache as {@code lookup.cache} and {@code lookup.partial-cache.*} say, or {@code null}. */
+    private static LookupCache lookupCache(Configuration conf) {
+        return conf.get(LookupOptions.CACHE_TYPE) == LookupOptions.LookupCacheType.PARTIAL
+                ? DefaultLookupCache.fromConfig(conf)
+                : null;
     }
 
     /** A Flink table's options, its Fluss table and that table's metadata, checked. */

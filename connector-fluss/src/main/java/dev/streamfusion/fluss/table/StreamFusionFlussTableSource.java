@@ -3,7 +3,7 @@ package dev.streamfusion.fluss.table;
 import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.batch.BatchScan;
 import dev.streamfusion.fluss.internal.FlussTableRef;
-import dev.streamfusion.fluss.internal.StartupMode;
+import dev.streamfusion.fluss.internal.ScanOptions;
 import dev.streamfusion.fluss.lookup.FlussLookupFunction;
 import dev.streamfusion.fluss.source.FlussSource;
 
@@ -16,6 +16,8 @@ import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.lookup.AsyncLookupFunctionProvider;
+import org.apache.flink.table.connector.source.lookup.PartialCachingAsyncLookupProvider;
+import org.apache.flink.table.connector.source.lookup.cache.LookupCache;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
@@ -26,8 +28,8 @@ import java.util.Optional;
 
 /**
  * A streamfusion-fluss table read: a continuous source of its buckets' logs, the query's top-level
- * columns pushed to the Fluss server; a primary-key table's log read as its changelog, and its rows
- * looked up by primary key for lookup joins.
+ * columns pushed to the Fluss server; a primary-key table's log read as its changelog (after its
+ * key-value snapshot, read {@code full}), and its rows looked up by primary key for lookup joins.
  */
 @Internal
 final class StreamFusionFlussTableSource
@@ -36,28 +38,31 @@ final class StreamFusionFlussTableSource
     private final FlussTableRef table;
     private final int buckets;
     private final RowType tableType;
-    private final StartupMode mode;
-    private final long timestamp;
+    private final boolean partitioned;
+    private final ScanOptions scan;
     /** Whether the table has a primary key: its log is a changelog. */
     private final boolean changelog;
     /** The primary key's column names, in the key's order (empty for a log table). */
     private final List<String> primaryKey;
-    /** Why the table cannot be scanned as its options say, or {@code null}. */
-    private final String scanRefusal;
+    /** The columns of a prefix lookup: the bucket key then the other partition keys; empty when there is none. */
+    private final List<String> prefixKey;
+    /** Flink's cache of looked up rows ({@code lookup.cache} = PARTIAL), or {@code null}. */
+    private final LookupCache cache;
     private int[] projection;
     private DataType producedType;
 
     StreamFusionFlussTableSource(
-            FlussTableRef table, int buckets, RowType tableType, DataType producedType, StartupMode mode, long timestamp,
-            List<String> primaryKey, String scanRefusal) {
+            FlussTableRef table, int buckets, boolean partitioned, RowType tableType, DataType producedType, ScanOptions scan,
+            List<String> primaryKey, List<String> prefixKey, LookupCache cache) {
+        this.partitioned = partitioned;
+        this.prefixKey = List.copyOf(prefixKey);
+        this.cache = cache;
         this.primaryKey = List.copyOf(primaryKey);
-        this.scanRefusal = scanRefusal;
         this.table = table;
         this.buckets = buckets;
         this.tableType = tableType;
         this.producedType = producedType;
-        this.mode = mode;
-        this.timestamp = timestamp;
+        this.scan = scan;
         this.changelog = !primaryKey.isEmpty();
         this.projection = java.util.stream.IntStream.range(0, tableType.getFieldCount()).toArray();
     }
@@ -88,12 +93,9 @@ final class StreamFusionFlussTableSource
     }
 
     private FlussSource source(ScanContext context) {
-        if (scanRefusal != null) {
-            throw new ValidationException(scanRefusal);
-        }
         RowType rowType = (RowType) producedType.getLogicalType();
         return new FlussSource(
-                table, buckets, projection, rowType, mode, timestamp, context.createTypeInformation(producedType), changelog);
+                table, buckets, partitioned, projection, rowType, scan, context.createTypeInformation(producedType), changelog);
     }
 
     @Override
@@ -110,8 +112,9 @@ final class StreamFusionFlussTableSource
     }
 
     /**
-     * Looks rows up by the primary key: the join's keys must be the primary key's columns (in any
-     * order), as Fluss looks rows up by their whole key.
+     * Looks rows up by the primary key, or by the bucket key (with the partition keys) where that
+     * is a prefix of it: the join's keys must be one of those column sets (in any order), as Fluss
+     * looks rows up by nothing else.
      */
     @Override
     public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
@@ -126,25 +129,38 @@ final class StreamFusionFlussTableSource
             }
             joined.add(tableType.getFieldNames().get(projection[key[0]]));
         }
-        if (joined.size() != primaryKey.size() || !joined.containsAll(primaryKey)) {
+        List<String> lookupColumns;
+        if (sameColumns(joined, primaryKey)) {
+            lookupColumns = primaryKey;
+        } else if (!prefixKey.isEmpty() && sameColumns(joined, prefixKey)) {
+            lookupColumns = prefixKey;
+        } else {
             throw new ValidationException("Fluss table " + table + " is looked up by its whole primary key " + primaryKey
+                    + (prefixKey.isEmpty() ? "" : " or by its bucket key with its partition keys " + prefixKey)
                     + ", and the join gives " + joined);
         }
-        int[] keyOrder = new int[primaryKey.size()];
+        int[] keyOrder = new int[lookupColumns.size()];
         List<RowType.RowField> keyFields = new ArrayList<>();
         for (int i = 0; i < keyOrder.length; i++) {
-            keyOrder[i] = joined.indexOf(primaryKey.get(i));
-            int column = tableType.getFieldIndex(primaryKey.get(i));
-            keyFields.add(new RowType.RowField(primaryKey.get(i), tableType.getTypeAt(column)));
+            keyOrder[i] = joined.indexOf(lookupColumns.get(i));
+            int column = tableType.getFieldIndex(lookupColumns.get(i));
+            keyFields.add(new RowType.RowField(lookupColumns.get(i), tableType.getTypeAt(column)));
         }
-        return AsyncLookupFunctionProvider.of(
-                new FlussLookupFunction(table, tableType, new RowType(keyFields), keyOrder, projection));
+        FlussLookupFunction function = new FlussLookupFunction(table, tableType, new RowType(keyFields), keyOrder, projection,
+                lookupColumns == primaryKey ? null : lookupColumns);
+        return cache == null
+                ? AsyncLookupFunctionProvider.of(function)
+                : PartialCachingAsyncLookupProvider.of(function, cache);
+    }
+
+    private static boolean sameColumns(List<String> a, List<String> b) {
+        return a.size() == b.size() && a.containsAll(b);
     }
 
     @Override
     public DynamicTableSource copy() {
         StreamFusionFlussTableSource copy = new StreamFusionFlussTableSource(
-                table, buckets, tableType, producedType, mode, timestamp, primaryKey, scanRefusal);
+                table, buckets, partitioned, tableType, producedType, scan, primaryKey, prefixKey, cache);
         copy.projection = projection.clone();
         return copy;
     }
