@@ -111,6 +111,40 @@ class StreamFusionFlussITCase {
     }
 
     @Test
+    void nestedColumnsWithNullsAtEveryLevelAreReadAndWrittenAsFlussFlinkDoes() throws Exception {
+        TableEnvironment env = streaming();
+        env.executeSql("CREATE CATALOG sfn WITH ('type' = 'streamfusion-fluss', 'bootstrap.servers' = '"
+                + FLUSS.bootstrapServers() + "')");
+        String columns = "id INT, ints ARRAY<INT>, names ARRAY<STRING>, tags MAP<STRING, INT>, "
+                + "point ROW<x DOUBLE, label STRING, seen TIMESTAMP(3)>, points ARRAY<ROW<k INT, amount DECIMAL(20, 2)>>, "
+                + "nested MAP<INT, ARRAY<BIGINT>>";
+        // Made through our catalog (its type mapping), written by fluss-flink, read by both.
+        env.executeSql("CREATE TABLE sfn.fluss.nested (" + columns + ") WITH ('bucket.num' = '2')");
+        env.executeSql("CREATE TABLE sfn.fluss.nested_ours (" + columns + ") WITH ('bucket.num' = '2')");
+        String values = IntStream.range(0, 40).mapToObj(i -> i % 5 == 4
+                ? "(" + i + ", CAST(NULL AS ARRAY<INT>), CAST(NULL AS ARRAY<STRING>), CAST(NULL AS MAP<STRING, INT>), "
+                        + "CAST(NULL AS ROW<x DOUBLE, label STRING, seen TIMESTAMP(3)>), "
+                        + "CAST(NULL AS ARRAY<ROW<k INT, amount DECIMAL(20, 2)>>), CAST(NULL AS MAP<INT, ARRAY<BIGINT>>))"
+                : "(" + i + ", ARRAY[" + i + ", CAST(NULL AS INT), " + (i * 2) + "], ARRAY['a" + i + "', CAST(NULL AS STRING)], "
+                        + "MAP['k" + i + "', " + i + ", 'none', CAST(NULL AS INT)], "
+                        + "ROW(" + (i / 4.0) + ", " + (i % 2 == 0 ? "CAST(NULL AS STRING)" : "'p" + i + "'")
+                        + ", TIMESTAMP '2024-03-0" + (1 + i % 9) + " 01:02:03.456'), "
+                        + "ARRAY[ROW(" + i + ", CAST(" + i + ".25 AS DECIMAL(20, 2))), CAST(NULL AS ROW<k INT, amount DECIMAL(20, 2)>)], "
+                        + "MAP[" + i + ", ARRAY[CAST(" + (i * 1000L) + " AS BIGINT), CAST(NULL AS BIGINT)]])")
+                .collect(Collectors.joining(", "));
+        env.executeSql("INSERT INTO stock.fluss.nested VALUES " + values).await();
+        String earliest = " /*+ OPTIONS('scan.startup.mode' = 'earliest') */";
+        List<String> stock = take(env, "SELECT * FROM stock.fluss.nested" + earliest, 40);
+        assertThat(take(env, "SELECT * FROM sfn.fluss.nested" + earliest, 40)).containsExactlyInAnyOrderElementsOf(stock);
+        assertThat(stock).contains("+I[3, [3, null, 6], [a3, null], {k3=3, none=null}, +I[0.75, p3, 2024-03-04T01:02:03.456], "
+                        + "[+I[3, 3.25], null], {3=[3000, null]}]")
+                .anyMatch(r -> r.startsWith("+I[4, null, null, null, null, null, null]"));
+        // Written natively, read by fluss-flink.
+        env.executeSql("INSERT INTO sfn.fluss.nested_ours VALUES " + values).await();
+        assertThat(take(env, "SELECT * FROM stock.fluss.nested_ours" + earliest, 40)).containsExactlyInAnyOrderElementsOf(stock);
+    }
+
+    @Test
     void rowsWrittenNativelyReadAsFlussFlinkWritesThem() throws Exception {
         TableEnvironment env = streaming();
         env.executeSql("CREATE TABLE stock.fluss.written_ours (" + COLUMNS + ") WITH ('bucket.num' = '2')");

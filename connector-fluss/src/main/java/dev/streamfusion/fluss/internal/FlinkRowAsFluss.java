@@ -1,9 +1,7 @@
 package dev.streamfusion.fluss.internal;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.TimestampData;
 
 import org.apache.fluss.row.BinaryString;
 import org.apache.fluss.row.Decimal;
@@ -15,8 +13,8 @@ import org.apache.fluss.row.TimestampNtz;
 
 /**
  * A Flink row seen as a Fluss row, without copying it: the Fluss client encodes the row into its
- * batch while {@code append} runs, so the view may be pointed at the next row afterwards. Columns
- * are the table's top-level scalar columns (nested ones are refused when the job is planned).
+ * batch while {@code append} runs, so the view may be pointed at the next row afterwards. ARRAY,
+ * MAP and ROW values are views too.
  */
 @Internal
 public final class FlinkRowAsFluss implements InternalRow {
@@ -81,27 +79,22 @@ public final class FlinkRowAsFluss implements InternalRow {
 
     @Override
     public BinaryString getString(int pos) {
-        return BinaryString.fromBytes(row.getString(pos).toBytes());
+        return FlussValues.string(row.getString(pos));
     }
 
     @Override
     public Decimal getDecimal(int pos, int precision, int scale) {
-        DecimalData value = row.getDecimal(pos, precision, scale);
-        return value.isCompact()
-                ? Decimal.fromUnscaledLong(value.toUnscaledLong(), precision, scale)
-                : Decimal.fromUnscaledBytes(value.toUnscaledBytes(), precision, scale);
+        return FlussValues.decimal(row.getDecimal(pos, precision, scale), precision, scale);
     }
 
     @Override
     public TimestampNtz getTimestampNtz(int pos, int precision) {
-        TimestampData value = row.getTimestamp(pos, precision);
-        return TimestampNtz.fromMillis(value.getMillisecond(), value.getNanoOfMillisecond());
+        return FlussValues.timestampNtz(row.getTimestamp(pos, precision));
     }
 
     @Override
     public TimestampLtz getTimestampLtz(int pos, int precision) {
-        TimestampData value = row.getTimestamp(pos, precision);
-        return TimestampLtz.fromEpochMillis(value.getMillisecond(), value.getNanoOfMillisecond());
+        return FlussValues.timestampLtz(row.getTimestamp(pos, precision));
     }
 
     @Override
@@ -116,16 +109,16 @@ public final class FlinkRowAsFluss implements InternalRow {
 
     @Override
     public InternalArray getArray(int pos) {
-        throw new UnsupportedOperationException("ARRAY columns are not written to Fluss natively yet");
+        return new FlinkArrayAsFluss().wrap(row.getArray(pos));
     }
 
     @Override
     public InternalMap getMap(int pos) {
-        throw new UnsupportedOperationException("MAP columns are not written to Fluss natively yet");
+        return new FlinkMapAsFluss(row.getMap(pos));
     }
 
     @Override
     public InternalRow getRow(int pos, int numFields) {
-        throw new UnsupportedOperationException("ROW columns are not written to Fluss natively yet");
+        return new FlinkRowAsFluss().wrap(row.getRow(pos, numFields));
     }
 }

@@ -8,40 +8,25 @@ import org.apache.flink.table.data.RawValueData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
-import org.apache.flink.table.types.logical.BinaryType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 
-import org.apache.fluss.row.Decimal;
 import org.apache.fluss.row.InternalRow;
-import org.apache.fluss.row.TimestampLtz;
-import org.apache.fluss.row.TimestampNtz;
 
 /**
  * A Fluss row seen as a Flink row while it is transposed into Arrow: valid only until the view is
  * pointed at the next row (the Fluss row is a view over the fetched batch). Columns are the
- * projected top-level scalar columns of {@code rowType}.
+ * projected top-level columns of {@code rowType}; ARRAY, MAP and ROW values are views too.
  */
 @Internal
 public final class FlussRowAsFlink implements RowData {
 
-    private final boolean[] localZone;
-    /** The length of each fixed-length BINARY column, 0 for the others. */
-    private final int[] binaryLength;
+    private final LogicalType[] types;
     private InternalRow row;
 
     public FlussRowAsFlink(RowType rowType) {
-        this.localZone = new boolean[rowType.getFieldCount()];
-        this.binaryLength = new int[localZone.length];
-        for (int i = 0; i < localZone.length; i++) {
-            LogicalType type = rowType.getTypeAt(i);
-            localZone[i] = type.getTypeRoot() == LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
-            if (type.getTypeRoot() == LogicalTypeRoot.BINARY) {
-                binaryLength[i] = ((BinaryType) type).getLength();
-            }
-        }
+        this.types = rowType.getChildren().toArray(new LogicalType[0]);
     }
 
     /** This view, over {@code row} from now on. */
@@ -52,7 +37,7 @@ public final class FlussRowAsFlink implements RowData {
 
     @Override
     public int getArity() {
-        return localZone.length;
+        return types.length;
     }
 
     @Override
@@ -107,25 +92,17 @@ public final class FlussRowAsFlink implements RowData {
 
     @Override
     public StringData getString(int pos) {
-        return StringData.fromBytes(row.getString(pos).toBytes());
+        return FlussValues.string(row, pos);
     }
 
     @Override
     public DecimalData getDecimal(int pos, int precision, int scale) {
-        Decimal value = row.getDecimal(pos, precision, scale);
-        return value.isCompact()
-                ? DecimalData.fromUnscaledLong(value.toUnscaledLong(), precision, scale)
-                : DecimalData.fromUnscaledBytes(value.toUnscaledBytes(), precision, scale);
+        return FlussValues.decimal(row, pos, precision, scale);
     }
 
     @Override
     public TimestampData getTimestamp(int pos, int precision) {
-        if (localZone[pos]) {
-            TimestampLtz value = row.getTimestampLtz(pos, precision);
-            return TimestampData.fromEpochMillis(value.getEpochMillisecond(), value.getNanoOfMillisecond());
-        }
-        TimestampNtz value = row.getTimestampNtz(pos, precision);
-        return TimestampData.fromEpochMillis(value.getMillisecond(), value.getNanoOfMillisecond());
+        return FlussValues.timestamp(row, pos, types[pos], precision);
     }
 
     @Override
@@ -135,17 +112,17 @@ public final class FlussRowAsFlink implements RowData {
 
     @Override
     public byte[] getBinary(int pos) {
-        return binaryLength[pos] > 0 ? row.getBinary(pos, binaryLength[pos]) : row.getBytes(pos);
+        return FlussValues.binary(row, pos, types[pos]);
     }
 
     @Override
     public ArrayData getArray(int pos) {
-        throw new UnsupportedOperationException("ARRAY columns are not read from Fluss natively yet");
+        return FlussValues.array(row, pos, types[pos]);
     }
 
     @Override
     public MapData getMap(int pos) {
-        throw new UnsupportedOperationException("MAP columns are not read from Fluss natively yet");
+        return FlussValues.map(row, pos, types[pos]);
     }
 
     @Override
@@ -155,6 +132,6 @@ public final class FlussRowAsFlink implements RowData {
 
     @Override
     public RowData getRow(int pos, int numFields) {
-        throw new UnsupportedOperationException("ROW columns are not read from Fluss natively yet");
+        return FlussValues.row(row, pos, types[pos], numFields);
     }
 }

@@ -1,6 +1,7 @@
 package dev.streamfusion.fluss.table;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BinaryType;
 import org.apache.flink.table.types.logical.BooleanType;
@@ -12,6 +13,8 @@ import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
@@ -19,13 +22,17 @@ import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 
+import org.apache.fluss.types.DataField;
 import org.apache.fluss.types.DataType;
 import org.apache.fluss.types.DataTypes;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Flink's column types and Fluss's, mapped as fluss-flink maps them: STRING and BYTES are the
  * unbounded VARCHAR and VARBINARY (bounded ones have no Fluss type), TIME keeps no fraction;
- * nested types are not mapped yet.
+ * ARRAY, MAP and ROW map element by element (a ROW's fields keep their names).
  */
 @Internal
 final class FlussTypes {
@@ -91,6 +98,19 @@ final class FlussTypes {
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 fluss = DataTypes.TIMESTAMP_LTZ(((LocalZonedTimestampType) type).getPrecision());
                 break;
+            case ARRAY:
+                fluss = DataTypes.ARRAY(toFluss(((ArrayType) type).getElementType()));
+                break;
+            case MAP:
+                fluss = DataTypes.MAP(toFluss(((MapType) type).getKeyType()), toFluss(((MapType) type).getValueType()));
+                break;
+            case ROW:
+                List<DataField> fields = new ArrayList<>();
+                for (RowType.RowField field : ((RowType) type).getFields()) {
+                    fields.add(DataTypes.FIELD(field.getName(), toFluss(field.getType())));
+                }
+                fluss = DataTypes.ROW(fields.toArray(new DataField[0]));
+                break;
             default:
                 throw new UnsupportedOperationException("Columns of type " + type + " are not mapped to Fluss yet");
         }
@@ -136,6 +156,17 @@ final class FlussTypes {
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return new LocalZonedTimestampType(
                         nullable, ((org.apache.fluss.types.LocalZonedTimestampType) type).getPrecision());
+            case ARRAY:
+                return new ArrayType(nullable, toFlink(((org.apache.fluss.types.ArrayType) type).getElementType()));
+            case MAP:
+                org.apache.fluss.types.MapType map = (org.apache.fluss.types.MapType) type;
+                return new MapType(nullable, toFlink(map.getKeyType()), toFlink(map.getValueType()));
+            case ROW:
+                List<RowType.RowField> fields = new ArrayList<>();
+                for (DataField field : ((org.apache.fluss.types.RowType) type).getFields()) {
+                    fields.add(new RowType.RowField(field.getName(), toFlink(field.getType())));
+                }
+                return new RowType(nullable, fields);
             default:
                 throw new UnsupportedOperationException("Fluss columns of type " + type + " are not mapped to Flink yet");
         }

@@ -211,9 +211,6 @@ public final class StreamFusionFlussTableFactory
         for (RowType.RowField field : rowType.getFields()) {
             LogicalType type = field.getType();
             switch (type.getTypeRoot()) {
-                case ARRAY:
-                case MAP:
-                case ROW:
                 case MULTISET:
                 case RAW:
                 case STRUCTURED_TYPE:
@@ -221,7 +218,7 @@ public final class StreamFusionFlussTableFactory
                 case INTERVAL_DAY_TIME:
                 case INTERVAL_YEAR_MONTH:
                     throw new ValidationException("Column '" + field.getName() + "' of Fluss table " + ref + " is of type "
-                            + type + ", which streamfusion-fluss does not read or write yet");
+                            + type + ", which Fluss has no type for");
                 default:
                     break;
             }
