@@ -213,18 +213,26 @@ class StreamFusionFlussITCase {
         upsert("kv_full", LongStream.range(0, 60).boxed().collect(Collectors.toList()), 1, List.of());
         upsert("kv_full", LongStream.range(0, 20).boxed().collect(Collectors.toList()), 2, List.of());
         Map<Integer, Long> snapshotOffsets = waitForSnapshotsOfWholeLog("kv_full");
-        // After the snapshot: updates, new keys and deletes, read from the log.
-        upsert("kv_full", List.of(0L, 1L, 2L, 3L, 4L, 100L, 101L, 102L), 3, List.of(50L, 51L, 52L));
-        long tail = endOffsets("kv_full").entrySet().stream().mapToLong(e -> e.getValue() - snapshotOffsets.get(e.getKey())).sum();
-        assertThat(tail).as("updates are two records").isEqualTo(5 * 2 + 3 + 3);
         createOurs(env, "sf_kv_full", "kv_full", columns, "");
 
-        // Both read in one job, so both start from the snapshot just waited for.
-        int each = 60 + (int) tail;
+        // Both read in one job; the changes below are written once every source has emitted its
+        // snapshot's rows (so each started from a snapshot of the whole log above), and are read
+        // from the log: updates, new keys and deletes.
         String stock = "stock.fluss.kv_full /*+ OPTIONS('scan.startup.mode' = 'full') */";
-        List<String> rows = take(env, "SELECT 'ours', v, k, n FROM sf_kv_full UNION ALL SELECT 'stock', v, k, n FROM " + stock
-                + " UNION ALL SELECT 'ours-k', v, k, CAST(NULL AS BIGINT) FROM sf_kv_full UNION ALL "
-                + "SELECT 'stock-k', v, k, CAST(NULL AS BIGINT) FROM " + stock, 4 * each);
+        TableResult result = env.executeSql("SELECT 'ours', v, k, n FROM sf_kv_full UNION ALL SELECT 'stock', v, k, n FROM "
+                + stock + " UNION ALL SELECT 'ours-k', v, k, CAST(NULL AS BIGINT) FROM sf_kv_full UNION ALL "
+                + "SELECT 'stock-k', v, k, CAST(NULL AS BIGINT) FROM " + stock);
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            next(it, 4 * 60, rows);
+            upsert("kv_full", List.of(0L, 1L, 2L, 3L, 4L, 100L, 101L, 102L), 3, List.of(50L, 51L, 52L));
+            long tail = endOffsets("kv_full").entrySet().stream()
+                    .mapToLong(e -> e.getValue() - snapshotOffsets.get(e.getKey())).sum();
+            assertThat(tail).as("updates are two records").isEqualTo(5 * 2 + 3 + 3);
+            next(it, 4 * (int) tail, rows);
+            result.getJobClient().orElseThrow().cancel().get();
+        }
+        int each = 60 + 16;
         Map<String, List<String>> bySource = rows.stream().collect(Collectors.groupingBy(
                 r -> r.substring(3, r.indexOf(',')), Collectors.mapping(r -> r.substring(0, 3) + r.substring(r.indexOf(',') + 2),
                         Collectors.toList())));
@@ -268,6 +276,11 @@ class StreamFusionFlussITCase {
         createOurs(env, "sf_plog", "plog", columns, "'scan.startup.mode' = 'earliest', 'scan.partition.discovery.interval' = '1s'");
         assertThat(take(env, "SELECT * FROM sf_plog", 70))
                 .containsExactlyInAnyOrderElementsOf(take(env, "SELECT * FROM stock.fluss.plog" + earliest, 70));
+        // The query's filter on the partition column leaves the other partitions unread.
+        String inFebruary = " WHERE dt = '2026-02' AND id > 45";
+        assertThat(env.explainSql("SELECT * FROM sf_plog" + inFebruary)).contains("sf_plog, filter=[=(dt, _UTF-16LE'2026-02'");
+        assertThat(take(env, "SELECT * FROM sf_plog" + inFebruary, 24))
+                .containsExactlyInAnyOrderElementsOf(take(env, "SELECT * FROM stock.fluss.plog" + earliest + inFebruary, 24));
 
         // A partition added while a read runs is found and read from its start; a dropped one is let go.
         TableResult result = env.executeSql("SELECT v, dt FROM sf_plog");
@@ -572,6 +585,32 @@ class StreamFusionFlussITCase {
         String cached = "sf_dim /*+ OPTIONS('lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '50', "
                 + "'lookup.partial-cache.expire-after-write' = '1 min') */";
         assertThat(collect(env, String.format(join, cached), Row::toString)).containsExactlyInAnyOrderElementsOf(ours);
+        // One key at a time ('lookup.async' = 'false'), cached or not: the same rows.
+        assertThat(collect(env, String.format(join, "sf_dim /*+ OPTIONS('lookup.async' = 'false') */"), Row::toString))
+                .containsExactlyInAnyOrderElementsOf(ours);
+        assertThat(collect(env, String.format(join, cached.replace("PARTIAL',", "PARTIAL', 'lookup.async' = 'false',")),
+                        Row::toString))
+                .containsExactlyInAnyOrderElementsOf(ours);
+
+        // A key not found is inserted ('lookup.insert-if-not-exists'), its other columns NULL, as fluss-flink inserts it.
+        String nullable = "k INT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.dim_ins (" + nullable + ") WITH ('bucket.num' = '2')");
+        env.executeSql("CREATE TABLE stock.fluss.dim_ins_stock (" + nullable + ") WITH ('bucket.num' = '2')");
+        createOurs(env, "sf_dim_ins", "dim_ins", nullable, "'lookup.insert-if-not-exists' = 'true'");
+        env.executeSql("INSERT INTO sf_dim_ins VALUES (3, 30, 'v3')").await();
+        env.executeSql("INSERT INTO stock.fluss.dim_ins_stock VALUES (3, 30, 'v3')").await();
+        String inserting = "SELECT p.id, d.k, d.n, d.v FROM (SELECT * FROM probes WHERE id < 6) AS p "
+                + "JOIN %s FOR SYSTEM_TIME AS OF p.proc AS d ON p.id = d.k";
+        List<String> inserted = collect(env, String.format(inserting, "sf_dim_ins"), Row::toString);
+        assertThat(inserted).containsExactlyInAnyOrder("+I[0, 0, null, null]", "+I[1, 1, null, null]", "+I[2, 2, null, null]",
+                        "+I[3, 3, 30, v3]", "+I[4, 4, null, null]", "+I[5, 5, null, null]")
+                .containsExactlyInAnyOrderElementsOf(collect(env, String.format(inserting,
+                        "stock.fluss.dim_ins_stock /*+ OPTIONS('lookup.insert-if-not-exists' = 'true') */"), Row::toString));
+        java.util.function.Function<InternalRow, String> keyOnly = row -> row.getInt(0) + "," + row.isNullAt(1);
+        List<Integer> probed = IntStream.range(0, 8).boxed().collect(Collectors.toList());
+        assertThat(lookUp("dim_ins", probed, keyOnly))
+                .containsExactlyInAnyOrder("0,true", "1,true", "2,true", "3,false", "4,true", "5,true")
+                .containsExactlyInAnyOrderElementsOf(lookUp("dim_ins_stock", probed, keyOnly));
 
         // By the bucket key, a prefix of the primary key: every row under it, as fluss-flink finds them.
         String prefixed = "a INT NOT NULL, b INT NOT NULL, v STRING, PRIMARY KEY (a, b) NOT ENFORCED";
@@ -586,6 +625,106 @@ class StreamFusionFlussITCase {
         assertThatThrownBy(() -> env.explainSql("SELECT p.id FROM probes AS p JOIN sf_dim_prefix FOR SYSTEM_TIME AS OF p.proc "
                         + "AS d ON p.id = d.b"))
                 .hasStackTraceContaining("or by its bucket key with its partition keys [a]");
+        assertThatThrownBy(() -> env.explainSql(String.format(byPrefix,
+                        "sf_dim_prefix /*+ OPTIONS('lookup.insert-if-not-exists' = 'true') */")))
+                .hasStackTraceContaining("'lookup.insert-if-not-exists' needs a lookup by the whole primary key [a, b]");
+    }
+
+    /**
+     * The questions fluss-flink has the server answer whole, answered alike: a LIMIT in either
+     * mode, and in batch mode COUNT(*) and a primary key's row; any other batch read of the log is
+     * refused, naming the table.
+     */
+    @Test
+    void limitsCountsAndKeysAreAnsweredByTheServerAsFlussFlinkAnswersThem() throws Exception {
+        TableEnvironment env = streaming();
+        String logColumns = "id INT, s STRING";
+        String kvColumns = "k INT NOT NULL, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.asked_log (" + logColumns + ") WITH ('bucket.num' = '3')");
+        env.executeSql("CREATE TABLE stock.fluss.asked_kv (" + kvColumns + ") WITH ('bucket.num' = '2')");
+        createOurs(env, "sf_asked_log", "asked_log", logColumns, "");
+        createOurs(env, "sf_asked_kv", "asked_kv", kvColumns, "");
+        List<String> logRows = IntStream.range(0, 50).mapToObj(i -> "+I[" + i + ", s" + i + "]").collect(Collectors.toList());
+        env.executeSql("INSERT INTO sf_asked_log VALUES " + IntStream.range(0, 50).mapToObj(i -> "(" + i + ", 's" + i + "')")
+                .collect(Collectors.joining(", "))).await();
+        env.executeSql("INSERT INTO sf_asked_kv VALUES " + IntStream.range(0, 40).mapToObj(i -> "(" + i + ", 'v" + i + "')")
+                .collect(Collectors.joining(", "))).await();
+
+        // A LIMIT in streaming mode: rows of the table, as many as fluss-flink gives.
+        List<String> limited = collect(env, "SELECT * FROM sf_asked_log LIMIT 7", Row::toString);
+        assertThat(limited).hasSize(7).doesNotHaveDuplicates().isSubsetOf(logRows)
+                .hasSameSizeAs(collect(env, "SELECT * FROM stock.fluss.asked_log LIMIT 7", Row::toString));
+        assertThat(env.explainSql("SELECT * FROM sf_asked_log LIMIT 7")).contains("sf_asked_log, limit=[7]]");
+
+        TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        batch.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        createOurs(batch, "sf_asked_log", "asked_log", logColumns, "");
+        createOurs(batch, "sf_asked_kv", "asked_kv", kvColumns, "");
+        assertThat(collect(batch, "SELECT s, id FROM sf_asked_log LIMIT 4", r -> "+I[" + r.getField(1) + ", " + r.getField(0) + "]"))
+                .hasSize(4).doesNotHaveDuplicates().isSubsetOf(logRows);
+        assertThat(collect(batch, "SELECT * FROM sf_asked_kv LIMIT 3", Row::toString)).hasSize(3).doesNotHaveDuplicates()
+                .allMatch(r -> r.matches("\\+I\\[(\\d+), v\\1]"));
+        assertThat(collect(batch, "SELECT * FROM sf_asked_kv LIMIT 100", Row::toString)).hasSize(40);
+
+        for (String table : List.of("asked_log", "asked_kv")) {
+            String count = "SELECT COUNT(*) FROM %s";
+            assertThat(batch.explainSql(String.format(count, "sf_" + table))).contains("aggFunctions=[Count1AggFunction()]");
+            assertThat(collect(batch, String.format(count, "sf_" + table), Row::toString))
+                    .containsExactly(table.endsWith("log") ? "+I[50]" : "+I[40]")
+                    .isEqualTo(collect(batch, String.format(count, "stock.fluss." + table), Row::toString));
+        }
+
+        // A count that skips NULLs, or counts distinct values, is Flink's own (over a scan, refused in batch mode).
+        assertThatThrownBy(() -> collect(batch, "SELECT COUNT(v) FROM sf_asked_kv", Row::toString))
+                .hasStackTraceContaining("is read in batch mode only to answer");
+        assertThatThrownBy(() -> collect(batch, "SELECT COUNT(DISTINCT k) FROM sf_asked_kv", Row::toString))
+                .hasStackTraceContaining("is read in batch mode only to answer");
+
+        String byKey = "SELECT v, k FROM %s WHERE k = %d";
+        assertThat(batch.explainSql(String.format(byKey, "sf_asked_kv", 7))).contains("sf_asked_kv, filter=[=(k, 7)]");
+        for (int key : new int[] {7, 39, 40}) {
+            assertThat(collect(batch, String.format(byKey, "sf_asked_kv", key), Row::toString))
+                    .isEqualTo(key < 40 ? List.of("+I[v" + key + ", " + key + "]") : List.of())
+                    .isEqualTo(collect(batch, String.format(byKey, "stock.fluss.asked_kv", key), Row::toString));
+        }
+        // Every filter is still Flink's: a second one on the row found keeps it or drops it.
+        assertThat(collect(batch, "SELECT * FROM sf_asked_kv WHERE k = 8 AND v = 'v9'", Row::toString)).isEmpty();
+
+        assertThatThrownBy(() -> collect(batch, "SELECT * FROM sf_asked_log", Row::toString))
+                .hasStackTraceContaining("Fluss table fluss.asked_log")
+                .hasStackTraceContaining("is read in batch mode only to answer a LIMIT");
+    }
+
+    /**
+     * A primary-key table that logs no before images ('table.changelog.image' = 'WAL') is read as
+     * an upsert changelog, whose before images Flink restores: an aggregate over it counts each
+     * key's latest row once, as it does over fluss-flink's read.
+     */
+    @Test
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aTableLoggingNoBeforeImagesIsReadAsItsUpsertsAsFlussFlinkReadsIt() throws Exception {
+        TableEnvironment env = streaming();
+        String columns = "k INT NOT NULL, n BIGINT, PRIMARY KEY (k) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.wal (" + columns + ") WITH ('bucket.num' = '1', 'table.changelog.image' = 'WAL')");
+        createOurs(env, "sf_wal", "wal", columns, "'scan.startup.mode' = 'earliest'");
+        env.executeSql("INSERT INTO sf_wal VALUES (1, 5), (2, 10)").await();
+        env.executeSql("INSERT INTO sf_wal VALUES (1, 7)").await();
+        String total = "SELECT SUM(n) FROM %s";
+        assertThat(env.explainSql(String.format(total, "sf_wal"))).contains("ChangelogNormalize");
+        // The sum's changes up to the first that reaches 17: were the update to key 1 counted
+        // as a second row, the sum would pass from 15 to 22.
+        for (String table : List.of("sf_wal", "stock.fluss.wal /*+ OPTIONS('scan.startup.mode' = 'earliest') */")) {
+            long reached = -1;
+            try (CloseableIterator<Row> it = env.executeSql(String.format(total, table)).collect()) {
+                while (reached < 17 && it.hasNext()) {
+                    Row row = it.next();
+                    if (row.getKind() == RowKind.INSERT || row.getKind() == RowKind.UPDATE_AFTER) {
+                        reached = (Long) row.getField(0);
+                    }
+                }
+            }
+            assertThat(reached).as(table).isEqualTo(17L);
+        }
     }
 
     @Test

@@ -24,6 +24,7 @@ public final class FlussRowAsFlink implements RowData {
 
     private final LogicalType[] types;
     private InternalRow row;
+    private RowKind kind = RowKind.INSERT;
 
     public FlussRowAsFlink(RowType rowType) {
         this.types = rowType.getChildren().toArray(new LogicalType[0]);
@@ -42,12 +43,12 @@ public final class FlussRowAsFlink implements RowData {
 
     @Override
     public RowKind getRowKind() {
-        return RowKind.INSERT;
+        return kind;
     }
 
     @Override
     public void setRowKind(RowKind kind) {
-        throw new UnsupportedOperationException("a view over a Fluss row is read-only");
+        this.kind = kind;
     }
 
     @Override

@@ -7,6 +7,9 @@ import org.apache.fluss.client.ConnectionFactory;
 import org.apache.fluss.config.Configuration;
 import org.apache.fluss.metadata.TablePath;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.Serializable;
 import java.util.Map;
 
@@ -18,6 +21,7 @@ import java.util.Map;
 public final class FlussTableRef implements Serializable {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(FlussTableRef.class);
 
     private final String bootstrapServers;
     private final Map<String, String> clientOptions;
@@ -37,6 +41,26 @@ public final class FlussTableRef implements Serializable {
         conf.setString("bootstrap.servers", bootstrapServers);
         clientOptions.forEach(conf::setString);
         return ConnectionFactory.createConnection(conf);
+    }
+
+    /**
+     * Closes {@code connection} (if any) on a thread of its own: the client's close waits out the
+     * quiet period of its network threads (about two seconds), which a planner, done with the
+     * connection, need not wait for.
+     */
+    public static void closeLater(Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        Thread closer = new Thread(() -> {
+            try {
+                connection.close();
+            } catch (Exception e) {
+                LOG.warn("Cannot close a Fluss client connection", e);
+            }
+        }, "streamfusion-fluss-close");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     public TablePath path() {

@@ -10,7 +10,7 @@ import java.time.Duration;
  * lease that keeps a primary-key table's key-value snapshots from being deleted while a {@code
  * full} read reads them ({@code scan.kv.snapshot.lease.id}, {@code
  * scan.kv.snapshot.lease.duration}); how often a partitioned table's partitions are listed ({@code
- * scan.partition.discovery.interval}).
+ * scan.partition.discovery.interval}), and which of them the query's filters leave to read.
  */
 @Internal
 public final class ScanOptions implements Serializable {
@@ -25,14 +25,33 @@ public final class ScanOptions implements Serializable {
     public final Duration leaseDuration;
     /** How often partitions are listed; zero: once, when the job starts. */
     public final Duration partitionDiscoveryInterval;
+    /** The partitions the query may read rows of, or {@code null} for every partition. */
+    public final PartitionFilter partitionFilter;
 
     public ScanOptions(
             StartupMode mode, long timestamp, String leaseId, Duration leaseDuration, Duration partitionDiscoveryInterval) {
+        this(mode, timestamp, leaseId, leaseDuration, partitionDiscoveryInterval, null);
+    }
+
+    private ScanOptions(
+            StartupMode mode, long timestamp, String leaseId, Duration leaseDuration, Duration partitionDiscoveryInterval,
+            PartitionFilter partitionFilter) {
+        this.partitionFilter = partitionFilter;
         this.mode = mode;
         this.timestamp = timestamp;
         this.leaseId = leaseId;
         this.leaseDuration = leaseDuration;
         this.partitionDiscoveryInterval = partitionDiscoveryInterval;
+    }
+
+    /** These options, reading only the partitions {@code filter} lets through ({@code null}: every partition). */
+    public ScanOptions withPartitionFilter(PartitionFilter filter) {
+        return new ScanOptions(mode, timestamp, leaseId, leaseDuration, partitionDiscoveryInterval, filter);
+    }
+
+    /** Whether the partition named {@code spec} (column to value) is read. */
+    public boolean reads(java.util.Map<String, String> spec) {
+        return partitionFilter == null || partitionFilter.test(spec);
     }
 
     @Override

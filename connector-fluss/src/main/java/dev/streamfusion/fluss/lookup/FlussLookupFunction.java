@@ -1,19 +1,18 @@
 package dev.streamfusion.fluss.lookup;
 
 import dev.streamfusion.fluss.internal.FlinkRowAsFluss;
-import dev.streamfusion.fluss.internal.FlussRowAsFlink;
+import dev.streamfusion.fluss.internal.FlussRowCopier;
 import dev.streamfusion.fluss.internal.FlussTableRef;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.AsyncLookupFunction;
 import org.apache.flink.table.functions.FunctionContext;
-import org.apache.flink.table.runtime.typeutils.InternalSerializers;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.lookup.Lookup;
 import org.apache.fluss.client.lookup.Lookuper;
 import org.apache.fluss.client.table.Table;
 import org.apache.fluss.row.InternalRow;
@@ -45,15 +44,15 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
     private final int[] projection;
     /** The columns of a prefix lookup, in the key's order; {@code null} for the primary key. */
     private final List<String> prefix;
+    /** Whether a primary-key lookup that finds nothing inserts the key (its other columns NULL). */
+    private final boolean insertIfNotExists;
 
     private transient Connection connection;
     private transient Table opened;
     private transient Lookuper lookuper;
     private transient RowData.FieldGetter[] keyGetters;
-    /** Reads the projected columns out of a row found. */
-    private transient RowData.FieldGetter[] columns;
-    /** Copies each projected column's value out of the client's memory. */
-    private transient List<TypeSerializer<Object>> copiers;
+    /** Copies the projected columns of each row found out of the client's memory. */
+    private transient FlussRowCopier copier;
 
     /**
      * @param keyType the lookup columns (the primary key's, or {@code prefix}), in the key's order
@@ -61,9 +60,16 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
      * @param projection the table columns of the rows produced
      * @param prefix the columns of a prefix lookup (the bucket key, then the partition keys), or
      *     {@code null} for the primary key
+     * @param insertIfNotExists whether a primary-key lookup that finds no row inserts one holding
+     *     the key, and gives it
      */
     public FlussLookupFunction(
-            FlussTableRef table, RowType tableType, RowType keyType, int[] keyOrder, int[] projection, List<String> prefix) {
+            FlussTableRef table, RowType tableType, RowType keyType, int[] keyOrder, int[] projection, List<String> prefix,
+            boolean insertIfNotExists) {
+        if (prefix != null && insertIfNotExists) {
+            throw new IllegalArgumentException("a lookup by a prefix of the primary key cannot insert rows");
+        }
+        this.insertIfNotExists = insertIfNotExists;
         this.prefix = prefix == null ? null : List.copyOf(prefix);
         this.table = table;
         this.tableType = tableType;
@@ -77,13 +83,14 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
         super.open(context);
         connection = table.connect();
         opened = connection.getTable(table.path());
-        lookuper = (prefix == null ? opened.newLookup() : opened.newLookup().lookupBy(prefix)).createLookuper();
-        columns = new RowData.FieldGetter[projection.length];
-        copiers = new ArrayList<>(projection.length);
-        for (int i = 0; i < projection.length; i++) {
-            columns[i] = RowData.createFieldGetter(tableType.getTypeAt(projection[i]), projection[i]);
-            copiers.add(InternalSerializers.create(tableType.getTypeAt(projection[i])));
+        Lookup lookup = opened.newLookup();
+        if (prefix != null) {
+            lookup = lookup.lookupBy(prefix);
+        } else if (insertIfNotExists) {
+            lookup = lookup.enableInsertIfNotExists();
         }
+        lookuper = lookup.createLookuper();
+        copier = new FlussRowCopier(tableType, projection);
         keyGetters = new RowData.FieldGetter[keyOrder.length];
         for (int i = 0; i < keyOrder.length; i++) {
             keyGetters[i] = RowData.createFieldGetter(keyType.getTypeAt(i), keyOrder[i]);
@@ -99,18 +106,17 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
         return lookuper.lookup(new FlinkRowAsFluss().wrap(key)).thenApply(result -> {
             List<InternalRow> found = result.getRowList();
             List<RowData> produced = new ArrayList<>(found.size());
-            FlussRowAsFlink view = new FlussRowAsFlink(tableType);
             for (InternalRow row : found) {
-                view.wrap(row);
-                GenericRowData projected = new GenericRowData(columns.length);
-                for (int i = 0; i < columns.length; i++) {
-                    Object value = columns[i].getFieldOrNull(view);
-                    projected.setField(i, value == null ? null : copiers.get(i).copy(value));
+                if (row != null) {
+                    produced.add(copier.copy(row));
                 }
-                produced.add(projected);
             }
             return produced;
         });
+    }
+
+    public FlussTableRef table() {
+        return table;
     }
 
     // The resources are only closed, never used, in the try.

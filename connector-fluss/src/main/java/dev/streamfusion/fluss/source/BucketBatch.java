@@ -5,6 +5,7 @@ import dev.streamfusion.bridge.source.SplitBatch;
 
 import org.apache.flink.annotation.Internal;
 
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -22,7 +23,10 @@ final class BucketBatch extends SplitBatch<BucketBatch.Row> {
     /** The row the reader emits; one instance is moved along the batch. */
     static final class Row {
         VectorSchemaRoot root;
+        /** The batch's rows, or {@code null} when the row is {@link #value}. */
         ArrowColumnarBatch rows;
+        /** The row as it came from the client (a view over it), when it is not in an Arrow batch. */
+        RowData value;
         /** The row, or {@link SplitBatch#WHOLE} for the whole batch. */
         int index;
         /** The offset of the log record after this row's (after the last row's, for the whole batch). */
@@ -30,6 +34,11 @@ final class BucketBatch extends SplitBatch<BucketBatch.Row> {
         /** Whether the row is one of a key-value snapshot's (which has no log offset). */
         boolean fromSnapshot;
         RowKind kind;
+
+        /** The row to emit: the client's, or the Arrow batch's. */
+        RowData rowData() {
+            return value != null ? value : rows.row(index);
+        }
 
         /** Moves {@code split} past this row (or this whole batch). */
         void advance(BucketSplit.State split) {

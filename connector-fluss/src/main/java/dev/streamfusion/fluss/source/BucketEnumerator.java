@@ -224,7 +224,10 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
         if (closed) {
             return List.of();
         }
-        return admin().listPartitionInfos(table.path()).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        List<PartitionInfo> listed = new ArrayList<>(admin().listPartitionInfos(table.path()).get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        // Partitions the query's filters rule out are never read (nor seen, so never dropped).
+        listed.removeIf(partition -> !scan.reads(partition.getPartitionSpec().getSpecMap()));
+        return listed;
     }
 
     /** New partitions are planned (off this thread); dropped ones are let go, and their readers told. */

@@ -2,6 +2,7 @@ package dev.streamfusion.fluss.source;
 
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.source.ArrowRecords;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 import dev.streamfusion.fluss.internal.FlussRowAsFlink;
@@ -32,6 +33,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -59,7 +61,7 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     private final boolean changelog;
     /** Whether each batch is emitted whole (to the operator island) rather than row by row. */
     private final boolean whole;
-    private final ArrayDeque<BucketBatch> ready = new ArrayDeque<>();
+    private final ArrayDeque<ArrowRecords<BucketBatch.Row>> ready = new ArrayDeque<>();
     /** Snapshot splits not started yet. */
     private final ArrayDeque<BucketSplit> snapshots = new ArrayDeque<>();
     /** The snapshot split being read, its scanner and the rows of it still to skip. */
@@ -101,13 +103,25 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                 ready.add(readSnapshot());
             } else if (scanner != null) {
                 ScanRecords records = scanner.poll(POLL);
+                List<BucketRows.Part> parts = new ArrayList<>();
                 for (TableBucket bucket : records.buckets()) {
-                    ready.add(batch(new BucketId(bucket.getPartitionId() == null ? BucketId.NO_PARTITION
-                            : bucket.getPartitionId(), bucket.getBucket()), records.records(bucket)));
+                    BucketId id = new BucketId(bucket.getPartitionId() == null ? BucketId.NO_PARTITION
+                            : bucket.getPartitionId(), bucket.getBucket());
+                    List<ScanRecord> of = records.records(bucket);
+                    if (whole) {
+                        ready.add(batch(id, of));
+                    } else if (!of.isEmpty()) {
+                        List<InternalRow> rows = new ArrayList<>(of.size());
+                        of.forEach(record -> rows.add(record.getRow()));
+                        parts.add(new BucketRows.Part(id.toString(), rows, offsets(of), kinds(of)));
+                    }
+                }
+                if (!parts.isEmpty()) {
+                    ready.add(new BucketRows(rowType, parts));
                 }
             }
         }
-        BucketBatch next = ready.poll();
+        ArrowRecords<BucketBatch.Row> next = ready.poll();
         return fetched.track(next == null ? new BucketBatch() : next);
     }
 
@@ -161,19 +175,33 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
         }
     }
 
+    /** The records of one bucket's poll as one Arrow batch, for a consumer of batches. */
     private BucketBatch batch(BucketId bucket, List<ScanRecord> records) {
-        long[] offsets = new long[records.size()];
-        RowKind[] kinds = changelog ? new RowKind[offsets.length] : null;
-        for (int i = 0; i < offsets.length; i++) {
-            ScanRecord record = records.get(i);
+        for (ScanRecord record : records) {
             writer.append(view.wrap(record.getRow()));
-            offsets[i] = record.logOffset();
-            if (kinds != null) {
-                kinds[i] = kind(record.getChangeType());
-            }
         }
         VectorSchemaRoot own = ArrowRoots.moveTo(writer.finishBatch(), fetched.allocator());
-        return new BucketBatch(bucket.toString(), own, ArrowColumnarBatch.of(own, rowType), offsets, kinds, whole);
+        return new BucketBatch(bucket.toString(), own, ArrowColumnarBatch.of(own, rowType), offsets(records), kinds(records), whole);
+    }
+
+    private static long[] offsets(List<ScanRecord> records) {
+        long[] offsets = new long[records.size()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = records.get(i).logOffset();
+        }
+        return offsets;
+    }
+
+    /** The records' row kinds, or {@code null} when the log is not a changelog (every row an insert). */
+    private RowKind[] kinds(List<ScanRecord> records) {
+        if (!changelog) {
+            return null;
+        }
+        RowKind[] kinds = new RowKind[records.size()];
+        for (int i = 0; i < kinds.length; i++) {
+            kinds[i] = kind(records.get(i).getChangeType());
+        }
+        return kinds;
     }
 
     private static RowKind kind(ChangeType change) {
@@ -239,12 +267,12 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                 scanner.unsubscribe(split.id.bucket);
             }
         }
-        ready.removeIf(batch -> {
-            boolean of = id.equals(batch.splitId);
-            if (of) {
-                fetched.track(batch).recycle();
+        ready.removeIf(queued -> {
+            boolean emptied = queued instanceof BucketRows ? ((BucketRows) queued).drop(id) : id.equals(((BucketBatch) queued).splitId);
+            if (emptied) {
+                fetched.track(queued).recycle();
             }
-            return of;
+            return emptied;
         });
         removed.add(id);
     }

@@ -102,7 +102,7 @@ final class FlussSourceReader<T> extends ArrowSourceReader<BucketBatch.Row, T, B
     /** Emits one row and moves its bucket's position past it. */
     static RecordEmitter<BucketBatch.Row, RowData, BucketSplit.State> rowEmitter() {
         return (BucketBatch.Row row, SourceOutput<RowData> output, BucketSplit.State split) -> {
-            RowData emitted = row.rows.row(row.index);
+            RowData emitted = row.rowData();
             emitted.setRowKind(row.kind);
             output.collect(emitted);
             row.advance(split);

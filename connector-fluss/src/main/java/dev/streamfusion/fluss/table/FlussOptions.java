@@ -77,6 +77,18 @@ public final class FlussOptions {
             .noDefaultValue()
             .withDescription("The comma-separated bucket key of a table the connector creates.");
 
+    public static final ConfigOption<Boolean> LOOKUP_ASYNC = ConfigOptions.key("lookup.async")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("Whether lookup joins look rows up asynchronously (several keys in flight) or one "
+                    + "key at a time.");
+
+    public static final ConfigOption<Boolean> LOOKUP_INSERT_IF_NOT_EXISTS = ConfigOptions.key("lookup.insert-if-not-exists")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Whether a lookup by the primary key that finds no row inserts one holding the key "
+                    + "(its other columns NULL) and returns it; not for lookups by a prefix of the key.");
+
     /** The prefix of the options passed to the Fluss client as they are. */
     public static final String CLIENT_PREFIX = "client.";
 }

@@ -8,10 +8,13 @@ import dev.streamfusion.fluss.internal.ScanOptions;
 import dev.streamfusion.fluss.internal.StartupMode;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.lookup.LookupOptions;
 import org.apache.flink.table.connector.source.lookup.cache.DefaultLookupCache;
@@ -22,10 +25,15 @@ import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.config.TableConfig;
 import org.apache.fluss.exception.TableNotExistException;
+import org.apache.fluss.metadata.ChangelogImage;
+import org.apache.fluss.metadata.DeleteBehavior;
+import org.apache.fluss.metadata.MergeEngineType;
 import org.apache.fluss.metadata.TableInfo;
 
 import java.util.HashMap;
@@ -51,6 +59,9 @@ public final class StreamFusionFlussTableFactory
     public static final String IDENTIFIER = "streamfusion-fluss";
 
     private static final long METADATA_TIMEOUT_SECONDS = 60;
+
+    /** The client's own retry count of a lookup. */
+    private static final String CLIENT_LOOKUP_MAX_RETRIES = "client.lookup.max-retries";
 
     @Override
     public String factoryIdentifier() {
@@ -88,6 +99,9 @@ public final class StreamFusionFlussTableFactory
                 FlussOptions.SINK_IGNORE_DELETE,
                 FlussOptions.BUCKET_NUM,
                 FlussOptions.BUCKET_KEY,
+                FlussOptions.LOOKUP_ASYNC,
+                FlussOptions.LOOKUP_INSERT_IF_NOT_EXISTS,
+                LookupOptions.MAX_RETRIES,
                 LookupOptions.CACHE_TYPE,
                 LookupOptions.PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
                 LookupOptions.PARTIAL_CACHE_EXPIRE_AFTER_WRITE,
@@ -118,8 +132,35 @@ public final class StreamFusionFlussTableFactory
         }
         ScanOptions scan = new ScanOptions(mode, timestamp, conf.get(FlussOptions.SCAN_KV_SNAPSHOT_LEASE_ID),
                 conf.get(FlussOptions.SCAN_KV_SNAPSHOT_LEASE_DURATION), conf.get(FlussOptions.SCAN_PARTITION_DISCOVERY_INTERVAL));
-        return new StreamFusionFlussTableSource(ref, info.getNumBuckets(), info.isPartitioned(), table.rowType,
-                context.getPhysicalRowDataType(), scan, info.getPrimaryKeys(), prefixKey(info), lookupCache(conf));
+        LookupSettings lookups = new LookupSettings(
+                lookupCache(conf), conf.get(FlussOptions.LOOKUP_ASYNC), conf.get(FlussOptions.LOOKUP_INSERT_IF_NOT_EXISTS));
+        boolean streaming = context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE) != RuntimeExecutionMode.BATCH;
+        return new StreamFusionFlussTableSource(ref, info.getNumBuckets(), info.getPartitionKeys(), table.rowType,
+                context.getPhysicalRowDataType(), scan, info.getPrimaryKeys(), prefixKey(info), changelogMode(info), lookups,
+                streaming);
+    }
+
+    /**
+     * The row kinds a table's log holds, as fluss-flink declares them: none but inserts for a log
+     * table or a primary-key table merged by first row; inserts, updates' after images and (where
+     * the table lets them be) deletes for a table that logs no before images ({@code
+     * table.changelog.image} = WAL), so that Flink restores them; else every kind, deletes only
+     * where the table lets them be.
+     */
+    static ChangelogMode changelogMode(TableInfo info) {
+        TableConfig config = info.getTableConfig();
+        if (!info.hasPrimaryKey() || config.getMergeEngineType().orElse(null) == MergeEngineType.FIRST_ROW) {
+            return ChangelogMode.insertOnly();
+        }
+        boolean deletes = config.getDeleteBehavior().orElse(DeleteBehavior.ALLOW) == DeleteBehavior.ALLOW;
+        ChangelogMode.Builder kinds = ChangelogMode.newBuilder().addContainedKind(RowKind.INSERT).addContainedKind(RowKind.UPDATE_AFTER);
+        if (config.getChangelogImage() != ChangelogImage.WAL) {
+            kinds.addContainedKind(RowKind.UPDATE_BEFORE);
+        }
+        if (deletes) {
+            kinds.addContainedKind(RowKind.DELETE);
+        }
+        return kinds.build();
     }
 
     @Override
@@ -199,6 +240,11 @@ public final class StreamFusionFlussTableFactory
                 client.put(key, value);
             }
         });
+        // Lookups are retried by the client: Flink's 'lookup.max-retries' is its retry count.
+        String retries = options.get(LookupOptions.MAX_RETRIES.key());
+        if (retries != null) {
+            client.putIfAbsent(CLIENT_LOOKUP_MAX_RETRIES, retries);
+        }
         return new FlussTableRef(
                 options.get(FlussOptions.BOOTSTRAP_SERVERS.key()),
                 client,
@@ -224,8 +270,12 @@ public final class StreamFusionFlussTableFactory
             }
         }
         TableInfo info;
-        try (Connection connection = ref.connect(); Admin admin = connection.getAdmin()) {
-            info = admin.getTableInfo(ref.path()).get(METADATA_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Connection connection = null;
+        try {
+            connection = ref.connect();
+            try (Admin admin = connection.getAdmin()) {
+                info = admin.getTableInfo(ref.path()).get(METADATA_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TableNotExistException) {
                 throw new ValidationException("Fluss table " + ref + " does not exist", e.getCause());
@@ -240,6 +290,9 @@ public final class StreamFusionFlussTableFactory
             throw new ValidationException("Interrupted reading the metadata of Fluss table " + ref, e);
         } catch (Exception e) {
             throw new ValidationException("Cannot reach the Fluss cluster of table " + ref + ": " + e.getMessage(), e);
+        } finally {
+            // Planning does not wait out the client's shutdown.
+            FlussTableRef.closeLater(connection);
         }
         List<String> flussColumns = info.getRowType().getFieldNames();
         if (!flussColumns.equals(rowType.getFieldNames())) {
