@@ -632,8 +632,8 @@ class StreamFusionFlussITCase {
 
     /**
      * The questions fluss-flink has the server answer whole, answered alike: a LIMIT in either
-     * mode, and in batch mode COUNT(*) and a primary key's row; any other batch read of the log is
-     * refused, naming the table.
+     * mode, and in batch mode COUNT(*) and a primary key's row; any other batch read of a log
+     * table reads it to its end when the job starts.
      */
     @Test
     void limitsCountsAndKeysAreAnsweredByTheServerAsFlussFlinkAnswersThem() throws Exception {
@@ -690,9 +690,26 @@ class StreamFusionFlussITCase {
         // Every filter is still Flink's: a second one on the row found keeps it or drops it.
         assertThat(collect(batch, "SELECT * FROM sf_asked_kv WHERE k = 8 AND v = 'v9'", Row::toString)).isEmpty();
 
-        assertThatThrownBy(() -> collect(batch, "SELECT * FROM sf_asked_log", Row::toString))
-                .hasStackTraceContaining("Fluss table fluss.asked_log")
-                .hasStackTraceContaining("is read in batch mode only to answer a LIMIT");
+        // Any other batch read of a log table reads each bucket to its end when the job starts
+        // (fluss-flink refuses it); a primary-key table's changelog is refused, naming the table.
+        assertThat(collect(batch, "SELECT * FROM sf_asked_log", Row::toString)).containsExactlyInAnyOrderElementsOf(logRows);
+        assertThat(collect(batch, "SELECT COUNT(DISTINCT id), SUM(id), MAX(s) FROM sf_asked_log", Row::toString))
+                .containsExactly("+I[50, 1225, s9]");
+        String sparse = "id INT, dt STRING";
+        env.executeSql("CREATE TABLE stock.fluss.asked_sparse (" + sparse + ") PARTITIONED BY (dt) WITH ('bucket.num' = '4')");
+        env.executeSql("CREATE TABLE stock.fluss.asked_empty (" + logColumns + ") WITH ('bucket.num' = '2')");
+        env.executeSql("INSERT INTO stock.fluss.asked_sparse VALUES (1, 'a'), (2, 'b'), (3, 'b')").await();
+        createOurs(batch, "sf_asked_sparse", "asked_sparse", sparse, "");
+        createOurs(batch, "sf_asked_empty", "asked_empty", logColumns, "");
+        // Buckets with no rows end at once; so does a read with none at all.
+        assertThat(collect(batch, "SELECT * FROM sf_asked_sparse", Row::toString))
+                .containsExactlyInAnyOrder("+I[1, a]", "+I[2, b]", "+I[3, b]");
+        assertThat(collect(batch, "SELECT id FROM sf_asked_sparse WHERE dt = 'b'", Row::toString))
+                .containsExactlyInAnyOrder("+I[2]", "+I[3]");
+        assertThat(collect(batch, "SELECT * FROM sf_asked_empty", Row::toString)).isEmpty();
+        assertThatThrownBy(() -> collect(batch, "SELECT * FROM sf_asked_kv", Row::toString))
+                .hasStackTraceContaining("Primary-key table fluss.asked_kv")
+                .hasStackTraceContaining("its changelog is read in streaming mode");
     }
 
     /**

@@ -27,16 +27,19 @@ public final class ScanOptions implements Serializable {
     public final Duration partitionDiscoveryInterval;
     /** The partitions the query may read rows of, or {@code null} for every partition. */
     public final PartitionFilter partitionFilter;
+    /** Whether the read ends at the offsets each bucket's log had when the job started (a batch job's read). */
+    public final boolean bounded;
 
     public ScanOptions(
             StartupMode mode, long timestamp, String leaseId, Duration leaseDuration, Duration partitionDiscoveryInterval) {
-        this(mode, timestamp, leaseId, leaseDuration, partitionDiscoveryInterval, null);
+        this(mode, timestamp, leaseId, leaseDuration, partitionDiscoveryInterval, null, false);
     }
 
     private ScanOptions(
             StartupMode mode, long timestamp, String leaseId, Duration leaseDuration, Duration partitionDiscoveryInterval,
-            PartitionFilter partitionFilter) {
+            PartitionFilter partitionFilter, boolean bounded) {
         this.partitionFilter = partitionFilter;
+        this.bounded = bounded;
         this.mode = mode;
         this.timestamp = timestamp;
         this.leaseId = leaseId;
@@ -46,7 +49,12 @@ public final class ScanOptions implements Serializable {
 
     /** These options, reading only the partitions {@code filter} lets through ({@code null}: every partition). */
     public ScanOptions withPartitionFilter(PartitionFilter filter) {
-        return new ScanOptions(mode, timestamp, leaseId, leaseDuration, partitionDiscoveryInterval, filter);
+        return new ScanOptions(mode, timestamp, leaseId, leaseDuration, partitionDiscoveryInterval, filter, bounded);
+    }
+
+    /** These options, the read ending at the offsets the buckets' logs have when the job starts. */
+    public ScanOptions bounded() {
+        return new ScanOptions(mode, timestamp, leaseId, leaseDuration, partitionDiscoveryInterval, partitionFilter, true);
     }
 
     /** Whether the partition named {@code spec} (column to value) is read. */
@@ -56,6 +64,6 @@ public final class ScanOptions implements Serializable {
 
     @Override
     public String toString() {
-        return mode + (mode == StartupMode.TIMESTAMP ? "@" + timestamp : "");
+        return mode + (mode == StartupMode.TIMESTAMP ? "@" + timestamp : "") + (bounded ? ", bounded" : "");
     }
 }

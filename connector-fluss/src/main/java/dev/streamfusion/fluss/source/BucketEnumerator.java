@@ -51,6 +51,8 @@ import java.util.stream.IntStream;
  * taken at (a bucket without a snapshot from its log's start). A partitioned table's partitions are
  * listed when the job starts and every {@code scan.partition.discovery.interval}: new ones are read
  * as the startup mode says, as fluss-flink reads them, and the readers of dropped ones let them go.
+ * A bounded read (a batch job's) reads each bucket up to the end its log had when the job started,
+ * of the partitions listed then, and tells each reader when no more buckets are left.
  *
  * <p>Key-value snapshots are held by a lease while they are read, so the server does not delete
  * them: a reader that has read a bucket's snapshot says so at its next checkpoint, and the
@@ -98,6 +100,12 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
     private boolean checkpointed;
     /** Set when closing: a listing still scheduled does nothing. */
     private volatile boolean closed;
+    /** Of a bounded read: whether its one listing of the partitions was made. */
+    private boolean partitionsListedOnce;
+    /** Of a bounded read: whether every bucket it reads is planned (so it ends once they are handed out). */
+    private boolean everyBucketPlanned;
+    /** Of a bounded read: the readers told no splits are left. */
+    private final Set<Integer> toldNoMoreSplits = new HashSet<>();
     private Connection connection;
     private Admin admin;
     private long tableId = -1;
@@ -126,7 +134,7 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
     public void start() {
         if (partitioned) {
             long interval = scan.partitionDiscoveryInterval.toMillis();
-            if (interval > 0) {
+            if (interval > 0 && !scan.bounded) {
                 context.callAsync(this::listPartitions, this::partitionsListed, 0, interval);
             } else {
                 context.callAsync(this::listPartitions, this::partitionsListed);
@@ -138,6 +146,7 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
             pending = new ArrayList<>(planned.splits);
             leased.addAll(planned.leased);
         }
+        everyBucketPlanned = true;
         assignPending();
     }
 
@@ -161,13 +170,31 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
             OffsetSpec spec = scan.mode == StartupMode.LATEST
                     ? new OffsetSpec.LatestSpec()
                     : new OffsetSpec.TimestampSpec(scan.timestamp);
-            Map<Integer, Long> offsets = (name == null
-                    ? admin().listOffsets(table.path(), all, spec)
-                    : admin().listOffsets(table.path(), name, all, spec)).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            Map<Integer, Long> offsets = offsets(name, all, spec);
             all.forEach(b -> planned.splits.add(
                     new BucketSplit(new BucketId(partition, b), name, offsets.get(b), BucketSplit.NO_SNAPSHOT, 0)));
         }
+        if (scan.bounded) {
+            // Each log is read from its first offset (as a number, to know an empty one) to its end now.
+            Map<Integer, Long> starts = offsets(name, all, new OffsetSpec.EarliestSpec());
+            Map<Integer, Long> ends = offsets(name, all, new OffsetSpec.LatestSpec());
+            List<BucketSplit> bounded = new ArrayList<>();
+            for (BucketSplit split : planned.splits) {
+                int bucket = split.id.bucket;
+                BucketSplit from = split.offset == LogScanner.EARLIEST_OFFSET ? split.log(starts.get(bucket)) : split;
+                bounded.add(from.stoppingAt(ends.get(bucket)));
+            }
+            planned.splits.clear();
+            planned.splits.addAll(bounded);
+        }
         return planned;
+    }
+
+    /** The {@code spec} offsets of the {@code buckets} of the table (of its partition {@code name}). */
+    private Map<Integer, Long> offsets(String name, List<Integer> buckets, OffsetSpec spec) throws Exception {
+        return (name == null
+                ? admin().listOffsets(table.path(), buckets, spec)
+                : admin().listOffsets(table.path(), name, buckets, spec)).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     }
 
     /**
@@ -260,6 +287,12 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
                 context.callAsync(() -> plan(id, name), (planned, failure) -> partitionPlanned(id, name, planned, failure));
             }
         });
+        if (scan.bounded) {
+            // A bounded read lists the partitions once: it ends with the buckets of those.
+            partitionsListedOnce = true;
+            everyBucketPlanned = planning.isEmpty();
+            assignPending();
+        }
     }
 
     private void partitionPlanned(long id, String name, Planned planned, Throwable failure) {
@@ -275,6 +308,7 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
         partitions.put(id, name);
         pending.addAll(planned.splits);
         leased.addAll(planned.leased);
+        everyBucketPlanned = partitionsListedOnce && planning.isEmpty();
         assignPending();
     }
 
@@ -324,11 +358,18 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
             }
         }
         pending = left;
+        if (scan.bounded && everyBucketPlanned && pending.isEmpty()) {
+            for (int reader : context.registeredReaders().keySet()) {
+                if (toldNoMoreSplits.add(reader)) {
+                    context.signalNoMoreSplits(reader);
+                }
+            }
+        }
     }
 
     @Override
     public void handleSplitRequest(int subtaskId, String requesterHostname) {
-        // Buckets are handed out as readers register and partitions appear; a log is never finished.
+        // Buckets are handed out as readers register and partitions appear.
     }
 
     @Override
@@ -434,9 +475,10 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
     }
 
     /**
-     * The checkpoint as bytes: version 2 is the splits, the partitions seen (id and name), the
-     * lease's id (empty for none) and the buckets it holds (partition id and bucket); version 1
-     * (the splits alone) is still read.
+     * The checkpoint as bytes: version 3 is the splits (each as the split serializer's version 3
+     * writes it), the partitions seen (id and name), the lease's id (empty for none) and the buckets
+     * it holds (partition id and bucket); version 2 (its splits of version 2) and version 1 (the
+     * splits alone) are still read.
      */
     static final class StateSerializer implements SimpleVersionedSerializer<Checkpoint> {
 
@@ -444,7 +486,7 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
 
         @Override
         public int getVersion() {
-            return 2;
+            return 3;
         }
 
         @Override
@@ -474,7 +516,7 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
 
         @Override
         public Checkpoint deserialize(int version, byte[] serialized) throws IOException {
-            if (version != 1 && version != 2) {
+            if (version < 1 || version > 3) {
                 throw new IOException("Unknown version " + version + " of a Fluss enumerator checkpoint");
             }
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {

@@ -21,6 +21,8 @@ public final class BucketSplit implements SourceSplit {
 
     /** The {@link #snapshotId} of a split of the log alone. */
     static final long NO_SNAPSHOT = -1;
+    /** The {@link #stoppingOffset} of a split read without end. */
+    static final long NO_STOP = -1;
 
     final BucketId id;
     /** The partition's name ({@code null} for a table without partitions). */
@@ -34,6 +36,8 @@ public final class BucketSplit implements SourceSplit {
     final long snapshotId;
     /** How many of the snapshot's rows were emitted already (and are skipped when it is read again). */
     final long snapshotRowsEmitted;
+    /** The offset the log is read up to (not including it), or {@link #NO_STOP}. */
+    final long stoppingOffset;
 
     /** The log of {@code bucket} of a table without partitions from {@code offset} on. */
     BucketSplit(int bucket, long offset) {
@@ -41,6 +45,11 @@ public final class BucketSplit implements SourceSplit {
     }
 
     BucketSplit(BucketId id, String partitionName, long offset, long snapshotId, long snapshotRowsEmitted) {
+        this(id, partitionName, offset, snapshotId, snapshotRowsEmitted, NO_STOP);
+    }
+
+    BucketSplit(BucketId id, String partitionName, long offset, long snapshotId, long snapshotRowsEmitted, long stoppingOffset) {
+        this.stoppingOffset = stoppingOffset;
         this.id = id;
         this.partitionName = partitionName;
         this.offset = offset;
@@ -50,7 +59,16 @@ public final class BucketSplit implements SourceSplit {
 
     /** The log of this split's bucket from {@code from} on. */
     BucketSplit log(long from) {
-        return new BucketSplit(id, partitionName, from, NO_SNAPSHOT, 0);
+        return new BucketSplit(id, partitionName, from, NO_SNAPSHOT, 0, stoppingOffset);
+    }
+
+    /** This split, ending at {@code stop} (not including it). */
+    BucketSplit stoppingAt(long stop) {
+        return new BucketSplit(id, partitionName, offset, snapshotId, snapshotRowsEmitted, stop);
+    }
+
+    boolean isBounded() {
+        return stoppingOffset != NO_STOP;
     }
 
     boolean isSnapshot() {
@@ -65,7 +83,8 @@ public final class BucketSplit implements SourceSplit {
     @Override
     public String toString() {
         return (partitionName == null ? "" : partitionName + ":")
-                + (isSnapshot() ? splitId() + "+" + snapshotRowsEmitted + " then log@" + offset : splitId() + "@" + offset);
+                + (isSnapshot() ? splitId() + "+" + snapshotRowsEmitted + " then log@" + offset : splitId() + "@" + offset)
+                + (isBounded() ? " to " + stoppingOffset : "");
     }
 
     /**
@@ -84,20 +103,20 @@ public final class BucketSplit implements SourceSplit {
         }
 
         BucketSplit toSplit() {
-            return new BucketSplit(split.id, split.partitionName, offset, split.snapshotId, snapshotRowsEmitted);
+            return new BucketSplit(split.id, split.partitionName, offset, split.snapshotId, snapshotRowsEmitted, split.stoppingOffset);
         }
     }
 
     /**
-     * Splits as bytes: version 2 is the bucket, the offset, the snapshot, the snapshot rows emitted,
-     * the partition's id and its name (empty: none); version 1 (the bucket and the offset) is still
-     * read.
+     * Splits as bytes: version 3 is the bucket, the offset, the snapshot, the snapshot rows emitted,
+     * the partition's id, its name (empty: none) and the stopping offset; versions 2 (without the
+     * stopping offset) and 1 (the bucket and the offset) are still read.
      */
     static final class Serializer implements SimpleVersionedSerializer<BucketSplit> {
 
         @Override
         public int getVersion() {
-            return 2;
+            return 3;
         }
 
         @Override
@@ -110,13 +129,14 @@ public final class BucketSplit implements SourceSplit {
                 out.writeLong(split.snapshotRowsEmitted);
                 out.writeLong(split.id.partitionId);
                 out.writeUTF(split.partitionName == null ? "" : split.partitionName);
+                out.writeLong(split.stoppingOffset);
             }
             return bytes.toByteArray();
         }
 
         @Override
         public BucketSplit deserialize(int version, byte[] serialized) throws IOException {
-            if (version != 1 && version != 2) {
+            if (version < 1 || version > 3) {
                 throw new IOException("Unknown version " + version + " of a Fluss bucket split");
             }
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
@@ -129,8 +149,9 @@ public final class BucketSplit implements SourceSplit {
                 long rowsEmitted = in.readLong();
                 long partitionId = in.readLong();
                 String partitionName = in.readUTF();
+                long stop = version >= 3 ? in.readLong() : NO_STOP;
                 return new BucketSplit(new BucketId(partitionId, bucket), partitionName.isEmpty() ? null : partitionName,
-                        offset, snapshotId, rowsEmitted);
+                        offset, snapshotId, rowsEmitted, stop);
             }
         }
     }

@@ -34,8 +34,10 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -62,6 +64,8 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     /** Whether each batch is emitted whole (to the operator island) rather than row by row. */
     private final boolean whole;
     private final ArrayDeque<ArrowRecords<BucketBatch.Row>> ready = new ArrayDeque<>();
+    /** Of the buckets read up to an offset (a bounded read), that offset. */
+    private final Map<BucketId, Long> stops = new HashMap<>();
     /** Snapshot splits not started yet. */
     private final ArrayDeque<BucketSplit> snapshots = new ArrayDeque<>();
     /** The snapshot split being read, its scanner and the rows of it still to skip. */
@@ -104,10 +108,21 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
             } else if (scanner != null) {
                 ScanRecords records = scanner.poll(POLL);
                 List<BucketRows.Part> parts = new ArrayList<>();
+                List<String> ended = new ArrayList<>();
                 for (TableBucket bucket : records.buckets()) {
                     BucketId id = new BucketId(bucket.getPartitionId() == null ? BucketId.NO_PARTITION
                             : bucket.getPartitionId(), bucket.getBucket());
                     List<ScanRecord> of = records.records(bucket);
+                    Long stop = stops.get(id);
+                    if (stop != null && !of.isEmpty() && of.get(of.size() - 1).logOffset() + 1 >= stop) {
+                        of = upTo(of, stop);
+                        stops.remove(id);
+                        unsubscribe(id);
+                        ended.add(id.toString());
+                    }
+                    if (of.isEmpty()) {
+                        continue;
+                    }
                     if (whole) {
                         ready.add(batch(id, of));
                     } else if (!of.isEmpty()) {
@@ -119,6 +134,8 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                 if (!parts.isEmpty()) {
                     ready.add(new BucketRows(rowType, parts));
                 }
+                // A bounded bucket read to its end finishes after its last rows.
+                ended.forEach(split -> ready.add(new BucketBatch(Set.of(split))));
             }
         }
         ArrowRecords<BucketBatch.Row> next = ready.poll();
@@ -172,6 +189,23 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
         snapshotScanner = null;
         if (open != null) {
             open.close();
+        }
+    }
+
+    /** The records before offset {@code stop}. */
+    private static List<ScanRecord> upTo(List<ScanRecord> records, long stop) {
+        int end = 0;
+        while (end < records.size() && records.get(end).logOffset() < stop) {
+            end++;
+        }
+        return records.subList(0, end);
+    }
+
+    private void unsubscribe(BucketId id) {
+        if (id.isPartitioned()) {
+            scanner.unsubscribe(id.partitionId, id.bucket);
+        } else {
+            scanner.unsubscribe(id.bucket);
         }
     }
 
@@ -237,6 +271,14 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                 snapshots.add(split);
                 continue;
             }
+            if (split.isBounded()) {
+                if (split.offset >= split.stoppingOffset) {
+                    // Nothing to read: the bucket's log ended where this read starts.
+                    ready.add(new BucketBatch(Set.of(split.splitId())));
+                    continue;
+                }
+                stops.put(split.id, split.stoppingOffset);
+            }
             if (scanner == null) {
                 scanner = table.newScan().project(projection).createLogScanner();
             }
@@ -260,12 +302,8 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                     throw new UncheckedIOException("Cannot close the snapshot scanner of " + split, e);
                 }
             }
-        } else if (scanner != null) {
-            if (split.id.isPartitioned()) {
-                scanner.unsubscribe(split.id.partitionId, split.id.bucket);
-            } else {
-                scanner.unsubscribe(split.id.bucket);
-            }
+        } else if (scanner != null && (!split.isBounded() || stops.remove(split.id) != null)) {
+            unsubscribe(split.id);
         }
         ready.removeIf(queued -> {
             boolean emptied = queued instanceof BucketRows ? ((BucketRows) queued).drop(id) : id.equals(((BucketBatch) queued).splitId);

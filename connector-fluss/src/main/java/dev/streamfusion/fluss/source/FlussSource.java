@@ -21,7 +21,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * A Fluss table's log read continuously, one split per bucket (of each partition), the query's columns pushed to the
+ * A Fluss table's log read continuously (or, bounded, up to its end when the job starts), one split per bucket (of each partition), the query's columns pushed to the
  * server; rows reach Flink as views over Arrow batches (a primary-key table's as its changelog,
  * after its key-value snapshot's rows when it is read {@code full}).
  */
@@ -60,7 +60,7 @@ public final class FlussSource implements Source<RowData, BucketSplit, BucketEnu
 
     @Override
     public Boundedness getBoundedness() {
-        return Boundedness.CONTINUOUS_UNBOUNDED;
+        return scan.bounded ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
     }
 
     @Override

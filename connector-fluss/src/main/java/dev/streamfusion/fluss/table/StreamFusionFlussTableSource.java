@@ -48,7 +48,8 @@ import java.util.Optional;
  * As fluss-flink does, the server answers three bounded questions whole, in either runtime mode: a
  * {@code LIMIT} of at most {@value FlussQuery#MAX_LIMIT} rows, and, in batch mode, {@code
  * COUNT(*)} and a primary-key table's row of one key (a {@code WHERE} fixing each key column, read
- * {@code full}); a batch job that asks anything else is refused, as the table's log has no end.
+ * {@code full}). Otherwise a batch job reads a log table up to each bucket's end when the job
+ * starts, and is refused a primary-key table's changelog.
  */
 @Internal
 final class StreamFusionFlussTableSource
@@ -130,15 +131,15 @@ final class StreamFusionFlussTableSource
         if (query != null) {
             return query.provider(context.createTypeInformation(producedType));
         }
-        if (!streaming) {
+        if (!streaming && changelog) {
             // The planner asks for a bounded scan before it pushes the query down, and for the
             // runtime only after: the refusal waits for the source to be made.
             return new SourceProvider() {
                 @Override
                 public Source<RowData, ?, ?> createSource() {
-                    throw new ValidationException("Fluss table " + table + " is read in batch mode only to answer a LIMIT of at "
-                            + "most " + FlussQuery.MAX_LIMIT + " rows, COUNT(*), or a primary-key table's row of one key (WHERE on "
-                            + "each key column, read 'full'); its log has no end for any other batch read: read it in streaming mode");
+                    throw new ValidationException("Primary-key table " + table + " is read in batch mode only to answer a LIMIT "
+                            + "of at most " + FlussQuery.MAX_LIMIT + " rows, COUNT(*), or the row of one key (WHERE on each key "
+                            + "column, read 'full'); its changelog is read in streaming mode");
                 }
 
                 @Override
@@ -236,8 +237,9 @@ final class StreamFusionFlussTableSource
 
     private FlussSource source(ScanContext context) {
         RowType rowType = (RowType) producedType.getLogicalType();
+        ScanOptions read = scan.withPartitionFilter(partitionFilter);
         return new FlussSource(
-                table, buckets, partitioned, projection, rowType, scan.withPartitionFilter(partitionFilter),
+                table, buckets, partitioned, projection, rowType, streaming ? read : read.bounded(),
                 context.createTypeInformation(producedType), changelog);
     }
 

@@ -29,6 +29,26 @@ class BucketEnumeratorStateTest {
         BucketSplit log = serializer.deserialize(serializer.getVersion(), serializer.serialize(new BucketSplit(1, -2)));
         assertThat(log.isSnapshot()).isFalse();
         assertThat(log.splitId()).isEqualTo("bucket-1");
+        // A bounded read's split keeps its end, also when it moves on.
+        BucketSplit bounded = new BucketSplit(new BucketId(17, 1), "2026", 8, BucketSplit.NO_SNAPSHOT, 0).stoppingAt(50);
+        BucketSplit boundedBack = serializer.deserialize(serializer.getVersion(), serializer.serialize(bounded));
+        assertThat(boundedBack.toString()).isEqualTo("2026:p17-bucket-1@8 to 50");
+        assertThat(boundedBack.log(30).stoppingOffset).isEqualTo(50);
+        assertThat(log.isBounded()).isFalse();
+
+        // Version 2: no end.
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(2);
+            out.writeLong(11);
+            out.writeLong(BucketSplit.NO_SNAPSHOT);
+            out.writeLong(0);
+            out.writeLong(5);
+            out.writeUTF("p");
+        }
+        BucketSplit second = serializer.deserialize(2, bytes.toByteArray());
+        assertThat(second.toString()).isEqualTo("p:p5-bucket-2@11");
+        assertThat(second.isBounded()).isFalse();
     }
 
     @Test
@@ -57,6 +77,6 @@ class BucketEnumeratorStateTest {
         BucketEnumerator.Checkpoint first = serializer.deserialize(1, bytes.toByteArray());
         assertThat(first.pending).extracting(BucketSplit::toString).containsExactly("bucket-4@33");
         assertThat(first.leased).isEmpty();
-        assertThatThrownBy(() -> serializer.deserialize(3, bytes.toByteArray())).hasMessageContaining("version 3");
+        assertThatThrownBy(() -> serializer.deserialize(4, bytes.toByteArray())).hasMessageContaining("version 4");
     }
 }
