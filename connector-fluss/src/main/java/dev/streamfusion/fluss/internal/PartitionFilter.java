@@ -51,12 +51,22 @@ public abstract class PartitionFilter implements Serializable {
     public static PartitionFilter of(List<ResolvedExpression> filters, RowType tableType, List<String> partitionKeys) {
         List<PartitionFilter> understood = new ArrayList<>();
         for (ResolvedExpression filter : filters) {
-            PartitionFilter converted = convert(filter, tableType, Set.copyOf(partitionKeys));
+            PartitionFilter converted = of(filter, tableType, partitionKeys);
             if (converted != null) {
                 understood.add(converted);
             }
         }
-        return understood.isEmpty() ? null : new Junction(true, understood, render(understood, " AND "));
+        return allOf(understood);
+    }
+
+    /** The filter one query filter makes on the partition columns, or {@code null} when it is not understood whole. */
+    public static PartitionFilter of(ResolvedExpression filter, RowType tableType, List<String> partitionKeys) {
+        return convert(filter, tableType, Set.copyOf(partitionKeys));
+    }
+
+    /** The conjunction of {@code filters}, or {@code null} when there are none. */
+    public static PartitionFilter allOf(List<PartitionFilter> filters) {
+        return filters.isEmpty() ? null : new Junction(true, filters, render(filters, " AND "));
     }
 
     private static PartitionFilter convert(ResolvedExpression expression, RowType tableType, Set<String> keys) {
@@ -81,16 +91,13 @@ public abstract class PartitionFilter implements Serializable {
             PartitionFilter negated = convert(operands.get(0), tableType, keys);
             return negated == null ? null : new Not(negated);
         }
-        if (operands.isEmpty() || !(operands.get(0) instanceof FieldReferenceExpression)) {
-            return comparisonFlipped(function, operands, tableType, keys);
-        }
-        String column = ((FieldReferenceExpression) operands.get(0)).getName();
-        Kind kind = kind(column, tableType, keys);
-        if (kind == null) {
-            return null;
-        }
         if (function == BuiltInFunctionDefinitions.IN) {
             // column IN (a, b, ...) is column = a OR column = b OR ...
+            String column = operands.isEmpty() ? null : columnOf(operands.get(0));
+            Kind kind = column == null ? null : kind(column, tableType, keys);
+            if (kind == null) {
+                return null;
+            }
             List<PartitionFilter> equals = new ArrayList<>();
             List<String> texts = new ArrayList<>();
             for (ResolvedExpression operand : operands.subList(1, operands.size())) {
@@ -107,21 +114,17 @@ public abstract class PartitionFilter implements Serializable {
         if (op == null || operands.size() != 2) {
             return null;
         }
-        Object value = literal(operands.get(1), kind);
-        return value == null ? null : new Compare(column, kind, op, value);
+        // column op literal, or literal op column (the comparison the other way round).
+        int field = columnOf(operands.get(0)) != null ? 0 : 1;
+        String column = columnOf(operands.get(field));
+        Kind kind = column == null ? null : kind(column, tableType, keys);
+        Object value = kind == null ? null : literal(operands.get(1 - field), kind);
+        return value == null ? null : new Compare(column, kind, field == 0 ? op : op.flipped(), value);
     }
 
-    /** {@code literal op column}: the comparison the other way round. */
-    private static PartitionFilter comparisonFlipped(
-            FunctionDefinition function, List<ResolvedExpression> operands, RowType tableType, Set<String> keys) {
-        Op op = Op.of(function);
-        if (op == null || operands.size() != 2 || !(operands.get(1) instanceof FieldReferenceExpression)) {
-            return null;
-        }
-        String column = ((FieldReferenceExpression) operands.get(1)).getName();
-        Kind kind = kind(column, tableType, keys);
-        Object value = kind == null ? null : literal(operands.get(0), kind);
-        return value == null ? null : new Compare(column, kind, op.flipped(), value);
+    /** The column an operand names, or {@code null} when it is not a column. */
+    private static String columnOf(ResolvedExpression operand) {
+        return operand instanceof FieldReferenceExpression ? ((FieldReferenceExpression) operand).getName() : null;
     }
 
     private static Kind kind(String column, RowType tableType, Set<String> keys) {

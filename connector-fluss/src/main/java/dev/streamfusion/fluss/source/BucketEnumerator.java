@@ -176,7 +176,9 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
         }
         if (scan.bounded) {
             // Each log is read from its first offset (as a number, to know an empty one) to its end now.
-            Map<Integer, Long> starts = offsets(name, all, new OffsetSpec.EarliestSpec());
+            Map<Integer, Long> starts = planned.splits.stream().anyMatch(split -> split.offset == LogScanner.EARLIEST_OFFSET)
+                    ? offsets(name, all, new OffsetSpec.EarliestSpec())
+                    : Map.of();
             Map<Integer, Long> ends = offsets(name, all, new OffsetSpec.LatestSpec());
             List<BucketSplit> bounded = new ArrayList<>();
             for (BucketSplit split : planned.splits) {

@@ -183,12 +183,15 @@ final class StreamFusionFlussTableSource
     public Result applyFilters(List<ResolvedExpression> filters) {
         List<ResolvedExpression> accepted = new ArrayList<>();
         if (partitioned) {
+            List<PartitionFilter> onPartitions = new ArrayList<>();
             for (ResolvedExpression filter : filters) {
-                if (PartitionFilter.of(List.of(filter), tableType, partitionKeys) != null) {
+                PartitionFilter converted = PartitionFilter.of(filter, tableType, partitionKeys);
+                if (converted != null) {
                     accepted.add(filter);
+                    onPartitions.add(converted);
                 }
             }
-            this.partitionFilter = PartitionFilter.of(filters, tableType, partitionKeys);
+            this.partitionFilter = PartitionFilter.allOf(onPartitions);
         }
         if (streaming || !changelog || scan.mode != StartupMode.FULL) {
             return Result.of(accepted, filters);
