@@ -10,6 +10,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
@@ -114,8 +115,12 @@ final class IcebergJavaTables {
     }
 
     private static GenericFileWriterFactory writers(Table table, int[] equalityIds, Schema equalitySchema) {
+        return writers(table, FileFormat.PARQUET, equalityIds, equalitySchema);
+    }
+
+    private static GenericFileWriterFactory writers(Table table, FileFormat format, int[] equalityIds, Schema equalitySchema) {
         GenericFileWriterFactory.Builder builder = new GenericFileWriterFactory.Builder(table)
-                .dataFileFormat(FileFormat.PARQUET)
+                .dataFileFormat(format)
                 .deleteFileFormat(FileFormat.PARQUET);
         if (equalityIds != null) {
             builder.equalityFieldIds(equalityIds).equalityDeleteRowSchema(equalitySchema);
@@ -134,7 +139,14 @@ final class IcebergJavaTables {
 
     /** Writes {@code rows} as one data file of {@code partition} (not committed). */
     static DataFile writeData(Table table, List<Record> rows, String name, StructLike partition) throws IOException {
-        DataWriter<Record> writer = writers(table, null, null).newDataWriter(newFile(table, name + ".parquet"), table.spec(), partition);
+        return writeData(table, rows, name, partition, FileFormat.PARQUET);
+    }
+
+    /** Writes {@code rows} as one data file of {@code format} and {@code partition} (not committed). */
+    static DataFile writeData(Table table, List<Record> rows, String name, StructLike partition, FileFormat format)
+            throws IOException {
+        DataWriter<Record> writer = writers(table, format, null, null)
+                .newDataWriter(newFile(table, format.addExtension(name)), table.spec(), partition);
         try (DataWriter<Record> w = writer) {
             for (Record row : rows) {
                 w.write(row);
@@ -148,6 +160,51 @@ final class IcebergJavaTables {
         DataFile file = writeData(table, rows, name);
         table.newAppend().appendFile(file).commit();
         return file;
+    }
+
+    /** Appends {@code rows} as one data file of {@code format} to the unpartitioned table, in its own commit. */
+    static DataFile append(Table table, List<Record> rows, String name, FileFormat format) throws IOException {
+        DataFile file = writeData(table, rows, name, null, format);
+        table.newAppend().appendFile(file).commit();
+        return file;
+    }
+
+    /** A deletion vector (format v3) deleting {@code positions} of {@code dataFile} (not committed). */
+    static DeleteFile deletionVector(Table table, DataFile dataFile, List<Long> positions, String name) throws IOException {
+        BaseDVFileWriter writer = new BaseDVFileWriter(
+                () -> table.io().newOutputFile(table.locationProvider().newDataLocation(name + ".puffin")), path -> null);
+        try (BaseDVFileWriter w = writer) {
+            for (long position : positions) {
+                w.delete(dataFile.location(), position, table.spec(), null);
+            }
+        }
+        List<DeleteFile> files = writer.result().deleteFiles();
+        if (files.size() != 1) {
+            throw new IllegalStateException("Expected one deletion vector, got " + files);
+        }
+        return files.get(0);
+    }
+
+    /**
+     * An equality delete file deleting the rows whose string field {@code field} of the struct
+     * column {@code struct} is in {@code values} (not committed).
+     */
+    static DeleteFile nestedEqualityDeletes(Table table, String struct, String field, List<String> values, String name)
+            throws IOException {
+        Schema deleteSchema = table.schema().select(struct + "." + field);
+        int id = table.schema().findField(struct + "." + field).fieldId();
+        EqualityDeleteWriter<Record> writer = writers(table, new int[] {id}, deleteSchema)
+                .newEqualityDeleteWriter(newFile(table, name + ".parquet"), PartitionSpec.unpartitioned(), null);
+        try (EqualityDeleteWriter<Record> w = writer) {
+            for (String value : values) {
+                GenericRecord inner = GenericRecord.create(deleteSchema.findType(struct).asStructType());
+                inner.setField(field, value);
+                GenericRecord r = GenericRecord.create(deleteSchema);
+                r.setField(struct, inner);
+                w.write(r);
+            }
+        }
+        return writer.toDeleteFile();
     }
 
     /** A position delete file deleting {@code positions} of {@code dataFile} (not committed). */

@@ -14,6 +14,7 @@ import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -39,6 +40,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
@@ -273,6 +275,43 @@ class StreamFusionIcebergITCase {
         assertThat(collect(env, "SELECT id FROM sf_types WHERE d > 0.5"))
                 .containsExactlyInAnyOrderElementsOf(collect(env, "SELECT id FROM sf_types WHERE d > 5E-1"))
                 .isNotEmpty();
+    }
+
+    @Test
+    void fileTasksTheNativeReaderCannotReadAreReadByIcebergJavaAsIcebergFlinkReadsThem() throws Exception {
+        // Format v3: a deletion vector on the first file, and an equality delete on a nested field.
+        Table v3 = catalog.createTable(TableIdentifier.of("db", "v3_vectors"), IcebergJavaTables.TYPES,
+                PartitionSpec.unpartitioned(), Map.of("format-version", "3"));
+        DataFile first = IcebergJavaTables.append(v3, IcebergJavaTables.typedRows(0, 1200, 51), "v3-first");
+        IcebergJavaTables.append(v3, IcebergJavaTables.typedRows(1200, 800, 52), "v3-second");
+        List<Long> everyFifth = LongStream.range(0, 1200).filter(p -> p % 5 == 0).boxed().collect(Collectors.toList());
+        v3.newRowDelta().addDeletes(IcebergJavaTables.deletionVector(v3, first, everyFifth, "v3-dv")).commit();
+        v3.newRowDelta()
+                .addDeletes(IcebergJavaTables.nestedEqualityDeletes(v3, "pt", "label", List.of("p7", "p8"), "v3-nested"))
+                .commit();
+        // Avro and ORC data files beside a Parquet one, with position and equality deletes.
+        Table mixed = catalog.createTable(TableIdentifier.of("db", "mixed_formats"), IcebergJavaTables.TYPES,
+                PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+        DataFile avro = IcebergJavaTables.append(mixed, IcebergJavaTables.typedRows(0, 700, 53), "mixed-avro", FileFormat.AVRO);
+        IcebergJavaTables.append(mixed, IcebergJavaTables.typedRows(700, 700, 54), "mixed-orc", FileFormat.ORC);
+        IcebergJavaTables.append(mixed, IcebergJavaTables.typedRows(1400, 700, 55), "mixed-parquet");
+        mixed.newRowDelta()
+                .addDeletes(IcebergJavaTables.positionDeletes(mixed, avro, List.of(0L, 3L, 699L), "mixed-pos"))
+                .addDeletes(IcebergJavaTables.equalityDeletes(mixed, "id", List.of(5L, 800L, 1500L), "mixed-eq"))
+                .commit();
+
+        TableEnvironment env = batch();
+        List<Row> v3Rows = assertSameRows(env, "v3_vectors", "SELECT * FROM %s");
+        assertThat(v3Rows).noneMatch(r -> (long) r.getField("id") < 1200 && (long) r.getField("id") % 5 == 0);
+        assertThat(v3Rows).noneMatch(r -> r.getField("pt") != null
+                && ("p7".equals(((Row) r.getField("pt")).getField("label")) || "p8".equals(((Row) r.getField("pt")).getField("label"))));
+        assertThat(v3Rows).hasSizeLessThan(2000 - 240).hasSizeGreaterThan(1500);
+        assertSameRows(env, "v3_vectors", "SELECT pt, id, tstz FROM %s WHERE id BETWEEN 1100 AND 1300");
+
+        List<Row> mixedRows = assertSameRows(env, "mixed_formats", "SELECT * FROM %s");
+        assertThat(mixedRows).hasSize(2100 - 6);
+        assertThat(mixedRows).noneMatch(r -> List.of(0L, 3L, 699L, 5L, 800L, 1500L).contains((long) r.getField("id")));
+        assertSameRows(env, "mixed_formats", "SELECT s, id, attrs FROM %s WHERE id BETWEEN 650 AND 1450");
     }
 
     @Test

@@ -15,7 +15,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * applied. {@link #next()} fails naming the data or delete file that cannot be read.
  */
 @Internal
-public final class NativeIcebergReader extends NativeBatchReader {
+public final class NativeIcebergReader extends NativeBatchReader implements IcebergTaskReader {
 
     private NativeIcebergReader(Created created) {
         super("Iceberg reader", created, NativeIcebergReader::free0, NativeIcebergReader::next);

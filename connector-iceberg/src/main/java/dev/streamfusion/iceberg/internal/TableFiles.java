@@ -44,7 +44,8 @@ public final class TableFiles implements Closeable {
         this.table = table;
     }
 
-    private synchronized FileIO io() {
+    /** The table's {@code FileIO}, built at the first call. */
+    synchronized FileIO io() {
         if (io == null) {
             catalog = table.catalog();
             io = table.loadFrom(catalog).io();

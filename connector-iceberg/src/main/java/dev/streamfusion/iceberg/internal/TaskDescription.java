@@ -6,6 +6,7 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ScanTaskParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.expressions.BoundPredicate;
@@ -18,33 +19,90 @@ import org.apache.iceberg.types.TypeUtil;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * A planned file task as the native reader takes it (JSON, the fields of the Rust crate's {@code
- * TaskDescription}): the data file or a byte range of it, the table schema read, the projected
- * field ids and the delete files that apply. Made only for what the native reader reads
- * correctly; {@link #of} refuses the rest, naming the reason.
+ * A planned file task as its reader takes it. Most tasks go to the native reader (JSON, the fields
+ * of the Rust crate's {@code TaskDescription}): the data file or a byte range of it, the table
+ * schema read, the projected field ids and the delete files that apply; {@link #of} makes those
+ * only for what the native reader reads correctly, and refuses the rest naming the reason. The
+ * rest ({@link #forJava}: Avro and ORC files, deletion vectors, equality deletes on nested fields)
+ * go to Iceberg Java's generic reader ({@link JavaIcebergReader}) as Iceberg's own JSON of the
+ * task, with the projected field ids, the name mapping and the case sensitivity beside it.
  */
 @Internal
 public final class TaskDescription implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
+    /** The data and delete file formats Iceberg Java's reader takes here (besides Puffin deletion vectors). */
+    private static final Set<FileFormat> JAVA_FORMATS = EnumSet.of(FileFormat.PARQUET, FileFormat.AVRO, FileFormat.ORC);
+
     private final String json;
     private final String path;
     private final long rows;
+    /** Why the native reader cannot read the task, or {@code null} when it reads it. */
+    private final String javaReason;
+    /** For Iceberg Java's reader: the projected top-level field ids. */
+    private final int[] projectedIds;
+    /** For Iceberg Java's reader: the table's name mapping JSON, or {@code null}. */
+    private final String nameMapping;
+    /** For Iceberg Java's reader: whether column names are matched case-sensitively. */
+    private final boolean caseSensitive;
 
-    private TaskDescription(String json, String path, long rows) {
+    private TaskDescription(
+            String json,
+            String path,
+            long rows,
+            String javaReason,
+            int[] projectedIds,
+            String nameMapping,
+            boolean caseSensitive) {
         this.json = json;
         this.path = path;
         this.rows = rows;
+        this.javaReason = javaReason;
+        this.projectedIds = projectedIds;
+        this.nameMapping = nameMapping;
+        this.caseSensitive = caseSensitive;
     }
 
-    /** A description read back from {@link #json()}, for a task of {@code rows} rows at most. */
+    /** A native description read back from {@link #json()}, for a task of {@code rows} rows at most. */
     public static TaskDescription fromJson(String json, String path, long rows) {
-        return new TaskDescription(json, path, rows);
+        return new TaskDescription(json, path, rows, null, null, null, false);
+    }
+
+    /** A description for Iceberg Java's reader read back from its parts ({@link #json()}: Iceberg's JSON of the task). */
+    public static TaskDescription javaFromJson(
+            String json, String path, long rows, String reason, int[] projectedIds, String nameMapping, boolean caseSensitive) {
+        return new TaskDescription(json, path, rows, reason, projectedIds.clone(), nameMapping, caseSensitive);
+    }
+
+    /**
+     * The description of {@code task} for Iceberg Java's generic reader, which reads what the
+     * native one cannot ({@code reason}): Parquet, Avro and ORC data files with any delete file,
+     * deletion vectors included.
+     *
+     * @throws UnsupportedTaskException when neither reader reads the task (a file of another format)
+     */
+    public static TaskDescription forJava(
+            FileScanTask task, int[] projectedIds, String nameMapping, boolean caseSensitive, String reason) {
+        String path = task.file().location();
+        if (!JAVA_FORMATS.contains(task.file().format())) {
+            throw new UnsupportedTaskException("Cannot read data file " + path + ": its format is "
+                    + task.file().format() + "; Parquet, Avro and ORC data files are read");
+        }
+        for (DeleteFile delete : task.deletes()) {
+            if (!JAVA_FORMATS.contains(delete.format()) && delete.format() != FileFormat.PUFFIN) {
+                throw new UnsupportedTaskException("Cannot read delete file " + delete.location() + " of " + path
+                        + ": its format is " + delete.format() + "; Parquet, Avro, ORC and Puffin delete files are read");
+            }
+        }
+        return new TaskDescription(ScanTaskParser.toJson(task), path, task.file().recordCount(), reason,
+                projectedIds.clone(), nameMapping, caseSensitive);
     }
 
     /**
@@ -99,7 +157,7 @@ public final class TaskDescription implements Serializable {
             json.append(",\"filter\":").append(filter);
         }
         json.append(",\"case-sensitive\":").append(caseSensitive).append('}');
-        return new TaskDescription(json.toString(), path, task.file().recordCount());
+        return new TaskDescription(json.toString(), path, task.file().recordCount(), null, null, null, false);
     }
 
     /**
@@ -289,9 +347,34 @@ public final class TaskDescription implements Serializable {
         }
     }
 
-    /** The JSON the native reader takes. */
+    /** The JSON the native reader takes, or Iceberg's JSON of the task for Iceberg Java's reader. */
     public String json() {
         return json;
+    }
+
+    /** Whether Iceberg Java's reader reads the task (the native one cannot). */
+    public boolean readByJava() {
+        return javaReason != null;
+    }
+
+    /** Why the native reader cannot read the task; only for {@link #readByJava()} tasks. */
+    public String javaReason() {
+        return javaReason;
+    }
+
+    /** The projected top-level field ids; only for {@link #readByJava()} tasks. */
+    public int[] projectedIds() {
+        return projectedIds.clone();
+    }
+
+    /** The table's name mapping JSON, or {@code null}; only for {@link #readByJava()} tasks. */
+    public String nameMapping() {
+        return nameMapping;
+    }
+
+    /** Whether column names match case-sensitively; only for {@link #readByJava()} tasks. */
+    public boolean caseSensitive() {
+        return caseSensitive;
     }
 
     /** The data file's location. */

@@ -17,6 +17,9 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -26,13 +29,15 @@ import java.util.List;
 /**
  * Plans a table's reads with Iceberg Java: which snapshot (or which appends, when streaming), which
  * files the filter keeps, which deletes apply to each, and how file tasks combine into splits. Each
- * planned task becomes a {@link TaskDescription} of the projected columns, or the plan fails naming
- * the table, the file and why the native reader cannot read it.
+ * planned task becomes a {@link TaskDescription} of the projected columns, for the native reader or,
+ * where that cannot read it correctly, for Iceberg Java's; the plan fails naming the table, the
+ * file and the reasons only where neither reads it.
  */
 @Internal
 public final class ScanPlanner implements Serializable {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(ScanPlanner.class);
 
     /** The position of a streaming read that started on a table without snapshots. */
     static final long BEFORE_FIRST_SNAPSHOT = -1L;
@@ -223,22 +228,48 @@ public final class ScanPlanner implements Serializable {
         int[] projected = projectedIds(schema);
         String nameMapping = t.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
         List<TaskSplit> splits = new ArrayList<>();
+        int tasksRead = 0;
+        List<TaskDescription> javaTasks = new ArrayList<>();
         try (CloseableIterable<CombinedScanTask> tasks = scan.planTasks()) {
             for (CombinedScanTask combined : tasks) {
                 List<TaskDescription> described = new ArrayList<>();
                 for (FileScanTask task : combined.files()) {
-                    try {
-                        described.add(TaskDescription.of(task, schema, projected, nameMapping, options.caseSensitive));
-                    } catch (TaskDescription.UnsupportedTaskException e) {
-                        throw new UnsupportedOperationException("Table " + table + ": " + e.getMessage(), e);
+                    TaskDescription description = describe(task, schema, projected, nameMapping);
+                    if (description.readByJava()) {
+                        javaTasks.add(description);
                     }
+                    described.add(description);
+                    tasksRead++;
                 }
                 splits.add(new TaskSplit(idPrefix + "-" + splits.size(), described, 0, 0));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot plan a scan of table " + table, e);
         }
+        if (!javaTasks.isEmpty()) {
+            LOG.info("Table {}: {} of {} file tasks are read by Iceberg Java's reader, the native reader cannot read them; "
+                            + "the first: {}", table, javaTasks.size(), tasksRead, javaTasks.get(0).javaReason());
+        }
         return splits;
+    }
+
+    /**
+     * {@code task} for the native reader, or for Iceberg Java's reader where the native one cannot
+     * read it correctly; refused naming the table, the file and both reasons where neither can.
+     */
+    private TaskDescription describe(FileScanTask task, Schema schema, int[] projected, String nameMapping) {
+        try {
+            return TaskDescription.of(task, schema, projected, nameMapping, options.caseSensitive);
+        } catch (TaskDescription.UnsupportedTaskException nativeRefusal) {
+            try {
+                return TaskDescription.forJava(task, projected, nameMapping, options.caseSensitive, nativeRefusal.getMessage());
+            } catch (TaskDescription.UnsupportedTaskException javaRefusal) {
+                UnsupportedOperationException refused = new UnsupportedOperationException(
+                        "Table " + table + ": " + javaRefusal.getMessage() + " (" + nativeRefusal.getMessage() + ")", javaRefusal);
+                refused.addSuppressed(nativeRefusal);
+                throw refused;
+            }
+        }
     }
 
     /** The field ids of the projected columns in {@code schema}. */

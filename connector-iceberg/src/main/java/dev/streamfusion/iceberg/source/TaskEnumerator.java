@@ -205,11 +205,12 @@ final class TaskEnumerator implements SplitEnumerator<TaskSplit, TaskEnumerator.
                 throw new IOException("Unknown version " + version + " of an Iceberg enumerator checkpoint");
             }
             DataInputDeserializer in = new DataInputDeserializer(serialized);
-            TaskSplit.Serializer.checkVersion(in.readInt());
+            int splitVersion = in.readInt();
+            TaskSplit.Serializer.checkVersion(splitVersion);
             int count = in.readInt();
             List<TaskSplit> pending = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                pending.add(TaskSplit.Serializer.read(in));
+                pending.add(TaskSplit.Serializer.read(in, splitVersion));
             }
             Long position = in.readBoolean() ? in.readLong() : null;
             return new Checkpoint(pending, position, in.readBoolean());

@@ -9,6 +9,7 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,11 +48,12 @@ public final class TaskSplit implements SourceSplit {
         return "split " + id + " of " + tasks.size() + " file task(s) (" + tasks + "), at task " + task + " row " + emitted;
     }
 
-    /** Writes a split as its id, its tasks (JSON, path, rows), and its position. */
+    /** Writes a split as its id, its tasks (JSON, path, rows, and for Iceberg Java's reader its parts), and its position. */
     static final class Serializer implements SimpleVersionedSerializer<TaskSplit> {
 
         static final Serializer INSTANCE = new Serializer();
-        private static final int VERSION = 1;
+        /** 2: tasks for Iceberg Java's reader besides native ones. */
+        private static final int VERSION = 2;
 
         @Override
         public int getVersion() {
@@ -70,38 +72,72 @@ public final class TaskSplit implements SourceSplit {
             out.writeInt(split.tasks.size());
             for (TaskDescription task : split.tasks) {
                 // A task's JSON (its schema) may exceed writeUTF's 64 KiB.
-                byte[] json = task.json().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                out.writeInt(json.length);
-                out.write(json);
+                writeLongString(task.json(), out);
                 out.writeUTF(task.path());
                 out.writeLong(task.rows());
+                out.writeBoolean(task.readByJava());
+                if (task.readByJava()) {
+                    writeLongString(task.javaReason(), out);
+                    int[] ids = task.projectedIds();
+                    out.writeInt(ids.length);
+                    for (int id : ids) {
+                        out.writeInt(id);
+                    }
+                    out.writeBoolean(task.nameMapping() != null);
+                    if (task.nameMapping() != null) {
+                        writeLongString(task.nameMapping(), out);
+                    }
+                    out.writeBoolean(task.caseSensitive());
+                }
             }
             out.writeInt(split.task);
             out.writeLong(split.emitted);
         }
 
+        private static void writeLongString(String text, DataOutputSerializer out) throws IOException {
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            out.writeInt(bytes.length);
+            out.write(bytes);
+        }
+
+        private static String readLongString(DataInputDeserializer in) throws IOException {
+            byte[] bytes = new byte[in.readInt()];
+            in.readFully(bytes);
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+
         @Override
         public TaskSplit deserialize(int version, byte[] serialized) throws IOException {
             checkVersion(version);
-            return read(new DataInputDeserializer(serialized));
+            return read(new DataInputDeserializer(serialized), version);
         }
 
         static void checkVersion(int version) throws IOException {
-            if (version != VERSION) {
+            if (version < 1 || version > VERSION) {
                 throw new IOException("Unknown version " + version + " of an Iceberg task split");
             }
         }
 
-        static TaskSplit read(DataInputDeserializer in) throws IOException {
+        /** A split {@link #write} wrote, at serializer version {@code version} (1: native tasks only). */
+        static TaskSplit read(DataInputDeserializer in, int version) throws IOException {
             String id = in.readUTF();
             int count = in.readInt();
             List<TaskDescription> tasks = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                byte[] json = new byte[in.readInt()];
-                in.readFully(json);
+                String json = readLongString(in);
                 String path = in.readUTF();
                 long rows = in.readLong();
-                tasks.add(TaskDescription.fromJson(new String(json, java.nio.charset.StandardCharsets.UTF_8), path, rows));
+                if (version >= 2 && in.readBoolean()) {
+                    String reason = readLongString(in);
+                    int[] ids = new int[in.readInt()];
+                    for (int c = 0; c < ids.length; c++) {
+                        ids[c] = in.readInt();
+                    }
+                    String nameMapping = in.readBoolean() ? readLongString(in) : null;
+                    tasks.add(TaskDescription.javaFromJson(json, path, rows, reason, ids, nameMapping, in.readBoolean()));
+                } else {
+                    tasks.add(TaskDescription.fromJson(json, path, rows));
+                }
             }
             return new TaskSplit(id, tasks, in.readInt(), in.readLong());
         }

@@ -4,7 +4,7 @@ import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.source.FetchedBatches;
-import dev.streamfusion.iceberg.internal.NativeIcebergReader;
+import dev.streamfusion.iceberg.internal.IcebergTaskReader;
 import dev.streamfusion.iceberg.internal.TableFiles;
 import dev.streamfusion.iceberg.internal.TaskDescription;
 
@@ -39,7 +39,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
     private final ArrayDeque<TaskSplit> splits = new ArrayDeque<>();
     private TaskSplit current;
     private int task;
-    private NativeIcebergReader reader;
+    private IcebergTaskReader reader;
     /** Rows of the current task read so far (skipped ones included). */
     private long read;
     /** Rows of the current task to skip (emitted before a restore). */
@@ -84,10 +84,10 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
             VectorSchemaRoot batch;
             try {
                 if (reader == null) {
-                    reader = NativeIcebergReader.open(allocator, description, rowType, batchSize, files);
+                    reader = IcebergTaskReader.open(allocator, description, rowType, batchSize, files);
                 }
                 batch = reader.next();
-            } catch (NativeException e) {
+            } catch (NativeException | IOException e) {
                 throw new IOException("Cannot read " + description.path() + " (" + current + "): " + e.getMessage(), e);
             }
             if (batch == null) {

@@ -128,4 +128,32 @@ class TaskDescriptionTest {
                 .hasMessageContaining("/t/e.parquet")
                 .hasMessageContaining("equality field 3 is nested");
     }
+
+    @Test
+    void whatOnlyIcebergJavaReadsIsDescribedForItsReaderAsIcebergsOwnJson() {
+        DeleteFile vector = delete().ofPositionDeletes().withPath("/t/dv.puffin").withFormat(FileFormat.PUFFIN)
+                .withReferencedDataFile("/t/a.orc").withContentOffset(4).withContentSizeInBytes(40).build();
+        TaskDescription description = TaskDescription.forJava(
+                task(data("/t/a.orc", FileFormat.ORC), vector), new int[] {2, 1}, "[{\"field-id\":1,\"names\":[\"id\"]}]", true, "why");
+        assertThat(description.readByJava()).isTrue();
+        assertThat(description.javaReason()).isEqualTo("why");
+        assertThat(description.projectedIds()).containsExactly(2, 1);
+        assertThat(description.nameMapping()).contains("field-id");
+        assertThat(description.caseSensitive()).isTrue();
+        assertThat(description.path()).isEqualTo("/t/a.orc");
+        FileScanTask back = org.apache.iceberg.ScanTaskParser.fromJson(description.json(), true);
+        assertThat(back.file().location()).isEqualTo("/t/a.orc");
+        assertThat(back.file().format()).isEqualTo(FileFormat.ORC);
+        assertThat(back.deletes()).singleElement().satisfies(d -> {
+            assertThat(d.location()).isEqualTo("/t/dv.puffin");
+            assertThat(d.contentOffset()).isEqualTo(4L);
+        });
+        assertThat(back.schema().sameSchema(SCHEMA)).isTrue();
+        assertThat(TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET)), SCHEMA, new int[] {1}, null, false)
+                .readByJava()).isFalse();
+
+        assertThatThrownBy(() -> TaskDescription.forJava(task(data("/t/a.meta", FileFormat.METADATA)), new int[] {1}, null, false, "why"))
+                .hasMessageContaining("/t/a.meta")
+                .hasMessageContaining("METADATA");
+    }
 }

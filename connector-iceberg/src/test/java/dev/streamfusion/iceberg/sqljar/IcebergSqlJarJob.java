@@ -11,8 +11,9 @@ import java.util.List;
 /**
  * Runs in a JVM whose classpath is Flink's libraries, Hadoop's client, iceberg-flink-runtime and
  * StreamFusion's Iceberg SQL jar, nothing else: writes a table with iceberg-flink, reads it through
- * a {@code streamfusion-iceberg} catalog, writes a copy through it, reads the copy with
- * iceberg-flink, and prints what each job saw, one {@code name: result} line each.
+ * a {@code streamfusion-iceberg} catalog (and copies of it iceberg-flink wrote as Avro and ORC
+ * files, which Iceberg Java's reader inside the jar reads), writes a copy through it, reads the copy
+ * with iceberg-flink, and prints what each job saw, one {@code name: result} line each.
  *
  * <p>Arguments: a directory for the warehouse.
  */
@@ -39,6 +40,12 @@ public final class IcebergSqlJarJob {
         tables.executeSql("CREATE CATALOG sf WITH ('type' = 'streamfusion-iceberg', " + warehouse + ")");
         System.out.println("stock: " + rows(tables, String.format(SUMMARY, "stock.db.t")));
         System.out.println("streamfusion: " + rows(tables, String.format(SUMMARY, "sf.db.t")));
+
+        for (String format : new String[] {"avro", "orc"}) {
+            tables.executeSql("CREATE TABLE stock.db." + format + " (" + COLUMNS + ") WITH ('write.format.default' = '" + format + "')");
+            tables.executeSql("INSERT INTO stock.db." + format + " SELECT * FROM stock.db.t").await();
+            System.out.println(format + ": " + rows(tables, String.format(SUMMARY, "sf.db." + format)));
+        }
 
         tables.executeSql("CREATE TABLE sf.db.copy (" + COLUMNS + ")");
         tables.executeSql("INSERT INTO sf.db.copy SELECT * FROM sf.db.t").await();
