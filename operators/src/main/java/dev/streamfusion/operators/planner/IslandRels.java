@@ -6,6 +6,7 @@ import dev.streamfusion.operators.exec.NativeCalcExec;
 import dev.streamfusion.operators.exec.NativeSinkBatchesExec;
 import dev.streamfusion.operators.exec.NativeSourceBatchesExec;
 import dev.streamfusion.operators.exec.NativeToRowsExec;
+import dev.streamfusion.operators.exec.NativeWatermarkAssignerExec;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.TableException;
@@ -26,6 +27,7 @@ import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 
 import java.util.List;
@@ -203,6 +205,67 @@ public final class IslandRels {
         @Override
         public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
             return new BatchCalc(getCluster(), traitSet, sole(inputs), program, description);
+        }
+    }
+
+    /**
+     * A table's watermark assigned over batches (streaming only): the rows go on unchanged, the
+     * rowtime column now a time attribute.
+     */
+    static final class StreamWatermarkAssigner extends SingleRel implements StreamPhysicalRel {
+        final int rowtimeIndex;
+        final RexNode watermarkExpr;
+        private final RelDataType outputType;
+
+        /** @param outputType the stock assigner's row type (its rowtime column a time attribute) */
+        StreamWatermarkAssigner(
+                RelOptCluster cluster, RelTraitSet traits, RelNode input, int rowtimeIndex, RexNode watermarkExpr, RelDataType outputType) {
+            super(cluster, traits, input);
+            this.rowtimeIndex = rowtimeIndex;
+            this.watermarkExpr = watermarkExpr;
+            this.outputType = outputType;
+        }
+
+        @Override
+        protected RelDataType deriveRowType() {
+            return outputType;
+        }
+
+        @Override
+        public String getRelTypeName() {
+            return typeName(this, "NativeWatermarkAssigner");
+        }
+
+        @Override
+        public RelWriter explainTerms(RelWriter pw) {
+            List<String> names = getInput().getRowType().getFieldNames();
+            return super.explainTerms(pw)
+                    .item("rowtime", names.get(rowtimeIndex))
+                    .item("watermark", watermarkExpr.toString());
+        }
+
+        @Override
+        public double estimateRowCount(RelMetadataQuery mq) {
+            return mq.getRowCount(getInput());
+        }
+
+        @Override
+        public boolean requireWatermark() {
+            return false;
+        }
+
+        @Override
+        public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
+            return new StreamWatermarkAssigner(getCluster(), traitSet, sole(inputs), rowtimeIndex, watermarkExpr, outputType);
+        }
+
+        public ExecNode<?> translateToExecNode() {
+            return new NativeWatermarkAssignerExec(
+                    rowtimeIndex, watermarkExpr, rowType(getInput()), rowType(this), description(this));
+        }
+
+        public ExecNode<?> translateToExecNode(boolean isCompiled) {
+            return isCompiled ? notCompiled("NativeWatermarkAssigner") : translateToExecNode();
         }
     }
 

@@ -14,6 +14,7 @@ import org.apache.flink.table.planner.plan.nodes.physical.batch.BatchPhysicalSin
 import org.apache.flink.table.planner.plan.nodes.physical.common.CommonPhysicalTableSourceScan;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalCalc;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalSink;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWatermarkAssigner;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -33,8 +34,9 @@ import java.util.Set;
  * Places the island in an optimized physical plan, bottom up:
  *
  * <ul>
- *   <li>a {@code Calc} reading a StreamFusion source that hands over whole batches becomes the
- *       source's batches, a native calc, and an edge back to rows;
+ *   <li>a {@code Calc} reading a StreamFusion source that hands over whole batches (directly, or
+ *       through the table's watermark assigner) becomes the source's batches, the watermark
+ *       assigned over them, a native calc, and an edge back to rows;
  *   <li>a StreamFusion sink that takes whole batches, fed by the island (or directly by such a
  *       source), takes them without the edge back to rows.
  * </ul>
@@ -106,6 +108,10 @@ final class IslandRewriter {
             return; // reported by nativeSink and nativeCalc
         }
         String name = consumer.getRelTypeName().replaceFirst("^(Stream|Batch)Physical", "");
+        if (consumer instanceof StreamPhysicalWatermarkAssigner) {
+            report.fellBack(name + " over " + over + " runs in Flink: no calc or sink the island runs reads it", null);
+            return;
+        }
         report.fellBack(
                 name + exchanged + " over " + over + " runs in Flink: the island has no native " + name + " yet", null);
     }
@@ -120,6 +126,8 @@ final class IslandRewriter {
         } else if (rel instanceof IslandRels.SinkBatches) {
             Sink sink = ((IslandRels.SinkBatches) rel).sink;
             report.placed("NativeSinkBatches(" + sink.contextResolvedTable().getIdentifier().asSummaryString() + ")");
+        } else if (rel instanceof IslandRels.StreamWatermarkAssigner) {
+            report.placed("NativeWatermarkAssigner");
         } else if (rel instanceof IslandRels.Calc) {
             report.placed("NativeCalc");
         } else if (rel instanceof IslandRels.ToRows) {
@@ -154,24 +162,23 @@ final class IslandRewriter {
             return Optional.empty();
         }
         Calc stock = (Calc) rel;
-        if (!(stock.getInput() instanceof CommonPhysicalTableSourceScan)
-                || !(((CommonPhysicalTableSourceScan) stock.getInput()).tableSource() instanceof BatchScan)) {
+        Optional<CommonPhysicalTableSourceScan> scan = batchScanBelow(stock.getInput());
+        if (scan.isEmpty()) {
             return Optional.empty();
         }
-        CommonPhysicalTableSourceScan scan = (CommonPhysicalTableSourceScan) stock.getInput();
         String description;
         try {
             description = CalcDescription.describe(
                     stock.getProgram(), stock.getRowType().getFieldNames(), stock.getCluster().getRexBuilder());
-            checkNatively(scan, description);
+            checkNatively(stock.getInput(), description);
         } catch (CalcDescription.Unsupported e) {
-            report.fellBack("Calc over " + IslandRels.tableName(scan) + ": " + e.getMessage(), e.admit());
+            report.fellBack("Calc over " + IslandRels.tableName(scan.get()) + ": " + e.getMessage(), e.admit());
             return Optional.empty();
         } catch (NativeException e) {
-            report.fellBack("Calc over " + IslandRels.tableName(scan) + ": " + e.getMessage(), null);
+            report.fellBack("Calc over " + IslandRels.tableName(scan.get()) + ": " + e.getMessage(), null);
             return Optional.empty();
         }
-        return sourceBatches(scan).map(source -> {
+        return batchesOf(stock.getInput()).map(source -> {
             RelNode nativeCalc =
                     streaming
                             ? new IslandRels.StreamCalc(stock.getCluster(), stock.getTraitSet(), source, stock.getProgram(), description)
@@ -180,6 +187,41 @@ final class IslandRewriter {
                     ? new IslandRels.StreamToRows(stock.getCluster(), stock.getTraitSet(), nativeCalc)
                     : new IslandRels.BatchToRows(stock.getCluster(), stock.getTraitSet(), nativeCalc);
         });
+    }
+
+    /**
+     * The StreamFusion scan that could feed the island in place of {@code rel}: {@code rel} itself,
+     * or the scan under a table's watermark assigner or a calc over one.
+     */
+    private Optional<CommonPhysicalTableSourceScan> batchScanBelow(RelNode rel) {
+        if (rel instanceof CommonPhysicalTableSourceScan) {
+            CommonPhysicalTableSourceScan scan = (CommonPhysicalTableSourceScan) rel;
+            return scan.tableSource() instanceof BatchScan ? Optional.of(scan) : Optional.empty();
+        }
+        boolean passesThrough = streaming
+                ? rel.getClass() == StreamPhysicalWatermarkAssigner.class || rel.getClass() == StreamPhysicalCalc.class
+                : rel.getClass() == BatchPhysicalCalc.class;
+        return passesThrough ? batchScanBelow(rel.getInput(0)) : Optional.empty();
+    }
+
+    /**
+     * The island's batches in place of the stock node {@code rel}: a StreamFusion scan's, a
+     * native calc's (when {@code rel} is a calc the island runs), or a table's watermark assigned
+     * over either; empty where {@code rel} stays stock.
+     */
+    private Optional<RelNode> batchesOf(RelNode rel) {
+        if (streaming && rel.getClass() == StreamPhysicalWatermarkAssigner.class) {
+            StreamPhysicalWatermarkAssigner assigner = (StreamPhysicalWatermarkAssigner) rel;
+            return batchesOf(assigner.getInput()).map(input -> new IslandRels.StreamWatermarkAssigner(
+                    assigner.getCluster(),
+                    assigner.getTraitSet(),
+                    input,
+                    assigner.rowtimeFieldIndex(),
+                    assigner.watermarkExpr(),
+                    assigner.getRowType()));
+        }
+        RelNode rewrittenRel = rewrite(rel);
+        return rewrittenRel instanceof IslandRels.ToRows ? Optional.of(rewrittenRel.getInput(0)) : sourceBatches(rewrittenRel);
     }
 
     // Sink#targetColumns is deprecated without a replacement; the planner still fills it for an
@@ -192,10 +234,9 @@ final class IslandRewriter {
         }
         Sink stock = (Sink) rel;
         String table = stock.contextResolvedTable().getIdentifier().asSummaryString();
-        RelNode input = rewrite(stock.getInput());
-        Optional<RelNode> batches =
-                input instanceof IslandRels.ToRows ? Optional.of(input.getInput(0)) : sourceBatches(input);
+        Optional<RelNode> batches = batchesOf(stock.getInput());
         if (batches.isEmpty()) {
+            RelNode input = rewrite(stock.getInput());
             String name = input.getRelTypeName().replaceFirst("^(Stream|Batch)Physical", "");
             report.fellBack(
                     "Sink into " + table + ": its input " + name + " runs in Flink",
@@ -223,13 +264,13 @@ final class IslandRewriter {
                         : new IslandRels.BatchSinkBatches(stock.getTraitSet(), batches.get(), stock, (BatchSinkTarget) stock.tableSink()));
     }
 
-    /** Builds the native calc once over the source's Arrow schema: what it refuses stays stock. */
-    private static void checkNatively(CommonPhysicalTableSourceScan scan, String description) {
+    /** Builds the native calc once over its input's Arrow schema: what it refuses stays stock. */
+    private static void checkNatively(RelNode input, String description) {
         try (BufferAllocator allocator = new RootAllocator();
                 NativeCalc calc =
                         NativeCalc.create(
                                 allocator,
-                                ArrowTypes.toArrowSchema(FlinkTypeFactory.toLogicalRowType(scan.getRowType())),
+                                ArrowTypes.toArrowSchema(FlinkTypeFactory.toLogicalRowType(input.getRowType())),
                                 description)) {
             calc.outputSchema();
         }
