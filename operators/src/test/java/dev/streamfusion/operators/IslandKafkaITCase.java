@@ -49,10 +49,65 @@ class IslandKafkaITCase {
 
     @TempDir static Path tables;
 
+    /** Events whose times rise in the order they are produced (so in each partition too). */
+    private static final String EVENTS_TOPIC = "island-events";
+
     @BeforeAll
     static void produce() {
         KAFKA.cluster().createTopic(TOPIC, 3);
         KAFKA.cluster().produce(TOPIC, bids(COUNT));
+        KAFKA.cluster().createTopic(EVENTS_TOPIC, 3);
+        List<String> events = new ArrayList<>();
+        for (int i = 0; i < COUNT; i++) {
+            long millis = i * 37L;
+            events.add(String.format("{\"id\": %d, \"v\": %d, \"ts\": \"2024-03-01 10:%02d:%02d.%03d\"}",
+                    i, i % 7, millis / 60_000, millis / 1000 % 60, millis % 1000));
+        }
+        KAFKA.cluster().produce(EVENTS_TOPIC, events);
+    }
+
+    private static void registerEvents(TableEnvironment env) {
+        for (String[] table : new String[][] {{"stock_events", "kafka"}, {"events", "streamfusion-kafka"}}) {
+            env.executeSql("CREATE TABLE " + table[0] + " (id BIGINT, v BIGINT, ts TIMESTAMP(3), "
+                    + "WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ('connector' = '" + table[1] + "', "
+                    + "'topic' = '" + EVENTS_TOPIC + "', 'properties.bootstrap.servers' = '" + KAFKA.bootstrapServers()
+                    + "', 'properties.group.id' = 'island', 'scan.startup.mode' = 'earliest-offset', "
+                    + "'scan.bounded.mode' = 'latest-offset', 'format' = 'json')");
+        }
+    }
+
+    /**
+     * Flink pushes a Kafka table's watermark into the scan (per partition): the island's batches
+     * carry it, generated over each batch's rows; on-event emission stays on rows.
+     */
+    @Test
+    void aWatermarkInTheKafkaScanIsGeneratedOverItsBatches() throws Exception {
+        TableEnvironment island = env(true, null);
+        TableEnvironment stock = env(false, null);
+        registerEvents(island);
+        registerEvents(stock);
+
+        String calc = "SELECT id, v * 3, ts FROM %s WHERE MOD(id, 3) <> 0";
+        StreamFusion.Explanation explained = StreamFusion.explain(island, String.format(calc, "events"));
+        assertThat(explained.nativeNodes())
+                .as("%s", explained)
+                .containsExactly("NativeSourceBatches(default_catalog.default_database.events)", "NativeCalc", "NativeToRows");
+        assertThat(explained.plan()).contains("watermark=[");
+        List<String> expected = rows(stock, String.format(calc, "stock_events"));
+        assertThat(expected).hasSize(COUNT - (COUNT + 2) / 3);
+        assertThat(rows(island, String.format(calc, "events"))).containsExactlyElementsOf(expected);
+
+        String windows = "SELECT window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), "
+                + "INTERVAL '10' SECOND)) WHERE v > 1 GROUP BY window_start, window_end";
+        assertThat(StreamFusion.explain(island, String.format(windows, "events")).nativeNodes()).contains("NativeCalc");
+        List<String> expectedWindows = rows(stock, String.format(windows, "stock_events"));
+        assertThat(expectedWindows).hasSizeGreaterThan(10);
+        assertThat(rows(island, String.format(windows, "events"))).containsExactlyElementsOf(expectedWindows);
+
+        StreamFusion.Explanation onEvent = StreamFusion.explain(island,
+                String.format(calc, "events /*+ OPTIONS('scan.watermark.emit.strategy' = 'on-event') */"));
+        assertThat(onEvent.nativeNodes()).isEmpty();
+        assertThat(onEvent.fallbacks()).anySatisfy(reason -> assertThat(reason).contains("'on-event'"));
     }
 
     /** {@code count} bids as JSON, with NULLs, overflowing prices and a unique bidder each. */

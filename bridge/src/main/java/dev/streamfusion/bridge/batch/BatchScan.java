@@ -1,6 +1,7 @@
 package dev.streamfusion.bridge.batch;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.table.connector.source.ScanTableSource;
 
@@ -23,4 +24,12 @@ public interface BatchScan {
      * row source. Called only when {@link #batchesUnsupported} is empty.
      */
     Source<ArrowBatch, ?, ?> createBatchSource(ScanTableSource.ScanContext context);
+
+    /**
+     * The watermarks of {@link #createBatchSource}'s batches: those the scan's rows would have
+     * (where the planner pushed a watermark into the scan), or none.
+     */
+    default WatermarkStrategy<ArrowBatch> batchWatermarks() {
+        return WatermarkStrategy.noWatermarks();
+    }
 }

@@ -2,6 +2,7 @@ package dev.streamfusion.kafka.table;
 
 import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.batch.BatchScan;
+import dev.streamfusion.bridge.batch.RowWatermarks;
 import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
 import dev.streamfusion.kafka.source.FormatDecoding;
@@ -93,8 +94,9 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
         if (!metadataKeys.isEmpty()) {
             return Optional.of("metadata columns are read row by row");
         }
-        if (watermarkStrategy != null) {
-            return Optional.of("watermarks are generated row by row");
+        if (watermarkStrategy != null && plan.watermarksOnEvent) {
+            return Optional.of("watermarks emitted on every event ('scan.watermark.emit.strategy' = 'on-event') "
+                    + "are generated row by row");
         }
         if (Arrays.stream(projection).anyMatch(path -> path.length > 1)) {
             return Optional.of("nested fields read as columns are read row by row");
@@ -108,6 +110,14 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
     @Override
     public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
         return source(context).batches();
+    }
+
+    /** The watermark Flink pushed into the scan, generated over each batch's rows as over rows. */
+    @Override
+    public WatermarkStrategy<ArrowBatch> batchWatermarks() {
+        return watermarkStrategy == null
+                ? WatermarkStrategy.noWatermarks()
+                : new RowWatermarks(watermarkStrategy, (RowType) projectedDataType.getLogicalType());
     }
 
     @Override

@@ -9,7 +9,9 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.factories.DynamicTableFactory;
+import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.watermark.WatermarkEmitStrategy;
 
 import java.util.HashMap;
 import java.util.List;
@@ -41,6 +43,12 @@ final class ReadPlan {
     /** The rung the table asks for. */
     private final StreamFusionKafkaOptions.Rung rung;
 
+    /**
+     * Whether a watermark of the table is emitted on every event ({@code
+     * scan.watermark.emit.strategy} = {@code on-event}) rather than periodically.
+     */
+    final boolean watermarksOnEvent;
+
     private ReadPlan(
             KafkaFormats formats,
             String stockReason,
@@ -48,7 +56,9 @@ final class ReadPlan {
             StreamFusionKafkaOptions.Rung rung,
             int prefetchKbytes,
             ErrorPolicy errors,
-            DeadLetterTarget deadLetters) {
+            DeadLetterTarget deadLetters,
+            boolean watermarksOnEvent) {
+        this.watermarksOnEvent = watermarksOnEvent;
         this.formats = formats;
         this.stockReason = stockReason;
         this.javaRungReason = javaRungReason;
@@ -80,7 +90,7 @@ final class ReadPlan {
         if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
             throw new ValidationException("'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + rung + "', but " + reason);
         }
-        return new ReadPlan(formats, reason, null, rung, prefetchKbytes, errors, deadLetters);
+        return new ReadPlan(formats, reason, null, rung, prefetchKbytes, errors, deadLetters, watermarksOnEvent);
     }
 
     static ReadPlan of(DynamicTableFactory.Context context) {
@@ -90,6 +100,7 @@ final class ReadPlan {
         ErrorPolicy errors = configuration.get(ErrorPolicy.OPTION);
         DeadLetterTarget deadLetters = deadLetters(options, errors);
         int prefetch = configuration.get(StreamFusionKafkaOptions.PREFETCH_KBYTES);
+        boolean watermarksOnEvent = configuration.get(FactoryUtil.WATERMARK_EMIT_STRATEGY) == WatermarkEmitStrategy.ON_EVENT;
         if (prefetch < 1 || prefetch > StreamFusionKafkaOptions.PREFETCH_KBYTES_MAX) {
             throw new ValidationException(
                     "'" + StreamFusionKafkaOptions.PREFETCH_KBYTES.key() + "' = '" + prefetch + "' is not between 1 and "
@@ -102,7 +113,7 @@ final class ReadPlan {
             if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
                 throw new ValidationException(forced + ", but " + stockReason);
             }
-            return new ReadPlan(formats, stockReason, null, rung, prefetch, errors, deadLetters);
+            return new ReadPlan(formats, stockReason, null, rung, prefetch, errors, deadLetters, watermarksOnEvent);
         }
         List<String> untranslatable = LibrdkafkaConfig.consumer(consumerProperties(options)).untranslatable();
         switch (rung) {
@@ -112,9 +123,9 @@ final class ReadPlan {
                             forced + ", but librdkafka cannot take these properties: "
                                     + String.join("; ", untranslatable));
                 }
-                return new ReadPlan(formats, null, null, rung, prefetch, errors, deadLetters);
+                return new ReadPlan(formats, null, null, rung, prefetch, errors, deadLetters, watermarksOnEvent);
             case JAVA:
-                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch, errors, deadLetters);
+                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch, errors, deadLetters, watermarksOnEvent);
             default:
                 return new ReadPlan(
                         formats,
@@ -125,7 +136,8 @@ final class ReadPlan {
                         rung,
                         prefetch,
                         errors,
-                        deadLetters);
+                        deadLetters,
+                        watermarksOnEvent);
         }
     }
 

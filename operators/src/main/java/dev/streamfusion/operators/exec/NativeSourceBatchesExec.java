@@ -5,7 +5,6 @@ import dev.streamfusion.bridge.batch.ArrowBatchTypeInfo;
 import dev.streamfusion.bridge.batch.BatchScan;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
@@ -32,7 +31,7 @@ public abstract class NativeSourceBatchesExec extends IslandExecNode<ArrowBatch>
         return planner.getExecEnv()
                 .fromSource(
                         scan.createBatchSource(ScanRuntimeProviderContext.INSTANCE),
-                        WatermarkStrategy.noWatermarks(),
+                        scan.batchWatermarks(),
                         createTransformationName(config),
                         new ArrowBatchTypeInfo((RowType) getOutputType()))
                 .getTransformation();
