@@ -52,6 +52,8 @@ public final class BatchWatermarkAssignerOperator extends AbstractStreamOperator
     private final RowType rowType;
 
     private transient WatermarkGenerator generator;
+    /** The holder of the slices this operator hands on. */
+    private transient ArrowBatch sliced;
     private transient PausableRelativeClock inputActivity;
     private transient long watermarkInterval;
     private transient long timerInterval;
@@ -82,6 +84,7 @@ public final class BatchWatermarkAssignerOperator extends AbstractStreamOperator
     public void open() throws Exception {
         super.open();
         status = WatermarkStatus.ACTIVE;
+        sliced = new ArrowBatch();
         inputActivity = new PausableRelativeClock(getProcessingTimeService().getClock());
         ioMetrics().registerBackPressureListener(inputActivity);
         currentWatermark = 0L;
@@ -126,7 +129,7 @@ public final class BatchWatermarkAssignerOperator extends AbstractStreamOperator
                 }
                 if (currentWatermark - lastWatermark > watermarkInterval) {
                     // Flink emits this watermark right after row i: its rows go first.
-                    output.collect(element.replace(ArrowBatch.received(slice(root, from, i + 1 - from))));
+                    emitSlice(element, root, from, i + 1 - from);
                     cuts.inc();
                     advanceWatermark();
                     from = i + 1;
@@ -136,7 +139,7 @@ public final class BatchWatermarkAssignerOperator extends AbstractStreamOperator
                 output.collect(element.replace(batch));
                 handedOn = true;
             } else if (from < count) {
-                output.collect(element.replace(ArrowBatch.received(slice(root, from, count - from))));
+                emitSlice(element, root, from, count - from);
             }
         } finally {
             if (!handedOn) {
@@ -146,9 +149,20 @@ public final class BatchWatermarkAssignerOperator extends AbstractStreamOperator
     }
 
     /**
+     * Hands on rows {@code from} to {@code from + length} of {@code root} as a batch of this
+     * operator's, freed when the operators it is handed to are done with it (they copy what they
+     * keep, as with any batch).
+     */
+    private void emitSlice(StreamRecord<ArrowBatch> element, VectorSchemaRoot root, int from, int length) {
+        try (VectorSchemaRoot slice = slice(root, from, length)) {
+            output.collect(element.replace(sliced.of(slice)));
+        }
+    }
+
+    /**
      * Rows {@code from} to {@code from + length} of {@code root}, sharing its buffers where the
-     * rows allow (accounted to the batch's allocator, as the slice is freed by the operator it is
-     * handed to before this call returns).
+     * rows allow (accounted to the batch's allocator: the slice is freed before this operator
+     * returns the batch).
      */
     private static VectorSchemaRoot slice(VectorSchemaRoot root, int from, int length) {
         List<FieldVector> vectors = new ArrayList<>(root.getFieldVectors().size());
