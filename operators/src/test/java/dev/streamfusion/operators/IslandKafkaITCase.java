@@ -66,14 +66,37 @@ class IslandKafkaITCase {
         KAFKA.cluster().produce(EVENTS_TOPIC, events);
     }
 
+    /** The events topic through Flink's connector and ours, bounded and unbounded ({@code *_live}). */
     private static void registerEvents(TableEnvironment env) {
         for (String[] table : new String[][] {{"stock_events", "kafka"}, {"events", "streamfusion-kafka"}}) {
-            env.executeSql("CREATE TABLE " + table[0] + " (id BIGINT, v BIGINT, ts TIMESTAMP(3), "
-                    + "WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ('connector' = '" + table[1] + "', "
-                    + "'topic' = '" + EVENTS_TOPIC + "', 'properties.bootstrap.servers' = '" + KAFKA.bootstrapServers()
-                    + "', 'properties.group.id' = 'island', 'scan.startup.mode' = 'earliest-offset', "
-                    + "'scan.bounded.mode' = 'latest-offset', 'format' = 'json')");
+            for (boolean bounded : new boolean[] {true, false}) {
+                env.executeSql("CREATE TABLE " + table[0] + (bounded ? "" : "_live") + " (id BIGINT, v BIGINT, ts TIMESTAMP(3), "
+                        + "WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ('connector' = '" + table[1] + "', "
+                        + "'topic' = '" + EVENTS_TOPIC + "', 'properties.bootstrap.servers' = '" + KAFKA.bootstrapServers()
+                        + "', 'properties.group.id' = 'island', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json'"
+                        + (bounded ? ", 'scan.bounded.mode' = 'latest-offset'" : "") + ")");
+            }
         }
+    }
+
+    /**
+     * The rows of the first {@code windows} windows {@code query} fires over an unbounded read: a
+     * window fires only when the watermark passes its end, so without watermarks none would.
+     */
+    // CloseableIterator.close() declares Exception.
+    @SuppressWarnings("try")
+    private static List<String> firstWindows(TableEnvironment env, String query, int windows) throws Exception {
+        java.util.Map<String, String> byWindow = new java.util.TreeMap<>();
+        try (org.apache.flink.util.CloseableIterator<org.apache.flink.types.Row> it = env.executeSql(query).collect()) {
+            while (it.hasNext()) {
+                org.apache.flink.types.Row row = it.next();
+                byWindow.put(String.valueOf(row.getField(0)), row.toString());
+                if (byWindow.size() >= windows + 2) {
+                    break;
+                }
+            }
+        }
+        return new ArrayList<>(byWindow.values()).subList(0, windows);
     }
 
     /**
@@ -103,6 +126,10 @@ class IslandKafkaITCase {
         List<String> expectedWindows = rows(stock, String.format(windows, "stock_events"));
         assertThat(expectedWindows).hasSizeGreaterThan(10);
         assertThat(rows(island, String.format(windows, "events"))).containsExactlyElementsOf(expectedWindows);
+        // Unbounded, windows fire only as the island's watermarks pass them (no end-of-input watermark).
+        assertThat(StreamFusion.explain(island, String.format(windows, "events_live")).nativeNodes()).contains("NativeCalc");
+        assertThat(firstWindows(island, String.format(windows, "events_live"), 10))
+                .containsExactlyElementsOf(expectedWindows.subList(0, 10));
 
         StreamFusion.Explanation onEvent = StreamFusion.explain(island,
                 String.format(calc, "events /*+ OPTIONS('scan.watermark.emit.strategy' = 'on-event') */"));

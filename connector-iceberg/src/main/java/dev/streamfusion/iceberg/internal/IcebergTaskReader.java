@@ -31,7 +31,7 @@ public interface IcebergTaskReader extends Closeable {
             BufferAllocator allocator, TaskDescription task, RowType rowType, int batchSize, TableFiles files)
             throws IOException {
         if (task.readByJava()) {
-            return JavaIcebergReader.open(allocator, task, rowType, batchSize, files.io());
+            return JavaIcebergReader.open(allocator, task, rowType, batchSize, files::io);
         }
         return NativeIcebergReader.open(allocator, task, rowType, batchSize, files);
     }

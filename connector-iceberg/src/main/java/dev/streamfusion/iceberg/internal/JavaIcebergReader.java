@@ -49,6 +49,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A file task the native reader cannot read correctly (an Avro or ORC data file, a deletion vector, an
@@ -88,11 +89,15 @@ final class JavaIcebergReader implements IcebergTaskReader {
         this.row = new GenericRowData(positions.length);
     }
 
-    /** A reader of {@code task} (one for Iceberg Java, {@link TaskDescription#readByJava()}) through {@code io}. */
+    /**
+     * A reader of {@code task} (one for Iceberg Java, {@link TaskDescription#readByJava()}) through
+     * the table's {@code io} (built here, so that a failure to build it names the file too).
+     */
     static JavaIcebergReader open(
-            BufferAllocator allocator, TaskDescription task, RowType rowType, int batchSize, FileIO io) throws IOException {
+            BufferAllocator allocator, TaskDescription task, RowType rowType, int batchSize, Supplier<FileIO> io)
+            throws IOException {
         try {
-            return create(allocator, task, rowType, batchSize, io);
+            return create(allocator, task, rowType, batchSize, io.get());
         } catch (RuntimeException e) {
             throw new IOException("Cannot read " + task.path() + ": " + e.getMessage(), e);
         }
@@ -133,7 +138,11 @@ final class JavaIcebergReader implements IcebergTaskReader {
             return new JavaIcebergReader(task.path(), records, writer, batchSize, positions, converters);
         } catch (RuntimeException e) {
             writer.close();
-            records.close();
+            try {
+                records.close();
+            } catch (IOException closing) {
+                e.addSuppressed(closing);
+            }
             throw e;
         }
     }
@@ -262,9 +271,12 @@ final class JavaIcebergReader implements IcebergTaskReader {
     public void close() throws IOException {
         try {
             iterator.close();
-            records.close();
         } finally {
-            writer.close();
+            try {
+                records.close();
+            } finally {
+                writer.close();
+            }
         }
     }
 }

@@ -91,14 +91,33 @@ public final class BatchWatermarkAssignerOperator extends AbstractStreamOperator
         watermarkInterval = getExecutionConfig().getAutoWatermarkInterval();
         lastPeriodicEmit = getProcessingTimeService().getCurrentProcessingTime();
         lastActive = inputActivity.relativeTimeMillis();
+        // The first timer takes its own time as the last activity, as in Flink's assigner.
+        processedAtLastIdleCheck = -1;
         if (watermarkInterval > 0 || idleTimeout > 0) {
-            timerInterval = watermarkInterval <= 0 ? idleTimeout : idleTimeout <= 0 ? watermarkInterval : Math.min(watermarkInterval, idleTimeout);
+            timerInterval = timerInterval(watermarkInterval, idleTimeout);
             getProcessingTimeService().registerTimer(getProcessingTimeService().getCurrentProcessingTime() + timerInterval, this);
         }
         generator = generated.newInstance(getRuntimeContext().getUserCodeClassLoader());
         FunctionUtils.setFunctionRuntimeContext(generator, getRuntimeContext());
         FunctionUtils.openFunction(generator, DefaultOpenContext.INSTANCE);
         cuts = getMetricGroup().addGroup("streamfusion").counter("batchesCut");
+    }
+
+    /**
+     * How often the processing-time timer fires, as Flink's assigner sets it: the watermark
+     * interval or idle timeout alone; with both, the shorter where it is under a fifth of the
+     * longer, else a fifth of the shorter (at least 1 ms).
+     */
+    static long timerInterval(long watermarkInterval, long idleTimeout) {
+        if (watermarkInterval <= 0) {
+            return idleTimeout;
+        }
+        if (idleTimeout <= 0) {
+            return watermarkInterval;
+        }
+        long shorter = Math.min(watermarkInterval, idleTimeout);
+        long longer = Math.max(watermarkInterval, idleTimeout);
+        return Math.max(shorter * 5 < longer ? shorter : shorter / 5, 1);
     }
 
     private TaskIOMetricGroup ioMetrics() {
