@@ -118,7 +118,12 @@ public final class NativeRungSink implements Sink<RowData> {
             return new SinkWriter<>() {
                 @Override
                 public void write(ArrowBatch batch, Context ignored) throws IOException {
-                    writer.sendBatch(batch.root());
+                    try {
+                        writer.sendBatch(batch.root());
+                    } finally {
+                        // A batch received across an exchange is the consumer's to free.
+                        batch.release();
+                    }
                 }
 
                 @Override
