@@ -157,8 +157,7 @@ final class IslandRewriter {
     }
 
     private Optional<RelNode> nativeCalc(RelNode rel) {
-        boolean calc = streaming ? rel.getClass() == StreamPhysicalCalc.class : rel.getClass() == BatchPhysicalCalc.class;
-        if (!calc) {
+        if (!isStockCalc(rel)) {
             return Optional.empty();
         }
         Calc stock = (Calc) rel;
@@ -198,10 +197,17 @@ final class IslandRewriter {
             CommonPhysicalTableSourceScan scan = (CommonPhysicalTableSourceScan) rel;
             return scan.tableSource() instanceof BatchScan ? Optional.of(scan) : Optional.empty();
         }
-        boolean passesThrough = streaming
-                ? rel.getClass() == StreamPhysicalWatermarkAssigner.class || rel.getClass() == StreamPhysicalCalc.class
-                : rel.getClass() == BatchPhysicalCalc.class;
-        return passesThrough ? batchScanBelow(rel.getInput(0)) : Optional.empty();
+        return isStockCalc(rel) || isStockWatermarkAssigner(rel) ? batchScanBelow(rel.getInput(0)) : Optional.empty();
+    }
+
+    /** Whether {@code rel} is Flink's own calc of this execution mode (not a subclass of it). */
+    private boolean isStockCalc(RelNode rel) {
+        return rel.getClass() == (streaming ? StreamPhysicalCalc.class : BatchPhysicalCalc.class);
+    }
+
+    /** Whether {@code rel} is Flink's watermark assigner (streaming only: batch plans have none). */
+    private boolean isStockWatermarkAssigner(RelNode rel) {
+        return streaming && rel.getClass() == StreamPhysicalWatermarkAssigner.class;
     }
 
     /**
@@ -210,7 +216,7 @@ final class IslandRewriter {
      * over either; empty where {@code rel} stays stock.
      */
     private Optional<RelNode> batchesOf(RelNode rel) {
-        if (streaming && rel.getClass() == StreamPhysicalWatermarkAssigner.class) {
+        if (isStockWatermarkAssigner(rel)) {
             StreamPhysicalWatermarkAssigner assigner = (StreamPhysicalWatermarkAssigner) rel;
             return batchesOf(assigner.getInput()).map(input -> new IslandRels.StreamWatermarkAssigner(
                     assigner.getCluster(),
