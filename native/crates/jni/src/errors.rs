@@ -33,6 +33,9 @@ pub enum NativeError {
     InvalidHandle(&'static str),
     /// A JNI call failed; when it left a Java exception pending, that exception is kept.
     Jni(jni::errors::Error),
+    /// A row's value cannot be computed, where Java fails with an `ArithmeticException` (division
+    /// by zero); the message is Java's.
+    Arithmetic(String),
 }
 
 impl fmt::Display for NativeError {
@@ -46,6 +49,7 @@ impl fmt::Display for NativeError {
             NativeError::Arrow(e) => write!(f, "{e}"),
             NativeError::InvalidHandle(kind) => write!(f, "invalid native {kind} handle"),
             NativeError::Jni(e) => write!(f, "JNI call failed: {e}"),
+            NativeError::Arithmetic(msg) => write!(f, "{msg}"),
         }
     }
 }
@@ -75,6 +79,7 @@ impl NativeError {
             NativeError::Decode { .. } => "dev/streamfusion/bridge/NativeDecodeException",
             NativeError::Io(_) => "dev/streamfusion/bridge/NativeIoException",
             NativeError::InvalidHandle(_) => "java/lang/IllegalStateException",
+            NativeError::Arithmetic(_) => "java/lang/ArithmeticException",
             NativeError::Arrow(_) | NativeError::Jni(_) => {
                 "dev/streamfusion/bridge/NativeException"
             }

@@ -17,6 +17,7 @@ impl From<CalcError> for NativeError {
         match e {
             CalcError::Spec(message) => NativeError::Config(message),
             CalcError::Arrow(e) => NativeError::Arrow(e),
+            CalcError::Arithmetic(message) => NativeError::Arithmetic(message.into()),
         }
     }
 }

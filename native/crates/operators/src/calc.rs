@@ -10,10 +10,18 @@
 //!   0.0), not with Arrow's total order.
 //! * `AND` / `OR` with SQL's three-valued logic (Kleene), `NOT`, `IS [NOT] NULL`,
 //!   `IS [NOT] TRUE`, `IS [NOT] FALSE`.
-//! * `CASE` (a NULL condition is not TRUE) and `COALESCE`, over values of one type; every branch
-//!   is evaluated, which is safe because no admitted expression fails.
+//! * `CASE` (a NULL condition is not TRUE) and `COALESCE`, over values of one type.
 //! * `+`, `-`, `*` on integers wrap on overflow, as Java's operators do; on floating point they are
-//!   IEEE 754 in both. `MOD` only by a constant that is neither 0 nor -1, so it never fails.
+//!   IEEE 754 in both. `/` and `MOD` on integers truncate as Java's `/` and `%` (`MIN / -1` wraps);
+//!   `/` on DECIMALs rounds as Flink's `DecimalDataUtils`; on floating point it is IEEE 754.
+//!
+//! Integer and DECIMAL division by zero fail with Java's message, as Flink's generated code does
+//! ([`CalcError::Arithmetic`]). So that they fail on exactly the rows Flink's code fails on, an
+//! expression that can fail is evaluated only on the rows Flink evaluates it for: projections on
+//! the rows the filter keeps, a `CASE` branch (and each later condition) on the rows that reach
+//! it, the right side of `AND` where the left is not FALSE and of `OR` where it is not TRUE.
+//! Every other operator evaluates all of its arguments on every row, as Flink's code does
+//! (`COALESCE` included).
 //! * `CAST` that widens an integer, or turns one into a floating-point number (rounded to nearest
 //!   in both).
 //! * the filter keeps the rows where the condition is TRUE (not NULL), as Flink's `Calc` does.
@@ -47,6 +55,10 @@ pub enum CalcError {
     Spec(String),
     #[error(transparent)]
     Arrow(#[from] ArrowError),
+    /// A row's value cannot be computed: Java's message for it (`/ by zero`, `Division by zero`,
+    /// `Division undefined`), as Flink's generated code fails with an `ArithmeticException`.
+    #[error("{0}")]
+    Arithmetic(&'static str),
 }
 
 type Result<T> = std::result::Result<T, CalcError>;
@@ -164,9 +176,11 @@ pub enum Op {
     Plus,
     Minus,
     Times,
-    /// `/` by a non-zero constant: integers truncate (and wrap) as Java's `/`, DECIMALs round
-    /// half up in Flink's result type.
+    /// `/`: integers truncate (and wrap) as Java's `/`, DECIMALs round as Flink's
+    /// `DecimalDataUtils.divide`, floating point is IEEE 754; integer and DECIMAL division by
+    /// zero fail.
     Divide,
+    /// `MOD` of integers, as Java's `%`: by zero it fails.
     Mod,
     IsTrue,
     IsFalse,
@@ -277,6 +291,20 @@ pub enum Expr {
         #[serde(default)]
         exact: bool,
     },
+}
+
+impl Expr {
+    /// Whether evaluating the expression can fail on some row: a division or `MOD` (the planner
+    /// admits floating-point division, which cannot, under the same op), or a cast that narrows.
+    fn may_fail(&self) -> bool {
+        match self {
+            Expr::Column { .. } | Expr::Literal { .. } => false,
+            Expr::Cast { input, exact, .. } => *exact || input.may_fail(),
+            Expr::Call { op, args } => {
+                matches!(op, Op::Divide | Op::Mod) || args.iter().any(Expr::may_fail)
+            }
+        }
+    }
 }
 
 /// What the planner hands over: the filter (if any), then one expression per output column.
@@ -488,39 +516,45 @@ fn widens(from: &DataType, to: &DataType) -> bool {
     }
 }
 
-/// `a / b` on integers of one type as Java's `/`: truncated, `MIN / -1` wrapping to `MIN`; `b`
-/// holds no zero (the planner admits only non-zero constant divisors), and a zero gives NULL.
-fn integer_divide(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef> {
+/// `a / b` (or `a % b`) on integers of one type as Java's `/` and `%`: truncated, `MIN / -1`
+/// wrapping to `MIN` (and `MIN % -1` giving 0); a zero divisor fails with Java's message. A NULL
+/// operand gives NULL without dividing, as in Flink.
+fn integer_divide(a: &ArrayRef, b: &ArrayRef, remainder: bool) -> Result<ArrayRef> {
     fn divide<T: arrow::datatypes::ArrowPrimitiveType>(
         a: &ArrayRef,
         b: &ArrayRef,
+        remainder: bool,
     ) -> Result<ArrayRef>
     where
         T::Native: arrow::datatypes::ArrowNativeTypeOp,
     {
         use arrow::array::AsArray;
         use arrow::datatypes::ArrowNativeTypeOp;
-        let values: arrow::array::PrimitiveArray<T> = a
+        let values = a
             .as_primitive::<T>()
             .iter()
             .zip(b.as_primitive::<T>().iter())
-            .map(|(x, y)| {
-                let (x, y) = (x?, y?);
-                if y.is_zero() {
-                    None
-                } else {
-                    Some(x.div_wrapping(y))
-                }
+            .map(|(x, y)| match (x, y) {
+                (Some(_), Some(y)) if y.is_zero() => Err(CalcError::Arithmetic("/ by zero")),
+                (Some(x), Some(y)) if remainder => Ok(Some(x.mod_wrapping(y))),
+                (Some(x), Some(y)) => Ok(Some(x.div_wrapping(y))),
+                _ => Ok(None),
             })
-            .collect();
+            .collect::<Result<arrow::array::PrimitiveArray<T>>>()?;
         Ok(Arc::new(values))
     }
-    match a.data_type() {
-        DataType::Int8 => divide::<arrow::datatypes::Int8Type>(a, b),
-        DataType::Int16 => divide::<arrow::datatypes::Int16Type>(a, b),
-        DataType::Int32 => divide::<arrow::datatypes::Int32Type>(a, b),
-        DataType::Int64 => divide::<arrow::datatypes::Int64Type>(a, b),
-        other => spec_error(format!("`/` of {other}")),
+    match (a.data_type(), b.data_type()) {
+        (DataType::Int8, DataType::Int8) => divide::<arrow::datatypes::Int8Type>(a, b, remainder),
+        (DataType::Int16, DataType::Int16) => {
+            divide::<arrow::datatypes::Int16Type>(a, b, remainder)
+        }
+        (DataType::Int32, DataType::Int32) => {
+            divide::<arrow::datatypes::Int32Type>(a, b, remainder)
+        }
+        (DataType::Int64, DataType::Int64) => {
+            divide::<arrow::datatypes::Int64Type>(a, b, remainder)
+        }
+        (x, y) => spec_error(format!("`/` of {x} and {y}")),
     }
 }
 
@@ -719,18 +753,6 @@ fn call_type(
         }
         Op::Divide => {
             arity(op, types, 2)?;
-            let nonzero = match &args[1] {
-                Expr::Literal {
-                    value: Some(text), ..
-                } => text
-                    .trim_start_matches('-')
-                    .bytes()
-                    .any(|b| (b'1'..=b'9').contains(&b)),
-                _ => false,
-            };
-            if !nonzero {
-                return spec_error("`/` is evaluated natively only by a constant other than 0");
-            }
             match (&types[0], &types[1]) {
                 (DataType::Decimal128(p1, s1), DataType::Decimal128(p2, s2)) => {
                     match decimal::divide_type((*p1, *s1), (*p2, *s2)) {
@@ -741,9 +763,9 @@ fn call_type(
                         )),
                     }
                 }
-                (a, b) if a == b && is_integer(a) => Ok(a.clone()),
+                (a, b) if a == b && is_numeric(a) => Ok(a.clone()),
                 _ => spec_error(format!(
-                    "`/` of {} and {}; operands must be integers of one type, or DECIMALs",
+                    "`/` of {} and {}; operands must be numbers of one type, or DECIMALs",
                     types[0], types[1]
                 )),
             }
@@ -761,17 +783,6 @@ fn call_type(
                     "MOD of {} and {}; operands must be integers of one type",
                     types[0], types[1]
                 ));
-            }
-            let safe_divisor = match &args[1] {
-                Expr::Literal {
-                    value: Some(text), ..
-                } => text.parse::<i64>().is_ok_and(|d| d != 0 && d != -1),
-                _ => false,
-            };
-            if !safe_divisor {
-                return spec_error(
-                    "MOD is evaluated natively only by a constant other than 0 and -1",
-                );
             }
             Ok(types[0].clone())
         }
@@ -1025,6 +1036,32 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
             })
         }
         Expr::Call { op, args } if op.is_function() => function(*op, args, batch, prepared),
+        Expr::Call { op: Op::Case, args } if args.iter().any(Expr::may_fail) => {
+            case_on_reached_rows(args, batch, prepared)
+        }
+        Expr::Call {
+            op: op @ (Op::And | Op::Or),
+            args,
+        } if args.get(1).is_some_and(Expr::may_fail) => {
+            let [left, right] = args.as_slice() else {
+                return spec_error(format!("{op} takes two arguments, not {}", args.len()));
+            };
+            let left = evaluate(left, batch, prepared)?.into_column(rows)?;
+            let left = boolean(&left)?;
+            // Flink's code skips the right side where the left one decides alone.
+            let decided = if *op == Op::And {
+                true_only(&not(left)?)
+            } else {
+                true_only(left)
+            };
+            let right = evaluate_on(right, batch, prepared, &not(&decided)?)?;
+            let right = boolean(&right)?;
+            Ok(Value::Column(Arc::new(if *op == Op::And {
+                and_kleene(left, right)?
+            } else {
+                or_kleene(left, right)?
+            })))
+        }
         Expr::Call { op, args } => {
             let values = args
                 .iter()
@@ -1033,6 +1070,58 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
             call(*op, values, rows)
         }
     }
+}
+
+/// `expr` on the rows of `batch` that `rows` marks (a mask without NULLs), NULL on the others.
+fn evaluate_on(
+    expr: &Expr,
+    batch: &RecordBatch,
+    prepared: &Prepared,
+    rows: &BooleanArray,
+) -> Result<ArrayRef> {
+    let all = batch.num_rows();
+    if rows.true_count() == all {
+        return evaluate(expr, batch, prepared)?.into_column(all);
+    }
+    let subset = filter_record_batch(batch, rows)?;
+    let values = evaluate(expr, &subset, prepared)?.into_column(subset.num_rows())?;
+    // Back to the batch's rows: the i-th marked row takes the i-th value.
+    let mut next = 0_u32;
+    let positions: UInt32Array = rows
+        .values()
+        .iter()
+        .map(|marked| {
+            marked.then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    Ok(take(values.as_ref(), &positions, None)?)
+}
+
+/// `CASE` as Flink's code runs it: each condition on the rows no earlier condition took, each
+/// value on the rows its condition took, the ELSE value on the rows left.
+fn case_on_reached_rows(args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> Result<Value> {
+    let rows = batch.num_rows();
+    let mut left = BooleanArray::from(vec![true; rows]);
+    let mut branches = Vec::with_capacity(args.len() / 2);
+    let mut pairs = args.chunks_exact(2);
+    for pair in pairs.by_ref() {
+        let condition = evaluate_on(&pair[0], batch, prepared, &left)?;
+        let taken = and_kleene(&left, &true_only(boolean(&condition)?))?;
+        let value = evaluate_on(&pair[1], batch, prepared, &taken)?;
+        left = and_kleene(&left, &not(&taken)?)?;
+        branches.push((taken, value));
+    }
+    let [otherwise] = pairs.remainder() else {
+        return spec_error("CASE without an ELSE value");
+    };
+    let mut result = evaluate_on(otherwise, batch, prepared, &left)?;
+    for (taken, value) in branches.iter().rev() {
+        result = zip(taken, value, &result)?;
+    }
+    Ok(Value::Column(result))
 }
 
 fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
@@ -1067,12 +1156,19 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
                 decimal::apply(arithmetic, &columns[0], &columns[1]).map_err(CalcError::Spec)?,
             ))
         }
-        Op::Divide => {
+        Op::Divide
+            if values.first().is_some_and(|v| {
+                matches!(v.data_type(), DataType::Float32 | DataType::Float64)
+            }) =>
+        {
+            binary(numeric::div)
+        }
+        Op::Divide | Op::Mod => {
             let columns = into_columns(values, rows)?;
-            Ok(Value::Column(if is_decimal {
-                decimal::divide(&columns[0], &columns[1]).map_err(CalcError::Spec)?
+            Ok(Value::Column(if is_decimal && op == Op::Divide {
+                decimal::divide(&columns[0], &columns[1])?
             } else {
-                integer_divide(&columns[0], &columns[1])?
+                integer_divide(&columns[0], &columns[1], op == Op::Mod)?
             }))
         }
         Op::Concat => {
@@ -1119,7 +1215,6 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
         Op::Plus => binary(numeric::add_wrapping),
         Op::Minus => binary(numeric::sub_wrapping),
         Op::Times => binary(numeric::mul_wrapping),
-        Op::Mod => binary(numeric::rem),
         Op::Case => {
             // From the ELSE value back: each branch's value where its condition is TRUE (a NULL
             // condition is not TRUE), else what the later branches gave.
@@ -1356,6 +1451,170 @@ mod tests {
         assert_eq!(out.column(0).data_type(), &DataType::Int32);
     }
 
+    /// x: 7, 8, MIN, 5, NULL; y: 0, 2, -1, 0, 0; z: NULL, 1, 1, 1, 1 (all INT).
+    fn divisions() -> RecordBatch {
+        RecordBatch::try_from_iter(vec![
+            (
+                "x",
+                Arc::new(Int32Array::from(vec![
+                    Some(7),
+                    Some(8),
+                    Some(i32::MIN),
+                    Some(5),
+                    None,
+                ])) as ArrayRef,
+            ),
+            (
+                "y",
+                Arc::new(Int32Array::from(vec![0, 2, -1, 0, 0])) as ArrayRef,
+            ),
+            (
+                "z",
+                Arc::new(Int32Array::from(vec![
+                    None,
+                    Some(1),
+                    Some(1),
+                    Some(1),
+                    Some(1),
+                ])) as ArrayRef,
+            ),
+        ])
+        .unwrap()
+    }
+
+    /// The calc of `filter` (or none) and `projections`, applied to [`divisions`].
+    fn divide_rows(filter: &str, projections: &[&str]) -> Result<RecordBatch> {
+        let names: Vec<String> = (0..projections.len())
+            .map(|i| format!("\"p{i}\""))
+            .collect();
+        let spec = format!(
+            r#"{{"filter": {filter}, "projections": [{}], "names": [{}]}}"#,
+            projections.join(","),
+            names.join(",")
+        );
+        Calc::try_new(&divisions().schema(), &spec)?.apply(&divisions())
+    }
+
+    const X: &str = r#"{"kind":"column","index":0}"#;
+    const Y: &str = r#"{"kind":"column","index":1}"#;
+
+    fn call(op: &str, args: &[&str]) -> String {
+        format!(
+            r#"{{"kind":"call","op":"{op}","args":[{}]}}"#,
+            args.join(",")
+        )
+    }
+
+    fn int(value: i32) -> String {
+        format!(r#"{{"kind":"literal","type":"INT","value":"{value}"}}"#)
+    }
+
+    fn ints(batch: &RecordBatch, column: usize) -> Vec<Option<i32>> {
+        batch
+            .column(column)
+            .as_primitive::<arrow::datatypes::Int32Type>()
+            .iter()
+            .collect()
+    }
+
+    fn booleans(batch: &RecordBatch, column: usize) -> Vec<Option<bool>> {
+        boolean(batch.column(column)).unwrap().iter().collect()
+    }
+
+    #[test]
+    fn division_by_zero_fails_as_java_does_on_the_rows_flink_evaluates_it_for() {
+        let quotient = call("DIVIDE", &[X, Y]);
+        let remainder = call("MOD", &[X, Y]);
+        let y_not_zero = call("NOT_EQUALS", &[Y, &int(0)]);
+        // Every row: 7 / 0 fails (a NULL dividend over 0 would not).
+        for failing in [&quotient, &remainder] {
+            let err = divide_rows("null", &[failing]).unwrap_err();
+            assert!(matches!(err, CalcError::Arithmetic("/ by zero")), "{err}");
+        }
+        // Only the rows the filter keeps: MIN / -1 wraps to MIN as in Java, MIN % -1 is 0.
+        let kept = divide_rows(&y_not_zero, &[&quotient, &remainder]).unwrap();
+        assert_eq!(ints(&kept, 0), vec![Some(4), Some(i32::MIN)]);
+        assert_eq!(ints(&kept, 1), vec![Some(0), Some(0)]);
+        // CASE: the branch only where its condition is TRUE.
+        let case = call("CASE", &[&y_not_zero, &quotient, &int(-1)]);
+        let guarded_mod = call("CASE", &[&y_not_zero, &remainder, &int(-1)]);
+        let out = divide_rows("null", &[&case, &guarded_mod]).unwrap();
+        assert_eq!(
+            ints(&out, 0),
+            vec![Some(-1), Some(4), Some(i32::MIN), Some(-1), Some(-1)]
+        );
+        assert_eq!(
+            ints(&out, 1),
+            vec![Some(-1), Some(0), Some(0), Some(-1), Some(-1)]
+        );
+        // A later condition that divides runs only where the earlier ones were not TRUE.
+        let y_zero = call("EQUALS", &[Y, &int(0)]);
+        let later = call(
+            "CASE",
+            &[
+                &y_zero,
+                &int(0),
+                &call("GREATER_THAN", &[&quotient, &int(1)]),
+                &int(1),
+                &int(2),
+            ],
+        );
+        let out = divide_rows("null", &[&later]).unwrap();
+        assert_eq!(
+            ints(&out, 0),
+            vec![Some(0), Some(1), Some(2), Some(0), Some(0)]
+        );
+        // AND skips the right side where the left is FALSE, OR where it is TRUE; a NULL left side
+        // does not skip it.
+        let big = call("GREATER_THAN", &[&quotient, &int(1)]);
+        let out = divide_rows(
+            "null",
+            &[
+                &call("AND", &[&y_not_zero, &big]),
+                &call("OR", &[&y_zero, &big]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            booleans(&out, 0),
+            vec![
+                Some(false),
+                Some(true),
+                Some(false),
+                Some(false),
+                Some(false)
+            ]
+        );
+        assert_eq!(
+            booleans(&out, 1),
+            vec![Some(true), Some(true), Some(false), Some(true), Some(true)]
+        );
+        let z_positive = call("GREATER_THAN", &[r#"{"kind":"column","index":2}"#, &int(0)]);
+        let err = divide_rows(&call("AND", &[&z_positive, &big]), &[X]).unwrap_err();
+        assert!(matches!(err, CalcError::Arithmetic("/ by zero")), "{err}");
+    }
+
+    #[test]
+    fn floating_point_division_by_zero_is_ieee() {
+        let double = |input: &str| format!(r#"{{"kind":"cast","type":"DOUBLE","input":{input}}}"#);
+        let out = divide_rows("null", &[&call("DIVIDE", &[&double(X), &double(Y)])]).unwrap();
+        let values: Vec<Option<f64>> = out
+            .column(0)
+            .as_primitive::<arrow::datatypes::Float64Type>()
+            .iter()
+            .collect();
+        assert_eq!(
+            values,
+            vec![
+                Some(f64::INFINITY),
+                Some(4.0),
+                Some(2_147_483_648.0),
+                Some(f64::INFINITY),
+                None
+            ]
+        );
+    }
+
     #[test]
     fn refuses_what_it_does_not_evaluate_exactly() {
         let schema = input().schema();
@@ -1365,8 +1624,8 @@ mod tests {
                 "`=` compares Int64 with Int32; operands must be of one type",
             ),
             (
-                r#"{"filter": null, "projections": [{"kind":"call","op":"MOD","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"-1"}]}], "names": ["m"]}"#,
-                "MOD is evaluated natively only by a constant other than 0 and -1",
+                r#"{"filter": null, "projections": [{"kind":"call","op":"MOD","args":[{"kind":"column","index":0},{"kind":"column","index":1}]}], "names": ["m"]}"#,
+                "MOD of Int64 and Int32; operands must be integers of one type",
             ),
             (
                 r#"{"filter": null, "projections": [{"kind":"cast","type":"INT","input":{"kind":"column","index":0}}], "names": ["c"]}"#,

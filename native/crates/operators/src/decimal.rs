@@ -2,13 +2,16 @@
 //! result does not fit the result type's precision.
 //!
 //! Only the result types Flink derives without reducing a scale are admitted (precision at most
-//! 38), so no result is ever rounded: `*` has precision `p1 + p2 + 1` and scale `s1 + s2`; `+` and `-`
-//! have scale `max(s1, s2)` and precision `max(p1 - s1, p2 - s2) + scale + 1`.
+//! 38), so no sum, difference or product is ever rounded: `*` has precision `p1 + p2 + 1` and
+//! scale `s1 + s2`; `+` and `-` have scale `max(s1, s2)` and precision
+//! `max(p1 - s1, p2 - s2) + scale + 1`. Quotients are rounded as Flink rounds them ([`divide`]).
 
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, Decimal128Array};
 use arrow::datatypes::DataType;
+
+use crate::calc::CalcError;
 
 pub(crate) const MAX_PRECISION: u8 = 38;
 
@@ -36,35 +39,98 @@ pub(crate) fn divide_type(a: (u8, i8), b: (u8, i8)) -> Option<(u8, i8)> {
         .then_some((u8::try_from(precision).ok()?, i8::try_from(scale).ok()?))
 }
 
-/// `a / b` row by row in the type [`divide_type`] gives, rounded half up as `BigDecimal` does;
-/// NULL where either is NULL or the quotient does not fit. `b` never holds a zero: the planner
-/// admits only non-zero constant divisors.
-pub(crate) fn divide(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef, String> {
-    let (ta, tb) = (precision_scale(a.as_ref())?, precision_scale(b.as_ref())?);
+/// `a / b` row by row in the type [`divide_type`] gives, as Flink's `DecimalDataUtils.divide`:
+/// the quotient rounded half up to 38 significant digits, then half up to the result's scale;
+/// NULL where either is NULL or the quotient does not fit. A zero divisor fails as
+/// `BigDecimal.divide` does: "Division by zero", or "Division undefined" for 0 / 0.
+pub(crate) fn divide(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef, CalcError> {
+    let (ta, tb) = (
+        precision_scale(a.as_ref()).map_err(CalcError::Spec)?,
+        precision_scale(b.as_ref()).map_err(CalcError::Spec)?,
+    );
     let (p, s) = divide_type(ta, tb).ok_or_else(|| {
-        format!("DECIMAL division of {ta:?} and {tb:?} is not evaluated natively")
+        CalcError::Spec(format!(
+            "DECIMAL division of {ta:?} and {tb:?} is not evaluated natively"
+        ))
     })?;
     let shift = u32::try_from(i16::from(s) - i16::from(ta.1) + i16::from(tb.1))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| CalcError::Spec(e.to_string()))?;
     let factor = 10_i128
         .checked_pow(shift)
-        .ok_or("DECIMAL division overflows")?;
-    zip_decimals(a, b, (p, s), |x, d| {
-        let n = x.checked_mul(factor)?;
-        if d == 0 {
-            return None;
-        }
-        let (q, r) = (n / d, n % d);
-        // Half up: away from zero when the remainder is at least half the divisor.
-        if r.unsigned_abs().checked_mul(2)? >= d.unsigned_abs() {
-            Some(if (n < 0) == (d < 0) { q + 1 } else { q - 1 })
-        } else {
-            Some(q)
-        }
-    })
+        .ok_or_else(|| CalcError::Spec("DECIMAL division overflows".into()))?;
+    let (a, b) = (decimals_of(a)?, decimals_of(b)?);
+    let values = a
+        .iter()
+        .zip(b.iter())
+        .map(|(x, d)| match (x, d) {
+            (Some(x), Some(d)) => quotient(x, d, factor).map(|q| q.filter(|value| fits(*value, p))),
+            _ => Ok(None),
+        })
+        .collect::<Result<Decimal128Array, CalcError>>()?;
+    Ok(Arc::new(values.with_precision_and_scale(p, s)?))
 }
 
-/// The unscaled value of decimal text (`-12.5`) at `scale`, if it fits `precision` exactly.
+/// `x * factor / d` (unscaled values) rounded as [`divide`] describes; `None` where the scaled
+/// dividend overflows.
+fn quotient(x: i128, d: i128, factor: i128) -> Result<Option<i128>, CalcError> {
+    if d == 0 {
+        return Err(CalcError::Arithmetic(if x == 0 {
+            "Division undefined"
+        } else {
+            "Division by zero"
+        }));
+    }
+    let Some(n) = x.checked_mul(factor) else {
+        return Ok(None);
+    };
+    let (q, r) = (n / d, n % d);
+    let up = rounds_up(q.unsigned_abs(), r.unsigned_abs(), d.unsigned_abs())
+        .ok_or_else(|| CalcError::Spec("DECIMAL division of a divisor over 36 digits".into()))?;
+    Ok(Some(match (up, (n < 0) == (d < 0)) {
+        (false, _) => q,
+        (true, true) => q + 1,
+        (true, false) => q - 1,
+    }))
+}
+
+/// Whether `q + r / d` (magnitudes, `r < d`) rounds up at the result's scale when it is first
+/// rounded half up to 38 significant digits and then half up to the scale, as `BigDecimal` does
+/// with Flink's `MathContext`. The two roundings differ from one only when the digits after the
+/// scale are a 4 and then 9s up to the 38th digit and the rest is at least half of it.
+/// `None` only if `10 * r` overflows, which the admitted types (a divisor of at most 36 digits)
+/// rule out.
+fn rounds_up(q: u128, r: u128, d: u128) -> Option<bool> {
+    let next = |r: u128| -> Option<(u128, u128)> {
+        let ten_r = r.checked_mul(10)?;
+        Some((ten_r / d, ten_r % d))
+    };
+    let (first, mut r) = next(r)?;
+    if first != 4 {
+        return Some(first >= 5);
+    }
+    // Significant digits kept after the scale: 38 less those of `q`, all 38 when `q` is 0 (the
+    // 4 is then the first significant digit).
+    let digits = if q == 0 { 0 } else { q.ilog10() + 1 };
+    let kept = 38_u32.saturating_sub(digits);
+    if kept == 0 {
+        return Some(false);
+    }
+    for _ in 1..kept {
+        let (digit, rest) = next(r)?;
+        if digit != 9 {
+            return Some(false);
+        }
+        r = rest;
+    }
+    Some(r.checked_mul(2)? >= d)
+}
+
+fn decimals_of(array: &ArrayRef) -> Result<&Decimal128Array, CalcError> {
+    array
+        .as_primitive_opt::<arrow::datatypes::Decimal128Type>()
+        .ok_or_else(|| CalcError::Spec(format!("expected DECIMAL, found {}", array.data_type())))
+}
+
 pub(crate) fn parse(text: &str, precision: u8, scale: i8) -> Result<i128, String> {
     let bad = || format!("{text:?} is not a DECIMAL({precision}, {scale})");
     let (negative, digits) = match text.strip_prefix('-') {
@@ -204,6 +270,48 @@ mod tests {
             -666_667
         );
         assert!(divide_type((38, 0), (1, 0)).is_none());
+    }
+
+    #[test]
+    fn division_rounds_twice_as_flinks_math_context_does() {
+        // 8995500000000000030 / 300000000000000001 = 29.98500000000000000049999999999999999983...:
+        // Java's BigDecimal rounds it half up to 38 digits (...0000500000) and then to scale 19,
+        // up; one rounding to scale 19 would round down.
+        let a = decimals(
+            vec![
+                Some(8_995_500_000_000_000_030),
+                Some(-8_995_500_000_000_000_030),
+            ],
+            19,
+            0,
+        );
+        let b = decimals(vec![Some(300_000_000_000_000_001); 2], 18, 0);
+        let out = divide(&a, &b).unwrap();
+        assert_eq!(out.data_type(), &DataType::Decimal128(38, 19));
+        assert_eq!(
+            out.as_primitive::<arrow::datatypes::Decimal128Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![
+                Some(299_850_000_000_000_000_001),
+                Some(-299_850_000_000_000_000_001)
+            ]
+        );
+    }
+
+    #[test]
+    fn division_by_zero_fails_with_javas_message_unless_a_side_is_null() {
+        let zero = decimals(vec![Some(0), None], 5, 2);
+        let message = |a: Option<i128>| {
+            divide(&decimals(vec![a, Some(1)], 10, 2), &zero)
+                .err()
+                .map(|e| e.to_string())
+        };
+        assert_eq!(message(Some(100)).as_deref(), Some("Division by zero"));
+        assert_eq!(message(Some(0)).as_deref(), Some("Division undefined"));
+        // NULL divided by zero, and anything by NULL, is NULL.
+        let nulls = divide(&decimals(vec![None, Some(5)], 10, 2), &zero).unwrap();
+        assert_eq!(nulls.null_count(), 2);
     }
 
     #[test]

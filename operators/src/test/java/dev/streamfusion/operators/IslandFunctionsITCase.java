@@ -5,6 +5,7 @@ import dev.streamfusion.testkit.flink.MiniClusters;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import java.util.StringJoiner;
 import static dev.streamfusion.operators.IslandTesting.nativeCalcGivesStockRows;
 import static dev.streamfusion.operators.IslandTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Every function the native calc admits, against Flink's own generated code over the same rows:
@@ -74,6 +76,12 @@ class IslandFunctionsITCase {
         "SELECT amount, qty, price, amount / 7, qty / -1, qty / 2, price / 3, price / 0.7, 0.908 * amount / 100, "
                 + "CAST(amount AS STRING), CAST(qty AS STRING), CAST(price AS STRING), s || '!', CONCAT(s, '/', CAST(qty AS STRING)) "
                 + "FROM %s",
+        // Division by columns that hold zeros, where Flink's code never divides by them.
+        "SELECT amount, qty, price, CASE WHEN qty <> 0 THEN amount / qty END, CASE WHEN qty = 0 THEN -1 ELSE MOD(amount, qty) END, "
+                + "CASE WHEN price <> 0 THEN price / price END, CASE WHEN price = 0 THEN NULL WHEN qty > 0 THEN qty / price "
+                + "ELSE amount / price END, CAST(amount AS DOUBLE) / qty, CAST(qty AS DOUBLE) / CAST(amount AS DOUBLE) FROM %s "
+                + "WHERE qty = 0 OR amount / qty <> 1",
+        "SELECT amount, qty FROM %s WHERE qty <> 0 AND MOD(amount, qty) > 0 OR price IS NULL",
         "SELECT s, amount FROM %s WHERE LOWER(s) IN ('apple', 'google', 'straße') "
                 + "OR REGEXP_EXTRACT(s, '(&|^|\\?)channel_id=([^&]*)', 2) IS NOT NULL OR HOUR(ts) = 23",
     };
@@ -101,9 +109,10 @@ class IslandFunctionsITCase {
             String ts = i % (TIMES.length + 1) == TIMES.length
                     ? "CAST(NULL AS TIMESTAMP(3))"
                     : "TIMESTAMP '" + TIMES[i % (TIMES.length + 1)] + "'";
-            String price = i % 7 == 6 ? "CAST(NULL AS DECIMAL(10, 2))" : "CAST(" + (i % 2 == 0 ? "99999999.99" : "-" + i + ".05") + " AS DECIMAL(10, 2))";
+            String price = i % 7 == 6 ? "CAST(NULL AS DECIMAL(10, 2))"
+                    : "CAST(" + (i % 7 == 3 ? "0" : i % 2 == 0 ? "99999999.99" : "-" + i + ".05") + " AS DECIMAL(10, 2))";
             String amount = i % 5 == 4 ? "CAST(NULL AS BIGINT)" : (i % 3 == 0 ? "9223372036854775807" : i % 3 == 1 ? "-9223372036854775808" : String.valueOf(i));
-            String qty = i % 4 == 0 ? "2147483647" : "-" + i;
+            String qty = i % 4 == 0 ? "2147483647" : i % 6 == 1 ? "-1" : i % 6 == 3 ? "0" : "-" + i;
             values.add("(" + s + ", " + ts + ", " + price + ", " + amount + ", " + qty + ")");
         }
         env.executeSql("INSERT INTO written VALUES " + values).await();
@@ -126,6 +135,32 @@ class IslandFunctionsITCase {
         for (String query : QUERIES) {
             // Both sides over streamfusion-parquet (see the class comment).
             nativeCalcGivesStockRows(stock, island, query, "fused", "fused", 20);
+        }
+    }
+
+    /**
+     * A division by zero that Flink's code performs fails the job with Flink's exception, natively
+     * too: the edge rows hold a zero {@code qty} under a non-NULL {@code amount}, and zero prices.
+     */
+    @Test
+    void divisionByZeroFailsAsInFlink() throws Exception {
+        TableEnvironment stock = env(true, 1, false);
+        TableEnvironment island = env(true, 1, true);
+        String[][] failing = {
+            {"SELECT amount / qty FROM %s", "/ by zero"},
+            {"SELECT MOD(amount, qty) FROM %s", "/ by zero"},
+            {"SELECT price / price FROM %s WHERE price IS NULL OR price < 1", "Division undefined"},
+            {"SELECT s FROM %s WHERE amount IS NULL OR amount / qty > 0", "/ by zero"},
+        };
+        for (String[] query : failing) {
+            String sql = String.format(query[0], "fused");
+            assertThat(StreamFusion.explain(island, sql).nativeNodes()).as(sql).contains("NativeCalc");
+            for (TableEnvironment env : List.of(stock, island)) {
+                assertThatThrownBy(() -> rows(env, sql))
+                        .as(sql)
+                        .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, ArithmeticException.class))
+                                .hasValueSatisfying(cause -> assertThat(cause).hasMessage(query[1])));
+            }
         }
     }
 

@@ -403,20 +403,12 @@ final class CalcDescription {
     }
 
     /**
-     * {@code MOD} by a constant other than 0 and -1 (so it never fails): computed in the wider
-     * operand type and narrowed to the result type, which is exact because the remainder is
-     * smaller than the divisor.
+     * {@code MOD} of integers as Java's {@code %} (by zero it fails, as Flink's code does):
+     * computed in the wider operand type and narrowed to the result type (the divisor's), which is
+     * exact because the remainder is smaller than the divisor.
      */
     private ObjectNode mod(RexCall call) throws Unsupported {
         RexNode divisor = call.getOperands().get(1);
-        if (!(divisor instanceof RexLiteral)) {
-            throw new Unsupported(call + ": MOD is evaluated natively only by a constant", "MOD by a constant");
-        }
-        Long value = ((RexLiteral) divisor).getValueAs(Long.class);
-        if (value == null || value == 0 || value == -1) {
-            throw new Unsupported(
-                    call + ": MOD is evaluated natively only by a constant other than 0 and -1", "MOD by another constant");
-        }
         String common = commonType(call, call.getOperands().get(0).getType(), divisor.getType());
         String result = sqlType(call.getType());
         if (!isInteger(common) || !isInteger(result)) {
@@ -427,16 +419,13 @@ final class CalcDescription {
     }
 
     /**
-     * {@code /} by a constant other than 0 (so it never fails): integers of Flink's result type as
-     * Java divides them, or DECIMALs in the type Flink derives without cutting it to 38 digits.
+     * {@code /}: integers of Flink's result type as Java divides them, floating-point numbers as
+     * IEEE 754 divides them, or DECIMALs in the type Flink derives without cutting it to 38
+     * digits. Integer and DECIMAL division by zero fail as in Flink.
      */
     private ObjectNode divide(RexCall call) throws Unsupported {
         RexNode dividend = call.getOperands().get(0);
         RexNode divisor = call.getOperands().get(1);
-        BigDecimal constant = divisor instanceof RexLiteral ? ((RexLiteral) divisor).getValueAs(BigDecimal.class) : null;
-        if (constant == null || constant.signum() == 0) {
-            throw new Unsupported(call + ": / is evaluated natively only by a constant other than 0", "/ by a constant other than 0");
-        }
         String result = sqlType(call.getType());
         if (isDecimal(result)) {
             String left = decimalOf(call, sqlType(dividend.getType()));
@@ -449,7 +438,7 @@ final class CalcDescription {
             return op("DIVIDE", as(dividend, left), as(divisor, right));
         }
         String common = commonType(call, dividend.getType(), divisor.getType());
-        if (!isInteger(result) || !common.equals(result)) {
+        if (!isNumber(result) || !common.equals(result)) {
             throw new Unsupported(call + ": / of type " + call.getType() + " is not evaluated natively");
         }
         return op("DIVIDE", as(dividend, common), as(divisor, common));
