@@ -44,6 +44,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::error::ArrowError;
 use serde::Deserialize;
 
+use crate::cast;
 use crate::decimal::{self, Arithmetic};
 use crate::functions::{self, DatePattern, Field as TimeField, JavaRegex, LikePattern};
 
@@ -645,7 +646,7 @@ fn data_type(expr: &Expr, input: &Schema, prepared: &mut Prepared) -> Result<Dat
             let to = sql_type.arrow();
             let narrowing_exact =
                 *exact && integer_rank(&from).is_some() && integer_rank(&to).is_some();
-            if widens(&from, &to) || narrowing_exact {
+            if widens(&from, &to) || narrowing_exact || cast::supported(&from, &to) {
                 Ok(to)
             } else {
                 spec_error(format!(
@@ -1019,20 +1020,32 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
             value.as_deref(),
         )?))),
         Expr::Cast {
-            sql_type, input, ..
+            sql_type,
+            input,
+            exact,
         } => {
             let options = CastOptions {
                 safe: false,
                 ..CastOptions::default()
             };
             let to = sql_type.arrow();
-            Ok(match evaluate(input, batch, prepared)? {
-                Value::Column(array) => Value::Column(cast_with_options(&array, &to, &options)?),
-                Value::Constant(scalar) => Value::Constant(Scalar::new(cast_with_options(
-                    scalar.into_inner().as_ref(),
-                    &to,
-                    &options,
-                )?)),
+            let value = evaluate(input, batch, prepared)?;
+            // Casts that keep every value (or that the planner proved exact) as Arrow casts;
+            // the others as Flink casts.
+            let kernel = if widens(value.data_type(), &to) || *exact {
+                |array: &ArrayRef, to: &DataType, options: &CastOptions| {
+                    cast_with_options(array, to, options).map_err(CalcError::from)
+                }
+            } else {
+                |array: &ArrayRef, to: &DataType, _: &CastOptions| {
+                    cast::cast(array, to).map_err(CalcError::Spec)
+                }
+            };
+            Ok(match value {
+                Value::Column(array) => Value::Column(kernel(&array, &to, &options)?),
+                Value::Constant(scalar) => {
+                    Value::Constant(Scalar::new(kernel(&scalar.into_inner(), &to, &options)?))
+                }
             })
         }
         Expr::Call { op, args } if op.is_function() => function(*op, args, batch, prepared),
@@ -1353,7 +1366,7 @@ mod tests {
     }
 
     #[test]
-    fn an_exact_cast_narrows_a_remainder_and_a_plain_one_does_not() {
+    fn an_exact_cast_narrows_a_remainder_and_a_plain_one_wraps_as_java_does() {
         let narrowed = r#"{"filter": null,
             "projections": [{"kind":"cast","type":"INT","exact":true,"input":
                 {"kind":"call","op":"MOD","args":[{"kind":"column","index":0},{"kind":"literal","type":"BIGINT","value":"5"}]}}],
@@ -1367,8 +1380,21 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![Some(1), None, Some(2), Some(-2)]
         );
-        let plain = narrowed.replace(r#""exact":true,"#, "");
-        assert!(Calc::try_new(&input().schema(), &plain).is_err());
+        // a: 1, NULL, MAX, -7; (int) MAX keeps the low 32 bits.
+        let plain = r#"{"filter": null,
+            "projections": [{"kind":"cast","type":"INT","input":{"kind":"column","index":0}}],
+            "names": ["c"]}"#;
+        let out = Calc::try_new(&input().schema(), plain)
+            .unwrap()
+            .apply(&input())
+            .unwrap();
+        assert_eq!(
+            out.column(0)
+                .as_primitive::<arrow::datatypes::Int32Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![Some(1), None, Some(-1), Some(-7)]
+        );
     }
 
     #[test]
@@ -1628,8 +1654,8 @@ mod tests {
                 "MOD of Int64 and Int32; operands must be integers of one type",
             ),
             (
-                r#"{"filter": null, "projections": [{"kind":"cast","type":"INT","input":{"kind":"column","index":0}}], "names": ["c"]}"#,
-                "CAST from Int64 to Int32 is not evaluated natively",
+                r#"{"filter": null, "projections": [{"kind":"cast","type":"INT","input":{"kind":"column","index":2}}], "names": ["c"]}"#,
+                "CAST from Utf8 to Int32 is not evaluated natively",
             ),
             (
                 r#"{"filter": null, "projections": [{"kind":"column","index":9}], "names": ["c"]}"#,

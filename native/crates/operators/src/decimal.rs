@@ -165,7 +165,8 @@ pub(crate) fn parse(text: &str, precision: u8, scale: i8) -> Result<i128, String
     Ok(if negative { -value } else { value })
 }
 
-fn fits(value: i128, precision: u8) -> bool {
+/// Whether `value` (unscaled) has at most `precision` digits.
+pub(crate) fn fits(value: i128, precision: u8) -> bool {
     10_i128
         .checked_pow(u32::from(precision))
         .is_none_or(|limit| value.unsigned_abs() < limit.unsigned_abs())
@@ -232,17 +233,19 @@ pub(crate) fn apply(op: Arithmetic, a: &ArrayRef, b: &ArrayRef) -> Result<ArrayR
     })
 }
 
+/// A DECIMAL(`p`, `s`) column of unscaled `values`, for tests.
+#[cfg(test)]
+pub(crate) fn decimals(values: Vec<Option<i128>>, p: u8, s: i8) -> ArrayRef {
+    Arc::new(
+        Decimal128Array::from(values)
+            .with_precision_and_scale(p, s)
+            .unwrap(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn decimals(values: Vec<Option<i128>>, p: u8, s: i8) -> ArrayRef {
-        Arc::new(
-            Decimal128Array::from(values)
-                .with_precision_and_scale(p, s)
-                .unwrap(),
-        )
-    }
 
     #[test]
     fn division_rounds_half_up_in_flinks_type() {

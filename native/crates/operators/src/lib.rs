@@ -7,5 +7,6 @@
 //! * [`calc`]: projections and a filter over one batch (Flink's `Calc`).
 
 pub mod calc;
+mod cast;
 mod decimal;
 mod functions;

@@ -82,6 +82,13 @@ class IslandFunctionsITCase {
                 + "ELSE amount / price END, CAST(amount AS DOUBLE) / qty, CAST(qty AS DOUBLE) / CAST(amount AS DOUBLE) FROM %s "
                 + "WHERE qty = 0 OR amount / qty <> 1",
         "SELECT amount, qty FROM %s WHERE qty <> 0 AND MOD(amount, qty) > 0 OR price IS NULL",
+        // Casts between numbers that change values: narrowed, saturated, truncated, rounded, NULL on overflow.
+        "SELECT amount, qty, price, CAST(amount AS INT), CAST(amount AS TINYINT), CAST(qty AS SMALLINT), CAST(price AS INT), "
+                + "CAST(price AS BIGINT), CAST(price AS TINYINT), CAST(price AS DOUBLE), CAST(price AS FLOAT), "
+                + "CAST(CAST(amount AS DOUBLE) / 3 AS INT), CAST(CAST(amount AS DOUBLE) AS SMALLINT), "
+                + "CAST(CAST(qty AS DOUBLE) / CAST(qty - qty AS DOUBLE) AS BIGINT), CAST(qty AS DECIMAL(5, 1)), "
+                + "CAST(price AS DECIMAL(6, 1)), CAST(price AS DECIMAL(12, 1)), CAST(amount AS DECIMAL(10, 2)), "
+                + "CAST(CAST(amount AS DOUBLE) AS FLOAT), CAST(CAST(price AS DECIMAL(20, 3)) AS DOUBLE) FROM %s",
         "SELECT s, amount FROM %s WHERE LOWER(s) IN ('apple', 'google', 'straße') "
                 + "OR REGEXP_EXTRACT(s, '(&|^|\\?)channel_id=([^&]*)', 2) IS NOT NULL OR HOUR(ts) = 23",
     };

@@ -198,9 +198,10 @@ final class CalcDescription {
                                 call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively",
                                 "a CAST to STRING, or to a VARCHAR as long as the longest value's text");
                     }
-                    if (!widens(from, to)) {
+                    if (!widens(from, to) && !narrowsNumber(from, to)) {
                         throw new Unsupported(
-                                call + ": only casts that keep every value exactly are evaluated natively",
+                                call + ": only casts between numbers (but from FLOAT or DOUBLE to DECIMAL) and casts that keep "
+                                        + "every value are evaluated natively",
                                 "a CAST to a type that holds every value (a wider integer, DOUBLE, STRING)");
                     }
                     return cast(expression(operands.get(0)), to, false);
@@ -648,6 +649,16 @@ final class CalcDescription {
             return isInteger(from) && room >= digits(from);
         }
         return isInteger(from) && isNumber(to) && (!isInteger(to) || width(from) <= width(to));
+    }
+
+    /**
+     * Whether the native calc casts {@code from} to {@code to} as Flink does where the cast may
+     * change a value: between integers, FLOAT, DOUBLE and DECIMALs, but not from FLOAT or DOUBLE
+     * to DECIMAL.
+     */
+    private static boolean narrowsNumber(String from, String to) {
+        boolean approximate = from.equals("FLOAT") || from.equals("DOUBLE");
+        return (isNumber(from) || isDecimal(from)) && (isNumber(to) || isDecimal(to)) && !(approximate && isDecimal(to));
     }
 
     private static boolean isNumber(String type) {
