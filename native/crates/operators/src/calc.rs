@@ -46,7 +46,7 @@ use serde::Deserialize;
 
 use crate::cast;
 use crate::decimal::{self, Arithmetic};
-use crate::functions::{self, DatePattern, Field as TimeField, JavaRegex, LikePattern};
+use crate::functions::{self, DatePattern, Field as TimeField, JavaRegex, LikePattern, TrimSide};
 
 /// Why a calc cannot be built or evaluated.
 #[derive(Debug, thiserror::Error)]
@@ -208,6 +208,14 @@ pub enum Op {
     Like,
     /// `CONCAT(s1, s2, ...)` and `||`: NULL if any argument is.
     Concat,
+    /// `TRIM(side characters FROM s)`: the arguments are `s`, the characters and the side
+    /// (`BOTH`, `LEADING` or `TRAILING`), both STRING literals.
+    Trim,
+    /// `REPLACE(s, search, replacement)`, search (not empty) and replacement STRING literals.
+    Replace,
+    /// `ABS(x)` of a number: integers wrap (`ABS` of the smallest value is itself), as Java's
+    /// `Math.abs`.
+    Abs,
 }
 
 impl Op {
@@ -225,6 +233,8 @@ impl Op {
                 | Op::SplitIndex
                 | Op::Substring
                 | Op::Like
+                | Op::Trim
+                | Op::Replace
         )
     }
 }
@@ -264,6 +274,9 @@ impl std::fmt::Display for Op {
             Op::Substring => "SUBSTRING",
             Op::Like => "LIKE",
             Op::Concat => "CONCAT",
+            Op::Trim => "TRIM",
+            Op::Replace => "REPLACE",
+            Op::Abs => "ABS",
         })
     }
 }
@@ -559,6 +572,55 @@ fn integer_divide(a: &ArrayRef, b: &ArrayRef, remainder: bool) -> Result<ArrayRe
     }
 }
 
+/// `ABS` as Java's `Math.abs`: integers wrap (the smallest value stays itself, also for TINYINT
+/// and SMALLINT, which Flink narrows back), `-0.0` becomes `0.0`, NaN stays NaN; DECIMALs keep
+/// their type.
+fn absolute(array: &ArrayRef) -> Result<ArrayRef> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::{
+        Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+    };
+    Ok(match array.data_type() {
+        DataType::Int8 => Arc::new(
+            array
+                .as_primitive::<Int8Type>()
+                .unary::<_, Int8Type>(i8::wrapping_abs),
+        ),
+        DataType::Int16 => Arc::new(
+            array
+                .as_primitive::<Int16Type>()
+                .unary::<_, Int16Type>(i16::wrapping_abs),
+        ),
+        DataType::Int32 => Arc::new(
+            array
+                .as_primitive::<Int32Type>()
+                .unary::<_, Int32Type>(i32::wrapping_abs),
+        ),
+        DataType::Int64 => Arc::new(
+            array
+                .as_primitive::<Int64Type>()
+                .unary::<_, Int64Type>(i64::wrapping_abs),
+        ),
+        DataType::Float32 => Arc::new(
+            array
+                .as_primitive::<Float32Type>()
+                .unary::<_, Float32Type>(f32::abs),
+        ),
+        DataType::Float64 => Arc::new(
+            array
+                .as_primitive::<Float64Type>()
+                .unary::<_, Float64Type>(f64::abs),
+        ),
+        DataType::Decimal128(p, s) => Arc::new(
+            array
+                .as_primitive::<Decimal128Type>()
+                .unary::<_, Decimal128Type>(i128::wrapping_abs)
+                .with_precision_and_scale(*p, *s)?,
+        ),
+        other => return spec_error(format!("ABS of {other}")),
+    })
+}
+
 fn unit_rank(unit: &arrow::datatypes::TimeUnit) -> u8 {
     match unit {
         arrow::datatypes::TimeUnit::Second => 0,
@@ -835,6 +897,29 @@ fn call_type(
             prepared.dates.insert(pattern.to_string(), parsed);
             Ok(DataType::Utf8)
         }
+        Op::Trim => {
+            arity(op, types, 3)?;
+            string_argument(0)?;
+            constant_argument(op, args, 1)?;
+            TrimSide::parse(constant_argument(op, args, 2)?).map_err(CalcError::Spec)?;
+            Ok(DataType::Utf8)
+        }
+        Op::Replace => {
+            arity(op, types, 3)?;
+            string_argument(0)?;
+            if constant_argument(op, args, 1)?.is_empty() {
+                return spec_error("REPLACE of the empty string is not evaluated natively");
+            }
+            constant_argument(op, args, 2)?;
+            Ok(DataType::Utf8)
+        }
+        Op::Abs => {
+            arity(op, types, 1)?;
+            if !is_numeric(&types[0]) && !matches!(types[0], DataType::Decimal128(..)) {
+                return spec_error(format!("ABS of {}", types[0]));
+            }
+            Ok(types[0].clone())
+        }
         Op::Lower | Op::Upper | Op::CharLength => {
             arity(op, types, 1)?;
             string_argument(0)?;
@@ -914,6 +999,16 @@ fn function(op: Op, args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> 
             .get(constant_argument(op, args, 1)?)
             .ok_or_else(missing)?
             .format(&input(0)?),
+        Op::Trim => functions::trim(
+            &input(0)?,
+            constant_argument(op, args, 1)?,
+            TrimSide::parse(constant_argument(op, args, 2)?).map_err(CalcError::Spec)?,
+        ),
+        Op::Replace => functions::replace(
+            &input(0)?,
+            constant_argument(op, args, 1)?,
+            constant_argument(op, args, 2)?,
+        ),
         Op::Lower => functions::lower(&input(0)?),
         Op::Upper => functions::upper(&input(0)?),
         Op::CharLength => functions::char_length(&input(0)?),
@@ -1252,6 +1347,14 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
                 result = Value::Column(zip(&present, &column, result.datum())?);
             }
             Ok(result)
+        }
+        Op::Abs => {
+            let column = values
+                .into_iter()
+                .next()
+                .ok_or_else(|| CalcError::Spec("ABS without an argument".into()))?
+                .into_column(rows)?;
+            Ok(Value::Column(absolute(&column)?))
         }
         Op::IsTrue | Op::IsFalse | Op::IsNotTrue | Op::IsNotFalse => {
             let column = values

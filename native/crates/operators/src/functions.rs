@@ -104,6 +104,66 @@ pub(crate) fn char_length(array: &ArrayRef) -> Result<ArrayRef, String> {
     Ok(Arc::new(lengths))
 }
 
+/// Where [`trim`] removes characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TrimSide {
+    Both,
+    Leading,
+    Trailing,
+}
+
+impl TrimSide {
+    pub(crate) fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "BOTH" => Ok(TrimSide::Both),
+            "LEADING" => Ok(TrimSide::Leading),
+            "TRAILING" => Ok(TrimSide::Trailing),
+            other => Err(format!("TRIM {other} is not evaluated natively")),
+        }
+    }
+}
+
+/// `TRIM(side characters FROM s)`, `LTRIM` and `RTRIM`, as Flink's `BinaryStringDataUtil`: every
+/// character of `characters` is removed from the side's end, in any order (not the text as a
+/// whole).
+pub(crate) fn trim(array: &ArrayRef, characters: &str, side: TrimSide) -> Result<ArrayRef, String> {
+    let strings = array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| type_error("TRIM", array.as_ref()))?;
+    let removed = |c: char| characters.contains(c);
+    let trimmed: StringArray = strings
+        .iter()
+        .map(|s| {
+            s.map(|s| match side {
+                TrimSide::Both => s.trim_matches(removed),
+                TrimSide::Leading => s.trim_start_matches(removed),
+                TrimSide::Trailing => s.trim_end_matches(removed),
+            })
+        })
+        .collect();
+    Ok(Arc::new(trimmed))
+}
+
+/// `REPLACE(s, search, replacement)` by a non-empty search text: every occurrence, left to right
+/// and not overlapping, as Java's `String.replace`.
+pub(crate) fn replace(
+    array: &ArrayRef,
+    search: &str,
+    replacement: &str,
+) -> Result<ArrayRef, String> {
+    if search.is_empty() {
+        return Err("REPLACE of the empty string is not evaluated natively".into());
+    }
+    let strings = array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| type_error("REPLACE", array.as_ref()))?;
+    let replaced: StringArray = strings
+        .iter()
+        .map(|s| s.map(|s| s.replace(search, replacement)))
+        .collect();
+    Ok(Arc::new(replaced))
+}
+
 /// `SUBSTRING(s FROM position [FOR length])` of every string, as Flink's `substringSQL`.
 pub(crate) fn substring(
     array: &ArrayRef,
@@ -601,6 +661,38 @@ mod tests {
             .iter()
             .map(|s| s.map(str::to_string))
             .collect()
+    }
+
+    #[test]
+    fn trim_removes_any_of_its_characters_and_replace_every_occurrence() {
+        let input = strings(&[Some("abba"), Some("  ab "), Some("xyzyx"), None, Some("")]);
+        let out = |characters, side| texts(&trim(&input, characters, side).unwrap());
+        let owned = |values: &[Option<&str>]| -> Vec<Option<String>> {
+            values.iter().map(|v| v.map(str::to_string)).collect()
+        };
+        assert_eq!(
+            out("ab", TrimSide::Leading),
+            owned(&[Some(""), Some("  ab "), Some("xyzyx"), None, Some("")])
+        );
+        assert_eq!(
+            out("xy", TrimSide::Both),
+            owned(&[Some("abba"), Some("  ab "), Some("z"), None, Some("")])
+        );
+        assert_eq!(
+            out(" ", TrimSide::Trailing),
+            owned(&[Some("abba"), Some("  ab"), Some("xyzyx"), None, Some("")])
+        );
+        assert_eq!(
+            texts(&replace(&input, "b", "XY").unwrap()),
+            owned(&[
+                Some("aXYXYa"),
+                Some("  aXY "),
+                Some("xyzyx"),
+                None,
+                Some("")
+            ])
+        );
+        assert!(replace(&input, "", "-").is_err());
     }
 
     #[test]

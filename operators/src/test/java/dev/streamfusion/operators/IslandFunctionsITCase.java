@@ -89,6 +89,10 @@ class IslandFunctionsITCase {
                 + "CAST(CAST(qty AS DOUBLE) / CAST(qty - qty AS DOUBLE) AS BIGINT), CAST(qty AS DECIMAL(5, 1)), "
                 + "CAST(price AS DECIMAL(6, 1)), CAST(price AS DECIMAL(12, 1)), CAST(amount AS DECIMAL(10, 2)), "
                 + "CAST(CAST(amount AS DOUBLE) AS FLOAT), CAST(CAST(price AS DECIMAL(20, 3)) AS DOUBLE) FROM %s",
+        "SELECT s, TRIM(s), TRIM(LEADING 'ab' FROM s), TRIM(BOTH '/:' FROM s), TRIM(TRAILING 'x' FROM s), LTRIM(s), RTRIM(s), "
+                + "LTRIM(s, 'aA'), RTRIM(s, '/'), REPLACE(s, 'a', 'XY'), REPLACE(s, '::', ''), REPLACE(s, 'ß', 'ss') FROM %s",
+        "SELECT amount, qty, price, ABS(amount), ABS(qty), ABS(price), ABS(CAST(qty AS DOUBLE) / 0), ABS(CAST(qty AS SMALLINT)), "
+                + "IF(qty > 0, 'pos', 'other'), IF(qty <> 0, amount / qty, -1), IF(price > 0, price, price * 2) FROM %s",
         "SELECT s, amount FROM %s WHERE LOWER(s) IN ('apple', 'google', 'straße') "
                 + "OR REGEXP_EXTRACT(s, '(&|^|\\?)channel_id=([^&]*)', 2) IS NOT NULL OR HOUR(ts) = 23",
     };

@@ -16,6 +16,7 @@ import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.avatica.util.TimeUnitRange;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlTrimFunction;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 import java.math.BigDecimal;
@@ -58,7 +59,8 @@ final class CalcDescription {
 
     /** The functions the native calc evaluates (besides operators, CASE, CAST and EXTRACT). */
     static final String FUNCTIONS =
-            "||, CONCAT, LOWER, UPPER, CHAR_LENGTH, REGEXP_EXTRACT, SPLIT_INDEX, SUBSTRING, DATE_FORMAT, COALESCE, LIKE";
+            "||, CONCAT, LOWER, UPPER, CHAR_LENGTH, REGEXP_EXTRACT, SPLIT_INDEX, SUBSTRING, DATE_FORMAT, COALESCE, LIKE, TRIM, "
+                    + "LTRIM, RTRIM, REPLACE, ABS, IF";
 
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -272,6 +274,44 @@ final class CalcDescription {
                     }
                     return op("SUBSTRING", args);
                 }
+            case "TRIM":
+                {
+                    // Calcite's form: the side, the characters, the string.
+                    Object side = operands.get(0) instanceof RexLiteral ? ((RexLiteral) operands.get(0)).getValue() : null;
+                    if (!(side instanceof SqlTrimFunction.Flag)) {
+                        throw new Unsupported(call + ": TRIM is evaluated natively only with a BOTH, LEADING or TRAILING flag");
+                    }
+                    return trim(call, operands.get(2), operands.get(1), ((SqlTrimFunction.Flag) side).name());
+                }
+            case "LTRIM":
+            case "RTRIM":
+                return trim(
+                        call,
+                        operands.get(0),
+                        operands.size() > 1 ? operands.get(1) : null,
+                        name.equals("LTRIM") ? "LEADING" : "TRAILING");
+            case "REPLACE":
+                {
+                    ObjectNode search = constant(call, operands.get(1), "STRING");
+                    if (search.path("value").asText().isEmpty()) {
+                        throw new Unsupported(call + ": REPLACE of the empty string is not evaluated natively");
+                    }
+                    return op(name, string(call, operands.get(0)), search, constant(call, operands.get(2), "STRING"));
+                }
+            case "ABS":
+                {
+                    String type = sqlType(operands.get(0).getType());
+                    if (!(isNumber(type) || isDecimal(type)) || !type.equals(sqlType(call.getType()))) {
+                        throw new Unsupported(call + ": ABS is evaluated natively only of a number, in its own type");
+                    }
+                    return op(name, expression(operands.get(0)));
+                }
+            case "IF":
+                {
+                    // Flink's IF runs only the branch its condition picks, as CASE does.
+                    String result = sqlType(call.getType());
+                    return op("CASE", expression(operands.get(0)), as(operands.get(1), result), as(operands.get(2), result));
+                }
             case "DATE_FORMAT":
                 if (operands.size() != 2 || operands.get(0).getType().getSqlTypeName() != SqlTypeName.TIMESTAMP) {
                     throw new Unsupported(call + ": DATE_FORMAT is evaluated natively only of a TIMESTAMP");
@@ -282,6 +322,17 @@ final class CalcDescription {
                         "the function " + call.getOperator().getName() + " is not evaluated natively",
                         "the query without " + call.getOperator().getName() + " over this source; the island's functions are " + FUNCTIONS);
         }
+    }
+
+    /** {@code TRIM} of {@code string} on {@code side}: the constant {@code characters}, or spaces. */
+    private ObjectNode trim(RexCall call, RexNode string, RexNode characters, String side) throws Unsupported {
+        ObjectNode removed = characters == null ? text(" ") : constant(call, characters, "STRING");
+        return op("TRIM", string(call, string), removed, text(side));
+    }
+
+    /** A STRING literal. */
+    private static ObjectNode text(String value) {
+        return JSON.objectNode().put("kind", "literal").put("type", "STRING").put("value", value);
     }
 
     /**
@@ -327,8 +378,7 @@ final class CalcDescription {
                 || !sqlType(call.getType()).equals("BIGINT")) {
             throw new Unsupported(call + ": EXTRACT is evaluated natively only of YEAR to SECOND from a TIMESTAMP");
         }
-        ObjectNode field = JSON.objectNode().put("kind", "literal").put("type", "STRING").put("value", range.name());
-        return op("EXTRACT", field, expression(timestamp));
+        return op("EXTRACT", text(range.name()), expression(timestamp));
     }
 
     /** A string operand (VARCHAR, or CHAR as it is). */
