@@ -36,6 +36,9 @@ pub enum NativeError {
     /// A row's value cannot be computed, where Java fails with an `ArithmeticException` (division
     /// by zero); the message is Java's.
     Arithmetic(String),
+    /// Text that does not parse as a number, where Java fails with a `NumberFormatException`; the
+    /// message is Flink's.
+    NumberFormat(String),
 }
 
 impl fmt::Display for NativeError {
@@ -49,7 +52,7 @@ impl fmt::Display for NativeError {
             NativeError::Arrow(e) => write!(f, "{e}"),
             NativeError::InvalidHandle(kind) => write!(f, "invalid native {kind} handle"),
             NativeError::Jni(e) => write!(f, "JNI call failed: {e}"),
-            NativeError::Arithmetic(msg) => write!(f, "{msg}"),
+            NativeError::Arithmetic(msg) | NativeError::NumberFormat(msg) => write!(f, "{msg}"),
         }
     }
 }
@@ -80,6 +83,7 @@ impl NativeError {
             NativeError::Io(_) => "dev/streamfusion/bridge/NativeIoException",
             NativeError::InvalidHandle(_) => "java/lang/IllegalStateException",
             NativeError::Arithmetic(_) => "java/lang/ArithmeticException",
+            NativeError::NumberFormat(_) => "java/lang/NumberFormatException",
             NativeError::Arrow(_) | NativeError::Jni(_) => {
                 "dev/streamfusion/bridge/NativeException"
             }

@@ -18,6 +18,7 @@ impl From<CalcError> for NativeError {
             CalcError::Spec(message) => NativeError::Config(message),
             CalcError::Arrow(e) => NativeError::Arrow(e),
             CalcError::Arithmetic(message) => NativeError::Arithmetic(message.into()),
+            CalcError::NumberFormat(message) => NativeError::NumberFormat(message),
         }
     }
 }

@@ -60,6 +60,10 @@ pub enum CalcError {
     /// `Division undefined`), as Flink's generated code fails with an `ArithmeticException`.
     #[error("{0}")]
     Arithmetic(&'static str),
+    /// Text that does not parse as the number a CAST asks for: Flink's message for it, as its
+    /// generated code fails with a `NumberFormatException`.
+    #[error("{0}")]
+    NumberFormat(String),
 }
 
 type Result<T> = std::result::Result<T, CalcError>;
@@ -309,11 +313,25 @@ pub enum Expr {
 
 impl Expr {
     /// Whether evaluating the expression can fail on some row: a division or `MOD` (the planner
-    /// admits floating-point division, which cannot, under the same op), or a cast that narrows.
+    /// admits floating-point division, which cannot, under the same op), or a cast to an integer
+    /// (of text, which may not parse) or that the planner proved exact.
     fn may_fail(&self) -> bool {
         match self {
             Expr::Column { .. } | Expr::Literal { .. } => false,
-            Expr::Cast { input, exact, .. } => *exact || input.may_fail(),
+            // Text cast to an integer can fail (the input's type is not known here, so every
+            // cast to an integer counts).
+            Expr::Cast {
+                input,
+                exact,
+                sql_type,
+            } => {
+                *exact
+                    || matches!(
+                        sql_type,
+                        SqlType::Tinyint | SqlType::Smallint | SqlType::Int | SqlType::Bigint
+                    )
+                    || input.may_fail()
+            }
             Expr::Call { op, args } => {
                 matches!(op, Op::Divide | Op::Mod) || args.iter().any(Expr::may_fail)
             }
@@ -1132,9 +1150,7 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
                     cast_with_options(array, to, options).map_err(CalcError::from)
                 }
             } else {
-                |array: &ArrayRef, to: &DataType, _: &CastOptions| {
-                    cast::cast(array, to).map_err(CalcError::Spec)
-                }
+                |array: &ArrayRef, to: &DataType, _: &CastOptions| cast::cast(array, to)
             };
             Ok(match value {
                 Value::Column(array) => Value::Column(kernel(&array, &to, &options)?),
@@ -1757,8 +1773,8 @@ mod tests {
                 "MOD of Int64 and Int32; operands must be integers of one type",
             ),
             (
-                r#"{"filter": null, "projections": [{"kind":"cast","type":"INT","input":{"kind":"column","index":2}}], "names": ["c"]}"#,
-                "CAST from Utf8 to Int32 is not evaluated natively",
+                r#"{"filter": null, "projections": [{"kind":"cast","type":"DOUBLE","input":{"kind":"column","index":2}}], "names": ["c"]}"#,
+                "CAST from Utf8 to Float64 is not evaluated natively",
             ),
             (
                 r#"{"filter": null, "projections": [{"kind":"column","index":9}], "names": ["c"]}"#,

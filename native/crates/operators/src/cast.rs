@@ -12,8 +12,13 @@
 //! * to a DECIMAL from an integer or a DECIMAL: `DecimalData.fromBigDecimal`: rounded half up to
 //!   the scale, NULL where the value does not fit the precision.
 //!
+//! * to an integer from text: `BinaryStringDataUtil.toLong` / `toInt` (and `toShort` / `toByte`,
+//!   which range-check an `int`) of the text without its leading and trailing spaces: an optional
+//!   sign, ASCII digits, and an optional `.` followed by digits that are ignored; anything else
+//!   fails with Flink's `NumberFormatException` message ([`CalcError::NumberFormat`]).
+//!
 //! Casts from FLOAT or DOUBLE to DECIMAL (which go through Java's shortest decimal text of the
-//! number and fail on NaN) are not here.
+//! number and fail on NaN) and from text to anything but integers are not here.
 
 use std::sync::Arc;
 
@@ -23,6 +28,7 @@ use arrow::datatypes::{
     Int32Type, Int64Type,
 };
 
+use crate::calc::CalcError;
 use crate::decimal::fits;
 
 /// A row's value as the cast reads it.
@@ -53,12 +59,14 @@ fn is_number(data_type: &DataType) -> bool {
 /// Whether [`cast`] casts `from` to `to`.
 pub(crate) fn supported(from: &DataType, to: &DataType) -> bool {
     let approximate = matches!(from, DataType::Float32 | DataType::Float64);
-    is_number(from) && is_number(to) && !(approximate && matches!(to, DataType::Decimal128(..)))
+    (is_number(from) && is_number(to) && !(approximate && matches!(to, DataType::Decimal128(..))))
+        || (*from == DataType::Utf8 && is_integer(to))
 }
 
 /// `array` cast to `to` as Flink casts it ([`supported`] casts only).
-pub(crate) fn cast(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, String> {
+pub(crate) fn cast(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcError> {
     let values: Vec<Option<Number>> = match array.data_type() {
+        DataType::Utf8 => return parse_integers(array, to),
         DataType::Int8 => exact(array.as_primitive::<Int8Type>()),
         DataType::Int16 => exact(array.as_primitive::<Int16Type>()),
         DataType::Int32 => exact(array.as_primitive::<Int32Type>()),
@@ -78,7 +86,11 @@ pub(crate) fn cast(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, String> 
             .iter()
             .map(|v| v.map(Number::Approximate))
             .collect(),
-        other => return Err(format!("CAST from {other} is not evaluated natively")),
+        other => {
+            return Err(CalcError::Spec(format!(
+                "CAST from {other} is not evaluated natively"
+            )));
+        }
     };
     let values = values.into_iter();
     Ok(match to {
@@ -95,14 +107,111 @@ pub(crate) fn cast(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, String> 
                     _ => None,
                 })
                 .collect();
-            Arc::new(
-                decimals
-                    .with_precision_and_scale(*p, *s)
-                    .map_err(|e| e.to_string())?,
-            )
+            Arc::new(decimals.with_precision_and_scale(*p, *s)?)
         }
-        other => return Err(format!("CAST to {other} is not evaluated natively")),
+        other => {
+            return Err(CalcError::Spec(format!(
+                "CAST to {other} is not evaluated natively"
+            )));
+        }
     })
+}
+
+/// Text cast to an integer type as Flink's `BinaryStringDataUtil` parses it (see the module).
+fn parse_integers(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcError> {
+    let (min, max) = match to {
+        DataType::Int8 => (i64::from(i8::MIN), i64::from(i8::MAX)),
+        DataType::Int16 => (i64::from(i16::MIN), i64::from(i16::MAX)),
+        DataType::Int32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
+        DataType::Int64 => (i64::MIN, i64::MAX),
+        other => {
+            return Err(CalcError::Spec(format!(
+                "CAST from text to {other} is not evaluated natively"
+            )));
+        }
+    };
+    // TINYINT and SMALLINT parse as INT, then fail where the value is out of their range.
+    let parsed_as = if *to == DataType::Int64 {
+        (i64::MIN, i64::MAX)
+    } else {
+        (i64::from(i32::MIN), i64::from(i32::MAX))
+    };
+    let strings = array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| CalcError::Spec(format!("CAST of {} as text", array.data_type())))?;
+    let values = strings
+        .iter()
+        .map(|s| {
+            s.map(|s| {
+                let text = s.trim_matches(' ');
+                parse_integer(text, parsed_as.0, parsed_as.1)
+                    .and_then(|v| {
+                        if (min..=max).contains(&v) {
+                            Ok(v)
+                        } else {
+                            Err("Overflow.")
+                        }
+                    })
+                    .map_err(|reason| {
+                        CalcError::NumberFormat(format!("For input string: '{text}'. {reason}"))
+                    })
+            })
+            .transpose()
+        })
+        .collect::<Result<Vec<Option<i64>>, CalcError>>()?;
+    let values = values.into_iter();
+    Ok(match to {
+        DataType::Int8 => collect::<Int8Type>(values.map(|v| v.map(|v| v as i8))),
+        DataType::Int16 => collect::<Int16Type>(values.map(|v| v.map(|v| v as i16))),
+        DataType::Int32 => collect::<Int32Type>(values.map(|v| v.map(|v| v as i32))),
+        _ => collect::<Int64Type>(values),
+    })
+}
+
+/// One text as `BinaryStringDataUtil.toLong` (`min`, `max` of `long`) or `toInt` (of `int`)
+/// parses it, or the reason it does not: the value is accumulated negatively, so the smallest
+/// value parses, and overflows where Java's arithmetic would leave the range.
+fn parse_integer(text: &str, min: i64, max: i64) -> Result<i64, &'static str> {
+    let bytes = text.as_bytes();
+    let Some(&first) = bytes.first() else {
+        return Err("Input is empty.");
+    };
+    let negative = first == b'-';
+    let mut digits = bytes.iter();
+    if negative || first == b'+' {
+        digits.next();
+        if bytes.len() == 1 {
+            return Err("Input has only positive or negative symbol.");
+        }
+    }
+    let stop = i128::from(min / 10);
+    let mut result: i128 = 0;
+    for &b in digits.by_ref() {
+        if b == b'.' {
+            break;
+        }
+        if !b.is_ascii_digit() {
+            return Err("Invalid character found.");
+        }
+        if result < stop {
+            return Err("Overflow.");
+        }
+        result = result * 10 - i128::from(b - b'0');
+        if result < i128::from(min) {
+            return Err("Overflow.");
+        }
+    }
+    // The digits after the point are checked and dropped.
+    if digits.any(|b| !b.is_ascii_digit()) {
+        return Err("Invalid character found.");
+    }
+    if !negative {
+        result = -result;
+        if result > i128::from(max) {
+            return Err("Overflow.");
+        }
+    }
+    i64::try_from(result).map_err(|_| "Overflow.")
 }
 
 fn exact<T: ArrowPrimitiveType>(array: &PrimitiveArray<T>) -> Vec<Option<Number>>
@@ -282,6 +391,77 @@ mod tests {
         assert_eq!(
             values::<Float32Type>(&cast(&float, &DataType::Float32).unwrap()),
             vec![Some(f32::from_bits(0x5a2f_7151))]
+        );
+    }
+
+    /// One text cast to TINYINT, SMALLINT, INT and BIGINT: each value, or Flink's message.
+    fn parsed(text: &str) -> Vec<String> {
+        let input: ArrayRef = Arc::new(arrow::array::StringArray::from(vec![text]));
+        [
+            DataType::Int8,
+            DataType::Int16,
+            DataType::Int32,
+            DataType::Int64,
+        ]
+        .iter()
+        .map(|to| match cast(&input, to) {
+            Ok(out) => arrow::util::display::array_value_to_string(&out, 0).unwrap(),
+            Err(e) => format!("E:{e}"),
+        })
+        .collect()
+    }
+
+    #[test]
+    fn text_parses_as_flinks_binary_string_util_parses_it() {
+        // What Flink 2.2's BinaryStringDataUtil gives for the same texts (after trim()).
+        let overflow = |t: &str| format!("E:For input string: '{t}'. Overflow.");
+        let invalid = |t: &str| format!("E:For input string: '{t}'. Invalid character found.");
+        let all = |v: &str| vec![v.to_string(); 4];
+        assert_eq!(parsed(" 12 "), all("12"));
+        assert_eq!(parsed("+7"), all("7"));
+        assert_eq!(parsed(".5"), all("0"));
+        assert_eq!(parsed("-."), all("0"));
+        assert_eq!(parsed("1.5"), all("1"));
+        assert_eq!(parsed("00012"), all("12"));
+        assert_eq!(
+            parsed("-"),
+            all("E:For input string: '-'. Input has only positive or negative symbol.")
+        );
+        assert_eq!(parsed("  "), all("E:For input string: ''. Input is empty."));
+        for text in ["1.x", "1e3", "1..2", "\u{663}", "\t5"] {
+            assert_eq!(parsed(text), vec![invalid(text); 4], "{text}");
+        }
+        assert_eq!(
+            parsed("2147483647"),
+            vec![
+                overflow("2147483647"),
+                overflow("2147483647"),
+                "2147483647".into(),
+                "2147483647".into()
+            ]
+        );
+        assert_eq!(
+            parsed("-2147483649"),
+            vec![
+                overflow("-2147483649"),
+                overflow("-2147483649"),
+                overflow("-2147483649"),
+                "-2147483649".into()
+            ]
+        );
+        assert_eq!(parsed("-9223372036854775808")[3], "-9223372036854775808");
+        assert_eq!(
+            parsed("9223372036854775808")[3],
+            overflow("9223372036854775808")
+        );
+        assert_eq!(
+            parsed("-129"),
+            vec![
+                overflow("-129"),
+                "-129".into(),
+                "-129".into(),
+                "-129".into()
+            ]
         );
     }
 

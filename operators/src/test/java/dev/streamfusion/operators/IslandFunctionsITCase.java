@@ -43,7 +43,8 @@ class IslandFunctionsITCase {
         "AbC", "ΟΔΟΣ", "straße", "İstanbul", "ǅemal", "", " padded ", "https://www.nexmark.com/apple/item.htm?query=1",
         "https://www.nexmark.com/abc/def/ghi/item.htm?query=1&channel_id=123", "channel_id=&x", "q=1&channel_id=7&channel_id=8",
         "a//b/", "/", "//", "a::b::", "::", "x\ry", "xzy", "x\ny", "word.42", "ab١2", "a", "b", "ab", "Apple", "GOOGLE",
-        "a_b", "abc", "a\nc", "aXbYc", "a!_b",
+        "a_b", "abc", "a\nc", "aXbYc", "a!_b", " 12 ", "+7", ".5", "1.5", "-", "1.x", "-2147483648", "2147483648", "127",
+        "-129", "32768", "9223372036854775807", "٣",
     };
 
     private static final String[] TIMES = {
@@ -89,6 +90,11 @@ class IslandFunctionsITCase {
                 + "CAST(CAST(qty AS DOUBLE) / CAST(qty - qty AS DOUBLE) AS BIGINT), CAST(qty AS DECIMAL(5, 1)), "
                 + "CAST(price AS DECIMAL(6, 1)), CAST(price AS DECIMAL(12, 1)), CAST(amount AS DECIMAL(10, 2)), "
                 + "CAST(CAST(amount AS DOUBLE) AS FLOAT), CAST(CAST(price AS DECIMAL(20, 3)) AS DOUBLE) FROM %s",
+        // Text cast to integers where it parses (elsewhere the cast fails: see below).
+        "SELECT s, CASE WHEN s IN (' 12 ', '+7', '.5', '1.5', '-2147483648', '2147483648', '127', '-129', '32768', "
+                + "'9223372036854775807') THEN CAST(s AS BIGINT) END, CASE WHEN s IN (' 12 ', '+7', '.5', '1.5', '-2147483648', "
+                + "'127', '-129', '32768') THEN CAST(s AS INT) END, CASE WHEN s IN (' 12 ', '+7', '1.5', '127', '-129') "
+                + "THEN CAST(s AS SMALLINT) END, IF(s IN ('.5', '127', ' 12 '), CAST(s AS TINYINT), CAST(-1 AS TINYINT)) FROM %s",
         "SELECT s, TRIM(s), TRIM(LEADING 'ab' FROM s), TRIM(BOTH '/:' FROM s), TRIM(TRAILING 'x' FROM s), LTRIM(s), RTRIM(s), "
                 + "LTRIM(s, 'aA'), RTRIM(s, '/'), REPLACE(s, 'a', 'XY'), REPLACE(s, '::', ''), REPLACE(s, 'ß', 'ss') FROM %s",
         "SELECT amount, qty, price, ABS(amount), ABS(qty), ABS(price), ABS(CAST(qty AS DOUBLE) / 0), ABS(CAST(qty AS SMALLINT)), "
@@ -150,27 +156,36 @@ class IslandFunctionsITCase {
     }
 
     /**
-     * A division by zero that Flink's code performs fails the job with Flink's exception, natively
-     * too: the edge rows hold a zero {@code qty} under a non-NULL {@code amount}, and zero prices.
+     * A division by zero, or text that does not parse as the integer a CAST asks for, fails the job
+     * with Flink's exception and message, natively too: the edge rows hold a zero {@code qty}
+     * under a non-NULL {@code amount}, zero prices, and texts that are not integers or overflow.
      */
     @Test
-    void divisionByZeroFailsAsInFlink() throws Exception {
+    void badValuesFailAsInFlink() throws Exception {
         TableEnvironment stock = env(true, 1, false);
         TableEnvironment island = env(true, 1, true);
-        String[][] failing = {
-            {"SELECT amount / qty FROM %s", "/ by zero"},
-            {"SELECT MOD(amount, qty) FROM %s", "/ by zero"},
-            {"SELECT price / price FROM %s WHERE price IS NULL OR price < 1", "Division undefined"},
-            {"SELECT s FROM %s WHERE amount IS NULL OR amount / qty > 0", "/ by zero"},
+        Object[][] failing = {
+            {"SELECT amount / qty FROM %s", ArithmeticException.class, "/ by zero"},
+            {"SELECT MOD(amount, qty) FROM %s", ArithmeticException.class, "/ by zero"},
+            {"SELECT price / price FROM %s WHERE price IS NULL OR price < 1", ArithmeticException.class, "Division undefined"},
+            {"SELECT s FROM %s WHERE amount IS NULL OR amount / qty > 0", ArithmeticException.class, "/ by zero"},
+            {"SELECT CAST(s AS INT) FROM %s WHERE s IN (' 12 ', '1.x')", NumberFormatException.class,
+                "For input string: '1.x'. Invalid character found."},
+            {"SELECT CAST(s AS SMALLINT) FROM %s WHERE s IN ('127', '32768')", NumberFormatException.class,
+                "For input string: '32768'. Overflow."},
+            {"SELECT CAST(s AS BIGINT) FROM %s WHERE s = '-'", NumberFormatException.class,
+                "For input string: '-'. Input has only positive or negative symbol."},
         };
-        for (String[] query : failing) {
-            String sql = String.format(query[0], "fused");
+        for (Object[] query : failing) {
+            String sql = String.format((String) query[0], "fused");
+            @SuppressWarnings("unchecked")
+            Class<? extends Throwable> type = (Class<? extends Throwable>) query[1];
             assertThat(StreamFusion.explain(island, sql).nativeNodes()).as(sql).contains("NativeCalc");
             for (TableEnvironment env : List.of(stock, island)) {
                 assertThatThrownBy(() -> rows(env, sql))
                         .as(sql)
-                        .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, ArithmeticException.class))
-                                .hasValueSatisfying(cause -> assertThat(cause).hasMessage(query[1])));
+                        .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, type))
+                                .hasValueSatisfying(cause -> assertThat(cause).hasMessage((String) query[2])));
             }
         }
     }

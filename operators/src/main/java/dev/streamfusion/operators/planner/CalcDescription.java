@@ -200,10 +200,12 @@ final class CalcDescription {
                                 call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively",
                                 "a CAST to STRING, or to a VARCHAR as long as the longest value's text");
                     }
-                    if (!widens(from, to) && !narrowsNumber(from, to)) {
+                    // Text parses as Flink parses it into integers (failing where Flink fails).
+                    boolean parsesInteger = from.equals("STRING") && isInteger(to);
+                    if (!widens(from, to) && !narrowsNumber(from, to) && !parsesInteger) {
                         throw new Unsupported(
-                                call + ": only casts between numbers (but from FLOAT or DOUBLE to DECIMAL) and casts that keep "
-                                        + "every value are evaluated natively",
+                                call + ": only casts between numbers (but from FLOAT or DOUBLE to DECIMAL), from text to "
+                                        + "integers and casts that keep every value are evaluated natively",
                                 "a CAST to a type that holds every value (a wider integer, DOUBLE, STRING)");
                     }
                     return cast(expression(operands.get(0)), to, false);
