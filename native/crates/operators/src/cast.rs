@@ -17,6 +17,8 @@
 //!   sign, ASCII digits, and an optional `.` followed by digits that are ignored; anything else
 //!   fails with Flink's `NumberFormatException` message ([`CalcError::NumberFormat`]).
 //!
+//! * to text from a TIMESTAMP whose precision is its Arrow unit's: [`functions::timestamp_text`].
+//!
 //! Casts from FLOAT or DOUBLE to DECIMAL (which go through Java's shortest decimal text of the
 //! number and fail on NaN) and from text to anything but integers are not here.
 
@@ -30,6 +32,7 @@ use arrow::datatypes::{
 
 use crate::calc::CalcError;
 use crate::decimal::fits;
+use crate::functions;
 
 /// A row's value as the cast reads it.
 #[derive(Clone, Copy)]
@@ -61,12 +64,16 @@ pub(crate) fn supported(from: &DataType, to: &DataType) -> bool {
     let approximate = matches!(from, DataType::Float32 | DataType::Float64);
     (is_number(from) && is_number(to) && !(approximate && matches!(to, DataType::Decimal128(..))))
         || (*from == DataType::Utf8 && is_integer(to))
+        || (matches!(from, DataType::Timestamp(_, None)) && *to == DataType::Utf8)
 }
 
 /// `array` cast to `to` as Flink casts it ([`supported`] casts only).
 pub(crate) fn cast(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcError> {
     let values: Vec<Option<Number>> = match array.data_type() {
         DataType::Utf8 => return parse_integers(array, to),
+        DataType::Timestamp(_, None) if *to == DataType::Utf8 => {
+            return functions::timestamp_text(array).map_err(CalcError::Spec);
+        }
         DataType::Int8 => exact(array.as_primitive::<Int8Type>()),
         DataType::Int16 => exact(array.as_primitive::<Int16Type>()),
         DataType::Int32 => exact(array.as_primitive::<Int32Type>()),

@@ -194,6 +194,51 @@ pub(crate) fn substring(
     })
 }
 
+/// `CAST(ts AS STRING)` of a timestamp without a zone whose precision is its unit's (3, 6 or 9),
+/// as Flink's `DateTimeUtils.formatTimestamp`: `yyyy-MM-dd HH:mm:ss` and the fraction of the
+/// second in as many digits as the precision, each field's digits computed as Flink's `int4` and
+/// `int2` compute them.
+pub(crate) fn timestamp_text(array: &ArrayRef) -> Result<ArrayRef, String> {
+    let digits = match array.data_type() {
+        DataType::Timestamp(TimeUnit::Second, None) => 0,
+        DataType::Timestamp(TimeUnit::Millisecond, None) => 3,
+        DataType::Timestamp(TimeUnit::Microsecond, None) => 6,
+        _ => 9,
+    };
+    let mut out = StringBuilder::new();
+    for value in date_times("CAST", array)? {
+        let Some(t) = value else {
+            out.append_null();
+            continue;
+        };
+        let mut text = String::with_capacity(30);
+        // Each field after the separator before it, its digits as Java's `'0' + v / 10^k % 10`
+        // (also for values out of the field's range).
+        let fields = [
+            ("", t.year(), 4),
+            ("-", t.month() as i32, 2),
+            ("-", t.day() as i32, 2),
+            (" ", t.hour() as i32, 2),
+            (":", t.minute() as i32, 2),
+            (":", t.second() as i32, 2),
+        ];
+        for (separator, value, width) in fields {
+            text.push_str(separator);
+            for k in (0..width).rev() {
+                let digit = value / 10_i32.pow(k) % 10;
+                text.push(char::from_u32((48 + digit) as u32).unwrap_or('?'));
+            }
+        }
+        if digits > 0 {
+            let fraction = format!("{:09}", t.nanosecond());
+            text.push('.');
+            text.push_str(&fraction[..digits]);
+        }
+        out.append_value(text);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
 /// The date-times of a timestamp column without a zone, by its unit.
 fn date_times(function: &str, array: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>, String> {
     fn of<T: ArrowTimestampType>(array: &ArrayRef) -> Vec<Option<NaiveDateTime>> {
@@ -661,6 +706,33 @@ mod tests {
             .iter()
             .map(|s| s.map(str::to_string))
             .collect()
+    }
+
+    #[test]
+    fn timestamps_are_written_as_flink_writes_them() {
+        // 1969-12-31 23:59:59.999, 0999-01-02 03:04:05.060, and 2024-02-29 08:00:00.
+        let millis: ArrayRef = Arc::new(arrow::array::TimestampMillisecondArray::from(vec![
+            Some(-1),
+            Some(-30_641_662_554_940),
+            Some(1_709_193_600_000),
+            None,
+        ]));
+        assert_eq!(
+            texts(&timestamp_text(&millis).unwrap()),
+            vec![
+                Some("1969-12-31 23:59:59.999".to_string()),
+                Some("0999-01-02 03:04:05.060".to_string()),
+                Some("2024-02-29 08:00:00.000".to_string()),
+                None
+            ]
+        );
+        let micros: ArrayRef = Arc::new(arrow::array::TimestampMicrosecondArray::from(vec![
+            1_709_193_600_000_001,
+        ]));
+        assert_eq!(
+            texts(&timestamp_text(&micros).unwrap()),
+            vec![Some("2024-02-29 08:00:00.000001".to_string())]
+        );
     }
 
     #[test]

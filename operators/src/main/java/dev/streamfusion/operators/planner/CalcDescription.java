@@ -194,18 +194,24 @@ final class CalcDescription {
             case CAST:
                 {
                     String to = sqlType(call.getType());
-                    String from = sqlType(operands.get(0).getType());
-                    if (to.equals("STRING") && !fitsText(from, call.getType())) {
+                    RelDataType source = operands.get(0).getType();
+                    String from = sqlType(source);
+                    if (to.equals("STRING") && !fitsText(source, call.getType())) {
                         throw new Unsupported(
                                 call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively",
                                 "a CAST to STRING, or to a VARCHAR as long as the longest value's text");
                     }
                     // Text parses as Flink parses it into integers (failing where Flink fails).
                     boolean parsesInteger = from.equals("STRING") && isInteger(to);
-                    if (!widens(from, to) && !narrowsNumber(from, to) && !parsesInteger) {
+                    // A TIMESTAMP written as text, whose precision is its Arrow unit's (3, 6 or 9 digits of a
+                    // second, which the native text takes from the unit).
+                    boolean timestampText = source.getSqlTypeName() == SqlTypeName.TIMESTAMP
+                            && to.equals("STRING")
+                            && unitPrecision(source.getPrecision()) == source.getPrecision();
+                    if (!widens(from, to) && !narrowsNumber(from, to) && !parsesInteger && !timestampText) {
                         throw new Unsupported(
                                 call + ": only casts between numbers (but from FLOAT or DOUBLE to DECIMAL), from text to "
-                                        + "integers and casts that keep every value are evaluated natively",
+                                        + "integers, from TIMESTAMP to text and casts that keep every value are evaluated natively",
                                 "a CAST to a type that holds every value (a wider integer, DOUBLE, STRING)");
                     }
                     return cast(expression(operands.get(0)), to, false);
@@ -498,11 +504,15 @@ final class CalcDescription {
     }
 
     /** Whether every value of {@code from} cast to the string type {@code to} keeps all its text. */
-    private static boolean fitsText(String from, RelDataType to) {
+    private static boolean fitsText(RelDataType from, RelDataType to) throws Unsupported {
         if (to.getSqlTypeName() != SqlTypeName.VARCHAR) {
             return false;
         }
-        int longest = isDecimal(from) ? precision(from) + 3 : isInteger(from) ? digits(from) + 1 : Integer.MAX_VALUE;
+        String type = sqlType(from);
+        // A TIMESTAMP: yyyy-MM-dd HH:mm:ss, a point and the fraction's digits.
+        int longest = from.getSqlTypeName() == SqlTypeName.TIMESTAMP
+                ? 20 + from.getPrecision()
+                : isDecimal(type) ? precision(type) + 3 : isInteger(type) ? digits(type) + 1 : Integer.MAX_VALUE;
         return to.getPrecision() >= longest;
     }
 
