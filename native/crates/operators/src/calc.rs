@@ -40,7 +40,7 @@ use arrow::compute::{
     CastOptions, and_kleene, cast_with_options, filter_record_batch, is_not_null, is_null, not,
     or_kleene, prep_null_mask_filter, take,
 };
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow::error::ArrowError;
 use serde::Deserialize;
 
@@ -220,6 +220,10 @@ pub enum Op {
     /// `ABS(x)` of a number: integers wrap (`ABS` of the smallest value is itself), as Java's
     /// `Math.abs`.
     Abs,
+    /// `ts + INTERVAL` of a day-time interval: the timestamp and a BIGINT literal of milliseconds.
+    AddMillis,
+    /// `ts + INTERVAL` of a year-month interval: the timestamp and a BIGINT literal of months.
+    AddMonths,
 }
 
 impl Op {
@@ -239,6 +243,8 @@ impl Op {
                 | Op::Like
                 | Op::Trim
                 | Op::Replace
+                | Op::AddMillis
+                | Op::AddMonths
         )
     }
 }
@@ -281,6 +287,8 @@ impl std::fmt::Display for Op {
             Op::Trim => "TRIM",
             Op::Replace => "REPLACE",
             Op::Abs => "ABS",
+            Op::AddMillis => "+ INTERVAL (milliseconds)",
+            Op::AddMonths => "+ INTERVAL (months)",
         })
     }
 }
@@ -931,6 +939,20 @@ fn call_type(
             constant_argument(op, args, 2)?;
             Ok(DataType::Utf8)
         }
+        Op::AddMillis | Op::AddMonths => {
+            arity(op, types, 2)?;
+            if !matches!(
+                types[0],
+                DataType::Timestamp(
+                    TimeUnit::Millisecond | TimeUnit::Microsecond | TimeUnit::Nanosecond,
+                    None
+                )
+            ) {
+                return spec_error(format!("{op} of {}", types[0]));
+            }
+            index_argument(op, args, 1)?;
+            Ok(types[0].clone())
+        }
         Op::Abs => {
             arity(op, types, 1)?;
             if !is_numeric(&types[0]) && !matches!(types[0], DataType::Decimal128(..)) {
@@ -1027,6 +1049,8 @@ fn function(op: Op, args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> 
             constant_argument(op, args, 1)?,
             constant_argument(op, args, 2)?,
         ),
+        Op::AddMillis => functions::add_millis(&input(0)?, index_argument(op, args, 1)?),
+        Op::AddMonths => functions::add_months(&input(0)?, index_argument(op, args, 1)?),
         Op::Lower => functions::lower(&input(0)?),
         Op::Upper => functions::upper(&input(0)?),
         Op::CharLength => functions::char_length(&input(0)?),

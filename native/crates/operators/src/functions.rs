@@ -239,6 +239,79 @@ pub(crate) fn timestamp_text(array: &ArrayRef) -> Result<ArrayRef, String> {
     Ok(Arc::new(out.finish()))
 }
 
+/// `ts + INTERVAL` of a timestamp without a zone, as Flink's generated code adds one to a
+/// `TimestampData`: `shift` moves its epoch milliseconds and the part of a millisecond the unit
+/// holds beyond them stays as it is.
+fn shift_timestamps(
+    function: &str,
+    array: &ArrayRef,
+    shift: impl Fn(i64) -> Option<i64>,
+) -> Result<ArrayRef, String> {
+    fn of<T: ArrowTimestampType>(
+        array: &ArrayRef,
+        per_milli: i64,
+        shift: &dyn Fn(i64) -> Option<i64>,
+    ) -> Result<ArrayRef, String> {
+        let shifted = array
+            .as_primitive::<T>()
+            .iter()
+            .map(|v| {
+                v.map(|v| {
+                    let (millis, rest) = (v.div_euclid(per_milli), v.rem_euclid(per_milli));
+                    shift(millis)
+                        .and_then(|m| m.checked_mul(per_milli)?.checked_add(rest))
+                        .ok_or_else(|| format!("a timestamp of {v} moves out of range"))
+                })
+                .transpose()
+            })
+            .collect::<Result<arrow::array::PrimitiveArray<T>, String>>()?;
+        Ok(Arc::new(shifted))
+    }
+    match array.data_type() {
+        DataType::Timestamp(TimeUnit::Millisecond, None) => {
+            of::<TimestampMillisecondType>(array, 1, &shift)
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, None) => {
+            of::<TimestampMicrosecondType>(array, 1_000, &shift)
+        }
+        DataType::Timestamp(TimeUnit::Nanosecond, None) => {
+            of::<TimestampNanosecondType>(array, 1_000_000, &shift)
+        }
+        _ => Err(type_error(function, array.as_ref())),
+    }
+}
+
+/// `ts + INTERVAL` of a day-time interval of `millis` milliseconds: Java's `long` addition.
+pub(crate) fn add_millis(array: &ArrayRef, millis: i64) -> Result<ArrayRef, String> {
+    shift_timestamps("+ INTERVAL", array, |m| Some(m.wrapping_add(millis)))
+}
+
+/// `ts + INTERVAL` of a year-month interval of `months` months, as Flink's
+/// `DateTimeUtils.addMonths`: the date moves by whole months, a day past the new month's last
+/// is that last day, and the time of day stays.
+pub(crate) fn add_months(array: &ArrayRef, months: i64) -> Result<ArrayRef, String> {
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).ok_or("no epoch")?;
+    let step =
+        chrono::Months::new(u32::try_from(months.unsigned_abs()).map_err(|e| e.to_string())?);
+    shift_timestamps("+ INTERVAL", array, |millis| {
+        let (days, time) = (
+            millis.div_euclid(MILLIS_PER_DAY),
+            millis.rem_euclid(MILLIS_PER_DAY),
+        );
+        let date = epoch.checked_add_signed(chrono::TimeDelta::try_days(days)?)?;
+        let moved = if months >= 0 {
+            date.checked_add_months(step)?
+        } else {
+            date.checked_sub_months(step)?
+        };
+        moved
+            .signed_duration_since(epoch)
+            .num_days()
+            .checked_mul(MILLIS_PER_DAY)?
+            .checked_add(time)
+    })
+}
+
 /// The date-times of a timestamp column without a zone, by its unit.
 fn date_times(function: &str, array: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>, String> {
     fn of<T: ArrowTimestampType>(array: &ArrayRef) -> Vec<Option<NaiveDateTime>> {
@@ -732,6 +805,33 @@ mod tests {
         assert_eq!(
             texts(&timestamp_text(&micros).unwrap()),
             vec![Some("2024-02-29 08:00:00.000001".to_string())]
+        );
+    }
+
+    #[test]
+    fn intervals_move_timestamps_as_flink_moves_them() {
+        use arrow::datatypes::TimestampMicrosecondType;
+        // 2024-01-31 10:00:00.000001 and 1969-12-31 23:59:59.999999 (microseconds).
+        let micros: ArrayRef = Arc::new(arrow::array::TimestampMicrosecondArray::from(vec![
+            Some(1_706_695_200_000_001),
+            Some(-1),
+            None,
+        ]));
+        let values = |array: ArrayRef| -> Vec<Option<i64>> {
+            array
+                .as_primitive::<TimestampMicrosecondType>()
+                .iter()
+                .collect()
+        };
+        // One month on: the 31st of January becomes the last day of February, at the same time.
+        assert_eq!(
+            values(add_months(&micros, 1).unwrap()),
+            vec![Some(1_709_200_800_000_001), Some(2_678_399_999_999), None]
+        );
+        // Minus one and a half seconds: the part of a millisecond beyond it stays.
+        assert_eq!(
+            values(add_millis(&micros, -1_500).unwrap()),
+            vec![Some(1_706_695_198_500_001), Some(-1_500_001), None]
         );
     }
 

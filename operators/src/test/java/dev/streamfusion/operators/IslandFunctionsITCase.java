@@ -72,6 +72,9 @@ class IslandFunctionsITCase {
                 + "WHERE price > 100 OR 0.908 * amount < 1000000 OR price IS NULL",
         "SELECT s, s LIKE 'a_c', s LIKE '%%b%%', s LIKE 'A%%', s LIKE '%%/', s LIKE 'x_y', s LIKE '', s LIKE '%%', "
                 + "s LIKE 'a%%b%%c', s LIKE 'a!_b' ESCAPE '!', s NOT LIKE 'http%%channel_id=%%' FROM %s",
+        "SELECT ts, ts + INTERVAL '1' HOUR, ts - INTERVAL '0.5' SECOND, INTERVAL '3' DAY + ts, ts + INTERVAL '1' MONTH, "
+                + "ts - INTERVAL '13' MONTH, ts + INTERVAL '2-1' YEAR TO MONTH, HOUR(ts + INTERVAL '90' MINUTE) FROM %s "
+                + "WHERE ts IS NULL OR ts < TIMESTAMP '9990-01-01 00:00:00'",
         "SELECT ts, CAST(ts AS STRING), CAST(ts AS VARCHAR(23)), CONCAT('at ', CAST(ts AS STRING)) FROM %s",
         "SELECT ts, ts > TIMESTAMP '2000-01-01 00:00:00', CASE WHEN ts < TIMESTAMP '1970-01-01 00:00:00.001' THEN ts "
                 + "ELSE CAST(NULL AS TIMESTAMP(3)) END FROM %s WHERE ts <> TIMESTAMP '1900-03-01 18:59:59' OR ts IS NULL",

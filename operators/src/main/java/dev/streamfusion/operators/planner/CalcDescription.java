@@ -17,6 +17,7 @@ import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.avatica.util.TimeUnitRange;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlTrimFunction;
+import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 import java.math.BigDecimal;
@@ -182,6 +183,9 @@ final class CalcDescription {
                     if (isDecimal(result)) {
                         return decimalArithmetic(call, result);
                     }
+                    if (isTimestamp(result) && kind != SqlKind.TIMES) {
+                        return timestampPlus(call, kind == SqlKind.MINUS, result);
+                    }
                     if (!isNumber(result)) {
                         throw new Unsupported(call + ": arithmetic of type " + call.getType() + " is not evaluated natively");
                     }
@@ -330,6 +334,35 @@ final class CalcDescription {
                         "the function " + call.getOperator().getName() + " is not evaluated natively",
                         "the query without " + call.getOperator().getName() + " over this source; the island's functions are " + FUNCTIONS);
         }
+    }
+
+    /**
+     * {@code ts + INTERVAL} and {@code ts - INTERVAL} of a TIMESTAMP without a zone and a constant
+     * interval: milliseconds for a day-time interval, months for a year-month one.
+     */
+    private ObjectNode timestampPlus(RexCall call, boolean minus, String result) throws Unsupported {
+        List<RexNode> operands = call.getOperands();
+        int at = operands.get(0).getType().getSqlTypeName() == SqlTypeName.TIMESTAMP ? 0 : 1;
+        RexNode timestamp = operands.get(at);
+        RexNode interval = operands.get(1 - at);
+        SqlTypeFamily family = interval.getType().getSqlTypeName().getFamily();
+        boolean months = family == SqlTypeFamily.INTERVAL_YEAR_MONTH;
+        if (timestamp.getType().getSqlTypeName() != SqlTypeName.TIMESTAMP
+                || !sqlType(timestamp.getType()).equals(result)
+                || (minus && at != 0)
+                || !(interval instanceof RexLiteral)
+                || ((RexLiteral) interval).isNull()
+                || (!months && family != SqlTypeFamily.INTERVAL_DAY_TIME)) {
+            throw new Unsupported(
+                    call + ": only a TIMESTAMP plus or minus a constant INTERVAL is evaluated natively",
+                    "a constant INTERVAL added to a TIMESTAMP column");
+        }
+        long amount = ((RexLiteral) interval).getValueAs(Long.class);
+        if (minus && amount == Long.MIN_VALUE) {
+            throw new Unsupported(call + ": the interval is out of range");
+        }
+        ObjectNode value = JSON.objectNode().put("kind", "literal").put("type", "BIGINT").put("value", String.valueOf(minus ? -amount : amount));
+        return op(months ? "ADD_MONTHS" : "ADD_MILLIS", expression(timestamp), value);
     }
 
     /** {@code TRIM} of {@code string} on {@code side}: the constant {@code characters}, or spaces. */
