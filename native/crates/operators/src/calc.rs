@@ -14,17 +14,18 @@
 //! * `+`, `-`, `*` on integers wrap on overflow, as Java's operators do; on floating point they are
 //!   IEEE 754 in both. `/` and `MOD` on integers truncate as Java's `/` and `%` (`MIN / -1` wraps);
 //!   `/` on DECIMALs rounds as Flink's `DecimalDataUtils`; on floating point it is IEEE 754.
-//!
-//! Integer and DECIMAL division by zero fail with Java's message, as Flink's generated code does
-//! ([`CalcError::Arithmetic`]). So that they fail on exactly the rows Flink's code fails on, an
-//! expression that can fail is evaluated only on the rows Flink evaluates it for: projections on
-//! the rows the filter keeps, a `CASE` branch (and each later condition) on the rows that reach
-//! it, the right side of `AND` where the left is not FALSE and of `OR` where it is not TRUE.
-//! Every other operator evaluates all of its arguments on every row, as Flink's code does
-//! (`COALESCE` included).
 //! * `CAST` that widens an integer, or turns one into a floating-point number (rounded to nearest
-//!   in both).
+//!   in both), on arrow-rs's kernel; the casts that change values (and text parsed as an integer)
+//!   as Flink casts them, in the crate's `cast` module.
 //! * the filter keeps the rows where the condition is TRUE (not NULL), as Flink's `Calc` does.
+//!
+//! Integer and DECIMAL division by zero, and text that does not parse as an integer, fail with
+//! Flink's exception and message ([`CalcError::Arithmetic`], [`CalcError::NumberFormat`]). So that
+//! they fail on exactly the rows Flink's code fails on, an expression that can fail is evaluated
+//! only on the rows Flink evaluates it for: projections on the rows the filter keeps, a `CASE`
+//! branch (and each later condition) on the rows that reach it, the right side of `AND` where the
+//! left is not FALSE and of `OR` where it is not TRUE. Every other operator evaluates all of its
+//! arguments on every row, as Flink's code does (`COALESCE` included).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -604,39 +605,19 @@ fn integer_divide(a: &ArrayRef, b: &ArrayRef, remainder: bool) -> Result<ArrayRe
 fn absolute(array: &ArrayRef) -> Result<ArrayRef> {
     use arrow::array::AsArray;
     use arrow::datatypes::{
-        Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+        ArrowPrimitiveType, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type,
+        Int32Type, Int64Type,
     };
+    fn each<T: ArrowPrimitiveType>(array: &ArrayRef, f: fn(T::Native) -> T::Native) -> ArrayRef {
+        Arc::new(array.as_primitive::<T>().unary::<_, T>(f))
+    }
     Ok(match array.data_type() {
-        DataType::Int8 => Arc::new(
-            array
-                .as_primitive::<Int8Type>()
-                .unary::<_, Int8Type>(i8::wrapping_abs),
-        ),
-        DataType::Int16 => Arc::new(
-            array
-                .as_primitive::<Int16Type>()
-                .unary::<_, Int16Type>(i16::wrapping_abs),
-        ),
-        DataType::Int32 => Arc::new(
-            array
-                .as_primitive::<Int32Type>()
-                .unary::<_, Int32Type>(i32::wrapping_abs),
-        ),
-        DataType::Int64 => Arc::new(
-            array
-                .as_primitive::<Int64Type>()
-                .unary::<_, Int64Type>(i64::wrapping_abs),
-        ),
-        DataType::Float32 => Arc::new(
-            array
-                .as_primitive::<Float32Type>()
-                .unary::<_, Float32Type>(f32::abs),
-        ),
-        DataType::Float64 => Arc::new(
-            array
-                .as_primitive::<Float64Type>()
-                .unary::<_, Float64Type>(f64::abs),
-        ),
+        DataType::Int8 => each::<Int8Type>(array, i8::wrapping_abs),
+        DataType::Int16 => each::<Int16Type>(array, i16::wrapping_abs),
+        DataType::Int32 => each::<Int32Type>(array, i32::wrapping_abs),
+        DataType::Int64 => each::<Int64Type>(array, i64::wrapping_abs),
+        DataType::Float32 => each::<Float32Type>(array, f32::abs),
+        DataType::Float64 => each::<Float64Type>(array, f64::abs),
         DataType::Decimal128(p, s) => Arc::new(
             array
                 .as_primitive::<Decimal128Type>()
