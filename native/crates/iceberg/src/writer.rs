@@ -65,6 +65,18 @@ pub struct WriterDescription {
     pub compression: String,
     #[serde(default)]
     pub compression_level: Option<i32>,
+    /// `write.parquet.row-group-size-bytes`: a row group is closed once it holds this much.
+    #[serde(default)]
+    pub row_group_size: Option<u64>,
+    /// `write.parquet.page-size-bytes`.
+    #[serde(default)]
+    pub page_size: Option<u64>,
+    /// `write.parquet.page-row-limit`.
+    #[serde(default)]
+    pub page_row_limit: Option<u64>,
+    /// `write.parquet.dict-size-bytes`.
+    #[serde(default)]
+    pub dict_size: Option<u64>,
     /// The equality fields (top-level field ids) of a table written from a changelog; empty for
     /// an append-only write.
     #[serde(default)]
@@ -199,12 +211,31 @@ impl DataFilesWriter {
                 spec: spec.clone(),
             })
         };
-        let properties = WriterProperties::builder()
+        // Row groups close by size only, as parquet-java's do (no row count limit).
+        let mut properties = WriterProperties::builder()
             .set_compression(compression(
                 &description.compression,
                 description.compression_level,
             )?)
-            .build();
+            .set_max_row_group_row_count(None);
+        let size = |value: Option<u64>| value.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
+        if let Some(bytes) = size(description.row_group_size) {
+            properties = properties.set_max_row_group_bytes(Some(bytes));
+        }
+        if let Some(bytes) = size(description.page_size) {
+            properties = properties.set_data_page_size_limit(bytes);
+        }
+        if let Some(rows) = size(description.page_row_limit) {
+            // parquet-rs checks the limit between write batches: batches no larger than it keep it.
+            let batch = parquet::file::properties::DEFAULT_WRITE_BATCH_SIZE.min(rows.max(1));
+            properties = properties
+                .set_data_page_row_count_limit(rows)
+                .set_write_batch_size(batch);
+        }
+        if let Some(bytes) = size(description.dict_size) {
+            properties = properties.set_dictionary_page_size_limit(bytes);
+        }
+        let properties = properties.build();
         let files = FileSettings {
             properties,
             location: description.data_location.trim_end_matches('/').to_string(),

@@ -19,6 +19,7 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
@@ -645,6 +646,58 @@ class StreamFusionIcebergITCase {
         assertThat(ourFile.nanValueCounts()).isEqualTo(stockFile.nanValueCounts());
         assertThat(ourFile.lowerBounds()).isEqualTo(stockFile.lowerBounds());
         assertThat(ourFile.upperBounds()).isEqualTo(stockFile.upperBounds());
+    }
+
+    /**
+     * The table's Parquet layout properties shape the files the native writer writes, as they
+     * shape parquet-java's: small row groups and pages of at most {@code page-row-limit} rows; with
+     * the defaults, one row group per file at these sizes.
+     */
+    @Test
+    void theTablesParquetLayoutPropertiesShapeTheFilesWritten() throws Exception {
+        Schema schema = new Schema(required(1, "id", Types.LongType.get()), optional(2, "s", Types.StringType.get()));
+        catalog.createTable(TableIdentifier.of("db", "layout_small"), schema, PartitionSpec.unpartitioned(), Map.of(
+                TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "8192",
+                TableProperties.PARQUET_PAGE_ROW_LIMIT, "100"));
+        catalog.createTable(TableIdentifier.of("db", "layout_default"), schema, PartitionSpec.unpartitioned());
+        TableEnvironment env = batch();
+        env.getConfig().set("table.exec.resource.default-parallelism", "1");
+        env.executeSql("CREATE TEMPORARY TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '5000', "
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5000')");
+        String rows = "SELECT id, CONCAT('row-', CAST(id AS STRING)) FROM ids";
+        env.executeSql("INSERT INTO sf_layout_small " + rows).await();
+        env.executeSql("INSERT INTO sf_layout_default " + rows).await();
+
+        org.apache.parquet.hadoop.metadata.ParquetMetadata small = footer(onlyDataFile(catalog.loadTable(TableIdentifier.of("db", "layout_small"))));
+        assertThat(small.getBlocks()).hasSizeGreaterThan(1);
+        long rowsInFile = small.getBlocks().stream().mapToLong(org.apache.parquet.hadoop.metadata.BlockMetaData::getRowCount).sum();
+        assertThat(rowsInFile).isEqualTo(5000);
+        try (org.apache.parquet.hadoop.ParquetFileReader reader = reader(onlyDataFile(catalog.loadTable(TableIdentifier.of("db", "layout_small"))))) {
+            for (org.apache.parquet.hadoop.metadata.BlockMetaData block : small.getBlocks()) {
+                for (org.apache.parquet.hadoop.metadata.ColumnChunkMetaData column : block.getColumns()) {
+                    org.apache.parquet.internal.column.columnindex.OffsetIndex pages = reader.readOffsetIndex(column);
+                    for (int page = 0; page < pages.getPageCount(); page++) {
+                        long first = pages.getFirstRowIndex(page);
+                        long next = page + 1 < pages.getPageCount() ? pages.getFirstRowIndex(page + 1) : block.getRowCount();
+                        assertThat(next - first).as("rows of page %s of %s", page, column.getPath()).isLessThanOrEqualTo(100);
+                    }
+                }
+            }
+        }
+        assertThat(footer(onlyDataFile(catalog.loadTable(TableIdentifier.of("db", "layout_default")))).getBlocks()).hasSize(1);
+        assertThat(collect(env, "SELECT COUNT(*), SUM(id) FROM stock.db.layout_small"))
+                .containsExactly(Row.of(5000L, 12_502_500L));
+    }
+
+    private static org.apache.parquet.hadoop.ParquetFileReader reader(DataFile file) throws java.io.IOException {
+        return org.apache.parquet.hadoop.ParquetFileReader.open(org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(file.location()), new org.apache.hadoop.conf.Configuration()));
+    }
+
+    private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(DataFile file) throws java.io.IOException {
+        try (org.apache.parquet.hadoop.ParquetFileReader reader = reader(file)) {
+            return reader.getFooter();
+        }
     }
 
     /** Records as text, binary values as their bytes (records compare byte arrays by identity). */

@@ -35,13 +35,18 @@ public final class WriterDescription implements Serializable {
     private final String compression;
     private final Integer compressionLevel;
     private final String filePrefix;
+    /**
+     * The table's Parquet layout: {@code write.parquet.row-group-size-bytes}, {@code
+     * page-size-bytes}, {@code page-row-limit} and {@code dict-size-bytes}, in that order.
+     */
+    private final long[] layout;
     /** The equality fields' ids of a changelog write, empty for an append-only one. */
     private final int[] equalityIds;
     private final boolean upsert;
 
     private WriterDescription(
             String schema, String spec, int specId, String dataLocation, long targetFileSize, String compression,
-            Integer compressionLevel, String filePrefix, int[] equalityIds, boolean upsert) {
+            Integer compressionLevel, String filePrefix, long[] layout, int[] equalityIds, boolean upsert) {
         this.schema = schema;
         this.spec = spec;
         this.specId = specId;
@@ -50,6 +55,7 @@ public final class WriterDescription implements Serializable {
         this.compression = compression;
         this.compressionLevel = compressionLevel;
         this.filePrefix = filePrefix;
+        this.layout = layout;
         this.equalityIds = equalityIds;
         this.upsert = upsert;
     }
@@ -114,6 +120,16 @@ public final class WriterDescription implements Serializable {
                         .toLowerCase(Locale.ROOT),
                 level == null ? null : Integer.valueOf(level),
                 "",
+                new long[] {
+                    PropertyUtil.propertyAsLong(props, TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES,
+                            TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES_DEFAULT),
+                    PropertyUtil.propertyAsLong(props, TableProperties.PARQUET_PAGE_SIZE_BYTES,
+                            TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT),
+                    PropertyUtil.propertyAsLong(props, TableProperties.PARQUET_PAGE_ROW_LIMIT,
+                            TableProperties.PARQUET_PAGE_ROW_LIMIT_DEFAULT),
+                    PropertyUtil.propertyAsLong(props, TableProperties.PARQUET_DICT_SIZE_BYTES,
+                            TableProperties.PARQUET_DICT_SIZE_BYTES_DEFAULT),
+                },
                 new int[0],
                 false);
     }
@@ -121,7 +137,7 @@ public final class WriterDescription implements Serializable {
     /** This description, its files named from {@code prefix} on (unique among the table's writers). */
     public WriterDescription withFilePrefix(String prefix) {
         return new WriterDescription(schema, spec, specId, dataLocation, targetFileSize, compression, compressionLevel,
-                prefix, equalityIds, upsert);
+                prefix, layout, equalityIds, upsert);
     }
 
     /**
@@ -130,7 +146,7 @@ public final class WriterDescription implements Serializable {
      */
     public WriterDescription withChanges(int[] equalityIds, boolean upsert) {
         return new WriterDescription(schema, spec, specId, dataLocation, targetFileSize, compression, compressionLevel,
-                filePrefix, equalityIds.clone(), upsert);
+                filePrefix, layout, equalityIds.clone(), upsert);
     }
 
     /** Whether changelog rows are written (the table has equality fields). */
@@ -151,6 +167,10 @@ public final class WriterDescription implements Serializable {
                 + ",\"target-file-size\":" + targetFileSize
                 + ",\"compression\":" + TaskDescription.quote(compression)
                 + (compressionLevel == null ? "" : ",\"compression-level\":" + compressionLevel)
+                + ",\"row-group-size\":" + layout[0]
+                + ",\"page-size\":" + layout[1]
+                + ",\"page-row-limit\":" + layout[2]
+                + ",\"dict-size\":" + layout[3]
                 + ",\"equality-ids\":" + java.util.Arrays.toString(equalityIds)
                 + ",\"upsert\":" + upsert
                 + "}";
