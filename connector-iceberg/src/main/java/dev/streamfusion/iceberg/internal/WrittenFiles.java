@@ -10,10 +10,16 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.MetricsModes;
+import org.apache.iceberg.MetricsUtil;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.BinaryUtil;
+import org.apache.iceberg.util.UnicodeUtil;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -50,12 +56,20 @@ public final class WrittenFiles {
         this.deletes = deletes;
     }
 
-    /** The files all of {@code jsons} describe. */
-    public static WrittenFiles of(Iterable<String> jsons, PartitionSpec spec) {
+    /**
+     * The files all of {@code jsons} describe, their data files' metrics as Iceberg Java's writer
+     * records them under the table's metrics modes ({@link #underModes}).
+     */
+    public static WrittenFiles of(Iterable<String> jsons, PartitionSpec spec, Schema schema, MetricsConfig config) {
         List<DataFile> data = new ArrayList<>();
         List<DeleteFile> deletes = new ArrayList<>();
         for (String json : jsons) {
-            WrittenFiles files = of(json, spec);
+            WrittenFiles described = of(json, spec);
+            List<DataFile> moded = new ArrayList<>(described.data.size());
+            for (DataFile file : described.data) {
+                moded.add(DataFiles.builder(spec).copy(file).withMetrics(underModes(metrics(file), schema, config)).build());
+            }
+            WrittenFiles files = new WrittenFiles(moded, described.deletes);
             data.addAll(files.data);
             deletes.addAll(files.deletes);
         }
@@ -142,6 +156,100 @@ public final class WrittenFiles {
                 longs(file.get("nan-value-counts")),
                 bytes(file.get("lower-bounds")),
                 bytes(file.get("upper-bounds")));
+    }
+
+    private static Metrics metrics(DataFile file) {
+        return new Metrics(file.recordCount(), file.columnSizes(), file.valueCounts(), file.nullValueCounts(),
+                file.nanValueCounts(), file.lowerBounds(), file.upperBounds());
+    }
+
+    /**
+     * {@code metrics} (every column's, as the native writer gives them) as Iceberg Java's Parquet
+     * writer records them under {@code config} ({@code write.metadata.metrics.*}): nothing for a
+     * column in mode {@code none}, counts without bounds in {@code counts}, string and binary bounds
+     * cut to the length of {@code truncate(n)} (the upper one rounded up, or left out where it
+     * cannot be), everything in {@code full}.
+     */
+    static Metrics underModes(Metrics metrics, Schema schema, MetricsConfig config) {
+        Map<Integer, Long> sizes = new HashMap<>();
+        Map<Integer, Long> values = new HashMap<>();
+        Map<Integer, Long> nulls = new HashMap<>();
+        Map<Integer, Long> nans = new HashMap<>();
+        Map<Integer, ByteBuffer> lower = new HashMap<>();
+        Map<Integer, ByteBuffer> upper = new HashMap<>();
+        java.util.Set<Integer> ids = new java.util.TreeSet<>();
+        for (Map<Integer, ?> map : java.util.Arrays.asList(metrics.columnSizes(), metrics.valueCounts(),
+                metrics.nullValueCounts(), metrics.nanValueCounts(), metrics.lowerBounds(), metrics.upperBounds())) {
+            if (map != null) {
+                ids.addAll(map.keySet());
+            }
+        }
+        java.util.Set<Integer> repeated = inListsOrMaps(schema);
+        for (int id : ids) {
+            MetricsModes.MetricsMode mode = MetricsUtil.metricsMode(schema, config, id);
+            // Iceberg Java's Parquet writer records no metrics for the fields of lists and maps.
+            if (mode == MetricsModes.None.get() || repeated.contains(id)) {
+                continue;
+            }
+            copy(metrics.columnSizes(), sizes, id);
+            copy(metrics.valueCounts(), values, id);
+            copy(metrics.nullValueCounts(), nulls, id);
+            copy(metrics.nanValueCounts(), nans, id);
+            if (mode == MetricsModes.Counts.get()) {
+                continue;
+            }
+            ByteBuffer low = metrics.lowerBounds() == null ? null : metrics.lowerBounds().get(id);
+            ByteBuffer high = metrics.upperBounds() == null ? null : metrics.upperBounds().get(id);
+            Type type = schema.findType(id);
+            if (mode instanceof MetricsModes.Truncate && type != null) {
+                int length = ((MetricsModes.Truncate) mode).length();
+                if (type.typeId() == Type.TypeID.STRING) {
+                    low = low == null ? null : text(UnicodeUtil.truncateStringMin(string(low), length));
+                    high = high == null ? null : text(UnicodeUtil.truncateStringMax(string(high), length));
+                } else if (type.typeId() == Type.TypeID.BINARY) {
+                    low = low == null ? null : BinaryUtil.truncateBinaryMin(low, length);
+                    high = high == null ? null : BinaryUtil.truncateBinaryMax(high, length);
+                }
+            }
+            if (low != null) {
+                lower.put(id, low);
+            }
+            if (high != null) {
+                upper.put(id, high);
+            }
+        }
+        return new Metrics(metrics.recordCount(), sizes, values, nulls, nans, lower, upper);
+    }
+
+    /** The ids of the fields of {@code schema} that are, or are inside, a list's or a map's. */
+    private static java.util.Set<Integer> inListsOrMaps(Schema schema) {
+        java.util.Set<Integer> ids = new java.util.HashSet<>();
+        for (Types.NestedField field : org.apache.iceberg.types.TypeUtil.indexById(schema.asStruct()).values()) {
+            if (field.type().isListType() || field.type().isMapType()) {
+                for (Types.NestedField inner : field.type().asNestedType().fields()) {
+                    ids.add(inner.fieldId());
+                    if (inner.type().isNestedType()) {
+                        ids.addAll(org.apache.iceberg.types.TypeUtil.indexById(
+                                Types.StructType.of(inner.type().asNestedType().fields())).keySet());
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+
+    private static <V> void copy(Map<Integer, V> from, Map<Integer, V> to, int id) {
+        if (from != null && from.containsKey(id)) {
+            to.put(id, from.get(id));
+        }
+    }
+
+    private static String string(ByteBuffer utf8) {
+        return java.nio.charset.StandardCharsets.UTF_8.decode(utf8.duplicate()).toString();
+    }
+
+    private static ByteBuffer text(String value) {
+        return value == null ? null : ByteBuffer.wrap(value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private static List<Long> splitOffsets(JsonNode file) {

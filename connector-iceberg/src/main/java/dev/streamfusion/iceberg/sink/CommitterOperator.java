@@ -19,6 +19,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.ReplacePartitions;
 import org.apache.iceberg.RowDelta;
@@ -183,7 +184,8 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         table.refresh();
         PartitionSpec spec = table.specs().get(specId);
         NavigableMap<Long, WrittenFiles> written = new TreeMap<>();
-        ready.forEach((checkpoint, files) -> written.put(checkpoint, WrittenFiles.of(files, spec)));
+        MetricsConfig metrics = MetricsConfig.forTable(table);
+        ready.forEach((checkpoint, files) -> written.put(checkpoint, WrittenFiles.of(files, spec, table.schema(), metrics)));
         if (written.values().stream().allMatch(files -> files.deletes.isEmpty())) {
             List<DataFile> data = new ArrayList<>();
             written.values().forEach(files -> data.addAll(files.data));
