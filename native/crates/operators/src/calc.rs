@@ -500,14 +500,14 @@ fn true_only(condition: &BooleanArray) -> BooleanArray {
     }
 }
 
-fn is_integer(data_type: &DataType) -> bool {
+pub(crate) fn is_integer(data_type: &DataType) -> bool {
     matches!(
         data_type,
         DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
     )
 }
 
-fn is_numeric(data_type: &DataType) -> bool {
+pub(crate) fn is_numeric(data_type: &DataType) -> bool {
     is_integer(data_type) || matches!(data_type, DataType::Float32 | DataType::Float64)
 }
 
@@ -1281,9 +1281,11 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
                 _ => Arithmetic::Times,
             };
             let columns = into_columns(values, rows)?;
-            Ok(Value::Column(
-                decimal::apply(arithmetic, &columns[0], &columns[1]).map_err(CalcError::Spec)?,
-            ))
+            Ok(Value::Column(decimal::apply(
+                arithmetic,
+                &columns[0],
+                &columns[1],
+            )?))
         }
         Op::Divide
             if values.first().is_some_and(|v| {

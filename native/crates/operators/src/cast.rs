@@ -11,12 +11,10 @@
 //!   nearest `double`; to FLOAT, that `double` rounded again.
 //! * to a DECIMAL from an integer or a DECIMAL: `DecimalData.fromBigDecimal`: rounded half up to
 //!   the scale, NULL where the value does not fit the precision.
-//!
 //! * to an integer from text: `BinaryStringDataUtil.toLong` / `toInt` (and `toShort` / `toByte`,
 //!   which range-check an `int`) of the text without its leading and trailing spaces: an optional
 //!   sign, ASCII digits, and an optional `.` followed by digits that are ignored; anything else
 //!   fails with Flink's `NumberFormatException` message ([`CalcError::NumberFormat`]).
-//!
 //! * to text from a TIMESTAMP whose precision is its Arrow unit's: [`functions::timestamp_text`].
 //!
 //! Casts from FLOAT or DOUBLE to DECIMAL (which go through Java's shortest decimal text of the
@@ -30,7 +28,7 @@ use arrow::datatypes::{
     Int32Type, Int64Type,
 };
 
-use crate::calc::CalcError;
+use crate::calc::{CalcError, is_integer, is_numeric};
 use crate::decimal::fits;
 use crate::functions;
 
@@ -44,19 +42,8 @@ enum Number {
     Approximate(f64),
 }
 
-fn is_integer(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
-    )
-}
-
 fn is_number(data_type: &DataType) -> bool {
-    is_integer(data_type)
-        || matches!(
-            data_type,
-            DataType::Float32 | DataType::Float64 | DataType::Decimal128(..)
-        )
+    is_numeric(data_type) || matches!(data_type, DataType::Decimal128(..))
 }
 
 /// Whether [`cast`] casts `from` to `to`.

@@ -58,16 +58,7 @@ pub(crate) fn divide(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef, CalcError> 
     let factor = 10_i128
         .checked_pow(shift)
         .ok_or_else(|| CalcError::Spec("DECIMAL division overflows".into()))?;
-    let (a, b) = (decimals_of(a)?, decimals_of(b)?);
-    let values = a
-        .iter()
-        .zip(b.iter())
-        .map(|(x, d)| match (x, d) {
-            (Some(x), Some(d)) => quotient(x, d, factor).map(|q| q.filter(|value| fits(*value, p))),
-            _ => Ok(None),
-        })
-        .collect::<Result<Decimal128Array, CalcError>>()?;
-    Ok(Arc::new(values.with_precision_and_scale(p, s)?))
+    zip_decimals(a, b, (p, s), |x, d| quotient(x, d, factor))
 }
 
 /// `x * factor / d` (unscaled values) rounded as [`divide`] describes; `None` where the scaled
@@ -125,12 +116,7 @@ fn rounds_up(q: u128, r: u128, d: u128) -> Option<bool> {
     Some(r.checked_mul(2)? >= d)
 }
 
-fn decimals_of(array: &ArrayRef) -> Result<&Decimal128Array, CalcError> {
-    array
-        .as_primitive_opt::<arrow::datatypes::Decimal128Type>()
-        .ok_or_else(|| CalcError::Spec(format!("expected DECIMAL, found {}", array.data_type())))
-}
-
+/// The unscaled value of decimal text (`-12.5`) at `scale`, if it fits `precision` exactly.
 pub(crate) fn parse(text: &str, precision: u8, scale: i8) -> Result<i128, String> {
     let bad = || format!("{text:?} is not a DECIMAL({precision}, {scale})");
     let (negative, digits) = match text.strip_prefix('-') {
@@ -173,29 +159,32 @@ pub(crate) fn fits(value: i128, precision: u8) -> bool {
 }
 
 /// `f` of the unscaled values of `a` and `b`, row by row, as a DECIMAL of `result`: NULL where
-/// either is NULL, where `f` gives none (an overflow), or where the value does not fit `result`.
+/// either is NULL, where `f` gives none (an overflow), or where the value does not fit `result`;
+/// the first error `f` gives fails the whole.
 fn zip_decimals(
     a: &ArrayRef,
     b: &ArrayRef,
     result: (u8, i8),
-    f: impl Fn(i128, i128) -> Option<i128>,
-) -> Result<ArrayRef, String> {
-    let (a, b) = (
-        a.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
-            .ok_or("expected DECIMAL")?,
-        b.as_primitive_opt::<arrow::datatypes::Decimal128Type>()
-            .ok_or("expected DECIMAL")?,
-    );
-    let values: Decimal128Array = a
+    f: impl Fn(i128, i128) -> Result<Option<i128>, CalcError>,
+) -> Result<ArrayRef, CalcError> {
+    let (a, b) = (decimal_values(a)?, decimal_values(b)?);
+    let values = a
         .iter()
         .zip(b.iter())
-        .map(|(x, y)| f(x?, y?).filter(|value| fits(*value, result.0)))
-        .collect();
+        .map(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => Ok(f(x, y)?.filter(|value| fits(*value, result.0))),
+            _ => Ok(None),
+        })
+        .collect::<Result<Decimal128Array, CalcError>>()?;
     Ok(Arc::new(
-        values
-            .with_precision_and_scale(result.0, result.1)
-            .map_err(|e| e.to_string())?,
+        values.with_precision_and_scale(result.0, result.1)?,
     ))
+}
+
+fn decimal_values(array: &ArrayRef) -> Result<&Decimal128Array, CalcError> {
+    array
+        .as_primitive_opt::<arrow::datatypes::Decimal128Type>()
+        .ok_or_else(|| CalcError::Spec(format!("expected DECIMAL, found {}", array.data_type())))
 }
 
 fn precision_scale(array: &dyn Array) -> Result<(u8, i8), String> {
@@ -215,22 +204,30 @@ pub(crate) enum Arithmetic {
 
 /// `a op b` row by row, in the result type Flink derives; NULL where either is NULL or the result
 /// does not fit.
-pub(crate) fn apply(op: Arithmetic, a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef, String> {
-    let (ta, tb) = (precision_scale(a.as_ref())?, precision_scale(b.as_ref())?);
+pub(crate) fn apply(op: Arithmetic, a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef, CalcError> {
+    let (ta, tb) = (
+        precision_scale(a.as_ref()).map_err(CalcError::Spec)?,
+        precision_scale(b.as_ref()).map_err(CalcError::Spec)?,
+    );
     let result = match op {
         Arithmetic::Times => times_type(ta, tb),
         Arithmetic::Plus | Arithmetic::Minus => plus_type(ta, tb),
     }
-    .ok_or_else(|| format!("DECIMAL arithmetic of {ta:?} and {tb:?} needs more than 38 digits"))?;
+    .ok_or_else(|| {
+        CalcError::Spec(format!(
+            "DECIMAL arithmetic of {ta:?} and {tb:?} needs more than 38 digits"
+        ))
+    })?;
     // Operands of `+` and `-` are brought to the result's scale first; exact in i128, as both
     // have at most 38 digits and the scale grows by at most 38 - precision.
     let up = |scale: i8| 10_i128.checked_pow(u32::try_from(result.1 - scale).unwrap_or(0));
     let (fa, fb) = (up(ta.1), up(tb.1));
-    zip_decimals(a, b, result, |x, y| match op {
+    let exact = |x: i128, y: i128| match op {
         Arithmetic::Times => x.checked_mul(y),
         Arithmetic::Plus => x.checked_mul(fa?)?.checked_add(y.checked_mul(fb?)?),
         Arithmetic::Minus => x.checked_mul(fa?)?.checked_sub(y.checked_mul(fb?)?),
-    })
+    };
+    zip_decimals(a, b, result, |x, y| Ok(exact(x, y)))
 }
 
 /// A DECIMAL(`p`, `s`) column of unscaled `values`, for tests.

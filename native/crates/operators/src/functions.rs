@@ -127,21 +127,15 @@ impl TrimSide {
 /// character of `characters` is removed from the side's end, in any order (not the text as a
 /// whole).
 pub(crate) fn trim(array: &ArrayRef, characters: &str, side: TrimSide) -> Result<ArrayRef, String> {
-    let strings = array
-        .as_string_opt::<i32>()
-        .ok_or_else(|| type_error("TRIM", array.as_ref()))?;
     let removed = |c: char| characters.contains(c);
-    let trimmed: StringArray = strings
-        .iter()
-        .map(|s| {
-            s.map(|s| match side {
-                TrimSide::Both => s.trim_matches(removed),
-                TrimSide::Leading => s.trim_start_matches(removed),
-                TrimSide::Trailing => s.trim_end_matches(removed),
-            })
-        })
-        .collect();
-    Ok(Arc::new(trimmed))
+    map_strings("TRIM", array, |s, out| {
+        out.push_str(match side {
+            TrimSide::Both => s.trim_matches(removed),
+            TrimSide::Leading => s.trim_start_matches(removed),
+            TrimSide::Trailing => s.trim_end_matches(removed),
+        });
+        true
+    })
 }
 
 /// `REPLACE(s, search, replacement)` by a non-empty search text: every occurrence, left to right
@@ -154,14 +148,10 @@ pub(crate) fn replace(
     if search.is_empty() {
         return Err("REPLACE of the empty string is not evaluated natively".into());
     }
-    let strings = array
-        .as_string_opt::<i32>()
-        .ok_or_else(|| type_error("REPLACE", array.as_ref()))?;
-    let replaced: StringArray = strings
-        .iter()
-        .map(|s| s.map(|s| s.replace(search, replacement)))
-        .collect();
-    Ok(Arc::new(replaced))
+    map_strings("REPLACE", array, |s, out| {
+        out.push_str(&s.replace(search, replacement));
+        true
+    })
 }
 
 /// `SUBSTRING(s FROM position [FOR length])` of every string, as Flink's `substringSQL`.

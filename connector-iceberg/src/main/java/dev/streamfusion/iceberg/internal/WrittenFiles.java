@@ -64,12 +64,7 @@ public final class WrittenFiles {
         List<DataFile> data = new ArrayList<>();
         List<DeleteFile> deletes = new ArrayList<>();
         for (String json : jsons) {
-            WrittenFiles described = of(json, spec);
-            List<DataFile> moded = new ArrayList<>(described.data.size());
-            for (DataFile file : described.data) {
-                moded.add(DataFiles.builder(spec).copy(file).withMetrics(underModes(metrics(file), schema, config)).build());
-            }
-            WrittenFiles files = new WrittenFiles(moded, described.deletes);
+            WrittenFiles files = of(json, spec, metrics -> underModes(metrics, schema, config));
             data.addAll(files.data);
             deletes.addAll(files.deletes);
         }
@@ -78,6 +73,11 @@ public final class WrittenFiles {
 
     /** The files {@code json} (what {@code NativeIcebergWriter.finish()} returned) describes. */
     public static WrittenFiles of(String json, PartitionSpec spec) {
+        return of(json, spec, java.util.function.UnaryOperator.identity());
+    }
+
+    /** The files {@code json} describes, each data file's metrics passed through {@code dataMetrics}. */
+    private static WrittenFiles of(String json, PartitionSpec spec, java.util.function.UnaryOperator<Metrics> dataMetrics) {
         JsonNode files;
         try {
             files = JSON.readTree(json);
@@ -91,7 +91,7 @@ public final class WrittenFiles {
             String kind = content == null ? "data" : content.asText();
             switch (kind) {
                 case "data":
-                    data.add(dataFile(file, spec));
+                    data.add(dataFile(file, spec, dataMetrics.apply(metrics(file))));
                     break;
                 case "position-deletes":
                 case "equality-deletes":
@@ -104,12 +104,12 @@ public final class WrittenFiles {
         return new WrittenFiles(data, deletes);
     }
 
-    private static DataFile dataFile(JsonNode file, PartitionSpec spec) {
+    private static DataFile dataFile(JsonNode file, PartitionSpec spec, Metrics metrics) {
         DataFiles.Builder builder = DataFiles.builder(spec)
                 .withPath(file.get("path").asText())
                 .withFormat(FileFormat.PARQUET)
                 .withFileSizeInBytes(file.get("file-size").asLong())
-                .withMetrics(metrics(file));
+                .withMetrics(metrics);
         List<Long> offsets = splitOffsets(file);
         if (offsets != null) {
             builder.withSplitOffsets(offsets);
@@ -133,11 +133,12 @@ public final class WrittenFiles {
             builder.ofEqualityDeletes(equalityIds);
         }
         // The fields a delete file shares with a data file, read once.
-        DataFile fields = dataFile(file, spec);
+        Metrics metrics = metrics(file);
+        DataFile fields = dataFile(file, spec, metrics);
         builder.withPath(fields.location())
                 .withFormat(FileFormat.PARQUET)
                 .withFileSizeInBytes(fields.fileSizeInBytes())
-                .withMetrics(metrics(file));
+                .withMetrics(metrics);
         if (fields.splitOffsets() != null) {
             builder.withSplitOffsets(fields.splitOffsets());
         }
@@ -156,11 +157,6 @@ public final class WrittenFiles {
                 longs(file.get("nan-value-counts")),
                 bytes(file.get("lower-bounds")),
                 bytes(file.get("upper-bounds")));
-    }
-
-    private static Metrics metrics(DataFile file) {
-        return new Metrics(file.recordCount(), file.columnSizes(), file.valueCounts(), file.nullValueCounts(),
-                file.nanValueCounts(), file.lowerBounds(), file.upperBounds());
     }
 
     /**

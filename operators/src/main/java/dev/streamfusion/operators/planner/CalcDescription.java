@@ -270,7 +270,7 @@ final class CalcDescription {
             case "REGEXP_EXTRACT":
                 if (operands.size() == 2) {
                     // The whole match.
-                    ObjectNode whole = JSON.objectNode().put("kind", "literal").put("type", "INT").put("value", "0");
+                    ObjectNode whole = literal("INT", "0");
                     return op(name, string(call, operands.get(0)), constant(call, operands.get(1), "STRING"), whole);
                 }
                 return stringIndexed(call, name);
@@ -361,8 +361,7 @@ final class CalcDescription {
         if (minus && amount == Long.MIN_VALUE) {
             throw new Unsupported(call + ": the interval is out of range");
         }
-        ObjectNode value = JSON.objectNode().put("kind", "literal").put("type", "BIGINT").put("value", String.valueOf(minus ? -amount : amount));
-        return op(months ? "ADD_MONTHS" : "ADD_MILLIS", expression(timestamp), value);
+        return op(months ? "ADD_MONTHS" : "ADD_MILLIS", expression(timestamp), literal("BIGINT", String.valueOf(minus ? -amount : amount)));
     }
 
     /** {@code TRIM} of {@code string} on {@code side}: the constant {@code characters}, or spaces. */
@@ -373,7 +372,12 @@ final class CalcDescription {
 
     /** A STRING literal. */
     private static ObjectNode text(String value) {
-        return JSON.objectNode().put("kind", "literal").put("type", "STRING").put("value", value);
+        return literal("STRING", value);
+    }
+
+    /** A literal of {@code type} whose text is {@code value} (not NULL). */
+    private static ObjectNode literal(String type, String value) {
+        return JSON.objectNode().put("kind", "literal").put("type", type).put("value", value);
     }
 
     /**
