@@ -27,6 +27,6 @@ pub use reader::{IcebergReadError, TaskReader};
 pub use storage::{FileAccess, FileSink, RangeRead};
 pub use task::{DeleteDescription, TaskDescription};
 pub use writer::{
-    DELETE, DataFilesWriter, INSERT, IcebergWriteError, UPDATE_AFTER, UPDATE_BEFORE,
-    WriterDescription,
+    DELETE, DataFilesWriter, INSERT, IcebergWriteError, PartitionValues, UPDATE_AFTER,
+    UPDATE_BEFORE, WriterDescription,
 };

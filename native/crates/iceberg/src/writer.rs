@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use std::collections::HashMap;
 
-use arrow::array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow::array::{ArrayRef, AsArray, RecordBatch, UInt32Array};
 use arrow::compute::{CastOptions, cast_with_options, take_record_batch};
 use arrow::datatypes::{DataType, Schema as ArrowSchema, SchemaRef};
 use iceberg::arrow::{PartitionValueCalculator, arrow_struct_to_literal, schema_to_arrow_schema};
@@ -166,6 +166,82 @@ impl Partitioner {
     }
 }
 
+/// A table's schema and partition spec as a writer description gives them, and the Arrow schema
+/// (field ids attached) batches are converted to.
+struct TableLayout {
+    schema: IcebergSchemaRef,
+    spec: PartitionSpec,
+    table_arrow: SchemaRef,
+}
+
+impl TableLayout {
+    fn of(description: &WriterDescription) -> Result<Self, IcebergWriteError> {
+        let schema: Schema =
+            serde_json::from_value(description.schema.clone()).map_err(|e| config("schema", &e))?;
+        let schema = Arc::new(schema);
+        let spec: UnboundPartitionSpec =
+            serde_json::from_value(description.spec.clone()).map_err(|e| config("spec", &e))?;
+        let spec: PartitionSpec = spec
+            .bind(Arc::clone(&schema))
+            .map_err(|e| config("spec", &e))?;
+        let table_arrow =
+            Arc::new(schema_to_arrow_schema(&schema).map_err(|e| config("schema", &e))?);
+        Ok(TableLayout {
+            schema,
+            spec,
+            table_arrow,
+        })
+    }
+}
+
+/// The partition values of a batch's rows, computed as the writers compute them: what routes a
+/// partition's rows to one writer.
+pub struct PartitionValues {
+    table_arrow: SchemaRef,
+    calculator: PartitionValueCalculator,
+}
+
+impl std::fmt::Debug for PartitionValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartitionValues")
+            .field("columns", &self.table_arrow.fields().len())
+            .finish()
+    }
+}
+
+impl PartitionValues {
+    /// The partition values of the table `json` describes (see [`WriterDescription`]), or `None`
+    /// when the table is not partitioned.
+    pub fn open(json: &str) -> Result<Option<Self>, IcebergWriteError> {
+        let description: WriterDescription =
+            serde_json::from_str(json).map_err(|e| IcebergWriteError::Config(e.to_string()))?;
+        let layout = TableLayout::of(&description)?;
+        if layout.spec.is_unpartitioned() {
+            return Ok(None);
+        }
+        let calculator = PartitionValueCalculator::try_new(&layout.spec, &layout.schema)
+            .map_err(|e| config("spec", &e))?;
+        Ok(Some(PartitionValues {
+            table_arrow: layout.table_arrow,
+            calculator,
+        }))
+    }
+
+    /// Each partition field's values for the rows of `batch` (the table's columns, in order, of
+    /// the bridge's Arrow types).
+    pub fn columns(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>, IcebergWriteError> {
+        let batch = to_table_types(&self.table_arrow, batch)?;
+        let values = self
+            .calculator
+            .calculate(&batch)
+            .map_err(|e| config("partition values", &e))?;
+        let values = values.as_struct_opt().ok_or_else(|| {
+            IcebergWriteError::Config("partition values are not a struct".to_string())
+        })?;
+        Ok(values.columns().to_vec())
+    }
+}
+
 impl std::fmt::Debug for DataFilesWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DataFilesWriter")
@@ -185,19 +261,11 @@ impl DataFilesWriter {
     ) -> Result<Self, IcebergWriteError> {
         let description: WriterDescription =
             serde_json::from_str(json).map_err(|e| IcebergWriteError::Config(e.to_string()))?;
-        let config = |what: &str, e: &dyn std::fmt::Display| {
-            IcebergWriteError::Config(format!("{what}: {e}"))
-        };
-        let schema: Schema =
-            serde_json::from_value(description.schema.clone()).map_err(|e| config("schema", &e))?;
-        let schema = Arc::new(schema);
-        let spec: UnboundPartitionSpec =
-            serde_json::from_value(description.spec.clone()).map_err(|e| config("spec", &e))?;
-        let spec: PartitionSpec = spec
-            .bind(Arc::clone(&schema))
-            .map_err(|e| config("spec", &e))?;
-        let table_arrow =
-            Arc::new(schema_to_arrow_schema(&schema).map_err(|e| config("schema", &e))?);
+        let TableLayout {
+            schema,
+            spec,
+            table_arrow,
+        } = TableLayout::of(&description)?;
         let partitioner = if spec.is_unpartitioned() {
             None
         } else {
@@ -270,7 +338,7 @@ impl DataFilesWriter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let batch = self.to_table_types(batch)?;
+        let batch = to_table_types(&self.table_arrow, batch)?;
         for (key, rows) in self.groups(&batch)? {
             let part = match rows {
                 None => batch.clone(),
@@ -306,7 +374,7 @@ impl DataFilesWriter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let batch = self.to_table_types(batch)?;
+        let batch = to_table_types(&self.table_arrow, batch)?;
         let count = u32::try_from(batch.num_rows()).map_err(|e| {
             IcebergWriteError::Config(format!("batch of {} rows: {e}", batch.num_rows()))
         })?;
@@ -430,31 +498,6 @@ impl DataFilesWriter {
         Ok(Value::Array(files).to_string())
     }
 
-    /// `batch` with the table's Arrow types and field ids: column `i` converted to the table's
-    /// column `i`.
-    fn to_table_types(&self, batch: &RecordBatch) -> Result<RecordBatch, IcebergWriteError> {
-        let fields = self.table_arrow.fields();
-        if batch.num_columns() != fields.len() {
-            return Err(IcebergWriteError::Config(format!(
-                "{} columns written to a table of {}",
-                batch.num_columns(),
-                fields.len()
-            )));
-        }
-        let columns = batch
-            .columns()
-            .iter()
-            .zip(fields)
-            .map(|(column, field)| {
-                to_table_type(column, field.data_type()).map_err(|e| {
-                    IcebergWriteError::Config(format!("column '{}': {e}", field.name()))
-                })
-            })
-            .collect::<Result<Vec<ArrayRef>, _>>()?;
-        let schema = Arc::new(ArrowSchema::new(fields.clone()));
-        RecordBatch::try_new(schema, columns).map_err(|e| IcebergWriteError::Config(e.to_string()))
-    }
-
     fn write_error(&self, e: &iceberg::Error) -> IcebergWriteError {
         write_error(&self.location, e)
     }
@@ -491,6 +534,38 @@ impl FileSettings {
             ),
         )
     }
+}
+
+/// `batch` with the table's Arrow types and field ids (`table_arrow`): column `i` converted to
+/// the table's column `i`.
+fn to_table_types(
+    table_arrow: &SchemaRef,
+    batch: &RecordBatch,
+) -> Result<RecordBatch, IcebergWriteError> {
+    let fields = table_arrow.fields();
+    if batch.num_columns() != fields.len() {
+        return Err(IcebergWriteError::Config(format!(
+            "{} columns written to a table of {}",
+            batch.num_columns(),
+            fields.len()
+        )));
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(fields)
+        .map(|(column, field)| {
+            to_table_type(column, field.data_type())
+                .map_err(|e| IcebergWriteError::Config(format!("column '{}': {e}", field.name())))
+        })
+        .collect::<Result<Vec<ArrayRef>, _>>()?;
+    let schema = Arc::new(ArrowSchema::new(fields.clone()));
+    RecordBatch::try_new(schema, columns).map_err(|e| IcebergWriteError::Config(e.to_string()))
+}
+
+/// A part of the writer description that does not fit the table.
+fn config(what: &str, e: &dyn std::fmt::Display) -> IcebergWriteError {
+    IcebergWriteError::Config(format!("{what}: {e}"))
 }
 
 /// The rows `rows` of `batch`, in that order.

@@ -54,7 +54,7 @@ pub unsafe fn export_schema(schema: &Schema, addr: jlong) -> NativeResult<()> {
 }
 
 /// Takes the record batch Java exported at `addr`, typed by the handle's `schema`, and checks it
-/// fully (offsets, UTF-8, child lengths) before anything reads it.
+/// fully (offsets, UTF-8, child lengths, buffer alignment) before anything reads it.
 ///
 /// # Safety
 /// `addr` must be the address of a valid, exported `ArrowArray` struct of struct type whose
@@ -65,7 +65,10 @@ pub unsafe fn import_batch(addr: jlong, schema: &SchemaRef) -> NativeResult<Reco
     let ffi = unsafe { FFI_ArrowArray::from_raw(ptr) };
     let data_type = DataType::Struct(schema.fields().clone());
     // SAFETY: the array was exported with this type (guaranteed by the caller).
-    let data = unsafe { from_ffi_and_data_type(ffi, data_type) }?;
+    let mut data = unsafe { from_ffi_and_data_type(ffi, data_type) }?;
+    // Java's allocations are aligned to 8 bytes, and a batch read from an IPC message (one that
+    // crossed a network exchange) can leave a 16-byte DECIMAL buffer there: copied when so.
+    data.align_buffers();
     data.validate_full()?;
     let columns = StructArray::from(data);
     Ok(RecordBatch::try_new(

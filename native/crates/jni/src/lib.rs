@@ -17,6 +17,7 @@ pub mod handle;
 pub mod java_ranges;
 pub mod java_table_files;
 pub mod memory;
+pub mod native_batch_router;
 pub mod native_calc;
 pub mod native_diagnostics;
 pub mod native_format_decoder;

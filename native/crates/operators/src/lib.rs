@@ -5,8 +5,10 @@
 //! ([`calc::CalcSpec`]); the `jni` crate binds the operators to Java.
 //!
 //! * [`calc`]: projections and a filter over one batch (Flink's `Calc`).
+//! * [`exchange`]: a batch's rows split by key for the subtasks that receive them.
 
 pub mod calc;
 mod cast;
 mod decimal;
+pub mod exchange;
 mod functions;

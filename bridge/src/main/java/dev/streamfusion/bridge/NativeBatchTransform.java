@@ -29,6 +29,18 @@ public abstract class NativeBatchTransform extends NativeHandle {
         int call(long handle, long inArrayAddress, long outArrayAddress);
     }
 
+    /** One native call given a batch, with nothing imported back: the handle, the exported input array. */
+    @FunctionalInterface
+    protected interface Pass<R> {
+        R call(long handle, long inArrayAddress);
+    }
+
+    /** One native call filling an output batch without an input: the handle, the array to fill. */
+    @FunctionalInterface
+    protected interface Produce {
+        int call(long handle, long outArrayAddress);
+    }
+
     /** What creation made: the native object and the importer of its output schema. */
     protected static final class Created {
         final long address;
@@ -88,6 +100,23 @@ public abstract class NativeBatchTransform extends NativeHandle {
         ArrowRoots.checkLayout(input, batch, kind);
         return output.importBatch(
                 outArray -> ArrowBatchExporter.exportBatch(allocator, batch, inArray -> call.call(handle, inArray, outArray)));
+    }
+
+    /**
+     * {@code call} over {@code batch}, importing nothing.
+     *
+     * @throws IllegalArgumentException if {@code batch} does not have the input schema
+     */
+    protected final synchronized <R> R pass(VectorSchemaRoot batch, Pass<R> call) {
+        long handle = address();
+        ArrowRoots.checkLayout(input, batch, kind);
+        return ArrowBatchExporter.exportBatch(allocator, batch, inArray -> call.call(handle, inArray));
+    }
+
+    /** The batch {@code call} fills; it is reused by the next call. */
+    protected final synchronized VectorSchemaRoot produce(Produce call) {
+        long handle = address();
+        return output.importBatch(outArray -> call.call(handle, outArray));
     }
 
     @Override

@@ -19,6 +19,9 @@ public final class ArrowBatch {
 
     private VectorSchemaRoot root;
     private final boolean received;
+    /** Where a keyed exchange sends the batch: a key group of its receiver (see {@link KeyedBatches}). */
+    private int keyGroup = -1;
+    private int maxParallelism;
 
     /** A holder a producer moves from batch to batch with {@link #of}. */
     public ArrowBatch() {
@@ -41,7 +44,28 @@ public final class ArrowBatch {
             throw new IllegalStateException("a received batch is not reused");
         }
         this.root = root;
+        this.keyGroup = -1;
         return this;
+    }
+
+    /**
+     * This holder, marked for the receiver of a keyed exchange that owns {@code keyGroup} of
+     * {@code maxParallelism} key groups; the mark lasts until the next {@link #of}.
+     */
+    public ArrowBatch toKeyGroup(int keyGroup, int maxParallelism) {
+        this.keyGroup = keyGroup;
+        this.maxParallelism = maxParallelism;
+        return this;
+    }
+
+    /** The key group {@link #toKeyGroup} marked, or -1 for a batch no keyed exchange routes. */
+    public int keyGroup() {
+        return keyGroup;
+    }
+
+    /** The number of key groups {@link #keyGroup()} is one of. */
+    public int maxParallelism() {
+        return maxParallelism;
     }
 
     public VectorSchemaRoot root() {

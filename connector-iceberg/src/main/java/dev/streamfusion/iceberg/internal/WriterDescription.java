@@ -1,5 +1,7 @@
 package dev.streamfusion.iceberg.internal;
 
+import dev.streamfusion.bridge.batch.NativeBatchRouter;
+
 import org.apache.flink.annotation.Internal;
 
 import org.apache.iceberg.FileFormat;
@@ -157,6 +159,11 @@ public final class WriterDescription implements Serializable {
     /** The id of the partition spec files are written with. */
     public int specId() {
         return specId;
+    }
+
+    /** The key the island's batches are routed to this table's writers by: their partition. */
+    public NativeBatchRouter.Keys partitionKeys() {
+        return NativeBatchRouter.Keys.icebergPartition(json());
     }
 
     String json() {

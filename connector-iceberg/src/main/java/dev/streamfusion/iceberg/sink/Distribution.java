@@ -1,5 +1,8 @@
 package dev.streamfusion.iceberg.sink;
 
+import dev.streamfusion.bridge.batch.NativeBatchRouter;
+import dev.streamfusion.iceberg.internal.WriterDescription;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.table.data.DecimalData;
@@ -15,6 +18,7 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SerializableFunction;
 
+import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,16 +30,36 @@ import java.util.UUID;
  * How rows reach the writers, as iceberg-flink distributes them: by the hash of their equality
  * fields (so every change of a key goes through one writer, in order) or of their partition (so a
  * partition's rows are written by one writer). The key is only a routing hash: rows of different
- * keys may share a writer, and no state is kept by it.
+ * keys may share a writer, and no state is kept by it. The operator island's batches are routed by
+ * the same key, split natively ({@link NativeBatchRouter}), with a hash of their own.
  */
 @Internal
-public final class Distribution {
+public final class Distribution implements Serializable {
 
-    private Distribution() {}
+    private static final long serialVersionUID = 1L;
+
+    private final KeySelector<RowData, Integer> rows;
+    /** The columns batches are routed by, or {@code null} for their partition. */
+    private final int[] batchColumns;
+
+    private Distribution(KeySelector<RowData, Integer> rows, int[] batchColumns) {
+        this.rows = rows;
+        this.batchColumns = batchColumns;
+    }
+
+    /** The key rows are routed by. */
+    public KeySelector<RowData, Integer> rows() {
+        return rows;
+    }
+
+    /** The key batches of the table {@code description} describes are routed by. */
+    public NativeBatchRouter.Keys batches(WriterDescription description) {
+        return batchColumns == null ? description.partitionKeys() : NativeBatchRouter.Keys.columns(batchColumns);
+    }
 
     /** Routes rows by the values of the top-level columns {@code columns}. */
-    public static KeySelector<RowData, Integer> byColumns(RowType rowType, int[] columns) {
-        return new ColumnKeys(rowType, columns);
+    public static Distribution byColumns(RowType rowType, int[] columns) {
+        return new Distribution(new ColumnKeys(rowType, columns), columns.clone());
     }
 
     /**
@@ -44,7 +68,7 @@ public final class Distribution {
      *
      * @throws UnsupportedOperationException when a partition's source is a nested field
      */
-    public static KeySelector<RowData, Integer> byPartition(RowType rowType, Schema schema, PartitionSpec spec) {
+    public static Distribution byPartition(RowType rowType, Schema schema, PartitionSpec spec) {
         List<Types.NestedField> columns = schema.columns();
         int[] sources = new int[spec.fields().size()];
         for (int i = 0; i < sources.length; i++) {
@@ -61,7 +85,7 @@ public final class Distribution {
             }
             sources[i] = source;
         }
-        return new PartitionKeys(rowType, schema, spec, sources);
+        return new Distribution(new PartitionKeys(rowType, schema, spec, sources), null);
     }
 
     /** A column's value read from a row. */

@@ -1,13 +1,13 @@
 package dev.streamfusion.iceberg.sink;
 
 import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.KeyedBatches;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 import dev.streamfusion.iceberg.internal.WriterDescription;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -34,14 +34,14 @@ public final class IcebergSink implements Serializable {
     /** The branch commits go to, or {@code null} for the main branch. */
     private final String branch;
     /** Routes rows to the writers by a hash, or {@code null} to keep the input's distribution. */
-    private final KeySelector<RowData, Integer> distribution;
+    private final Distribution distribution;
     /** The writers' parallelism, or {@code null} for the input's. */
     private final Integer parallelism;
     private final boolean overwrite;
 
     public IcebergSink(
             IcebergTableRef table, WriterDescription description, RowType rowType, String branch,
-            KeySelector<RowData, Integer> distribution, Integer parallelism, boolean overwrite) {
+            Distribution distribution, Integer parallelism, boolean overwrite) {
         this.table = table;
         this.description = description;
         this.rowType = rowType;
@@ -53,7 +53,7 @@ public final class IcebergSink implements Serializable {
 
     /** Appends the writers and the committer to {@code rows}; {@code uids} names their state. */
     public DataStreamSink<?> consume(DataStream<RowData> rows, Function<String, Optional<String>> uids) {
-        DataStream<RowData> routed = distribution == null ? rows : rows.keyBy(distribution);
+        DataStream<RowData> routed = distribution == null ? rows : rows.keyBy(distribution.rows());
         SingleOutputStreamOperator<WriteResult> written = routed.transform(
                 "IcebergWriter(" + table + ")",
                 TypeInformation.of(WriteResult.class),
@@ -73,9 +73,6 @@ public final class IcebergSink implements Serializable {
         if (description.writesChanges()) {
             return Optional.of("a table with equality fields is written from rows (changes are routed to the writers by key)");
         }
-        if (distribution != null) {
-            return Optional.of("rows are routed to the writers by partition ('distribution-mode' hash)");
-        }
         if (parallelism != null) {
             return Optional.of("'write-parallelism' gives the writers a parallelism of their own");
         }
@@ -83,11 +80,15 @@ public final class IcebergSink implements Serializable {
     }
 
     /**
-     * Appends the writers of whole batches (at the batches' parallelism) and the committer to
-     * {@code batches}; only when {@link #batchesUnsupported()} is empty.
+     * Appends the writers of whole batches (at the batches' parallelism, routed to them natively as
+     * the distribution says) and the committer to {@code batches}; only when {@link
+     * #batchesUnsupported()} is empty.
      */
     public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> batches) {
-        SingleOutputStreamOperator<WriteResult> written = batches
+        DataStream<ArrowBatch> routed = distribution == null
+                ? batches
+                : KeyedBatches.keyBy(batches, distribution.batches(description), table.toString());
+        SingleOutputStreamOperator<WriteResult> written = routed
                 .transform(
                         "NativeSinkBatches(" + table + ")",
                         TypeInformation.of(WriteResult.class),

@@ -8,7 +8,6 @@ import dev.streamfusion.iceberg.sink.Distribution;
 import dev.streamfusion.iceberg.sink.IcebergSink;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.api.ValidationException;
@@ -218,7 +217,7 @@ final class StreamFusionIcebergTableSink
     }
 
     /** How rows reach the writers, as iceberg-flink distributes them; {@code null} to keep the input's. */
-    private KeySelector<RowData, Integer> distribution(Table loaded, Map<String, String> props, int[] equalityIds) {
+    private Distribution distribution(Table loaded, Map<String, String> props, int[] equalityIds) {
         String name = props.getOrDefault(TableProperties.WRITE_DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE_NONE);
         DistributionMode mode;
         try {

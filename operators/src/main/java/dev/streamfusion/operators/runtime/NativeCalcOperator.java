@@ -1,20 +1,16 @@
 package dev.streamfusion.operators.runtime;
 
-import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.NativeBatchOperator;
 import dev.streamfusion.operators.internal.NativeCalc;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.api.operators.TimestampedCollector;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Flink's {@code Calc} over Arrow batches: each batch is filtered and projected natively, and the
@@ -25,17 +21,12 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * nativeBytes} (what the operator's Arrow allocator holds).
  */
 @Internal
-public final class NativeCalcOperator extends AbstractStreamOperator<ArrowBatch>
-        implements OneInputStreamOperator<ArrowBatch, ArrowBatch> {
+public final class NativeCalcOperator extends NativeBatchOperator<NativeCalc> {
 
     private static final long serialVersionUID = 1L;
 
     private final String description;
 
-    private transient BufferAllocator allocator;
-    private transient NativeCalc calc;
-    private transient ArrowBatch out;
-    private transient TimestampedCollector<ArrowBatch> collector;
     private transient Counter rowsIn;
     private transient Counter rowsOut;
 
@@ -46,48 +37,24 @@ public final class NativeCalcOperator extends AbstractStreamOperator<ArrowBatch>
     @Override
     public void open() throws Exception {
         super.open();
-        allocator = new RootAllocator();
-        out = new ArrowBatch();
-        collector = new TimestampedCollector<>(output);
         MetricGroup metrics = getMetricGroup().addGroup("streamfusion");
         rowsIn = metrics.counter("rowsIn");
         rowsOut = metrics.counter("rowsOut");
-        metrics.gauge("nativeBytes", (Gauge<Long>) () -> allocator.getAllocatedMemory());
+        metrics.gauge("nativeBytes", (Gauge<Long>) this::allocatedBytes);
     }
 
     @Override
-    public void processElement(StreamRecord<ArrowBatch> element) {
-        ArrowBatch batch = element.getValue();
-        try {
-            VectorSchemaRoot root = batch.root();
-            if (calc == null) {
-                calc = NativeCalc.create(allocator, root.getSchema(), description);
-            }
-            rowsIn.inc(root.getRowCount());
-            VectorSchemaRoot result = calc.apply(root);
-            if (result.getRowCount() > 0) {
-                rowsOut.inc(result.getRowCount());
-                collector.setTimestamp(element);
-                collector.collect(out.of(result));
-            }
-        } finally {
-            batch.release();
-        }
+    protected NativeCalc create(BufferAllocator allocator, Schema schema) {
+        return NativeCalc.create(allocator, schema, description);
     }
 
     @Override
-    public void close() throws Exception {
-        try {
-            if (calc != null) {
-                calc.close();
-                calc = null;
-            }
-            if (allocator != null) {
-                allocator.close();
-                allocator = null;
-            }
-        } finally {
-            super.close();
+    protected void process(NativeCalc calc, VectorSchemaRoot batch) {
+        rowsIn.inc(batch.getRowCount());
+        VectorSchemaRoot result = calc.apply(batch);
+        if (result.getRowCount() > 0) {
+            rowsOut.inc(result.getRowCount());
+            emit(result);
         }
     }
 }

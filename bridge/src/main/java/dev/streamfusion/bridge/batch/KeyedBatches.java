@@ -1,0 +1,134 @@
+package dev.streamfusion.bridge.batch;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.io.network.api.writer.SubtaskStateMapper;
+import org.apache.flink.runtime.plugable.SerializationDelegate;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.transformations.PartitionTransformation;
+import org.apache.flink.streaming.runtime.partitioner.StreamPartitioner;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A keyed exchange of the island's batches: each batch is split natively by the key of its rows
+ * into one part per receiving subtask ({@link NativeBatchRouter}), and each part is sent to that
+ * subtask. As with Flink's {@code keyBy}, every row of one key reaches one subtask, and a subtask
+ * receives whole key groups (Flink's ranges over the max parallelism).
+ *
+ * <p>The split is made for receivers at the splitting operator's own parallelism, which is what
+ * {@link #keyBy} gives the receivers unless a scheduler decides theirs at run time. A part then
+ * goes to the receiver of the first key group its rows were split for, so the rows of a key still
+ * meet at one subtask, though fewer receivers may get rows.
+ */
+@Internal
+public final class KeyedBatches {
+
+    private KeyedBatches() {}
+
+    /**
+     * {@code batches} routed by {@code keys}; the receivers should run at the parallelism of
+     * {@code batches}.
+     */
+    public static DataStream<ArrowBatch> keyBy(DataStream<ArrowBatch> batches, NativeBatchRouter.Keys keys, String name) {
+        DataStream<ArrowBatch> split = batches
+                .transform("KeyedSplit(" + name + ")", batches.getType(), new SplitOperator(keys))
+                .setParallelism(batches.getParallelism());
+        return new DataStream<>(
+                batches.getExecutionEnvironment(),
+                new PartitionTransformation<>(split.getTransformation(), new KeyGroupPartitioner()));
+    }
+
+    /**
+     * Splits each batch by key, emitting each part marked with its receiver's first key group.
+     * Metrics in the {@code streamfusion} group: {@code rowsRouted} and {@code partsOut}.
+     */
+    static final class SplitOperator extends NativeBatchOperator<NativeBatchRouter> {
+
+        private static final long serialVersionUID = 1L;
+
+        private final NativeBatchRouter.Keys keys;
+
+        private transient Counter rowsRouted;
+        private transient Counter partsOut;
+
+        SplitOperator(NativeBatchRouter.Keys keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        public void open() throws Exception {
+            super.open();
+            MetricGroup metrics = getMetricGroup().addGroup("streamfusion");
+            rowsRouted = metrics.counter("rowsRouted");
+            partsOut = metrics.counter("partsOut");
+        }
+
+        @Override
+        protected NativeBatchRouter create(BufferAllocator allocator, Schema schema) {
+            return NativeBatchRouter.create(allocator, schema, keys,
+                    getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(), maxParallelism());
+        }
+
+        private int maxParallelism() {
+            return getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks();
+        }
+
+        @Override
+        protected void process(NativeBatchRouter router, VectorSchemaRoot batch) {
+            int parts = router.route(batch);
+            rowsRouted.inc(batch.getRowCount());
+            for (int i = 0; i < parts; i++) {
+                VectorSchemaRoot part = router.nextPart();
+                try {
+                    emit(part, router.keyGroup(i), maxParallelism());
+                    partsOut.inc();
+                } finally {
+                    // The receiver has its copy: the part's buffers (which may be the input's) go now.
+                    part.clear();
+                }
+            }
+        }
+    }
+
+    /** Sends each batch to the subtask owning the key group the split marked it with. */
+    static final class KeyGroupPartitioner extends StreamPartitioner<ArrowBatch> {
+
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public int selectChannel(SerializationDelegate<StreamRecord<ArrowBatch>> record) {
+            ArrowBatch batch = record.getInstance().getValue();
+            if (batch.keyGroup() < 0) {
+                throw new IllegalStateException("a batch reached a keyed exchange without being split by key");
+            }
+            return KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(
+                    batch.maxParallelism(), numberOfChannels, batch.keyGroup());
+        }
+
+        @Override
+        public StreamPartitioner<ArrowBatch> copy() {
+            return this;
+        }
+
+        @Override
+        public SubtaskStateMapper getDownstreamSubtaskStateMapper() {
+            return SubtaskStateMapper.RANGE;
+        }
+
+        @Override
+        public boolean isPointwise() {
+            return false;
+        }
+
+        @Override
+        public String toString() {
+            return "KEY_GROUPS";
+        }
+    }
+}
