@@ -39,6 +39,9 @@ pub enum NativeError {
     /// Text that does not parse as a number, where Java fails with a `NumberFormatException`; the
     /// message is Flink's.
     NumberFormat(String),
+    /// A value Flink's runtime refuses with its `TableException` (text that is not a BOOLEAN);
+    /// the message is Flink's.
+    Table(String),
 }
 
 impl fmt::Display for NativeError {
@@ -52,7 +55,9 @@ impl fmt::Display for NativeError {
             NativeError::Arrow(e) => write!(f, "{e}"),
             NativeError::InvalidHandle(kind) => write!(f, "invalid native {kind} handle"),
             NativeError::Jni(e) => write!(f, "JNI call failed: {e}"),
-            NativeError::Arithmetic(msg) | NativeError::NumberFormat(msg) => write!(f, "{msg}"),
+            NativeError::Arithmetic(msg)
+            | NativeError::NumberFormat(msg)
+            | NativeError::Table(msg) => write!(f, "{msg}"),
         }
     }
 }
@@ -84,6 +89,7 @@ impl NativeError {
             NativeError::InvalidHandle(_) => "java/lang/IllegalStateException",
             NativeError::Arithmetic(_) => "java/lang/ArithmeticException",
             NativeError::NumberFormat(_) => "java/lang/NumberFormatException",
+            NativeError::Table(_) => "org/apache/flink/table/api/TableException",
             NativeError::Arrow(_) | NativeError::Jni(_) => {
                 "dev/streamfusion/bridge/NativeException"
             }

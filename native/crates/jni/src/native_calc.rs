@@ -19,6 +19,7 @@ impl From<CalcError> for NativeError {
             CalcError::Arrow(e) => NativeError::Arrow(e),
             CalcError::Arithmetic(message) => NativeError::Arithmetic(message.into()),
             CalcError::NumberFormat(message) => NativeError::NumberFormat(message),
+            CalcError::Table(message) => NativeError::Table(message),
         }
     }
 }

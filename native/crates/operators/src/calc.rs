@@ -15,12 +15,13 @@
 //!   IEEE 754 in both. `/` and `MOD` on integers truncate as Java's `/` and `%` (`MIN / -1` wraps);
 //!   `/` on DECIMALs rounds as Flink's `DecimalDataUtils`; on floating point it is IEEE 754.
 //! * `CAST` that widens an integer, or turns one into a floating-point number (rounded to nearest
-//!   in both), on arrow-rs's kernel; the casts that change values (and text parsed as an integer)
-//!   as Flink casts them, in the crate's `cast` module.
+//!   in both), on arrow-rs's kernel; the casts that change values (and text parsed as an integer
+//!   or a BOOLEAN) as Flink casts them, in the crate's `cast` module.
 //! * the filter keeps the rows where the condition is TRUE (not NULL), as Flink's `Calc` does.
 //!
-//! Integer and DECIMAL division by zero, and text that does not parse as an integer, fail with
-//! Flink's exception and message ([`CalcError::Arithmetic`], [`CalcError::NumberFormat`]). So that
+//! Integer and DECIMAL division by zero, and text that does not parse as an integer or a BOOLEAN,
+//! fail with Flink's exception and message ([`CalcError::Arithmetic`], [`CalcError::NumberFormat`],
+//! [`CalcError::Table`]). So that
 //! they fail on exactly the rows Flink's code fails on, an expression that can fail is evaluated
 //! only on the rows Flink evaluates it for: projections on the rows the filter keeps, a `CASE`
 //! branch (and each later condition) on the rows that reach it, the right side of `AND` where the
@@ -65,6 +66,10 @@ pub enum CalcError {
     /// generated code fails with a `NumberFormatException`.
     #[error("{0}")]
     NumberFormat(String),
+    /// A value Flink's runtime refuses with a `TableException` (text that is not a BOOLEAN):
+    /// Flink's message for it.
+    #[error("{0}")]
+    Table(String),
 }
 
 type Result<T> = std::result::Result<T, CalcError>;
@@ -317,30 +322,26 @@ pub enum Expr {
         input: Box<Expr>,
         #[serde(default)]
         exact: bool,
+        /// Text parsed into a number or BOOLEAN, which fails on text that does not parse: the
+        /// only casts that fail besides exact ones, so every cast of text is marked.
+        #[serde(default)]
+        parses: bool,
     },
 }
 
 impl Expr {
     /// Whether evaluating the expression can fail on some row: a division or `MOD` (the planner
-    /// admits floating-point division, which cannot, under the same op), or a cast to an integer
-    /// (of text, which may not parse) or that the planner proved exact.
+    /// admits floating-point division, which cannot, under the same op), or a cast of text (which
+    /// may not parse) or that the planner proved exact.
     fn may_fail(&self) -> bool {
         match self {
             Expr::Column { .. } | Expr::Literal { .. } => false,
-            // Text cast to an integer can fail (the input's type is not known here, so every
-            // cast to an integer counts).
             Expr::Cast {
                 input,
                 exact,
-                sql_type,
-            } => {
-                *exact
-                    || matches!(
-                        sql_type,
-                        SqlType::Tinyint | SqlType::Smallint | SqlType::Int | SqlType::Bigint
-                    )
-                    || input.may_fail()
-            }
+                parses,
+                ..
+            } => *exact || *parses || input.may_fail(),
             Expr::Call { op, args } => {
                 matches!(op, Op::Divide | Op::Mod) || args.iter().any(Expr::may_fail)
             }
@@ -710,9 +711,15 @@ fn data_type(expr: &Expr, input: &Schema, prepared: &mut Prepared) -> Result<Dat
             sql_type,
             input: inner,
             exact,
+            parses,
         } => {
             let from = data_type(inner, input, prepared)?;
             let to = sql_type.arrow();
+            if (from == DataType::Utf8 && to != DataType::Utf8) != *parses {
+                return spec_error(format!(
+                    "a CAST from {from} to {to} is marked 'parses' only where it parses text"
+                ));
+            }
             let narrowing_exact =
                 *exact && integer_rank(&from).is_some() && integer_rank(&to).is_some();
             if widens(&from, &to) || narrowing_exact || cast::supported(&from, &to) {
@@ -1141,6 +1148,7 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
             sql_type,
             input,
             exact,
+            ..
         } => {
             let options = CastOptions {
                 safe: false,
@@ -1780,8 +1788,12 @@ mod tests {
                 "MOD of Int64 and Int32; operands must be integers of one type",
             ),
             (
+                r#"{"filter": null, "projections": [{"kind":"cast","type":"FLOAT","parses":true,"input":{"kind":"column","index":2}}], "names": ["c"]}"#,
+                "CAST from Utf8 to Float32 is not evaluated natively",
+            ),
+            (
                 r#"{"filter": null, "projections": [{"kind":"cast","type":"DOUBLE","input":{"kind":"column","index":2}}], "names": ["c"]}"#,
-                "CAST from Utf8 to Float64 is not evaluated natively",
+                "a CAST from Utf8 to Float64 is marked 'parses' only where it parses text",
             ),
             (
                 r#"{"filter": null, "projections": [{"kind":"column","index":9}], "names": ["c"]}"#,

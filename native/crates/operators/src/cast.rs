@@ -15,14 +15,25 @@
 //!   which range-check an `int`) of the text without its leading and trailing spaces: an optional
 //!   sign, ASCII digits, and an optional `.` followed by digits that are ignored; anything else
 //!   fails with Flink's `NumberFormatException` message ([`CalcError::NumberFormat`]).
+//! * to BOOLEAN from text: `BinaryStringDataUtil.toBoolean`: `true`, `t`, `yes`, `y` or `1` in any
+//!   case is TRUE, `false`, `f`, `no`, `n` or `0` is FALSE (spaces are not trimmed); anything else
+//!   fails with Flink's `TableException` message ([`CalcError::Table`]).
+//! * to DOUBLE from text: `BinaryStringDataUtil.toDouble`, which is Java's `Double.parseDouble`:
+//!   the text without leading and trailing characters up to U+0020, an optional sign, then `NaN`,
+//!   `Infinity`, a decimal number (ASCII digits, an optional point, an optional exponent) or a
+//!   hexadecimal one (`0x` digits `p` exponent), and an optional `f`, `F`, `d` or `D` after a
+//!   number; rounded to the nearest `double`, ties to even. Anything else fails with Java's
+//!   `NumberFormatException` message.
 //! * to text from a TIMESTAMP whose precision is its Arrow unit's: [`functions::timestamp_text`].
 //!
 //! Casts from FLOAT or DOUBLE to DECIMAL (which go through Java's shortest decimal text of the
-//! number and fail on NaN) and from text to anything but integers are not here.
+//! number and fail on NaN) and from text to DECIMAL or FLOAT are not here. (Java 17's
+//! `Float.parseFloat` is not correctly rounded on every input, so text to FLOAT would differ
+//! between the JVMs Flink runs on.)
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, Decimal128Array, PrimitiveArray};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, PrimitiveArray};
 use arrow::datatypes::{
     ArrowPrimitiveType, DataType, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type,
     Int32Type, Int64Type,
@@ -50,13 +61,16 @@ fn is_number(data_type: &DataType) -> bool {
 pub(crate) fn supported(from: &DataType, to: &DataType) -> bool {
     let approximate = matches!(from, DataType::Float32 | DataType::Float64);
     (is_number(from) && is_number(to) && !(approximate && matches!(to, DataType::Decimal128(..))))
-        || (*from == DataType::Utf8 && is_integer(to))
+        || (*from == DataType::Utf8
+            && (is_integer(to) || matches!(to, DataType::Boolean | DataType::Float64)))
         || (matches!(from, DataType::Timestamp(_, None)) && *to == DataType::Utf8)
 }
 
 /// `array` cast to `to` as Flink casts it ([`supported`] casts only).
 pub(crate) fn cast(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcError> {
     let values: Vec<Option<Number>> = match array.data_type() {
+        DataType::Utf8 if *to == DataType::Boolean => return parse_booleans(array),
+        DataType::Utf8 if *to == DataType::Float64 => return parse_doubles(array),
         DataType::Utf8 => return parse_integers(array, to),
         DataType::Timestamp(_, None) if *to == DataType::Utf8 => {
             return functions::timestamp_text(array).map_err(CalcError::Spec);
@@ -160,6 +174,205 @@ fn parse_integers(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcError
         DataType::Int32 => collect::<Int32Type>(values.map(|v| v.map(|v| v as i32))),
         _ => collect::<Int64Type>(values),
     })
+}
+
+/// Text cast to BOOLEAN as Flink's `BinaryStringDataUtil.toBoolean` reads it (see the module).
+fn parse_booleans(array: &ArrayRef) -> Result<ArrayRef, CalcError> {
+    const TRUE: [&str; 5] = ["t", "true", "y", "yes", "1"];
+    const FALSE: [&str; 5] = ["f", "false", "n", "no", "0"];
+    let strings = array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| CalcError::Spec(format!("CAST of {} as text", array.data_type())))?;
+    let booleans = strings
+        .iter()
+        .map(|s| {
+            s.map(|s| {
+                // Java lowers the case of non-ASCII text too, but no such letter lowers to one of
+                // these words' letters, so comparing ASCII letters alone gives the same answer.
+                let is = |words: &[&str]| words.iter().any(|w| w.eq_ignore_ascii_case(s));
+                if is(&TRUE) {
+                    Ok(true)
+                } else if is(&FALSE) {
+                    Ok(false)
+                } else {
+                    Err(CalcError::Table(format!("Cannot parse '{s}' as BOOLEAN.")))
+                }
+            })
+            .transpose()
+        })
+        .collect::<Result<BooleanArray, CalcError>>()?;
+    Ok(Arc::new(booleans))
+}
+
+/// Text cast to DOUBLE as Java's `Double.parseDouble` parses it (see the module).
+fn parse_doubles(array: &ArrayRef) -> Result<ArrayRef, CalcError> {
+    let strings = array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| CalcError::Spec(format!("CAST of {} as text", array.data_type())))?;
+    let doubles = strings
+        .iter()
+        .map(|s| s.map(java_double).transpose())
+        .collect::<Result<Vec<Option<f64>>, CalcError>>()?;
+    Ok(collect::<Float64Type>(doubles.into_iter()))
+}
+
+/// `text` as Java's `Double.parseDouble` reads it, or its `NumberFormatException` message.
+fn java_double(text: &str) -> Result<f64, CalcError> {
+    // Java's `String.trim`: every character up to U+0020 goes.
+    let text = text.trim_matches(|c: char| c <= ' ');
+    if text.is_empty() {
+        return Err(CalcError::NumberFormat("empty String".to_string()));
+    }
+    let bad = || CalcError::NumberFormat(format!("For input string: \"{text}\""));
+    let (negative, body) = match text.as_bytes()[0] {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let magnitude = match body {
+        "NaN" => return Ok(f64::NAN),
+        "Infinity" => f64::INFINITY,
+        _ => {
+            let number = match body.as_bytes().last() {
+                Some(b'f' | b'F' | b'd' | b'D') => &body[..body.len() - 1],
+                _ => body,
+            };
+            match number.get(..2) {
+                Some("0x" | "0X") => hex_double(&number[2..]).ok_or_else(bad)?,
+                _ if is_decimal_number(number) => number.parse::<f64>().map_err(|_| bad())?,
+                _ => return Err(bad()),
+            }
+        }
+    };
+    Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// Whether `text` is digits with at most one point and at least one digit, then optionally `e`
+/// or `E`, a sign and at least one digit: the decimal numbers Java reads (and Rust reads alike).
+fn is_decimal_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut digits = 0;
+    let mut point = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'0'..=b'9' => digits += 1,
+            b'.' if !point => point = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    if digits == 0 {
+        return false;
+    }
+    if i == bytes.len() {
+        return true;
+    }
+    if !matches!(bytes[i], b'e' | b'E') {
+        return false;
+    }
+    i += 1;
+    if matches!(bytes.get(i), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    i < bytes.len() && bytes[i..].iter().all(u8::is_ascii_digit)
+}
+
+/// A hexadecimal floating-point number after its `0x` (and before any type suffix), as Java reads
+/// it: hex digits with at most one point (at least one digit), `p` or `P`, a signed decimal
+/// binary exponent; rounded to the nearest `double`, ties to even. `None` where it is not one.
+fn hex_double(text: &str) -> Option<f64> {
+    let (significand, exponent) = text.split_once(['p', 'P'])?;
+    let (whole, fraction) = significand.split_once('.').unwrap_or((significand, ""));
+    let hex = |part: &str| part.bytes().all(|b| b.is_ascii_hexdigit());
+    if whole.len() + fraction.len() == 0 || !hex(whole) || !hex(fraction) {
+        return None;
+    }
+    let (exponent_negative, exponent_digits) = match exponent.as_bytes().first()? {
+        b'-' => (true, &exponent[1..]),
+        b'+' => (false, &exponent[1..]),
+        _ => (false, exponent),
+    };
+    if exponent_digits.is_empty() || !exponent_digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Far beyond any double's range either way; saturating keeps the arithmetic in range.
+    let exponent: i64 = exponent_digits
+        .bytes()
+        .fold(0i64, |e, b| (e * 10 + i64::from(b - b'0')).min(1 << 40));
+    let exponent = if exponent_negative {
+        -exponent
+    } else {
+        exponent
+    };
+    // The significand's first 16 significant hex digits (64 bits) and whether any later one is
+    // non-zero; its value is `bits * 2^scale` (plus the sticky part).
+    let mut bits: u64 = 0;
+    let mut taken = 0;
+    let mut sticky = false;
+    let mut scale = exponent - 4 * fraction.len() as i64;
+    for b in whole.bytes().chain(fraction.bytes()) {
+        let digit = u64::from(char::from(b).to_digit(16)?);
+        if taken == 0 && digit == 0 {
+            continue;
+        }
+        if taken < 16 {
+            bits = bits << 4 | digit;
+            taken += 1;
+        } else {
+            sticky |= digit != 0;
+            scale += 4;
+        }
+    }
+    if bits == 0 {
+        return Some(0.0);
+    }
+    Some(round_to_double(bits, scale, sticky))
+}
+
+/// `bits * 2^scale`, plus less than one unit of `bits` where `sticky`, rounded to the nearest
+/// `double` (ties to even; subnormals and overflow to infinity as IEEE 754 has them).
+fn round_to_double(bits: u64, scale: i64, sticky: bool) -> f64 {
+    let width = 64 - i64::from(bits.leading_zeros());
+    let top = scale + width - 1;
+    if top > 1023 {
+        return f64::INFINITY;
+    }
+    // The exponent of the last bit the double keeps: 53 bits, or fewer below the normal range.
+    let last = (top - 52).max(-1074);
+    let dropped = last - scale;
+    let (mut kept, round_up) = if dropped <= 0 {
+        (u128::from(bits) << -dropped, false)
+    } else if dropped > 64 {
+        (0, false)
+    } else {
+        let wide = u128::from(bits);
+        let kept = wide >> dropped;
+        let half = 1u128 << (dropped - 1);
+        let rest = wide & ((1u128 << dropped) - 1);
+        let above = rest > half || (rest == half && sticky);
+        let tie = rest == half && !sticky;
+        (kept, above || (tie && kept & 1 == 1))
+    };
+    if round_up {
+        kept += 1;
+    }
+    let mut last = last;
+    if kept == 1 << 53 {
+        kept >>= 1;
+        last += 1;
+    }
+    if last + 52 > 1023 {
+        return f64::INFINITY;
+    }
+    // `kept` has at most 53 bits: 53 for a normal double, fewer for a subnormal (`last` -1074).
+    let kept = kept as u64;
+    if kept >> 52 == 1 {
+        let biased = (last + 52 + 1023) as u64;
+        f64::from_bits(biased << 52 | (kept & ((1 << 52) - 1)))
+    } else {
+        f64::from_bits(kept)
+    }
 }
 
 /// One text as `BinaryStringDataUtil.toLong` (`min`, `max` of `long`) or `toInt` (of `int`)
@@ -280,7 +493,7 @@ fn rescale(v: i128, scale: i8, precision: u8, to_scale: i8) -> Option<i128> {
 
 #[cfg(test)]
 mod tests {
-    use arrow::array::{Float64Array, Int64Array};
+    use arrow::array::{Float64Array, Int64Array, StringArray};
 
     use super::*;
     use crate::decimal::decimals;
@@ -390,7 +603,7 @@ mod tests {
 
     /// One text cast to TINYINT, SMALLINT, INT and BIGINT: each value, or Flink's message.
     fn parsed(text: &str) -> Vec<String> {
-        let input: ArrayRef = Arc::new(arrow::array::StringArray::from(vec![text]));
+        let input: ArrayRef = Arc::new(StringArray::from(vec![text]));
         [
             DataType::Int8,
             DataType::Int16,
@@ -457,6 +670,129 @@ mod tests {
                 "-129".into()
             ]
         );
+    }
+
+    #[test]
+    fn text_reads_as_flinks_booleans() {
+        // BinaryStringDataUtil.toBoolean of Flink 2.2.1 for the same texts.
+        let texts = [
+            Some("true"),
+            Some("TRUE"),
+            Some("tRuE"),
+            Some("t"),
+            Some("T"),
+            Some("yes"),
+            Some("Y"),
+            Some("1"),
+            Some("0"),
+            Some("no"),
+            Some("N"),
+            Some("f"),
+            Some("false"),
+            Some("FALSE"),
+            None,
+        ];
+        let array: ArrayRef = Arc::new(StringArray::from(texts.to_vec()));
+        let booleans = cast(&array, &DataType::Boolean).unwrap();
+        let values: Vec<Option<bool>> = booleans.as_boolean().iter().collect();
+        let t = Some(true);
+        let f = Some(false);
+        assert_eq!(values, [t, t, t, t, t, t, t, t, f, f, f, f, f, f, None]);
+        for bad in [" true", "true ", "", "x", " 1", "2", "on"] {
+            let array: ArrayRef = Arc::new(StringArray::from(vec![Some("yes"), Some(bad)]));
+            match cast(&array, &DataType::Boolean) {
+                Err(CalcError::Table(message)) => {
+                    assert_eq!(message, format!("Cannot parse '{bad}' as BOOLEAN."));
+                }
+                other => panic!("{bad:?} gave {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn text_reads_as_javas_doubles() {
+        // Double.parseDouble of Java 17 for the same texts (Flink's BinaryStringDataUtil.toDouble).
+        let read = [
+            ("1.5", 1.5),
+            (" 1.5 ", 1.5),
+            ("\t2\n", 2.0),
+            ("+.5", 0.5),
+            ("5.", 5.0),
+            ("-0", -0.0),
+            ("00", 0.0),
+            ("0.0e0", 0.0),
+            ("1e5", 100000.0),
+            ("1E-5f", 1.0e-5),
+            ("1.5d", 1.5),
+            ("1.5F", 1.5),
+            ("1e400", f64::INFINITY),
+            ("-1e-400", -0.0),
+            ("1e2147483648", f64::INFINITY),
+            ("1e-2147483649", 0.0),
+            ("Infinity", f64::INFINITY),
+            ("-Infinity", f64::NEG_INFINITY),
+            ("+Infinity", f64::INFINITY),
+            ("0x1.8p1", 3.0),
+            ("0x.8p1", 1.0),
+            ("0X1P+2d", 4.0),
+            ("0x1.p1", 2.0),
+            ("0x1p-1074", 4.9e-324),
+            ("0x1p-1075", 0.0),
+            ("0x1.0000000000001p-1075", 4.9e-324),
+            ("0x1.fffffffffffff8p1023", f64::INFINITY),
+            ("0x1.fffffffffffff7ffp1023", f64::MAX),
+            ("0x1p2147483648", f64::INFINITY),
+            (
+                "0x00000000000000000001.00000000000000000000000000001p0",
+                1.0,
+            ),
+            ("0x1.00000000000008p0", 1.0),
+            ("0x1.00000000000018p0", 1.0000000000000004),
+            ("0x1.000000000000080000000001p0", 1.0000000000000002),
+            ("0x0.0000000000000000000000000000000000000001p160", 1.0),
+            ("2.4703282292062327e-324", 0.0),
+            ("2.4703282292062328e-324", 4.9e-324),
+            ("3.4028235677973366e38", 3.4028235677973366e38),
+            (
+                "1.00000017881393421514957253748434595763683319091796875001",
+                1.0000001788139343,
+            ),
+        ];
+        for (text, expected) in read {
+            let value = java_double(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            assert_eq!(value.to_bits(), expected.to_bits(), "{text:?} gave {value}");
+        }
+        assert!(java_double("NaN").unwrap().is_nan());
+        assert!(java_double("-NaN").unwrap().is_nan());
+        for (text, message) in [
+            ("abc", "For input string: \"abc\""),
+            (" x ", "For input string: \"x\""),
+            ("", "empty String"),
+            ("  ", "empty String"),
+            ("nan", "For input string: \"nan\""),
+            ("inf", "For input string: \"inf\""),
+            ("infinity", "For input string: \"infinity\""),
+            ("NaNd", "For input string: \"NaNd\""),
+            ("Infinityf", "For input string: \"Infinityf\""),
+            ("0x10", "For input string: \"0x10\""),
+            ("0x.p1", "For input string: \"0x.p1\""),
+            ("0x1p", "For input string: \"0x1p\""),
+            ("1_0", "For input string: \"1_0\""),
+            ("١", "For input string: \"١\""),
+            ("1.5 d", "For input string: \"1.5 d\""),
+            ("1,5", "For input string: \"1,5\""),
+            ("1e", "For input string: \"1e\""),
+            ("1e+", "For input string: \"1e+\""),
+            (".", "For input string: \".\""),
+            ("+", "For input string: \"+\""),
+            ("1.2.3", "For input string: \"1.2.3\""),
+            ("1dd", "For input string: \"1dd\""),
+        ] {
+            match java_double(text) {
+                Err(CalcError::NumberFormat(m)) => assert_eq!(m, message, "{text:?}"),
+                other => panic!("{text:?} gave {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@ import dev.streamfusion.testkit.flink.MiniClusters;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableException;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 
@@ -44,7 +45,8 @@ class IslandFunctionsITCase {
         "https://www.nexmark.com/abc/def/ghi/item.htm?query=1&channel_id=123", "channel_id=&x", "q=1&channel_id=7&channel_id=8",
         "a//b/", "/", "//", "a::b::", "::", "x\ry", "xzy", "x\ny", "word.42", "ab١2", "a", "b", "ab", "Apple", "GOOGLE",
         "a_b", "abc", "a\nc", "aXbYc", "a!_b", " 12 ", "+7", ".5", "1.5", "-", "1.x", "-2147483648", "2147483648", "127",
-        "-129", "32768", "9223372036854775807", "٣",
+        "-129", "32768", "9223372036854775807", "٣", "TRUE", "yEs", "n", "0", "f", " true", "1e5",
+        "-0x1.8p1", "NaN", "-Infinity", "2.5d", " 4.5E-3 ", "0x1p-1075",
     };
 
     private static final String[] TIMES = {
@@ -99,6 +101,11 @@ class IslandFunctionsITCase {
                 + "'9223372036854775807') THEN CAST(s AS BIGINT) END, CASE WHEN s IN (' 12 ', '+7', '.5', '1.5', '-2147483648', "
                 + "'127', '-129', '32768') THEN CAST(s AS INT) END, CASE WHEN s IN (' 12 ', '+7', '1.5', '127', '-129') "
                 + "THEN CAST(s AS SMALLINT) END, IF(s IN ('.5', '127', ' 12 '), CAST(s AS TINYINT), CAST(-1 AS TINYINT)) FROM %s",
+        // Text cast to BOOLEAN where it reads as one (elsewhere the cast fails: see below).
+        "SELECT s, CASE WHEN s IN ('TRUE', 'yEs', 'n', '0', 'f') THEN CAST(s AS BOOLEAN) END FROM %s",
+        // Text cast to DOUBLE where it parses as Java parses it (elsewhere the cast fails: see below).
+        "SELECT s, CASE WHEN s IN (' 12 ', '+7', '.5', '1.5', '9223372036854775807', '0', '1e5', '-0x1.8p1', 'NaN', "
+                + "'-Infinity', '2.5d', ' 4.5E-3 ', '0x1p-1075') THEN CAST(s AS DOUBLE) END FROM %s",
         "SELECT s, TRIM(s), TRIM(LEADING 'ab' FROM s), TRIM(BOTH '/:' FROM s), TRIM(TRAILING 'x' FROM s), LTRIM(s), RTRIM(s), "
                 + "LTRIM(s, 'aA'), RTRIM(s, '/'), REPLACE(s, 'a', 'XY'), REPLACE(s, '::', ''), REPLACE(s, 'ß', 'ss') FROM %s",
         "SELECT amount, qty, price, ABS(amount), ABS(qty), ABS(price), ABS(CAST(qty AS DOUBLE) / 0), ABS(CAST(qty AS SMALLINT)), "
@@ -160,7 +167,7 @@ class IslandFunctionsITCase {
     }
 
     /**
-     * A division by zero, or text that does not parse as the integer a CAST asks for, fails the job
+     * A division by zero, or text that does not parse as the number or BOOLEAN a CAST asks for, fails the job
      * with Flink's exception and message, natively too: the edge rows hold a zero {@code qty}
      * under a non-NULL {@code amount}, zero prices, and texts that are not integers or overflow.
      */
@@ -179,6 +186,10 @@ class IslandFunctionsITCase {
                 "For input string: '32768'. Overflow."},
             {"SELECT CAST(s AS BIGINT) FROM %s WHERE s = '-'", NumberFormatException.class,
                 "For input string: '-'. Input has only positive or negative symbol."},
+            {"SELECT CAST(s AS BOOLEAN) FROM %s WHERE s IN ('yEs', ' true')", TableException.class,
+                "Cannot parse ' true' as BOOLEAN."},
+            {"SELECT CAST(s AS DOUBLE) FROM %s WHERE s IN ('1e5', '1.x')", NumberFormatException.class,
+                "For input string: \"1.x\""},
         };
         for (Object[] query : failing) {
             String sql = String.format((String) query[0], "fused");

@@ -205,20 +205,23 @@ final class CalcDescription {
                                 call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively",
                                 "a CAST to STRING, or to a VARCHAR as long as the longest value's text");
                     }
-                    // Text parses as Flink parses it into integers (failing where Flink fails).
-                    boolean parsesInteger = from.equals("STRING") && isInteger(to);
+                    // Text parses as Flink parses it into integers, BOOLEANs and DOUBLEs (failing where Flink
+                    // fails).
+                    boolean parsesText = from.equals("STRING") && !to.equals("STRING");
+                    boolean parsed = isInteger(to) || to.equals("BOOLEAN") || to.equals("DOUBLE");
                     // A TIMESTAMP written as text, whose precision is its Arrow unit's (3, 6 or 9 digits of a
                     // second, which the native text takes from the unit).
                     boolean timestampText = source.getSqlTypeName() == SqlTypeName.TIMESTAMP
                             && to.equals("STRING")
                             && unitPrecision(source.getPrecision()) == source.getPrecision();
-                    if (!widens(from, to) && !narrowsNumber(from, to) && !parsesInteger && !timestampText) {
+                    if (!widens(from, to) && !narrowsNumber(from, to) && !(parsesText && parsed) && !timestampText) {
                         throw new Unsupported(
                                 call + ": only casts between numbers (but from FLOAT or DOUBLE to DECIMAL), from text to "
-                                        + "integers, from TIMESTAMP to text and casts that keep every value are evaluated natively",
+                                        + "integers, BOOLEAN and DOUBLE, from TIMESTAMP to text and casts that keep every value are evaluated natively",
                                 "a CAST to a type that holds every value (a wider integer, DOUBLE, STRING)");
                     }
-                    return cast(expression(operands.get(0)), to, false);
+                    ObjectNode cast = cast(expression(operands.get(0)), to, false);
+                    return parsesText ? cast.put("parses", true) : cast;
                 }
             case EXTRACT:
                 return extract(call);
