@@ -1209,7 +1209,10 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
     }
 }
 
-/// `expr` on the rows of `batch` that `rows` marks (a mask without NULLs), NULL on the others.
+/// `expr` on the rows of `batch` that `rows` marks (a mask without NULLs); callers read only
+/// those rows. An expression that can fail runs on the marked rows alone (the others are NULL);
+/// one that cannot runs on the whole batch, which saves gathering the rows and scattering the
+/// values back.
 fn evaluate_on(
     expr: &Expr,
     batch: &RecordBatch,
@@ -1217,7 +1220,7 @@ fn evaluate_on(
     rows: &BooleanArray,
 ) -> Result<ArrayRef> {
     let all = batch.num_rows();
-    if rows.true_count() == all {
+    if !expr.may_fail() || rows.true_count() == all {
         return evaluate(expr, batch, prepared)?.into_column(all);
     }
     let subset = filter_record_batch(batch, rows)?;
