@@ -18,9 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static dev.streamfusion.operators.IslandTesting.nativeCalcGivesStockRows;
 import static dev.streamfusion.operators.IslandTesting.rows;
@@ -164,6 +166,41 @@ class IslandITCase {
         List<String> calculated = rows(reader, "SELECT * FROM stock_calc");
         assertThat(calculated).hasSizeGreaterThan(100);
         assertThat(rows(reader, "SELECT * FROM fused_calc")).containsExactlyElementsOf(calculated);
+    }
+
+    @Test
+    void aSinkOfItsOwnParallelismTakesTheBatchesAcrossTheExchange() throws Exception {
+        String columns = "s STRING, total BIGINT, price DECIMAL(10, 2)";
+        String query = "SELECT s, bi + i, price FROM %s WHERE si > 0 OR s IS NULL";
+        TableEnvironment island = env(false, 2, true);
+        String narrow = "CREATE TABLE narrow (" + columns + ") WITH ('connector' = 'streamfusion-parquet', 'path' = '"
+                + tables.resolve("narrow") + "', 'sink.parallelism' = '1')";
+        island.executeSql(narrow);
+        StreamFusion.Explanation explained = StreamFusion.explain(island, "INSERT INTO narrow " + String.format(query, "fused"));
+        assertThat(explained.nativeNodes())
+                .as("%s", explained)
+                .containsExactly(
+                        "NativeSourceBatches(default_catalog.default_database.fused)",
+                        "NativeCalc",
+                        "NativeSinkBatches(default_catalog.default_database.narrow)");
+        island.executeSql("INSERT INTO narrow " + String.format(query, "fused")).await();
+
+        TableEnvironment reader = env(false, 1, false);
+        reader.executeSql(table("narrow", "filesystem", columns, "narrow"));
+        assertThat(rows(reader, "SELECT * FROM narrow"))
+                .containsExactlyInAnyOrderElementsOf(rows(reader, String.format(query, "stock")));
+        // One writer wrote the rows of both readers: in batch mode, one part file (two writers
+        // would each write one).
+        try (Stream<Path> files = Files.list(tables.resolve("narrow"))) {
+            assertThat(files.map(file -> file.getFileName().toString()).filter(name -> !name.startsWith(".")))
+                    .hasSize(1);
+        }
+
+        island.executeSql("CREATE TABLE keyed (" + columns + ", PRIMARY KEY (s) NOT ENFORCED) WITH ('connector' = "
+                + "'streamfusion-parquet', 'path' = '" + tables.resolve("keyed") + "', 'sink.parallelism' = '1')");
+        assertThat(StreamFusion.explain(island, "INSERT INTO keyed SELECT s, bi + i, price FROM fused WHERE s IS NOT NULL")
+                        .fallbacks())
+                .anyMatch(reason -> reason.contains("routes the rows to the writers by key"));
     }
 
     @Test

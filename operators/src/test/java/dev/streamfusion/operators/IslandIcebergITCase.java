@@ -162,17 +162,55 @@ class IslandIcebergITCase {
                 .hasSize(6000);
         // Each of the 9 partitions in one file, and the partitions spread over both writers (file
         // names start with the writer's subtask index), wherever the readers' rows came from.
+        Map<String, List<String>> writers = writersByPartition(catalog.loadTable(TableIdentifier.of("db", "hashed")));
+        assertThat(writers).hasSize(9).allSatisfy((partition, files) -> assertThat(files).as(partition).hasSize(1));
+        assertThat(writers.values().stream().map(files -> files.get(0)).distinct()).containsExactlyInAnyOrder("00000", "00001");
+
+        // Three writers of another parallelism than the readers': still one file a partition.
+        catalog.createTable(TableIdentifier.of("db", "hashed3"), schema, spec,
+                Map.of(TableProperties.WRITE_DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE_HASH));
+        String insert = "INSERT INTO sf.db.hashed3 /*+ OPTIONS('write-parallelism' = '3') */ SELECT * FROM " + TABLE;
+        assertThat(StreamFusion.explain(island, insert).nativeNodes())
+                .containsExactly("NativeSourceBatches(" + identifier(TABLE) + ")", "NativeSinkBatches(" + identifier("sf.db.hashed3") + ")");
+        island.executeSql(insert).await();
+        Map<String, List<String>> three = writersByPartition(catalog.loadTable(TableIdentifier.of("db", "hashed3")));
+        assertThat(three).hasSize(9).allSatisfy((partition, files) -> assertThat(files).as(partition).hasSize(1));
+        assertThat(three.values().stream().map(files -> files.get(0)).distinct())
+                .hasSizeGreaterThan(1)
+                .isSubsetOf("00000", "00001", "00002");
+        TableEnvironment reader = env(false, 1, false);
+        assertThat(rows(reader, "SELECT * FROM sf.db.hashed3"))
+                .containsExactlyInAnyOrderElementsOf(rows(reader, "SELECT * FROM " + TABLE));
+    }
+
+    /** The subtask index each data file of {@code table} was written by, by partition. */
+    private static Map<String, List<String>> writersByPartition(Table table) throws Exception {
         Map<String, List<String>> writers = new TreeMap<>();
-        Table hashed = catalog.loadTable(TableIdentifier.of("db", "hashed"));
-        try (CloseableIterable<FileScanTask> tasks = hashed.newScan().planFiles()) {
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
             for (FileScanTask task : tasks) {
                 String name = Path.of(task.file().location()).getFileName().toString();
-                writers.computeIfAbsent(hashed.spec().partitionToPath(task.file().partition()), p -> new ArrayList<>())
+                writers.computeIfAbsent(table.spec().partitionToPath(task.file().partition()), p -> new ArrayList<>())
                         .add(name.substring(0, name.indexOf('-')));
             }
         }
-        assertThat(writers).hasSize(9).allSatisfy((partition, files) -> assertThat(files).as(partition).hasSize(1));
-        assertThat(writers.values().stream().map(files -> files.get(0)).distinct()).containsExactlyInAnyOrder("00000", "00001");
+        return writers;
+    }
+
+    @Test
+    void writersOfTheirOwnParallelismTakeTheBatchesAcrossTheExchange() throws Exception {
+        TableEnvironment island = env(false, 2, true);
+        island.executeSql("CREATE TABLE sf.db.single (" + COLUMNS + ")");
+        String insert = "INSERT INTO sf.db.single /*+ OPTIONS('write-parallelism' = '1') */ SELECT * FROM " + TABLE;
+        assertThat(StreamFusion.explain(island, insert).nativeNodes())
+                .containsExactly("NativeSourceBatches(" + identifier(TABLE) + ")", "NativeSinkBatches(" + identifier("sf.db.single") + ")");
+        island.executeSql(insert).await();
+        // One writer took the batches of both readers: one data file in this batch job.
+        HadoopCatalog catalog = new HadoopCatalog(new Configuration(), warehouse.toUri().toString());
+        assertThat(writersByPartition(catalog.loadTable(TableIdentifier.of("db", "single"))))
+                .containsExactly(Map.entry("", List.of("00000")));
+        TableEnvironment reader = env(false, 1, false);
+        assertThat(rows(reader, "SELECT * FROM sf.db.single"))
+                .containsExactlyInAnyOrderElementsOf(rows(reader, "SELECT * FROM " + TABLE));
     }
 
     @Test

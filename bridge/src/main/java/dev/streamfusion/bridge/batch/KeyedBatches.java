@@ -2,6 +2,7 @@ package dev.streamfusion.bridge.batch;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.io.network.api.writer.SubtaskStateMapper;
 import org.apache.flink.runtime.plugable.SerializationDelegate;
@@ -21,10 +22,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * subtask. As with Flink's {@code keyBy}, every row of one key reaches one subtask, and a subtask
  * receives whole key groups (Flink's ranges over the max parallelism).
  *
- * <p>The split is made for receivers at the splitting operator's own parallelism, which is what
- * {@link #keyBy} gives the receivers unless a scheduler decides theirs at run time. A part then
- * goes to the receiver of the first key group its rows were split for, so the rows of a key still
- * meet at one subtask, though fewer receivers may get rows.
+ * <p>The split is made for receivers at the parallelism {@link #keyBy} is given (by default the
+ * splitting operator's own). Where a scheduler gives them another at run time, a part goes to the
+ * receiver of the first key group its rows were split for, so the rows of a key still meet at
+ * one subtask, though fewer receivers may get rows.
  */
 @Internal
 public final class KeyedBatches {
@@ -32,12 +33,13 @@ public final class KeyedBatches {
     private KeyedBatches() {}
 
     /**
-     * {@code batches} routed by {@code keys}; the receivers should run at the parallelism of
-     * {@code batches}.
+     * {@code batches} routed by {@code keys} to receivers at the parallelism {@code receivers}, or
+     * at the parallelism of {@code batches} where it is {@code null}.
      */
-    public static DataStream<ArrowBatch> keyBy(DataStream<ArrowBatch> batches, NativeBatchRouter.Keys keys, String name) {
+    public static DataStream<ArrowBatch> keyBy(
+            DataStream<ArrowBatch> batches, NativeBatchRouter.Keys keys, String name, Integer receivers) {
         DataStream<ArrowBatch> split = batches
-                .transform("KeyedSplit(" + name + ")", batches.getType(), new SplitOperator(keys))
+                .transform("KeyedSplit(" + name + ")", batches.getType(), new SplitOperator(keys, receivers))
                 .setParallelism(batches.getParallelism());
         return new DataStream<>(
                 batches.getExecutionEnvironment(),
@@ -46,19 +48,23 @@ public final class KeyedBatches {
 
     /**
      * Splits each batch by key, emitting each part marked with its receiver's first key group.
-     * Metrics in the {@code streamfusion} group: {@code rowsRouted} and {@code partsOut}.
+     * Metrics in the {@code streamfusion} group: {@code rowsRouted}, {@code partsOut} and {@code
+     * nativeBytes} (what the operator's Arrow allocator holds).
      */
     static final class SplitOperator extends NativeBatchOperator<NativeBatchRouter> {
 
         private static final long serialVersionUID = 1L;
 
         private final NativeBatchRouter.Keys keys;
+        /** The receivers' parallelism, or {@code null} for this operator's. */
+        private final Integer receivers;
 
         private transient Counter rowsRouted;
         private transient Counter partsOut;
 
-        SplitOperator(NativeBatchRouter.Keys keys) {
+        SplitOperator(NativeBatchRouter.Keys keys, Integer receivers) {
             this.keys = keys;
+            this.receivers = receivers;
         }
 
         @Override
@@ -67,12 +73,13 @@ public final class KeyedBatches {
             MetricGroup metrics = getMetricGroup().addGroup("streamfusion");
             rowsRouted = metrics.counter("rowsRouted");
             partsOut = metrics.counter("partsOut");
+            metrics.gauge("nativeBytes", (Gauge<Long>) this::allocatedBytes);
         }
 
         @Override
         protected NativeBatchRouter create(BufferAllocator allocator, Schema schema) {
-            return NativeBatchRouter.create(allocator, schema, keys,
-                    getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(), maxParallelism());
+            int parallelism = receivers != null ? receivers : getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+            return NativeBatchRouter.create(allocator, schema, keys, parallelism, maxParallelism());
         }
 
         private int maxParallelism() {

@@ -73,27 +73,25 @@ public final class IcebergSink implements Serializable {
         if (description.writesChanges()) {
             return Optional.of("a table with equality fields is written from rows (changes are routed to the writers by key)");
         }
-        if (parallelism != null) {
-            return Optional.of("'write-parallelism' gives the writers a parallelism of their own");
-        }
         return Optional.empty();
     }
 
     /**
-     * Appends the writers of whole batches (at the batches' parallelism, routed to them natively as
-     * the distribution says) and the committer to {@code batches}; only when {@link
+     * Appends the writers of whole batches (at the batches' parallelism or {@code
+     * write-parallelism}, routed to them natively as the distribution says, or as Flink feeds an
+     * operator of another parallelism) and the committer to {@code batches}; only when {@link
      * #batchesUnsupported()} is empty.
      */
     public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> batches) {
         DataStream<ArrowBatch> routed = distribution == null
                 ? batches
-                : KeyedBatches.keyBy(batches, distribution.batches(description), table.toString());
+                : KeyedBatches.keyBy(batches, distribution.batches(description), table.toString(), parallelism);
         SingleOutputStreamOperator<WriteResult> written = routed
                 .transform(
                         "NativeSinkBatches(" + table + ")",
                         TypeInformation.of(WriteResult.class),
                         new DataFileWriterOperator.Batches(table, description, rowType))
-                .setParallelism(batches.getParallelism());
+                .setParallelism(parallelism == null ? batches.getParallelism() : parallelism);
         return commit(written, name -> Optional.empty());
     }
 

@@ -25,7 +25,9 @@ import java.util.UUID;
  * encoding each batch's buffers as they are. The rolling policy is the table sink's: a part file
  * rolls on every checkpoint, at {@code sink.rolling-policy.file-size}, after {@code
  * sink.rolling-policy.rollover-interval}, or when inactive for {@code
- * sink.rolling-policy.inactivity-interval}.
+ * sink.rolling-policy.inactivity-interval}. With {@code sink.parallelism}, the writers run at that
+ * parallelism, fed as Flink feeds a sink of another parallelism (the batches rebalanced across
+ * the exchange, forwarded where the parallelisms match).
  */
 @Internal
 public final class ParquetBatchSink implements Serializable {
@@ -38,6 +40,8 @@ public final class ParquetBatchSink implements Serializable {
     private final long rolloverInterval;
     private final long inactivityInterval;
     private final long checkInterval;
+    /** {@code sink.parallelism}, or {@code null} for the input's. */
+    private final Integer parallelism;
 
     public ParquetBatchSink(
             String path,
@@ -45,16 +49,18 @@ public final class ParquetBatchSink implements Serializable {
             long fileSize,
             Duration rolloverInterval,
             Duration inactivityInterval,
-            Duration checkInterval) {
+            Duration checkInterval,
+            Integer parallelism) {
         this.path = path;
         this.writers = writers;
         this.fileSize = fileSize;
         this.rolloverInterval = rolloverInterval.toMillis();
         this.inactivityInterval = inactivityInterval.toMillis();
         this.checkInterval = checkInterval.toMillis();
+        this.parallelism = parallelism;
     }
 
-    /** Writes {@code batches} at their parallelism. */
+    /** Writes {@code batches} at their parallelism, or at {@code sink.parallelism} where it is set. */
     public DataStreamSink<ArrowBatch> consume(DataStream<ArrowBatch> batches) {
         FileSink<ArrowBatch> sink =
                 FileSink.forBulkFormat(new Path(path), new BatchWriters(writers))
@@ -63,7 +69,9 @@ public final class ParquetBatchSink implements Serializable {
                         .withBucketCheckInterval(checkInterval)
                         .withOutputFileConfig(OutputFileConfig.builder().withPartPrefix("part-" + UUID.randomUUID()).build())
                         .build();
-        return batches.sinkTo(sink).setParallelism(batches.getParallelism()).name("NativeSinkBatches");
+        return batches.sinkTo(sink)
+                .setParallelism(parallelism == null ? batches.getParallelism() : parallelism)
+                .name("NativeSinkBatches");
     }
 
     /** The native writer of each part file, fed whole batches. */

@@ -251,11 +251,12 @@ public final class StreamFusionParquetTableFactory
         if (!context.getCatalogTable().getPartitionKeys().isEmpty()) {
             return "partitioned tables are written by Flink's file sink";
         }
-        for (ConfigOption<?> option : List.of(
-                FileSystemConnectorOptions.AUTO_COMPACTION, FileSystemConnectorOptions.SINK_PARALLELISM)) {
-            if (files.containsKey(option.key())) {
-                return "'" + option.key() + "' is Flink's file sink's";
-            }
+        if (files.containsKey(FileSystemConnectorOptions.AUTO_COMPACTION.key())) {
+            return "'" + FileSystemConnectorOptions.AUTO_COMPACTION.key() + "' is Flink's file sink's";
+        }
+        if (files.containsKey(FileSystemConnectorOptions.SINK_PARALLELISM.key())
+                && context.getCatalogTable().getResolvedSchema().getPrimaryKey().isPresent()) {
+            return "with a primary key and 'sink.parallelism', Flink routes the rows to the writers by key";
         }
         if (files.keySet().stream().anyMatch(key -> key.startsWith("sink.partition-commit."))) {
             return "partition commit policies are Flink's file sink's";
@@ -282,7 +283,8 @@ public final class StreamFusionParquetTableFactory
                 files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE).getBytes(),
                 files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL),
                 files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_INACTIVITY_INTERVAL),
-                files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_CHECK_INTERVAL));
+                files.get(FileSystemConnectorOptions.SINK_ROLLING_POLICY_CHECK_INTERVAL),
+                files.get(FileSystemConnectorOptions.SINK_PARALLELISM));
     }
 
     /** A table option's name for Flink's file sink: the format's options under its prefix. */
