@@ -262,10 +262,18 @@ class IslandKafkaITCase {
         assertThat(StreamFusion.explain(island, "INSERT INTO stamped SELECT *, CAST(NULL AS TIMESTAMP_LTZ(3)) FROM ("
                         + String.format(QUERY, "bids") + ")").fallbacks())
                 .containsExactly("Sink into default_catalog.default_database.stamped: metadata columns are written from rows");
-        island.executeSql(kafkaSink("spread", "streamfusion-kafka", "unused", ", 'sink.parallelism' = '1'"));
-        assertThat(StreamFusion.explain(island, "INSERT INTO spread " + String.format(QUERY, "bids")).fallbacks())
-                .containsExactly("Sink into default_catalog.default_database.spread: "
-                        + "'sink.parallelism' is set, and the island's batches keep their parallelism");
+
+        // A sink of its own parallelism takes the batches across the exchange.
+        KAFKA.cluster().createTopic("island-narrow", 2);
+        island.executeSql(kafkaSink("narrow", "streamfusion-kafka", "island-narrow", ", 'sink.parallelism' = '1'"));
+        String narrow = "INSERT INTO narrow " + String.format(QUERY, "bids");
+        assertThat(StreamFusion.explain(island, narrow).nativeNodes())
+                .containsExactly(
+                        "NativeSourceBatches(default_catalog.default_database.bids)",
+                        "NativeCalc",
+                        "NativeSinkBatches(default_catalog.default_database.narrow)");
+        island.executeSql(narrow).await();
+        assertThat(written("island-narrow")).containsExactlyElementsOf(expected);
     }
 
     @Test

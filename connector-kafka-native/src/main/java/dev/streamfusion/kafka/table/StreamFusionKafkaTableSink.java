@@ -159,8 +159,8 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
         if (!metadataKeys.isEmpty()) {
             return Optional.of("metadata columns are written from rows");
         }
-        if (parallelism != null) {
-            return Optional.of("'sink.parallelism' is set, and the island's batches keep their parallelism");
+        if (parallelism != null && upsertMode) {
+            return Optional.of("with a primary key and 'sink.parallelism', Flink routes the rows to the writers by key");
         }
         if (flushMode.isEnabled()) {
             return Optional.of("'sink.buffer-flush.*' reduces rows by key");
@@ -170,8 +170,9 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
 
     @Override
     public DataStreamSink<?> consumeBatches(DataStream<ArrowBatch> batches) {
+        // At 'sink.parallelism', the batches cross the exchange as Flink's rows would (rebalanced).
         return batches.sinkTo(nativeRungSink(layout()).batches())
-                .setParallelism(batches.getParallelism())
+                .setParallelism(parallelism == null ? batches.getParallelism() : parallelism)
                 .name("NativeSinkBatches");
     }
 
