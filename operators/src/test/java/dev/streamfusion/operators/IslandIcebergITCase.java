@@ -3,6 +3,9 @@ package dev.streamfusion.operators;
 import dev.streamfusion.testkit.flink.MiniClusters;
 
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -29,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 import static dev.streamfusion.operators.IslandTesting.identifier;
 import static dev.streamfusion.operators.IslandTesting.nativeCalcGivesStockRows;
@@ -43,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class IslandIcebergITCase {
 
-    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(2);
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.withSlots(3);
 
     private static final String COLUMNS =
             "id BIGINT, s STRING, price DECIMAL(10, 2), ts TIMESTAMP(6), flag BOOLEAN, qty INT";
@@ -211,6 +215,71 @@ class IslandIcebergITCase {
         TableEnvironment reader = env(false, 1, false);
         assertThat(rows(reader, "SELECT * FROM sf.db.single"))
                 .containsExactlyInAnyOrderElementsOf(rows(reader, "SELECT * FROM " + TABLE));
+    }
+
+    @Test
+    void aStreamingCopyThroughTheKeyedExchangeRestoresAtAnotherParallelismWithEveryRowOnce() throws Exception {
+        HadoopCatalog catalog = new HadoopCatalog(new Configuration(), warehouse.toUri().toString());
+        Schema schema = catalog.loadTable(TableIdentifier.of("db", "t")).schema();
+        catalog.createTable(TableIdentifier.of("db", "events"), schema);
+        catalog.createTable(TableIdentifier.of("db", "routed"), schema,
+                PartitionSpec.builderFor(schema).identity("flag").bucket("id", 3).build(),
+                Map.of(TableProperties.WRITE_DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE_HASH));
+        TableEnvironment writer = env(false, 1, false);
+        writer.executeSql("INSERT INTO sf.db.events SELECT * FROM " + TABLE + " WHERE MOD(id, 2) = 0").await();
+        String insert = "INSERT INTO sf.db.routed SELECT * FROM sf.db.events "
+                + "/*+ OPTIONS('streaming' = 'true', 'monitor-interval' = '100ms') */";
+        TableEnvironment reader = env(false, 1, false);
+
+        JobClient first = streamingCopy(1, null, insert);
+        List<String> firstRows = rows(reader, "SELECT * FROM sf.db.events");
+        awaitRows(first, reader, "sf.db.routed", firstRows);
+        String savepoint = first.stopWithSavepoint(false, warehouse.resolve("savepoints").toUri().toString(),
+                        SavepointFormatType.CANONICAL)
+                .get(60, TimeUnit.SECONDS);
+
+        // A snapshot appended while the job is stopped is read once after the restore at parallelism 2.
+        writer.executeSql("INSERT INTO sf.db.events SELECT * FROM " + TABLE + " WHERE MOD(id, 2) <> 0 OR id IS NULL").await();
+        JobClient second = streamingCopy(2, savepoint, insert);
+        try {
+            List<String> all = rows(reader, "SELECT * FROM sf.db.events");
+            assertThat(all).hasSize(6000);
+            awaitRows(second, reader, "sf.db.routed", all);
+        } finally {
+            if (!second.getJobStatus().get().isGloballyTerminalState()) {
+                second.cancel().get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Starts {@code insert} in a checkpointed streaming job through the island, from {@code savepoint} if given. */
+    private static JobClient streamingCopy(int parallelism, String savepoint, String insert) {
+        TableEnvironment island = env(true, parallelism, true);
+        island.getConfig().set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
+        if (savepoint != null) {
+            island.getConfig().set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        assertThat(StreamFusion.explain(island, insert).nativeNodes())
+                .containsExactly("NativeSourceBatches(sf.db.events)", "NativeSinkBatches(sf.db.routed)");
+        return island.executeSql(insert).getJobClient().orElseThrow();
+    }
+
+    /**
+     * Waits until {@code table} holds {@code expected} (once each) while {@code job} runs; fails
+     * with the job's own failure if it ends, or after a minute.
+     */
+    private static void awaitRows(JobClient job, TableEnvironment reader, String table, List<String> expected)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        List<String> committed = rows(reader, "SELECT * FROM " + table);
+        while (committed.size() < expected.size() && System.nanoTime() < deadline) {
+            if (job.getJobStatus().get().isGloballyTerminalState()) {
+                job.getJobExecutionResult().get();
+            }
+            Thread.sleep(200);
+            committed = rows(reader, "SELECT * FROM " + table);
+        }
+        assertThat(committed).containsExactlyElementsOf(expected);
     }
 
     @Test

@@ -101,7 +101,12 @@ public final class IcebergSink implements Serializable {
                 .transform("IcebergCommitter(" + table + ")", Types.VOID,
                         new CommitterOperator(table, branch, description.specId(), overwrite))
                 .setParallelism(1)
-                .setMaxParallelism(1);
+                .setMaxParallelism(1)
+                // Never chained to the writers, whatever their parallelism: Flink derives the ids
+                // of operators without a uid from how they chain, so a committer chained to
+                // writers at parallelism 1 only would get another id at 2, and a savepoint would
+                // not restore at another parallelism.
+                .startNewChain();
         uids.apply("streamfusion-iceberg-committer").ifPresent(committed::uid);
         return committed.sinkTo(new DiscardingSink<>()).setParallelism(1).name("IcebergCommitted(" + table + ")");
     }
