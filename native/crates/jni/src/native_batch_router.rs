@@ -23,10 +23,8 @@ const KIND: &str = "batch router";
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct KeyDescription {
     /// The values of these top-level columns.
-    #[serde(default)]
     columns: Option<Vec<usize>>,
     /// The row's partition in the Iceberg table this writer description (JSON) describes.
-    #[serde(default)]
     iceberg_partition: Option<String>,
 }
 
@@ -126,8 +124,8 @@ pub extern "system" fn Java_dev_streamfusion_bridge_batch_NativeBatchRouter_crea
     })
 }
 
-/// Splits the exported batch; returns, for each part in the order [`part`] exports them, its
-/// subtask and the first key group of that subtask's range, one after the other.
+/// Splits the exported batch; returns, for each part in the order `part0` exports them, the first
+/// key group of the range of the subtask it goes to.
 ///
 /// # Safety
 /// `array_addr` is an `ArrowArray` exported with the router's schema.
@@ -145,17 +143,15 @@ pub extern "system" fn Java_dev_streamfusion_bridge_batch_NativeBatchRouter_rout
         let batch = unsafe { import_batch(array_addr, &router.input) }?;
         let keys = router.keys.of(&batch)?;
         let parts = router.groups.split(&batch, &keys)?;
-        let mut targets = Vec::with_capacity(parts.len() * 2);
+        let mut key_groups = Vec::with_capacity(parts.len());
         for part in parts {
-            for n in [part.channel, part.key_group] {
-                targets.push(jint::try_from(n).map_err(|_| {
-                    NativeError::Config(format!("subtask or key group {n} out of range"))
-                })?);
-            }
+            key_groups.push(jint::try_from(part.key_group).map_err(|_| {
+                NativeError::Config(format!("key group {} out of range", part.key_group))
+            })?);
             router.parts.push_back(part.rows);
         }
-        let array = env.new_int_array(targets.len())?;
-        array.set_region(env, 0, &targets)?;
+        let array = env.new_int_array(key_groups.len())?;
+        array.set_region(env, 0, &key_groups)?;
         Ok(array.into_raw())
     })
 }

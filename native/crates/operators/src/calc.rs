@@ -330,9 +330,22 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// Whether the expression is arithmetic, logic, comparisons and casts over columns and
+    /// literals only (no string, regex or date function): cheaper on a whole batch than the
+    /// gather and scatter of some of its rows.
+    fn is_cheap(&self) -> bool {
+        match self {
+            Expr::Column { .. } | Expr::Literal { .. } => true,
+            Expr::Cast { input, .. } => input.is_cheap(),
+            Expr::Call { op, args } => !op.is_function() && args.iter().all(Expr::is_cheap),
+        }
+    }
+
     /// Whether evaluating the expression can fail on some row: a division or `MOD` (the planner
-    /// admits floating-point division, which cannot, under the same op), or a cast of text (which
-    /// may not parse) or that the planner proved exact.
+    /// admits floating-point division, which cannot, under the same op), a timestamp moved by an
+    /// interval (beyond what its Arrow unit holds), or a cast of text (which may not parse) or that
+    /// the planner proved exact. Everything else is evaluated on whole batches where that is
+    /// cheaper, so an error on data anywhere else must be counted here.
     fn may_fail(&self) -> bool {
         match self {
             Expr::Column { .. } | Expr::Literal { .. } => false,
@@ -343,7 +356,8 @@ impl Expr {
                 ..
             } => *exact || *parses || input.may_fail(),
             Expr::Call { op, args } => {
-                matches!(op, Op::Divide | Op::Mod) || args.iter().any(Expr::may_fail)
+                matches!(op, Op::Divide | Op::Mod | Op::AddMillis | Op::AddMonths)
+                    || args.iter().any(Expr::may_fail)
             }
         }
     }
@@ -1210,9 +1224,9 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
 }
 
 /// `expr` on the rows of `batch` that `rows` marks (a mask without NULLs); callers read only
-/// those rows. An expression that can fail runs on the marked rows alone (the others are NULL);
-/// one that cannot runs on the whole batch, which saves gathering the rows and scattering the
-/// values back.
+/// those rows. An expression that can fail, or one with a costly function, runs on the marked rows
+/// alone (the others are NULL); a cheap one that cannot fail runs on the whole batch, which saves
+/// gathering the rows and scattering the values back.
 fn evaluate_on(
     expr: &Expr,
     batch: &RecordBatch,
@@ -1220,7 +1234,7 @@ fn evaluate_on(
     rows: &BooleanArray,
 ) -> Result<ArrayRef> {
     let all = batch.num_rows();
-    if !expr.may_fail() || rows.true_count() == all {
+    if rows.true_count() == all || (!expr.may_fail() && expr.is_cheap()) {
         return evaluate(expr, batch, prepared)?.into_column(all);
     }
     let subset = filter_record_batch(batch, rows)?;

@@ -33,7 +33,9 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, PrimitiveArray};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, PrimitiveArray, StringArray,
+};
 use arrow::datatypes::{
     ArrowPrimitiveType, DataType, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type,
     Int32Type, Int64Type,
@@ -144,9 +146,7 @@ fn parse_integers(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcError
     } else {
         (i64::from(i32::MIN), i64::from(i32::MAX))
     };
-    let strings = array
-        .as_string_opt::<i32>()
-        .ok_or_else(|| CalcError::Spec(format!("CAST of {} as text", array.data_type())))?;
+    let strings = texts(array)?;
     let values = strings
         .iter()
         .map(|s| {
@@ -176,13 +176,18 @@ fn parse_integers(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcError
     })
 }
 
+/// `array` as the text column a parsing cast reads.
+fn texts(array: &ArrayRef) -> Result<&StringArray, CalcError> {
+    array
+        .as_string_opt::<i32>()
+        .ok_or_else(|| CalcError::Spec(format!("CAST of {} as text", array.data_type())))
+}
+
 /// Text cast to BOOLEAN as Flink's `BinaryStringDataUtil.toBoolean` reads it (see the module).
 fn parse_booleans(array: &ArrayRef) -> Result<ArrayRef, CalcError> {
     const TRUE: [&str; 5] = ["t", "true", "y", "yes", "1"];
     const FALSE: [&str; 5] = ["f", "false", "n", "no", "0"];
-    let strings = array
-        .as_string_opt::<i32>()
-        .ok_or_else(|| CalcError::Spec(format!("CAST of {} as text", array.data_type())))?;
+    let strings = texts(array)?;
     let booleans = strings
         .iter()
         .map(|s| {
@@ -206,9 +211,7 @@ fn parse_booleans(array: &ArrayRef) -> Result<ArrayRef, CalcError> {
 
 /// Text cast to DOUBLE as Java's `Double.parseDouble` parses it (see the module).
 fn parse_doubles(array: &ArrayRef) -> Result<ArrayRef, CalcError> {
-    let strings = array
-        .as_string_opt::<i32>()
-        .ok_or_else(|| CalcError::Spec(format!("CAST of {} as text", array.data_type())))?;
+    let strings = texts(array)?;
     let doubles = strings
         .iter()
         .map(|s| s.map(java_double).transpose())
@@ -493,7 +496,7 @@ fn rescale(v: i128, scale: i8, precision: u8, to_scale: i8) -> Option<i128> {
 
 #[cfg(test)]
 mod tests {
-    use arrow::array::{Float64Array, Int64Array, StringArray};
+    use arrow::array::{Float64Array, Int64Array};
 
     use super::*;
     use crate::decimal::decimals;

@@ -66,7 +66,7 @@ public final class NativeBatchRouter extends NativeBatchTransform {
         }
     }
 
-    private int[] targets = new int[0];
+    private int[] keyGroups = new int[0];
 
     private NativeBatchRouter(BufferAllocator allocator, Schema input, Created created) {
         super("batch router", allocator, input, created, NativeBatchRouter::free0);
@@ -87,18 +87,13 @@ public final class NativeBatchRouter extends NativeBatchTransform {
 
     /** Splits {@code batch}; returns how many parts it makes (none for an empty batch). */
     public int route(VectorSchemaRoot batch) {
-        targets = pass(batch, NativeBatchRouter::route0);
-        return targets.length / 2;
+        keyGroups = pass(batch, NativeBatchRouter::route0);
+        return keyGroups.length;
     }
 
-    /** The subtask part {@code part} of the last batch routed goes to. */
-    public int channel(int part) {
-        return targets[2 * part];
-    }
-
-    /** The first key group the subtask of part {@code part} owns. */
+    /** The first key group of the subtask that part {@code part} of the last batch routed goes to. */
     public int keyGroup(int part) {
-        return targets[2 * part + 1];
+        return keyGroups[part];
     }
 
     /** The next part of the last batch routed, in part order; reused by the next call. */

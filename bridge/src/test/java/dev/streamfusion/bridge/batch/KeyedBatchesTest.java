@@ -67,9 +67,11 @@ class KeyedBatchesTest {
                 partsPerRound.add(parts);
                 Set<Integer> seen = new HashSet<>();
                 for (int p = 0; p < parts; p++) {
-                    int channel = router.channel(p);
-                    assertThat(KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(128, 3, router.keyGroup(p)))
-                            .isEqualTo(channel);
+                    int channel = KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(128, 3, router.keyGroup(p));
+                    assertThat(router.keyGroup(p))
+                            .as("the first key group of its subtask")
+                            .isEqualTo(KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(128, 3, channel)
+                                    .getStartKeyGroup());
                     VectorSchemaRoot part = router.nextPart();
                     assertThat(selected(partitioner, new ArrowBatch().of(part).toKeyGroup(router.keyGroup(p), 128)))
                             .isEqualTo(channel);
@@ -149,6 +151,19 @@ class KeyedBatchesTest {
                     received.release();
                 }
             }
+        }
+    }
+
+    @Test
+    void moreReceiversThanTheSplittersKeyGroupsGetKeyGroupsEnough() {
+        assertThat(KeyedBatches.keyGroups(2, 128)).isEqualTo(128);
+        assertThat(KeyedBatches.keyGroups(128, 128)).isEqualTo(128);
+        assertThat(KeyedBatches.keyGroups(200, 128)).isEqualTo(512).isGreaterThanOrEqualTo(200);
+        try (BufferAllocator allocator = new RootAllocator();
+                VectorSchemaRoot root = batch(allocator);
+                NativeBatchRouter router = NativeBatchRouter.create(
+                        allocator, root.getSchema(), NativeBatchRouter.Keys.columns(1), 200, KeyedBatches.keyGroups(200, 128))) {
+            assertThat(router.route(root)).isGreaterThan(1);
         }
     }
 
