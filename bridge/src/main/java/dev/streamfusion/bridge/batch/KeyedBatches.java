@@ -2,8 +2,6 @@ package dev.streamfusion.bridge.batch;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.io.network.api.writer.SubtaskStateMapper;
 import org.apache.flink.runtime.plugable.SerializationDelegate;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -81,10 +79,8 @@ public final class KeyedBatches {
         @Override
         public void open() throws Exception {
             super.open();
-            MetricGroup metrics = getMetricGroup().addGroup("streamfusion");
-            rowsRouted = metrics.counter("rowsRouted");
-            partsOut = metrics.counter("partsOut");
-            metrics.gauge("nativeBytes", (Gauge<Long>) this::allocatedBytes);
+            rowsRouted = metrics().counter("rowsRouted");
+            partsOut = metrics().counter("partsOut");
         }
 
         @Override

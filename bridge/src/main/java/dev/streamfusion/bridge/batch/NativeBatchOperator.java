@@ -1,6 +1,8 @@
 package dev.streamfusion.bridge.batch;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.TimestampedCollector;
@@ -16,7 +18,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * An island operator that runs each batch through one native object: the object is built for the
  * schema of the first batch, in the operator's own Arrow allocator; every input batch is released
  * after it is processed (see {@link ArrowBatch}); the object, then the allocator, are closed with
- * the operator.
+ * the operator. Its metrics live in the {@code streamfusion} group ({@link #metrics()}), which
+ * always holds {@code nativeBytes}: what the operator's Arrow allocator holds.
  *
  * @param <N> the native object
  */
@@ -30,6 +33,7 @@ public abstract class NativeBatchOperator<N extends AutoCloseable> extends Abstr
     private transient N nativeObject;
     private transient ArrowBatch out;
     private transient TimestampedCollector<ArrowBatch> collector;
+    private transient MetricGroup metrics;
 
     /** The native object for batches of {@code schema}, its buffers in {@code allocator}. */
     protected abstract N create(BufferAllocator allocator, Schema schema);
@@ -43,11 +47,13 @@ public abstract class NativeBatchOperator<N extends AutoCloseable> extends Abstr
         allocator = new RootAllocator();
         out = new ArrowBatch();
         collector = new TimestampedCollector<>(output);
+        metrics = getMetricGroup().addGroup("streamfusion");
+        metrics.gauge("nativeBytes", (Gauge<Long>) () -> allocator == null ? 0 : allocator.getAllocatedMemory());
     }
 
-    /** What the operator's allocator holds now. */
-    protected final long allocatedBytes() {
-        return allocator == null ? 0 : allocator.getAllocatedMemory();
+    /** The operator's {@code streamfusion} metric group (after {@link #open()}). */
+    protected final MetricGroup metrics() {
+        return metrics;
     }
 
     /** Hands {@code result} on, with the input batch's timestamp. */

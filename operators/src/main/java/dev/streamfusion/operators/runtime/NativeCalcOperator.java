@@ -5,8 +5,6 @@ import dev.streamfusion.operators.internal.NativeCalc;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.MetricGroup;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -37,10 +35,8 @@ public final class NativeCalcOperator extends NativeBatchOperator<NativeCalc> {
     @Override
     public void open() throws Exception {
         super.open();
-        MetricGroup metrics = getMetricGroup().addGroup("streamfusion");
-        rowsIn = metrics.counter("rowsIn");
-        rowsOut = metrics.counter("rowsOut");
-        metrics.gauge("nativeBytes", (Gauge<Long>) this::allocatedBytes);
+        rowsIn = metrics().counter("rowsIn");
+        rowsOut = metrics().counter("rowsOut");
     }
 
     @Override
