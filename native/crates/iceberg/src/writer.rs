@@ -8,15 +8,16 @@ use std::sync::Arc;
 
 use std::collections::HashMap;
 
-use arrow::array::{ArrayRef, AsArray, RecordBatch, UInt32Array};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
+use arrow::buffer::NullBuffer;
 use arrow::compute::{CastOptions, cast_with_options, take_record_batch};
 use arrow::datatypes::{DataType, Schema as ArrowSchema, SchemaRef};
 use iceberg::arrow::{PartitionValueCalculator, arrow_struct_to_literal, schema_to_arrow_schema};
 use iceberg::io::FileIO;
 use iceberg::spec::{
     DataContentType, DataFile, DataFileFormat, Literal, PartitionKey, PartitionSpec,
-    PrimitiveLiteral, Schema, SchemaRef as IcebergSchemaRef, Struct, StructType,
-    UnboundPartitionSpec,
+    PrimitiveLiteral, PrimitiveType, Schema, SchemaRef as IcebergSchemaRef, Struct, StructType,
+    Type, UnboundPartitionSpec,
 };
 use iceberg::writer::base_writer::data_file_writer::{DataFileWriter, DataFileWriterBuilder};
 use iceberg::writer::file_writer::ParquetWriterBuilder;
@@ -112,6 +113,77 @@ pub struct DataFilesWriter {
     /// Open files by partition path (one entry, "", for an unpartitioned table).
     partitions: BTreeMap<String, PartitionFiles>,
     rows: u64,
+    /// The FLOAT and DOUBLE fields inside structs, whose counts Iceberg Java keeps differently.
+    nested_floats: Vec<NestedFloat>,
+    /// By data file path: for each of `nested_floats`, the rows written to the file where one of
+    /// its structs is NULL.
+    absent: HashMap<String, HashMap<i32, u64>>,
+}
+
+/// A FLOAT or DOUBLE field inside one or more structs (none of them in a list or a map): its field
+/// id, and the child indexes leading to it from the batch's columns.
+///
+/// Iceberg Java's Parquet writer counts the values and NULLs of these fields with its own counter,
+/// which runs only where every enclosing struct is present; Parquet's statistics (what
+/// iceberg-rust's writer reports) count a row whose struct is NULL as one more value and one more
+/// NULL. The writer takes those rows off, so both record the same metrics.
+#[derive(Debug, Clone, PartialEq)]
+struct NestedFloat {
+    id: i32,
+    path: Vec<usize>,
+}
+
+impl NestedFloat {
+    /// The FLOAT and DOUBLE fields of `schema` inside structs.
+    fn of(schema: &Schema) -> Vec<NestedFloat> {
+        fn visit(
+            fields: &[iceberg::spec::NestedFieldRef],
+            path: &mut Vec<usize>,
+            out: &mut Vec<NestedFloat>,
+        ) {
+            for (i, field) in fields.iter().enumerate() {
+                path.push(i);
+                match field.field_type.as_ref() {
+                    Type::Struct(inner) => visit(inner.fields(), path, out),
+                    Type::Primitive(PrimitiveType::Float | PrimitiveType::Double)
+                        if path.len() > 1 =>
+                    {
+                        out.push(NestedFloat {
+                            id: field.id,
+                            path: path.clone(),
+                        });
+                    }
+                    _ => {}
+                }
+                path.pop();
+            }
+        }
+        let mut out = Vec::new();
+        visit(schema.as_struct().fields(), &mut Vec::new(), &mut out);
+        out
+    }
+
+    /// The rows of `batch` (the table's Arrow columns) where one of the field's structs is NULL.
+    fn absent_rows(&self, batch: &RecordBatch) -> Result<u64, IcebergWriteError> {
+        let Some((&top, inner)) = self.path.split_first() else {
+            return Ok(0);
+        };
+        let unexpected = || {
+            IcebergWriteError::Config(format!(
+                "field {} is not inside structs of the batch",
+                self.id
+            ))
+        };
+        let mut array = batch.columns().get(top).ok_or_else(unexpected)?;
+        let mut nulls: Option<NullBuffer> = None;
+        // Every index but the last leads from a struct to its child.
+        for &child in inner {
+            let structs = array.as_struct_opt().ok_or_else(unexpected)?;
+            nulls = NullBuffer::union(nulls.as_ref(), structs.nulls());
+            array = structs.columns().get(child).ok_or_else(unexpected)?;
+        }
+        Ok(nulls.map_or(0, |n| n.null_count() as u64))
+    }
 }
 
 /// The files open in one partition.
@@ -323,6 +395,8 @@ impl DataFilesWriter {
         };
         Ok(DataFilesWriter {
             location: files.location.clone(),
+            nested_floats: NestedFloat::of(&schema),
+            absent: HashMap::new(),
             table_arrow,
             partitioner,
             builder: DataFileWriterBuilder::new(files.rolling(Arc::clone(&schema), None)),
@@ -459,10 +533,25 @@ impl DataFilesWriter {
             return Ok(path);
         }
         let location = self.location.clone();
+        let absent = self
+            .nested_floats
+            .iter()
+            .map(|field| Ok((field.id, field.absent_rows(&part)?)))
+            .collect::<Result<Vec<_>, IcebergWriteError>>()?;
         if let Some(partition) = self.partitions.get_mut(&path) {
             runtime
                 .block_on(partition.data.write(part))
                 .map_err(|e| write_error(&location, &e))?;
+            // The rolling writer puts a whole batch into one file: the one open after the write.
+            if absent.iter().any(|&(_, rows)| rows > 0) {
+                let file = self
+                    .absent
+                    .entry(partition.data.current_file_path())
+                    .or_default();
+                for (id, rows) in absent {
+                    *file.entry(id).or_default() += rows;
+                }
+            }
         }
         self.rows += rows;
         Ok(path)
@@ -491,10 +580,12 @@ impl DataFilesWriter {
                 );
             }
             for file in written {
-                files.push(describe(&file, key)?);
+                let absent = self.absent.remove(file.file_path());
+                files.push(describe(&file, key, absent.as_ref())?);
             }
         }
         self.rows = 0;
+        self.absent.clear();
         Ok(Value::Array(files).to_string())
     }
 
@@ -627,19 +718,27 @@ fn write_error(location: &str, e: &iceberg::Error) -> IcebergWriteError {
 
 /// A data file as Java rebuilds it: path, size, rows, split offsets, column metrics (bounds in
 /// Iceberg's single-value binary form, hex), and the partition's values (one per partition field,
-/// each in the JSON form [`partition_value`] gives).
-fn describe(file: &DataFile, key: Option<&PartitionKey>) -> Result<Value, IcebergWriteError> {
-    let counts = |map: &std::collections::HashMap<i32, u64>| {
+/// each in the JSON form [`partition_value`] gives). `absent` holds, by field id, the rows to take
+/// off the value and NULL counts of a [`NestedFloat`].
+fn describe(
+    file: &DataFile,
+    key: Option<&PartitionKey>,
+    absent: Option<&HashMap<i32, u64>>,
+) -> Result<Value, IcebergWriteError> {
+    let counts = |map: &HashMap<i32, u64>, off: Option<&HashMap<i32, u64>>| {
         Value::Object(
             map.iter()
-                .map(|(id, n)| (id.to_string(), json!(n)))
+                .map(|(id, n)| {
+                    let off = off.and_then(|a| a.get(id)).copied().unwrap_or(0);
+                    (id.to_string(), json!(n.saturating_sub(off)))
+                })
                 .collect::<Map<String, Value>>(),
         )
     };
     // A position delete file's path bounds would name the one data file it deletes from when
     // they are equal, and Parquet statistics may truncate them: the deletes apply by partition.
     let positional = file.content_type() == DataContentType::PositionDeletes;
-    let bounds = |map: &std::collections::HashMap<i32, iceberg::spec::Datum>| {
+    let bounds = |map: &HashMap<i32, iceberg::spec::Datum>| {
         map.iter()
             .filter(|(id, _)| !(positional && **id == crate::delta::DELETE_FILE_PATH_ID))
             .map(|(id, datum)| {
@@ -672,10 +771,10 @@ fn describe(file: &DataFile, key: Option<&PartitionKey>) -> Result<Value, Iceber
         "file-size": file.file_size_in_bytes(),
         "record-count": file.record_count(),
         "split-offsets": file.split_offsets(),
-        "column-sizes": counts(file.column_sizes()),
-        "value-counts": counts(file.value_counts()),
-        "null-value-counts": counts(file.null_value_counts()),
-        "nan-value-counts": counts(file.nan_value_counts()),
+        "column-sizes": counts(file.column_sizes(), None),
+        "value-counts": counts(file.value_counts(), absent),
+        "null-value-counts": counts(file.null_value_counts(), absent),
+        "nan-value-counts": counts(file.nan_value_counts(), None),
         "lower-bounds": bounds(file.lower_bounds())?,
         "upper-bounds": bounds(file.upper_bounds())?,
         "partition": partition,
@@ -772,6 +871,107 @@ mod tests {
             json!({ "non-finite": "-Infinity" })
         );
         assert_eq!(number(1.5), json!(1.5));
+    }
+
+    #[test]
+    fn floats_inside_structs_count_the_rows_where_a_struct_is_null()
+    -> Result<(), Box<dyn std::error::Error>> {
+        use arrow::array::{Float32Array, Float64Array, Int32Array, Int64Array, StructArray};
+        use arrow::buffer::NullBuffer;
+        use iceberg::spec::NestedField;
+
+        let inner = StructType::new(vec![
+            Arc::new(NestedField::optional(
+                5,
+                "y",
+                Type::Primitive(PrimitiveType::Double),
+            )),
+            Arc::new(NestedField::optional(
+                6,
+                "z",
+                Type::Primitive(PrimitiveType::Int),
+            )),
+        ]);
+        let pt = StructType::new(vec![
+            Arc::new(NestedField::required(
+                3,
+                "x",
+                Type::Primitive(PrimitiveType::Float),
+            )),
+            Arc::new(NestedField::optional(4, "inner", Type::Struct(inner))),
+        ]);
+        let schema = Schema::builder()
+            .with_fields(vec![
+                Arc::new(NestedField::required(
+                    1,
+                    "id",
+                    Type::Primitive(PrimitiveType::Long),
+                )),
+                Arc::new(NestedField::optional(2, "pt", Type::Struct(pt))),
+                Arc::new(NestedField::optional(
+                    7,
+                    "d",
+                    Type::Primitive(PrimitiveType::Double),
+                )),
+            ])
+            .build()?;
+        let fields = NestedFloat::of(&schema);
+        assert_eq!(
+            fields,
+            vec![
+                NestedFloat {
+                    id: 3,
+                    path: vec![1, 0]
+                },
+                NestedFloat {
+                    id: 5,
+                    path: vec![1, 1, 0]
+                },
+            ]
+        );
+
+        // Row 0: pt NULL; row 1: inner NULL; row 2: y NULL itself; row 3: all present.
+        let arrow = schema_to_arrow_schema(&schema)?;
+        let DataType::Struct(pt_fields) = arrow.field(1).data_type().clone() else {
+            return Err("pt is not a struct".into());
+        };
+        let DataType::Struct(inner_fields) = pt_fields[1].data_type().clone() else {
+            return Err("inner is not a struct".into());
+        };
+        let inner = StructArray::try_new(
+            inner_fields,
+            vec![
+                Arc::new(Float64Array::from(vec![
+                    Some(1.0),
+                    Some(2.0),
+                    None,
+                    Some(4.0),
+                ])),
+                Arc::new(Int32Array::from(vec![1, 2, 3, 4])),
+            ],
+            Some(NullBuffer::from(vec![true, false, true, true])),
+        )?;
+        let pt = StructArray::try_new(
+            pt_fields,
+            vec![
+                Arc::new(Float32Array::from(vec![0.0, 1.0, 2.0, 3.0])),
+                Arc::new(inner),
+            ],
+            Some(NullBuffer::from(vec![false, true, true, true])),
+        )?;
+        let batch = RecordBatch::try_new(
+            Arc::new(arrow),
+            vec![
+                Arc::new(Int64Array::from(vec![1, 2, 3, 4])),
+                Arc::new(pt),
+                Arc::new(Float64Array::from(vec![None, None, Some(1.0), Some(2.0)])),
+            ],
+        )?;
+        assert_eq!(fields[0].absent_rows(&batch)?, 1);
+        assert_eq!(fields[1].absent_rows(&batch)?, 2);
+        // A slice counts its own rows.
+        assert_eq!(fields[1].absent_rows(&batch.slice(1, 3))?, 1);
+        Ok(())
     }
 
     #[test]

@@ -315,6 +315,57 @@ class StreamFusionIcebergChangelogITCase {
         return files;
     }
 
+    /**
+     * Equality delete files carry the metrics Iceberg Java's equality delete writer records under
+     * the table's metrics modes: long texts cut to {@code truncate(16)} by default, nothing for a
+     * field in mode {@code none}, counts only in {@code counts}.
+     */
+    @Test
+    void equalityDeleteFilesCarryTheMetricsOfTheTablesModes() throws Exception {
+        TableEnvironment env = batch();
+        env.getConfig().set("table.exec.resource.default-parallelism", "1");
+        createTwins(env, "eq_modes", "name STRING NOT NULL, code STRING NOT NULL, grp BIGINT NOT NULL, n BIGINT, "
+                + "PRIMARY KEY (name, code, grp) NOT ENFORCED", "",
+                "'format-version' = '2', 'write.upsert.enabled' = 'true', "
+                + "'write.metadata.metrics.column.code' = 'none', 'write.metadata.metrics.column.grp' = 'counts'", "");
+        String rows = IntStream.range(0, 40)
+                .mapToObj(i -> "('a rather long name of key number " + i + " ñ', 'code " + i + "', " + (i % 4) + ", %d)")
+                .collect(Collectors.joining(", ", "INSERT INTO %%s VALUES ", ""));
+        insertBoth(env, "eq_modes", String.format(rows, IntStream.range(0, 40).boxed().toArray()));
+        // Every key again: each replaced row of the first commit is deleted by its key.
+        insertBoth(env, "eq_modes", String.format(rows, IntStream.range(100, 140).boxed().toArray()));
+        List<String> expected = IntStream.range(0, 40)
+                .mapToObj(i -> "[a rather long name of key number " + i + " ñ, code " + i + ", " + (i % 4) + ", " + (100 + i) + "]")
+                .collect(Collectors.toList());
+        assertThat(readOurs("eq_modes")).containsExactlyInAnyOrderElementsOf(expected);
+
+        org.apache.iceberg.DeleteFile ours = onlyDeleteFile(load("eq_modes_ours"));
+        org.apache.iceberg.DeleteFile stock = onlyDeleteFile(load("eq_modes_stock"));
+        assertThat(ours.content()).isEqualTo(stock.content()).isEqualTo(org.apache.iceberg.FileContent.EQUALITY_DELETES);
+        assertThat(ours.equalityFieldIds()).isEqualTo(stock.equalityFieldIds());
+        assertThat(ours.recordCount()).isEqualTo(stock.recordCount()).isEqualTo(40);
+        int name = load("eq_modes_ours").schema().findField("name").fieldId();
+        int code = load("eq_modes_ours").schema().findField("code").fieldId();
+        int grp = load("eq_modes_ours").schema().findField("grp").fieldId();
+        assertThat(ours.columnSizes().keySet()).isEqualTo(stock.columnSizes().keySet()).doesNotContain(code);
+        assertThat(ours.valueCounts()).isEqualTo(stock.valueCounts()).containsKeys(name, grp);
+        assertThat(ours.nullValueCounts()).isEqualTo(stock.nullValueCounts());
+        assertThat(ours.lowerBounds()).isEqualTo(stock.lowerBounds()).containsKey(name).doesNotContainKeys(code, grp);
+        assertThat(ours.upperBounds()).isEqualTo(stock.upperBounds());
+        assertThat(java.nio.charset.StandardCharsets.UTF_8.decode(ours.lowerBounds().get(name).duplicate()).toString())
+                .hasSize(16);
+    }
+
+    /** The one delete file a scan of the table applies. */
+    private static org.apache.iceberg.DeleteFile onlyDeleteFile(Table table) throws Exception {
+        Map<String, org.apache.iceberg.DeleteFile> deletes = new HashMap<>();
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+            tasks.forEach(task -> task.deletes().forEach(d -> deletes.put(d.location(), d)));
+        }
+        assertThat(deletes).hasSize(1);
+        return deletes.values().iterator().next();
+    }
+
     @Test
     void aPartitionedUpsertTableDeletesEachKeyInItsPartition() throws Exception {
         StreamTableEnvironment env = streaming();

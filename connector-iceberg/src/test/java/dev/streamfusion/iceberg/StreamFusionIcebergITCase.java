@@ -642,19 +642,12 @@ class StreamFusionIcebergITCase {
         DataFile ourFile = onlyDataFile(ours);
         DataFile stockFile = onlyDataFile(stock);
         assertThat(ourFile.recordCount()).isEqualTo(stockFile.recordCount());
-        // Iceberg Java counts a FLOAT or DOUBLE inside a struct only where the struct is present (its
-        // writer's own counter); the native writer counts every row, as Parquet's statistics do, and
-        // so one more value and one more NULL for each row whose struct is NULL. Every other metric
-        // is equal.
-        int x = ours.schema().findField("pt.x").fieldId();
-        Map<Integer, Long> values = new java.util.HashMap<>(ourFile.valueCounts());
-        Map<Integer, Long> nulls = new java.util.HashMap<>(ourFile.nullValueCounts());
-        long absentStructs = values.get(x) - stockFile.valueCounts().get(x);
-        assertThat(absentStructs).isPositive().isEqualTo(nulls.get(x) - stockFile.nullValueCounts().get(x));
-        values.put(x, stockFile.valueCounts().get(x));
-        nulls.put(x, stockFile.nullValueCounts().get(x));
-        assertThat(values).isEqualTo(stockFile.valueCounts());
-        assertThat(nulls).isEqualTo(stockFile.nullValueCounts());
+        // A FLOAT or DOUBLE inside a struct is counted only where its struct is present, as Iceberg
+        // Java's writer counts it (Parquet's statistics count the other rows too): the test rows
+        // have such rows.
+        assertThat(collect(env, "SELECT id FROM stock.db.types WHERE pt IS NULL")).isNotEmpty();
+        assertThat(ourFile.valueCounts()).isEqualTo(stockFile.valueCounts());
+        assertThat(ourFile.nullValueCounts()).isEqualTo(stockFile.nullValueCounts());
         assertThat(ourFile.nanValueCounts()).isEqualTo(stockFile.nanValueCounts());
         assertThat(ourFile.lowerBounds()).isEqualTo(stockFile.lowerBounds());
         assertThat(ourFile.upperBounds()).isEqualTo(stockFile.upperBounds());

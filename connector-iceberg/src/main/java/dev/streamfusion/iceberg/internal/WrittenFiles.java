@@ -57,8 +57,9 @@ public final class WrittenFiles {
     }
 
     /**
-     * The files all of {@code jsons} describe, their data files' metrics as Iceberg Java's writer
-     * records them under the table's metrics modes ({@link #underModes}).
+     * The files all of {@code jsons} describe, the metrics of their data and equality delete files
+     * as Iceberg Java's writers record them under the table's metrics modes ({@link #underModes});
+     * position delete files keep every metric, as Iceberg Java's position delete writer does.
      */
     public static WrittenFiles of(Iterable<String> jsons, PartitionSpec spec, Schema schema, MetricsConfig config) {
         List<DataFile> data = new ArrayList<>();
@@ -76,8 +77,11 @@ public final class WrittenFiles {
         return of(json, spec, java.util.function.UnaryOperator.identity());
     }
 
-    /** The files {@code json} describes, each data file's metrics passed through {@code dataMetrics}. */
-    private static WrittenFiles of(String json, PartitionSpec spec, java.util.function.UnaryOperator<Metrics> dataMetrics) {
+    /**
+     * The files {@code json} describes, the metrics of each data and equality delete file passed
+     * through {@code tableMetrics}.
+     */
+    private static WrittenFiles of(String json, PartitionSpec spec, java.util.function.UnaryOperator<Metrics> tableMetrics) {
         JsonNode files;
         try {
             files = JSON.readTree(json);
@@ -91,11 +95,13 @@ public final class WrittenFiles {
             String kind = content == null ? "data" : content.asText();
             switch (kind) {
                 case "data":
-                    data.add(dataFile(file, spec, dataMetrics.apply(metrics(file))));
+                    data.add(dataFile(file, spec, tableMetrics.apply(metrics(file))));
                     break;
                 case "position-deletes":
+                    deletes.add(deleteFile(file, spec, kind, metrics(file)));
+                    break;
                 case "equality-deletes":
-                    deletes.add(deleteFile(file, spec, kind));
+                    deletes.add(deleteFile(file, spec, kind, tableMetrics.apply(metrics(file))));
                     break;
                 default:
                     throw new IllegalStateException("A written file has the unknown content '" + kind + "'");
@@ -120,7 +126,7 @@ public final class WrittenFiles {
         return builder.build();
     }
 
-    private static DeleteFile deleteFile(JsonNode file, PartitionSpec spec, String kind) {
+    private static DeleteFile deleteFile(JsonNode file, PartitionSpec spec, String kind, Metrics metrics) {
         FileMetadata.Builder builder = FileMetadata.deleteFileBuilder(spec);
         if (kind.equals("position-deletes")) {
             builder.ofPositionDeletes();
@@ -133,7 +139,6 @@ public final class WrittenFiles {
             builder.ofEqualityDeletes(equalityIds);
         }
         // The fields a delete file shares with a data file, read once.
-        Metrics metrics = metrics(file);
         DataFile fields = dataFile(file, spec, metrics);
         builder.withPath(fields.location())
                 .withFormat(FileFormat.PARQUET)
