@@ -4,11 +4,20 @@
 //! an in-memory spool and hands its bytes out with [`ParquetFileWriter::drain`]. Row groups are
 //! buffered, encoded, until `parquet.block.size` is reached, as parquet-java buffers them; only
 //! then do their bytes reach the spool.
+//!
+//! Encoding runs off the caller's thread: [`ParquetFileWriter::write`] copies the batch and queues
+//! it for a pool of encoder threads (one per core unless [`ENCODER_THREADS`] says otherwise,
+//! shared by every writer of the process), which
+//! encode each writer's batches in order. At most [`QUEUED`] batches wait per writer, so the
+//! caller blocks when the encoder falls behind. Finishing, closing a row group early and dropping
+//! the writer wait for its queue; an encoding error is reported by the writer's next call.
 
+use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use arrow::array::{ArrayRef, RecordBatch};
+use arrow::array::{Array, ArrayRef, MutableArrayData, RecordBatch, make_array};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::ArrowSchemaConverter;
@@ -244,12 +253,184 @@ impl Write for Spool {
     }
 }
 
+/// The spool the encoder writes row groups into while the caller drains it.
+#[derive(Debug, Clone, Default)]
+struct SharedSpool(Arc<Mutex<Spool>>);
+
+impl SharedSpool {
+    fn lock(&self) -> MutexGuard<'_, Spool> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Write for SharedSpool {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.lock().write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Batches a writer queues for its encoder before the caller waits.
+pub const QUEUED: usize = 2;
+
+/// The encoding half of a writer: the parquet-rs writer and the batches queued for it.
+struct Encoder {
+    state: Mutex<EncoderState>,
+    /// Signalled whenever the queue shrinks or the encoder stops.
+    changed: Condvar,
+}
+
+struct EncoderState {
+    /// Absent while an encoder thread encodes with it, and after it failed.
+    writer: Option<ArrowWriter<SharedSpool>>,
+    queue: VecDeque<RecordBatch>,
+    queued_bytes: usize,
+    /// The writer's turn is in the pool's queue or running.
+    scheduled: bool,
+    /// The writer's turn is running.
+    encoding: bool,
+    /// The writer was dropped: queued batches are discarded.
+    cancelled: bool,
+    /// The first encoding failure.
+    error: Option<String>,
+    /// What the parquet-rs writer held after its last batch.
+    encoder_bytes: usize,
+}
+
+impl Encoder {
+    fn lock(&self) -> MutexGuard<'_, EncoderState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, EncoderState>) -> MutexGuard<'a, EncoderState> {
+        self.changed
+            .wait(guard)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One turn on an encoder thread: encodes the batch at the head of the queue, then gives the
+    /// thread to the next writer in line (taking another turn when more batches wait).
+    fn turn(self: Arc<Self>) {
+        let (batch, mut writer) = {
+            let mut state = self.lock();
+            let ready = !state.cancelled && state.error.is_none() && !state.queue.is_empty();
+            let taken = if ready {
+                state.writer.take().zip(state.queue.pop_front())
+            } else {
+                None
+            };
+            let Some((writer, batch)) = taken else {
+                state.queue.clear();
+                state.queued_bytes = 0;
+                state.scheduled = false;
+                self.changed.notify_all();
+                return;
+            };
+            state.encoding = true;
+            (batch, writer)
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            writer.write(&batch).map(|()| writer)
+        }));
+        let mut state = self.lock();
+        state.encoding = false;
+        state.queued_bytes = state
+            .queued_bytes
+            .saturating_sub(batch.get_array_memory_size());
+        match result {
+            Ok(Ok(writer)) => {
+                state.encoder_bytes = writer.memory_size();
+                state.writer = Some(writer);
+            }
+            Ok(Err(e)) => state.error = Some(e.to_string()),
+            Err(_) => state.error = Some("the Parquet encoder panicked".to_string()),
+        }
+        let more = !state.queue.is_empty() && state.error.is_none() && !state.cancelled;
+        state.scheduled = more;
+        drop(state);
+        self.changed.notify_all();
+        if more && !encoders().submit(Arc::clone(&self)) {
+            self.lock().scheduled = false;
+            self.changed.notify_all();
+            // No thread to give the turn to: encode here.
+            self.turn();
+        }
+    }
+}
+
+/// The encoder threads every writer of the process shares; writers take turns, a batch a turn.
+struct Encoders {
+    turns: Option<Sender<Arc<Encoder>>>,
+}
+
+impl Encoders {
+    /// Queues a turn of `encoder`; false when there is no encoder thread.
+    fn submit(&self, encoder: Arc<Encoder>) -> bool {
+        self.turns
+            .as_ref()
+            .is_some_and(|turns| turns.send(encoder).is_ok())
+    }
+}
+
+/// The environment variable that sets how many encoder threads the process starts (one per core
+/// unless set); 0 encodes every batch on the thread that writes it.
+pub const ENCODER_THREADS: &str = "STREAMFUSION_PARQUET_ENCODER_THREADS";
+
+fn encoders() -> &'static Encoders {
+    static ENCODERS: OnceLock<Encoders> = OnceLock::new();
+    ENCODERS.get_or_init(|| {
+        let threads = std::env::var(ENCODER_THREADS)
+            .ok()
+            .and_then(|n| n.trim().parse::<usize>().ok())
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+        let (sender, receiver) = std::sync::mpsc::channel::<Arc<Encoder>>();
+        let receiver = Arc::new(Mutex::new(receiver));
+        let mut started = 0;
+        for i in 0..threads {
+            let receiver: Arc<Mutex<Receiver<Arc<Encoder>>>> = Arc::clone(&receiver);
+            let spawned = std::thread::Builder::new()
+                .name(format!("streamfusion-parquet-encoder-{i}"))
+                .spawn(move || {
+                    loop {
+                        let next = receiver
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .recv();
+                        match next {
+                            Ok(encoder) => encoder.turn(),
+                            Err(_) => return,
+                        }
+                    }
+                });
+            if spawned.is_ok() {
+                started += 1;
+            }
+        }
+        Encoders {
+            turns: (started > 0).then_some(sender),
+        }
+    })
+}
+
+/// `column` copied into memory of its own: the caller may reuse or free the batch's buffers once
+/// [`ParquetFileWriter::write`] returns, while the encoder reads the copy later.
+fn owned(column: &ArrayRef) -> ArrayRef {
+    let data = column.to_data();
+    let mut copy = MutableArrayData::new(vec![&data], false, data.len());
+    copy.extend(0, 0, data.len());
+    make_array(copy.freeze())
+}
+
 /// One Parquet file being written from batches of one schema.
 pub struct ParquetFileWriter {
     path: String,
     input: SchemaRef,
     file_schema: SchemaRef,
-    writer: ArrowWriter<Spool>,
+    encoder: Arc<Encoder>,
+    spool: SharedSpool,
     finished: bool,
 }
 
@@ -259,6 +440,21 @@ impl std::fmt::Debug for ParquetFileWriter {
             .field("path", &self.path)
             .field("finished", &self.finished)
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for ParquetFileWriter {
+    /// Discards the queued batches and waits for a batch being encoded, so that nothing of the
+    /// writer outlives it.
+    fn drop(&mut self) {
+        let mut state = self.encoder.lock();
+        state.cancelled = true;
+        state.queue.clear();
+        state.queued_bytes = 0;
+        while state.encoding {
+            state = self.encoder.wait(state);
+        }
+        state.writer = None;
     }
 }
 
@@ -325,19 +521,34 @@ impl ParquetFileWriter {
             .with_properties(settings.properties)
             .with_skip_arrow_metadata(true)
             .with_parquet_schema(parquet_schema(&file_schema).map_err(|e| write_error(path, e))?);
-        let writer =
-            ArrowWriter::try_new_with_options(Spool::default(), file_schema.clone(), options)
-                .map_err(|e| write_error(path, e))?;
+        let spool = SharedSpool::default();
+        let writer = ArrowWriter::try_new_with_options(spool.clone(), file_schema.clone(), options)
+            .map_err(|e| write_error(path, e))?;
+        let encoder = Arc::new(Encoder {
+            state: Mutex::new(EncoderState {
+                writer: Some(writer),
+                queue: VecDeque::new(),
+                queued_bytes: 0,
+                scheduled: false,
+                encoding: false,
+                cancelled: false,
+                error: None,
+                encoder_bytes: 0,
+            }),
+            changed: Condvar::new(),
+        });
         Ok(Self {
             path: path.to_string(),
             input,
             file_schema,
-            writer,
+            encoder,
+            spool,
             finished: false,
         })
     }
 
-    /// Encodes a batch of the input schema. Its bytes reach the spool when its row group is full.
+    /// Queues a copy of a batch of the input schema for encoding (waiting while [`QUEUED`]
+    /// batches wait). Its bytes reach the spool when its row group is full.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
         if self.finished {
             return Err(write_error(&self.path, "the file is already finished"));
@@ -348,19 +559,61 @@ impl ParquetFileWriter {
             .zip(self.file_schema.fields())
             .map(|(column, field)| {
                 if column.data_type() == field.data_type() {
-                    Ok(column.clone())
+                    Ok(owned(column))
                 } else {
-                    cast(column, field.data_type()).map_err(|e| {
-                        write_error(&self.path, format!("column '{}': {e}", field.name()))
-                    })
+                    cast(column, field.data_type())
+                        .map(|c| owned(&c))
+                        .map_err(|e| {
+                            write_error(&self.path, format!("column '{}': {e}", field.name()))
+                        })
                 }
             })
             .collect::<Result<Vec<ArrayRef>, _>>()?;
         let batch = RecordBatch::try_new(self.file_schema.clone(), columns)
             .map_err(|e| write_error(&self.path, e))?;
-        self.writer
-            .write(&batch)
-            .map_err(|e| write_error(&self.path, e))
+        let bytes = batch.get_array_memory_size();
+        let mut state = self.encoder.lock();
+        while state.queue.len() >= QUEUED && state.error.is_none() {
+            state = self.encoder.wait(state);
+        }
+        if let Some(error) = &state.error {
+            return Err(write_error(&self.path, error));
+        }
+        state.queue.push_back(batch);
+        state.queued_bytes += bytes;
+        if !state.scheduled {
+            state.scheduled = true;
+            drop(state);
+            if !encoders().submit(Arc::clone(&self.encoder)) {
+                self.encoder.lock().scheduled = false;
+                // No encoder thread: encode here.
+                Arc::clone(&self.encoder).turn();
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until every queued batch is encoded, then runs `f` on the parquet-rs writer.
+    fn when_idle<T>(
+        &mut self,
+        f: impl FnOnce(&mut ArrowWriter<SharedSpool>) -> parquet::errors::Result<T>,
+    ) -> Result<T, WriteError> {
+        let mut state = self.encoder.lock();
+        while state.scheduled {
+            state = self.encoder.wait(state);
+        }
+        if let Some(error) = &state.error {
+            return Err(write_error(&self.path, error));
+        }
+        let Some(writer) = state.writer.as_mut() else {
+            return Err(write_error(&self.path, "the encoder is gone"));
+        };
+        let result = f(writer).map_err(|e| write_error(&self.path, e));
+        state.encoder_bytes = writer.memory_size();
+        if let Err(e) = &result {
+            state.error = Some(e.reason.clone());
+        }
+        result
     }
 
     /// Closes the row group in progress early (its bytes reach the spool), as when it is full,
@@ -369,17 +622,15 @@ impl ParquetFileWriter {
         if self.finished {
             return Err(write_error(&self.path, "the file is already finished"));
         }
-        self.writer.inner_mut().keep_none = true;
-        self.writer.flush().map_err(|e| write_error(&self.path, e))
+        self.spool.lock().keep_none = true;
+        self.when_idle(|writer| writer.flush())
     }
 
     /// Writes the last row group and the footer into the spool.
     pub fn finish(&mut self) -> Result<(), WriteError> {
         if !self.finished {
             self.finished = true;
-            self.writer
-                .finish()
-                .map_err(|e| write_error(&self.path, e))?;
+            self.when_idle(|writer| writer.finish().map(|_| ()))?;
         }
         Ok(())
     }
@@ -391,7 +642,7 @@ impl ParquetFileWriter {
         max: usize,
         sink: impl FnOnce(&[u8]) -> Result<(), E>,
     ) -> Result<usize, E> {
-        let spool = self.writer.inner_mut();
+        let mut spool = self.spool.lock();
         let pending = spool.pending();
         let n = max.min(pending.len());
         if n > 0 {
@@ -403,12 +654,20 @@ impl ParquetFileWriter {
 
     /// Encoded bytes waiting to be drained.
     pub fn spooled_bytes(&mut self) -> usize {
-        self.writer.inner_mut().pending().len()
+        self.spool.lock().pending().len()
     }
 
-    /// Bytes this writer holds: the row group it encodes and the spool's allocation.
+    /// Bytes this writer holds: the batches queued, the row group it encodes and the spool's
+    /// allocation.
     pub fn memory_bytes(&mut self) -> usize {
-        self.writer.memory_size() + self.writer.inner_mut().bytes.capacity()
+        let state = self.encoder.lock();
+        let encoder = match (&state.writer, state.encoding) {
+            (Some(writer), false) => writer.memory_size(),
+            _ => state.encoder_bytes,
+        };
+        let held = state.queued_bytes + encoder;
+        drop(state);
+        held + self.spool.lock().bytes.capacity()
     }
 
     /// The schema of the batches this writer takes.
@@ -674,6 +933,71 @@ mod tests {
             read.iter().map(RecordBatch::num_rows).sum::<usize>(),
             10_000
         );
+        Ok(())
+    }
+
+    /// Writers outnumbering the encoder threads, fed from several threads at once, each get
+    /// their own rows in their order; a writer dropped with batches queued lets go of them.
+    #[test]
+    fn writers_share_the_encoder_threads() -> Result<(), Box<dyn std::error::Error>> {
+        let files: Vec<std::thread::JoinHandle<Result<Vec<i32>, String>>> = (0..12)
+            .map(|w| {
+                std::thread::spawn(move || {
+                    let batches: Vec<RecordBatch> = (0..30)
+                        .map(|b| {
+                            let ids = (0..500)
+                                .map(|i| Some(w * 1_000_000 + b * 1000 + i))
+                                .collect();
+                            batch(ids, vec![Some("text"); 500], vec![Some(1); 500])
+                        })
+                        .collect();
+                    let settings =
+                        WriterSettings::from_options(&options(&[("parquet.block.size", "50000")]))
+                            .map_err(|e| e.to_string())?;
+                    let bytes = write_all(settings, &batches).map_err(|e| e.to_string())?;
+                    let read = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))
+                        .and_then(|b| b.build())
+                        .map_err(|e| e.to_string())?;
+                    let mut ids = Vec::new();
+                    for b in read {
+                        let b = b.map_err(|e| e.to_string())?;
+                        let column = b
+                            .column(0)
+                            .as_any()
+                            .downcast_ref::<Int32Array>()
+                            .ok_or("not INT")?;
+                        ids.extend(column.iter().flatten());
+                    }
+                    Ok(ids)
+                })
+            })
+            .collect();
+        for (w, file) in files.into_iter().enumerate() {
+            let ids = file.join().map_err(|_| "writer thread panicked")??;
+            let w = i32::try_from(w)?;
+            let expected: Vec<i32> = (0..30)
+                .flat_map(|b| (0..500).map(move |i| w * 1_000_000 + b * 1000 + i))
+                .collect();
+            assert_eq!(ids, expected, "writer {w}");
+        }
+
+        let input = batch(
+            (0..5000).map(Some).collect(),
+            vec![Some("some text"); 5000],
+            vec![Some(7); 5000],
+        );
+        let mut dropped = ParquetFileWriter::new(
+            "t.parquet",
+            input.schema(),
+            WriterSettings::from_options(&[])?,
+        )?;
+        for _ in 0..QUEUED + 2 {
+            dropped.write(&input)?;
+        }
+        let encoder = Arc::clone(&dropped.encoder);
+        drop(dropped);
+        let state = encoder.lock();
+        assert!(state.queue.is_empty() && state.writer.is_none() && !state.encoding);
         Ok(())
     }
 

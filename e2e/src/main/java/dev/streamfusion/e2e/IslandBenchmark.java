@@ -59,7 +59,9 @@ public final class IslandBenchmark {
         int events = args.length > 1 ? Integer.parseInt(args[1]) : 2_000_000;
         Path directory = Files.createTempDirectory("streamfusion-island-bench");
         try {
-            kafka(directory, events);
+            if (events > 0) {
+                kafka(directory, events);
+            }
             ParquetScanBenchmark.write(directory, rows);
             System.out.printf("%n| job (%,d rows in) | stock (rows/s) | streamfusion-parquet (rows/s) | with the island (rows/s) "
                     + "| streamfusion / stock | island / stock |%n", rows);
