@@ -10,11 +10,13 @@
 //! into its own output stream, with writer settings under the names Flink's `parquet` format uses.
 
 mod chunks;
+mod encode;
 mod prune;
 mod reader;
 mod thrift;
 mod writer;
 
+pub use encode::ENCODER_THREADS;
 pub use prune::{ColumnPredicate, Op, Value};
 pub use reader::{
     FileBytes, ParquetFileError, RowGroupReader, conform_column, file_schema_in,

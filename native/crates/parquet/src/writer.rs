@@ -6,26 +6,25 @@
 //! then do their bytes reach the spool.
 //!
 //! Encoding runs off the caller's thread: [`ParquetFileWriter::write`] copies the batch and queues
-//! it for a pool of encoder threads (one per core unless [`ENCODER_THREADS`] says otherwise,
-//! shared by every writer of the process), which
-//! encode each writer's batches in order. At most [`QUEUED`] batches wait per writer, so the
-//! caller blocks when the encoder falls behind. Finishing, closing a row group early and dropping
+//! it for the encoder threads ([`crate::encode`]), which take turns among writers, a batch a turn,
+//! encode each writer's batches in order and a batch's columns in parallel. At most [`QUEUED`]
+//! batches wait per writer, so the caller blocks when the encoder falls behind. Finishing, closing a row group early and dropping
 //! the writer wait for its queue; an encoding error is reported by the writer's next call.
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::mpsc::{Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use arrow::array::{Array, ArrayRef, MutableArrayData, RecordBatch, make_array};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::ArrowSchemaConverter;
-use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
+
+use crate::encode::{self, ColumnsWriter};
 
 /// A writer option that is unknown or has a value it cannot take.
 #[derive(Debug, thiserror::Error)]
@@ -285,7 +284,7 @@ struct Encoder {
 
 struct EncoderState {
     /// Absent while an encoder thread encodes with it, and after it failed.
-    writer: Option<ArrowWriter<SharedSpool>>,
+    writer: Option<ColumnsWriter<SharedSpool>>,
     queue: VecDeque<RecordBatch>,
     queued_bytes: usize,
     /// The writer's turn is in the pool's queue or running.
@@ -352,67 +351,17 @@ impl Encoder {
         state.scheduled = more;
         drop(state);
         self.changed.notify_all();
-        if more && !encoders().submit(Arc::clone(&self)) {
-            self.lock().scheduled = false;
-            self.changed.notify_all();
-            // No thread to give the turn to: encode here.
-            self.turn();
-        }
-    }
-}
-
-/// The encoder threads every writer of the process shares; writers take turns, a batch a turn.
-struct Encoders {
-    turns: Option<Sender<Arc<Encoder>>>,
-}
-
-impl Encoders {
-    /// Queues a turn of `encoder`; false when there is no encoder thread.
-    fn submit(&self, encoder: Arc<Encoder>) -> bool {
-        self.turns
-            .as_ref()
-            .is_some_and(|turns| turns.send(encoder).is_ok())
-    }
-}
-
-/// The environment variable that sets how many encoder threads the process starts (one per core
-/// unless set); 0 encodes every batch on the thread that writes it.
-pub const ENCODER_THREADS: &str = "STREAMFUSION_PARQUET_ENCODER_THREADS";
-
-fn encoders() -> &'static Encoders {
-    static ENCODERS: OnceLock<Encoders> = OnceLock::new();
-    ENCODERS.get_or_init(|| {
-        let threads = std::env::var(ENCODER_THREADS)
-            .ok()
-            .and_then(|n| n.trim().parse::<usize>().ok())
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-        let (sender, receiver) = std::sync::mpsc::channel::<Arc<Encoder>>();
-        let receiver = Arc::new(Mutex::new(receiver));
-        let mut started = 0;
-        for i in 0..threads {
-            let receiver: Arc<Mutex<Receiver<Arc<Encoder>>>> = Arc::clone(&receiver);
-            let spawned = std::thread::Builder::new()
-                .name(format!("streamfusion-parquet-encoder-{i}"))
-                .spawn(move || {
-                    loop {
-                        let next = receiver
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .recv();
-                        match next {
-                            Ok(encoder) => encoder.turn(),
-                            Err(_) => return,
-                        }
-                    }
-                });
-            if spawned.is_ok() {
-                started += 1;
+        if more {
+            let next = Arc::clone(&self);
+            if encode::threads()
+                .submit(Box::new(move || next.turn()))
+                .is_err()
+            {
+                // No thread to give the turn to: encode here.
+                self.turn();
             }
         }
-        Encoders {
-            turns: (started > 0).then_some(sender),
-        }
-    })
+    }
 }
 
 /// `column` copied into memory of its own: the caller may reuse or free the batch's buffers once
@@ -517,12 +466,13 @@ impl ParquetFileWriter {
     /// A writer of batches of `input` into the file at `path` (named in errors only).
     pub fn new(path: &str, input: SchemaRef, settings: WriterSettings) -> Result<Self, WriteError> {
         let file_schema = file_schema(&input, settings.timestamps);
+        let max_bytes = settings.properties.max_row_group_bytes();
         let options = ArrowWriterOptions::new()
             .with_properties(settings.properties)
             .with_skip_arrow_metadata(true)
             .with_parquet_schema(parquet_schema(&file_schema).map_err(|e| write_error(path, e))?);
         let spool = SharedSpool::default();
-        let writer = ArrowWriter::try_new_with_options(spool.clone(), file_schema.clone(), options)
+        let writer = ColumnsWriter::new(spool.clone(), file_schema.clone(), options, max_bytes)
             .map_err(|e| write_error(path, e))?;
         let encoder = Arc::new(Encoder {
             state: Mutex::new(EncoderState {
@@ -584,8 +534,11 @@ impl ParquetFileWriter {
         if !state.scheduled {
             state.scheduled = true;
             drop(state);
-            if !encoders().submit(Arc::clone(&self.encoder)) {
-                self.encoder.lock().scheduled = false;
+            let encoder = Arc::clone(&self.encoder);
+            if encode::threads()
+                .submit(Box::new(move || encoder.turn()))
+                .is_err()
+            {
                 // No encoder thread: encode here.
                 Arc::clone(&self.encoder).turn();
             }
@@ -596,7 +549,7 @@ impl ParquetFileWriter {
     /// Waits until every queued batch is encoded, then runs `f` on the parquet-rs writer.
     fn when_idle<T>(
         &mut self,
-        f: impl FnOnce(&mut ArrowWriter<SharedSpool>) -> parquet::errors::Result<T>,
+        f: impl FnOnce(&mut ColumnsWriter<SharedSpool>) -> parquet::errors::Result<T>,
     ) -> Result<T, WriteError> {
         let mut state = self.encoder.lock();
         while state.scheduled {
