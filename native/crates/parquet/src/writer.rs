@@ -8,8 +8,9 @@
 //! Encoding runs off the caller's thread: [`ParquetFileWriter::write`] copies the batch and queues
 //! it for the encoder threads ([`crate::encode`]), which take turns among writers, a batch a turn,
 //! encode each writer's batches in order and a batch's columns in parallel. At most [`QUEUED`]
-//! batches wait per writer, so the caller blocks when the encoder falls behind. Finishing, closing a row group early and dropping
-//! the writer wait for its queue; an encoding error is reported by the writer's next call.
+//! batches wait per writer, so the caller blocks when the encoder falls behind. Finishing,
+//! closing a row group early and dropping the writer wait for its queue; an encoding error is
+//! reported by the writer's next call.
 
 use std::collections::VecDeque;
 use std::io::Write;
