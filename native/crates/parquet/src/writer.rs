@@ -843,15 +843,19 @@ mod tests {
         Ok(())
     }
 
+    fn five_thousand_rows() -> RecordBatch {
+        batch(
+            (0..5000).map(Some).collect(),
+            vec![Some("some text"); 5000],
+            vec![Some(7); 5000],
+        )
+    }
+
     /// A row group closed early lets go of its encoded rows once drained, and the file reads
     /// back whole with one row group more.
     #[test]
     fn a_row_group_closed_early_frees_its_rows() -> Result<(), Box<dyn std::error::Error>> {
-        let input = batch(
-            (0..5000).map(Some).collect(),
-            vec![Some("some text"); 5000],
-            vec![Some(7); 5000],
-        );
+        let input = five_thousand_rows();
         let mut writer = ParquetFileWriter::new(
             "t.parquet",
             input.schema(),
@@ -935,11 +939,7 @@ mod tests {
             assert_eq!(ids, expected, "writer {w}");
         }
 
-        let input = batch(
-            (0..5000).map(Some).collect(),
-            vec![Some("some text"); 5000],
-            vec![Some(7); 5000],
-        );
+        let input = five_thousand_rows();
         let mut dropped = ParquetFileWriter::new(
             "t.parquet",
             input.schema(),
