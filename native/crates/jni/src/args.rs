@@ -1,7 +1,7 @@
 //! Java arguments as Rust values, for the native methods of several classes.
 
 use jni::Env;
-use jni::objects::{JByteArray, JObjectArray, JString};
+use jni::objects::{JByteArray, JIntArray, JObjectArray, JString};
 
 use crate::errors::{NativeError, NativeResult};
 
@@ -15,6 +15,13 @@ pub(crate) fn strings(env: &mut Env<'_>, array: &JObjectArray<'_>) -> NativeResu
         out.push(s.try_to_string(env)?);
     }
     Ok(out)
+}
+
+/// The elements of an `int[]`.
+pub(crate) fn ints(env: &mut Env<'_>, array: &JIntArray<'_>) -> NativeResult<Vec<i32>> {
+    let mut values = vec![0; array.len(env)?];
+    array.get_region(env, 0, &mut values)?;
+    Ok(values)
 }
 
 /// The first `len` bytes of a `byte[]`.

@@ -10,6 +10,7 @@ use jni::EnvUnowned;
 use jni::objects::{JClass, JIntArray};
 use jni::sys::{jint, jlong};
 
+use crate::args::ints;
 use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
@@ -79,8 +80,7 @@ pub extern "system" fn Java_dev_streamfusion_bridge_NativeProjection_create<'loc
     out_schema_addr: jlong,
 ) -> jlong {
     run(env, |env| {
-        let mut indices = vec![0; columns.len(env)?];
-        columns.get_region(env, 0, &mut indices)?;
+        let indices = ints(env, &columns)?;
         // SAFETY: Java passes an exported schema (see `NativeProjection.create`).
         let input = unsafe { import_schema(schema_addr) }?;
         let projection = Projection::try_new(input, &indices)?;

@@ -6,7 +6,10 @@
 //!
 //! * [`calc`]: projections and a filter over one batch (Flink's `Calc`).
 //! * [`exchange`]: a batch's rows split by key for the subtasks that receive them.
+//! * [`binary_rows`]: a batch's rows in Flink's binary row layout, for the island's edges and
+//!   for sources feeding stock operators.
 
+pub mod binary_rows;
 pub mod calc;
 mod cast;
 mod decimal;

@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka;
 
 import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.table.RowLayout;
 import dev.streamfusion.formats.NativeFormatDecoder;
 import dev.streamfusion.formats.testing.JsonCorpus;
 import dev.streamfusion.formats.testing.MalformedMessage;
@@ -15,6 +16,7 @@ import dev.streamfusion.testkit.nexmark.proto.Bid;
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonFormatOptions;
 import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
@@ -244,6 +246,40 @@ class StreamFusionKafkaITCase {
         assertSameRows("SELECT auction, bidder, 0.908 * price AS price, date_time, extra FROM %s", table);
         assertSameRows("SELECT auction, price FROM %s WHERE MOD(auction, 123) = 0", table);
         assertSameRows("SELECT channel, COUNT(*), MAX(price), MIN(url) FROM %s GROUP BY channel", table);
+    }
+
+    /**
+     * Rows handed on in Flink's binary layout (BINARY, and AUTO where the job copies rows) and as
+     * columnar views (COLUMNAR, and AUTO where the job reuses objects) are Flink's rows.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"BINARY", "COLUMNAR", "AUTO with object reuse"})
+    void rowsInEitherLayoutAreFlinksRows(String layout) throws Exception {
+        boolean objectReuse = layout.endsWith("object reuse");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        if (objectReuse) {
+            env.getConfig().enableObjectReuse();
+        }
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        if (objectReuse) {
+            tables.getConfig().set(PipelineOptions.OBJECT_REUSE, true);
+        }
+        Map<String, String> options = bidsTable("topic", BIDS, Map.of());
+        Map<String, String> fused = new HashMap<>(options);
+        fused.put(RowLayout.KEY, objectReuse ? "AUTO" : layout);
+        tables.executeSql(ddl("stock", "kafka", options));
+        tables.executeSql(ddl("fused", "streamfusion-kafka", fused));
+        for (String query :
+                List.of(
+                        "SELECT auction, bidder, 0.908 * price AS price, date_time, extra FROM %s",
+                        "SELECT channel, COUNT(*), MAX(price), MIN(url) FROM %s WHERE MOD(auction, 3) = 0 GROUP BY channel")) {
+            List<String> expected = collect(tables.executeSql(String.format(query, "stock")));
+            assertThat(expected).isNotEmpty();
+            assertThat(collect(tables.executeSql(String.format(query, "fused"))))
+                    .as("%s: %s", layout, query)
+                    .containsExactlyInAnyOrderElementsOf(expected);
+        }
     }
 
     @Test

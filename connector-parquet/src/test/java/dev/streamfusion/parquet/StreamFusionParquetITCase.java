@@ -1,5 +1,6 @@
 package dev.streamfusion.parquet;
 
+import dev.streamfusion.bridge.table.RowLayout;
 import dev.streamfusion.testkit.flink.FailOnce;
 import dev.streamfusion.testkit.flink.MiniClusters;
 
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -128,6 +131,27 @@ class StreamFusionParquetITCase {
         assertSameRows(TYPES, path, "SELECT COUNT(*) FROM %s");
         assertSameRows(TYPES, path, "SELECT dt, ts, micros, wide FROM %s WHERE bi > 0 AND s IS NOT NULL");
         assertSameRows(TYPES, path, "SELECT b, COUNT(*), SUM(i), MAX(s) FROM %s GROUP BY b");
+    }
+
+    /**
+     * Rows handed on in Flink's binary layout (the default where the job copies rows, as here) and
+     * as columnar views are Flink's rows, every type and NULLs included.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"BINARY", "COLUMNAR"})
+    void rowsInEitherLayoutAreFlinksRows(String layout) throws Exception {
+        String path = tables.resolve("types").toString();
+        TableEnvironment env = batch();
+        env.executeSql(ddl("stock", "filesystem", TYPES, path));
+        String fused = ddl("fused", "streamfusion-parquet", TYPES, path);
+        env.executeSql(fused.substring(0, fused.length() - 1) + ", '" + RowLayout.KEY + "' = '" + layout + "')");
+        for (String query : List.of("SELECT * FROM %s", "SELECT micros, s, wide, bin FROM %s WHERE i > 0")) {
+            List<String> expected = rows(env, String.format(query, "stock"));
+            assertThat(expected).isNotEmpty();
+            assertThat(rows(env, String.format(query, "fused")))
+                    .as("%s: %s", layout, query)
+                    .containsExactlyInAnyOrderElementsOf(expected);
+        }
     }
 
     @Test

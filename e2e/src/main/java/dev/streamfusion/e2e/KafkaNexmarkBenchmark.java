@@ -30,8 +30,8 @@ public final class KafkaNexmarkBenchmark {
         List<String> queries = args.length > 2 ? List.of(args[2].split(",")) : List.copyOf(NexmarkKafka.QUERIES.keySet());
         try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start()) {
             System.out.printf(
-                    "%n| format | query | stock `kafka` (rows/s) | native rung (rows/s) | ratio | Java rung (rows/s) | ratio |%n");
-            System.out.println("|---|---|---|---|---|---|---|");
+                    "%n| format | query | stock `kafka` (rows/s) | native rung (rows/s) | ratio | native rung, columnar rows (rows/s) | ratio | Java rung (rows/s) | ratio |%n");
+            System.out.println("|---|---|---|---|---|---|---|---|---|");
             for (String format : formats) {
                 String topic = "bids-" + format;
                 broker.createTopic(topic, 1);
@@ -39,7 +39,8 @@ public final class KafkaNexmarkBenchmark {
                 kafka.produce(events);
                 String check = "SELECT COUNT(*), SUM(price), MAX(url) FROM %s WHERE MOD(auction, 123) = 0";
                 List<String> stock = kafka.collect(NexmarkKafka.STOCK, check);
-                for (String rung : List.of(NexmarkKafka.FUSED, NexmarkKafka.FUSED_JAVA_RUNG)) {
+                for (String rung :
+                        List.of(NexmarkKafka.FUSED, NexmarkKafka.FUSED_COLUMNAR_ROWS, NexmarkKafka.FUSED_JAVA_RUNG)) {
                     List<String> fused = kafka.collect(rung, check);
                     if (!stock.equals(fused)) {
                         throw new IllegalStateException(format + ": " + rung + " disagrees on q2: " + stock + " vs " + fused);
@@ -48,14 +49,17 @@ public final class KafkaNexmarkBenchmark {
                 for (String query : queries) {
                     double stockRate = bestRate(kafka, NexmarkKafka.STOCK, query, events);
                     double nativeRate = bestRate(kafka, NexmarkKafka.FUSED, query, events);
+                    double columnarRate = bestRate(kafka, NexmarkKafka.FUSED_COLUMNAR_ROWS, query, events);
                     double javaRate = bestRate(kafka, NexmarkKafka.FUSED_JAVA_RUNG, query, events);
                     System.out.printf(
-                            "| %s | %s | %,.0f | %,.0f | %.2fx | %,.0f | %.2fx |%n",
+                            "| %s | %s | %,.0f | %,.0f | %.2fx | %,.0f | %.2fx | %,.0f | %.2fx |%n",
                             format,
                             query,
                             stockRate,
                             nativeRate,
                             nativeRate / stockRate,
+                            columnarRate,
+                            columnarRate / stockRate,
                             javaRate,
                             javaRate / stockRate);
                 }

@@ -49,6 +49,8 @@ final class NexmarkKafka {
     static final String FUSED = "streamfusion-kafka";
     /** streamfusion-kafka forced to its Java rung (a connector name, then the rung after a colon). */
     static final String FUSED_JAVA_RUNG = "streamfusion-kafka:JAVA";
+    /** streamfusion-kafka's native rung handing its rows on as views over the Arrow columns. */
+    static final String FUSED_COLUMNAR_ROWS = "streamfusion-kafka:NATIVE:COLUMNAR";
 
     private static final int BATCH = 4096;
 
@@ -100,14 +102,18 @@ final class NexmarkKafka {
 
     /**
      * A table environment with the topic as table {@code bids} through {@code connector} (a
-     * connector name, optionally followed by {@code :RUNG} for streamfusion-kafka).
+     * connector name, optionally followed by {@code :RUNG} and {@code :ROW_LAYOUT} for
+     * streamfusion-kafka).
      */
     StreamTableEnvironment tables(String connector, int parallelism) {
         String rung = "";
-        int colon = connector.indexOf(':');
-        if (colon >= 0) {
-            rung = ", 'streamfusion.rung' = '" + connector.substring(colon + 1) + "'";
-            connector = connector.substring(0, colon);
+        String[] parts = connector.split(":");
+        if (parts.length > 1) {
+            rung = ", 'streamfusion.rung' = '" + parts[1] + "'";
+            if (parts.length > 2) {
+                rung += ", 'streamfusion.row-layout' = '" + parts[2] + "'";
+            }
+            connector = parts[0];
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);

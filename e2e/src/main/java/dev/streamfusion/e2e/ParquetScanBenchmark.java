@@ -23,7 +23,12 @@ import java.util.stream.Stream;
  * through the same connector as they read from, and, to isolate the writer, from stock's reader.
  * Refuses a debug native build.
  *
- * <p>{@code ./bin/bench-parquet [rows]}: 5,000,000 rows by default.
+ * <p>{@code ./bin/bench-parquet [rows [batch|streaming]]}: 5,000,000 rows by default, as batch
+ * jobs (Flink's planner reuses objects in them); {@code streaming} runs the same bounded queries as
+ * streaming jobs, where Flink copies every row between chained operators. The last two columns are
+ * {@code streamfusion-parquet} handing its rows on in the other layout ({@code
+ * 'streamfusion.row-layout'}: {@code BINARY} for batch jobs, {@code COLUMNAR} for streaming ones)
+ * than the table's default chooses.
  */
 public final class ParquetScanBenchmark {
 
@@ -46,49 +51,81 @@ public final class ParquetScanBenchmark {
     /** Ten mixed columns, copied. */
     private static final String COPIED = "id, k1, k3, qty, price, discount, flag, name, shipped, created";
 
+    /**
+     * streamfusion-parquet handing its rows on in the layout its default does not choose: columnar
+     * views in a streaming job, Flink's binary layout in a batch job.
+     */
+    private static String otherLayout() {
+        return "streamfusion-parquet:" + (streaming ? "COLUMNAR" : "BINARY");
+    }
+
     private ParquetScanBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         NativeLibrary.requireRelease("the Parquet benchmark");
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
+        streaming = args.length > 1 && args[1].equals("streaming");
         Path directory = Files.createTempDirectory("streamfusion-parquet-bench");
         try {
             write(directory, rows);
-            System.out.printf("%n| query | stock filesystem + parquet (rows/s) | `streamfusion-parquet` (rows/s) | ratio |%n");
-            System.out.println("|---|---|---|---|");
+            System.out.printf(
+                    "%n| query | stock filesystem + parquet (rows/s) | `streamfusion-parquet` (rows/s) | ratio"
+                            + " | %s rows (rows/s) | ratio |%n",
+                    streaming ? "columnar" : "binary");
+            System.out.println("|---|---|---|---|---|---|");
             for (Map.Entry<String, String> query : QUERIES.entrySet()) {
                 double stock = bestRate(directory, "filesystem", query.getValue(), rows);
                 double fused = bestRate(directory, "streamfusion-parquet", query.getValue(), rows);
-                System.out.printf("| %s | %,.0f | %,.0f | %.2fx |%n", query.getKey(), stock, fused, fused / stock);
+                double columnar = bestRate(directory, otherLayout(), query.getValue(), rows);
+                System.out.printf(
+                        "| %s | %,.0f | %,.0f | %.2fx | %,.0f | %.2fx |%n",
+                        query.getKey(), stock, fused, fused / stock, columnar, columnar / stock);
             }
             double stockCopy = bestRate(() -> copy(directory, "filesystem", "filesystem"), rows);
             double fusedCopy = bestRate(() -> copy(directory, "streamfusion-parquet", "streamfusion-parquet"), rows);
+            double columnarCopy = bestRate(() -> copy(directory, otherLayout(), "streamfusion-parquet"), rows);
             System.out.printf(
-                    "| copy 10 columns (read and write) | %,.0f | %,.0f | %.2fx |%n",
-                    stockCopy, fusedCopy, fusedCopy / stockCopy);
+                    "| copy 10 columns (read and write) | %,.0f | %,.0f | %.2fx | %,.0f | %.2fx |%n",
+                    stockCopy, fusedCopy, fusedCopy / stockCopy, columnarCopy, columnarCopy / stockCopy);
             double fusedWrite = bestRate(() -> copy(directory, "filesystem", "streamfusion-parquet"), rows);
             System.out.printf(
-                    "| copy 10 columns (write only; both read by stock) | %,.0f | %,.0f | %.2fx |%n",
+                    "| copy 10 columns (write only; both read by stock) | %,.0f | %,.0f | %.2fx | | |%n",
                     stockCopy, fusedWrite, fusedWrite / stockCopy);
         } finally {
             delete(directory);
         }
     }
 
+    /** Whether the queries run as streaming jobs (over the same bounded files) rather than batch jobs. */
+    private static boolean streaming;
+
     static TableEnvironment tables() {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        TableEnvironment env =
+                TableEnvironment.create(streaming ? EnvironmentSettings.inStreamingMode() : EnvironmentSettings.inBatchMode());
         env.getConfig().set("table.exec.resource.default-parallelism", "1");
         return env;
     }
 
+    /**
+     * A table of {@link #COLUMNS} over the files in {@code directory} through {@code connector}: a
+     * connector name, or streamfusion-parquet with its row layout after a colon ({@code
+     * streamfusion-parquet:BINARY}).
+     */
     static String table(String name, String connector, Path directory) {
+        String layout = "";
+        int colon = connector.indexOf(':');
+        if (colon >= 0) {
+            layout = ", 'streamfusion.row-layout' = '" + connector.substring(colon + 1) + "'";
+            connector = connector.substring(0, colon);
+        }
         return "CREATE TABLE " + name + " (" + COLUMNS + ") WITH ('connector' = '" + connector + "', 'path' = '"
-                + directory + "', 'format' = 'parquet')";
+                + directory + "', 'format' = 'parquet'" + layout + ")";
     }
 
     /** Writes {@code rows} generated rows with stock Flink. */
     static void write(Path directory, long rows) throws Exception {
-        TableEnvironment env = tables();
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        env.getConfig().set("table.exec.resource.default-parallelism", "1");
         env.executeSql(
                 "CREATE TABLE gen (" + COLUMNS + ") WITH ('connector' = 'datagen', 'number-of-rows' = '" + rows + "', "
                         + "'rows-per-second' = '1000000000', "

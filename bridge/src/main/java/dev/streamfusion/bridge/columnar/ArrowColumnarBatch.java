@@ -1,6 +1,7 @@
 package dev.streamfusion.bridge.columnar;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.columnar.ColumnarRowData;
 import org.apache.flink.table.data.columnar.vector.ColumnVector;
 import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
@@ -10,13 +11,20 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * An Arrow batch read by Flink as rows: one {@link ColumnarRowData} view moved from row to row,
- * with no per-row copy (the pattern of Flink's vectorized Parquet reader).
+ * with no per-row copy (the pattern of Flink's vectorized Parquet reader); or, where {@link
+ * #writeBinaryRows} asked for them, {@code BinaryRowData} views over the batch's rows in Flink's
+ * binary layout, written when the first row is read (on the thread that emits the rows, not the
+ * fetcher's) and freed by {@link #close()}.
  */
 @Internal
-public final class ArrowColumnarBatch {
+public final class ArrowColumnarBatch implements AutoCloseable {
 
     private final VectorizedColumnBatch batch;
     private final ColumnarRowData row;
+    private BinaryRowsWriter.Rows binaryRows;
+    /** The writer and batch of binary rows asked for and not written yet. */
+    private BinaryRowsWriter pendingWriter;
+    private VectorSchemaRoot pendingRoot;
 
     private ArrowColumnarBatch(VectorizedColumnBatch batch) {
         this.batch = batch;
@@ -67,8 +75,35 @@ public final class ArrowColumnarBatch {
         return batch;
     }
 
+    /**
+     * Has {@code writer} (null: none) write the rows of {@code root}, the batch these rows view, in
+     * Flink's binary layout when {@link #row} is first called; {@link #row} then reads them there.
+     * Returns this batch.
+     */
+    public ArrowColumnarBatch writeBinaryRows(BinaryRowsWriter writer, VectorSchemaRoot root) {
+        if (binaryRows == null) {
+            pendingWriter = writer;
+            pendingRoot = root;
+        }
+        return this;
+    }
+
+    /** Whether {@link #row} reads (or will read) rows in Flink's binary layout. */
+    public boolean binary() {
+        return binaryRows != null || pendingWriter != null;
+    }
+
     /** The shared row view positioned at {@code rowId}; it moves on the next call. */
-    public ColumnarRowData row(int rowId) {
+    public RowData row(int rowId) {
+        if (pendingWriter != null) {
+            // A writer closed meanwhile (its reader shut down) leaves the rows columnar: the same values.
+            binaryRows = pendingWriter.writeUnlessClosed(pendingRoot);
+            pendingWriter = null;
+            pendingRoot = null;
+        }
+        if (binaryRows != null) {
+            return binaryRows.row(rowId);
+        }
         row.setRowId(rowId);
         return row;
     }
@@ -76,5 +111,13 @@ public final class ArrowColumnarBatch {
     /** A row view of its own, positioned at {@code rowId}. */
     public ColumnarRowData newRow(int rowId) {
         return new ColumnarRowData(batch, rowId);
+    }
+
+    /** Frees the rows written in the binary layout, if any; the Arrow batch is its owner's. */
+    @Override
+    public void close() {
+        if (binaryRows != null) {
+            binaryRows.close();
+        }
     }
 }

@@ -81,8 +81,14 @@ public abstract class SplitBatch<E> extends ArrowRecords<E> {
 
     @Override
     protected final void free() {
-        if (root != null) {
-            root.close();
+        try {
+            if (rows != null) {
+                rows.close();
+            }
+        } finally {
+            if (root != null) {
+                root.close();
+            }
         }
     }
 }

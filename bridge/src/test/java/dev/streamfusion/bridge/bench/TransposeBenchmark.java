@@ -3,6 +3,7 @@ package dev.streamfusion.bridge.bench;
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.NativeProjection;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.columnar.BinaryRowsWriter;
 import dev.streamfusion.bridge.types.ArrowTypes;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 
@@ -13,7 +14,7 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
-import org.apache.flink.table.data.columnar.ColumnarRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -53,7 +54,13 @@ import static org.apache.flink.table.api.DataTypes.FIELD;
  *   <li>{@code rowsToArrow}: Flink {@code RowData} to Arrow vectors (what a sink does per batch);
  *   <li>{@code arrowToRows}: Arrow vectors read by Flink as {@code ColumnarRowData}, every field of
  *       every row (what a source's downstream does);
- *   <li>{@code rustRoundTrip}: an Arrow batch exported to Rust, checked and exported back.
+ *   <li>{@code rustRoundTrip}: an Arrow batch exported to Rust, checked and exported back;
+ *   <li>{@code columnarRowsCopied}: each {@code ColumnarRowData} view copied by Flink's {@code
+ *       RowDataSerializer}, as Flink copies a source's rows into the next chained operator when
+ *       the job does not reuse objects;
+ *   <li>{@code binaryRowsCopied}: the batch written natively in Flink's binary row layout and each
+ *       {@code BinaryRowData} view copied the same way (the nested schema has no native layout:
+ *       its rows stay columnar).
  * </ul>
  *
  * <p>Run against a release native build: {@code ./bin/bench-transpose} (it builds with {@code
@@ -79,6 +86,8 @@ public class TransposeBenchmark {
     private RowDataArrowWriter batchWriter;
     private VectorSchemaRoot batch;
     private NativeProjection identity;
+    private BinaryRowsWriter binaryRows;
+    private RowDataSerializer serializer;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -95,11 +104,16 @@ public class TransposeBenchmark {
                         allocator,
                         ArrowTypes.toArrowSchema(rowType),
                         IntStream.range(0, rowType.getFieldCount()).toArray());
+        binaryRows = BinaryRowsWriter.create(allocator, batch.getSchema(), rowType);
+        serializer = new RowDataSerializer(rowType);
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
         identity.close();
+        if (binaryRows != null) {
+            binaryRows.close();
+        }
         batchWriter.close();
         writer.close();
         allocator.close();
@@ -123,10 +137,30 @@ public class TransposeBenchmark {
         blackhole.consume(identity.project(batch).getRowCount());
     }
 
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public void columnarRowsCopied(Blackhole blackhole) {
+        copyAll(ArrowColumnarBatch.of(batch, rowType), blackhole);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public void binaryRowsCopied(Blackhole blackhole) {
+        try (ArrowColumnarBatch rows = ArrowColumnarBatch.of(batch, rowType).writeBinaryRows(binaryRows, batch)) {
+            copyAll(rows, blackhole);
+        }
+    }
+
+    private void copyAll(ArrowColumnarBatch rows, Blackhole blackhole) {
+        for (int r = 0; r < rows.rowCount(); r++) {
+            blackhole.consume(serializer.copy(rows.row(r)));
+        }
+    }
+
     private void readAll(ArrowColumnarBatch columns, Blackhole blackhole) {
         int fields = rowType.getFieldCount();
         for (int r = 0; r < columns.rowCount(); r++) {
-            ColumnarRowData row = columns.row(r);
+            RowData row = columns.row(r);
             for (int f = 0; f < fields; f++) {
                 if (row.isNullAt(f)) {
                     continue;

@@ -40,9 +40,17 @@ public final class IcebergSource
     /** Rows each reader emits at most, or -1 for all. */
     private final long limit;
     private final TypeInformation<RowData> producedType;
+    /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
+    private final boolean binaryRows;
 
     public IcebergSource(
-            IcebergTableRef table, ScanPlanner planner, RowType rowType, long limit, TypeInformation<RowData> producedType) {
+            IcebergTableRef table,
+            ScanPlanner planner,
+            RowType rowType,
+            long limit,
+            TypeInformation<RowData> producedType,
+            boolean binaryRows) {
+        this.binaryRows = binaryRows;
         this.table = table;
         this.planner = planner;
         this.rowType = rowType;
@@ -74,7 +82,11 @@ public final class IcebergSource
             SourceReaderContext context, boolean whole, RecordEmitter<TaskBatch.Row, T, TaskSplitState> emitter) {
         FetchedBatches fetched = new FetchedBatches();
         return new IcebergSourceReader<>(
-                () -> new TaskSplitReader(rowType, BATCH_SIZE, limit, fetched, new TableFiles(table), whole), context, fetched, emitter);
+                () -> new TaskSplitReader(
+                        rowType, BATCH_SIZE, limit, fetched, new TableFiles(table), whole, binaryRows && !whole),
+                context,
+                fetched,
+                emitter);
     }
 
     @Override

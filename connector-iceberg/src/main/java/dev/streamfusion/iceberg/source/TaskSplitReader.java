@@ -2,7 +2,7 @@ package dev.streamfusion.iceberg.source;
 
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
-import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.columnar.RowViews;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.iceberg.internal.IcebergTaskReader;
 import dev.streamfusion.iceberg.internal.TableFiles;
@@ -48,13 +48,21 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
     private final boolean whole;
     /** The table's files that are not local, read through its {@code FileIO}. */
     private final TableFiles files;
+    private final RowViews views;
 
     /**
      * @param files the table's files, for those the native reader does not open itself
      * @param whole whether each batch is emitted whole (to the operator island) rather than row by row
+     * @param binaryRows whether rows are handed on in Flink's binary layout, where their types have one
      */
     TaskSplitReader(
-            RowType rowType, int batchSize, long limit, FetchedBatches fetched, TableFiles files, boolean whole) {
+            RowType rowType,
+            int batchSize,
+            long limit,
+            FetchedBatches fetched,
+            TableFiles files,
+            boolean whole,
+            boolean binaryRows) {
         this.whole = whole;
         this.files = files;
         this.rowType = rowType;
@@ -62,6 +70,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
         this.remaining = limit;
         this.allocator = fetched.allocator();
         this.fetched = fetched;
+        this.views = RowViews.of(allocator, rowType, binaryRows);
     }
 
     @Override
@@ -113,8 +122,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
                 }
                 remaining -= own.getRowCount();
             }
-            return fetched.track(new TaskBatch(
-                    current.splitId(), own, ArrowColumnarBatch.of(own, rowType), task, first + skip, Set.of(), whole));
+            return fetched.track(new TaskBatch(current.splitId(), own, views.rows(own), task, first + skip, Set.of(), whole));
         }
     }
 
@@ -149,7 +157,11 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
         try {
             closeReader();
         } finally {
-            files.close();
+            try {
+                files.close();
+            } finally {
+                views.close();
+            }
         }
     }
 }

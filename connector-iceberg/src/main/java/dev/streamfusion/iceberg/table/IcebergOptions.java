@@ -1,5 +1,6 @@
 package dev.streamfusion.iceberg.table;
 
+import dev.streamfusion.bridge.table.RowLayout;
 import dev.streamfusion.iceberg.source.ScanOptions;
 
 import org.apache.flink.annotation.PublicEvolving;
@@ -88,7 +89,8 @@ public final class IcebergOptions {
             .withDescription("The writers' parallelism; by default the input's.");
 
     /** The connector's own options: neither catalog properties nor table properties. */
-    static final List<String> CONNECTOR_KEYS = List.of("connector", CATALOG_NAME.key(), CATALOG_DATABASE.key(), CATALOG_TABLE.key());
+    static final List<String> CONNECTOR_KEYS =
+            List.of("connector", CATALOG_NAME.key(), CATALOG_DATABASE.key(), CATALOG_TABLE.key(), RowLayout.KEY);
 
     /** The scan the table's options (and a query's hints, merged into them) describe. */
     static ScanOptions scanOptions(Map<String, String> options) {

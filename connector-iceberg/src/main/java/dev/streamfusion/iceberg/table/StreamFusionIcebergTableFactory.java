@@ -2,11 +2,13 @@ package dev.streamfusion.iceberg.table;
 
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.table.PlannerExtension;
+import dev.streamfusion.bridge.table.RowLayout;
 import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.UniqueConstraint;
@@ -99,7 +101,8 @@ public final class StreamFusionIcebergTableFactory
                 IcebergOptions.INCLUDE_COLUMN_STATS,
                 IcebergOptions.UPSERT_ENABLED,
                 IcebergOptions.DISTRIBUTION_MODE,
-                IcebergOptions.WRITE_PARALLELISM);
+                IcebergOptions.WRITE_PARALLELISM,
+                RowLayout.OPTION);
     }
 
     @Override
@@ -113,7 +116,8 @@ public final class StreamFusionIcebergTableFactory
         Schema schema = ensureTable(ref, context.getCatalogTable(), rowType);
         try {
             return new StreamFusionIcebergTableSource(ref, IcebergOptions.scanOptions(options), schema, rowType,
-                    Long.parseLong(options.getOrDefault(IcebergOptions.LIMIT.key(), "-1")));
+                    Long.parseLong(options.getOrDefault(IcebergOptions.LIMIT.key(), "-1")),
+                    Configuration.fromMap(options).get(RowLayout.OPTION).binary(context.getConfiguration()));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
         }

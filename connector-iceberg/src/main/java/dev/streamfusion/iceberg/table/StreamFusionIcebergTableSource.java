@@ -45,8 +45,12 @@ final class StreamFusionIcebergTableSource
     private RowType producedType;
     /** Rows each reader emits at most ({@code LIMIT} or the {@code limit} option), or -1. */
     private long limit;
+    /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
+    private final boolean binaryRows;
 
-    StreamFusionIcebergTableSource(IcebergTableRef table, ScanOptions options, Schema schema, RowType rowType, long limit) {
+    StreamFusionIcebergTableSource(
+            IcebergTableRef table, ScanOptions options, Schema schema, RowType rowType, long limit, boolean binaryRows) {
+        this.binaryRows = binaryRows;
         this.table = table;
         this.options = options;
         this.schema = schema;
@@ -66,7 +70,8 @@ final class StreamFusionIcebergTableSource
 
     private IcebergSource source(ScanContext context) {
         ScanPlanner planner = new ScanPlanner(table.toString(), options, producedType.getFieldNames());
-        return new IcebergSource(table, planner, producedType, limit, context.createTypeInformation(producedType));
+        return new IcebergSource(
+                table, planner, producedType, limit, context.createTypeInformation(producedType), binaryRows);
     }
 
     @Override
@@ -124,7 +129,7 @@ final class StreamFusionIcebergTableSource
 
     @Override
     public DynamicTableSource copy() {
-        return new StreamFusionIcebergTableSource(table, options.copy(), schema, producedType, limit);
+        return new StreamFusionIcebergTableSource(table, options.copy(), schema, producedType, limit, binaryRows);
     }
 
     @Override

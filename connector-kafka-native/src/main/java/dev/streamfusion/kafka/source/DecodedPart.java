@@ -56,6 +56,10 @@ final class DecodedPart implements AutoCloseable {
 
     @Override
     public void close() {
-        root.close();
+        try {
+            rows.close();
+        } finally {
+            root.close();
+        }
     }
 }

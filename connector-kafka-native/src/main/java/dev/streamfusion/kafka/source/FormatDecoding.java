@@ -1,7 +1,7 @@
 package dev.streamfusion.kafka.source;
 
-import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.columnar.NestedProjection;
+import dev.streamfusion.bridge.columnar.RowViews;
 import dev.streamfusion.formats.NativeFormatDecoder;
 import dev.streamfusion.formats.StockMessageDecoder;
 
@@ -11,7 +11,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.io.Serializable;
 import java.util.HashMap;
@@ -34,6 +33,7 @@ public final class FormatDecoding implements Serializable {
     private final int[][] projection;
     private final StockMessageDecoder stock;
     private final boolean skipsUndecodable;
+    private final boolean binaryRows;
 
     /**
      * @param projection paths of field indices into {@code physicalType} that the query reads, as
@@ -42,6 +42,8 @@ public final class FormatDecoding implements Serializable {
      *     connector creates it
      * @param skipsUndecodable whether a record Flink's format fails on is skipped (counted and
      *     logged) rather than failing the job ({@code 'streamfusion.errors' = 'SKIP'})
+     * @param binaryRows whether the rows are written in Flink's binary layout where their types
+     *     have one ({@code streamfusion.row-layout})
      */
     public FormatDecoding(
             String format,
@@ -49,9 +51,11 @@ public final class FormatDecoding implements Serializable {
             RowType physicalType,
             int[][] projection,
             DeserializationSchema<RowData> stock,
-            boolean skipsUndecodable) {
+            boolean skipsUndecodable,
+            boolean binaryRows) {
         this.format = format;
         this.skipsUndecodable = skipsUndecodable;
+        this.binaryRows = binaryRows;
         this.options = new HashMap<>(options);
         this.physicalType = physicalType;
         this.projection = projection;
@@ -90,9 +94,12 @@ public final class FormatDecoding implements Serializable {
         return stock;
     }
 
-    /** The rows of a batch the decoder returned. */
-    public ArrowColumnarBatch rows(VectorSchemaRoot decoded) {
-        return ArrowColumnarBatch.of(decoded, projection());
+    /**
+     * The rows of the batches the decoder returns: in Flink's binary layout where asked for and
+     * the types have one, else columnar views.
+     */
+    RowViews rowViews(BufferAllocator allocator) {
+        return RowViews.of(allocator, projection(), binaryRows);
     }
 
     /**

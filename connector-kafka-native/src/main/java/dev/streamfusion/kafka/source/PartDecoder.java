@@ -2,6 +2,7 @@ package dev.streamfusion.kafka.source;
 
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeDecodeException;
+import dev.streamfusion.bridge.columnar.RowViews;
 import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.formats.NativeFormatDecoder;
 import dev.streamfusion.formats.StockMessageDecoder;
@@ -70,6 +71,7 @@ final class PartDecoder implements AutoCloseable {
     private static final RowData[] DELETE = new RowData[0];
     /** Records skipped under {@code 'streamfusion.errors' = 'SKIP'}. */
     private long skippedUndecodable;
+    private final RowViews rows;
 
     PartDecoder(
             FormatDecoding decoding,
@@ -91,6 +93,7 @@ final class PartDecoder implements AutoCloseable {
             throw new IllegalStateException("Cannot open Flink's " + decoding.format() + " deserializer", e);
         }
         this.decoder = decoding.openDecoder(allocator);
+        this.rows = decoding.rowViews(allocator);
     }
 
     String format() {
@@ -141,7 +144,7 @@ final class PartDecoder implements AutoCloseable {
                 }
             }
             metrics.decoded(System.nanoTime() - started, skipped);
-            return new DecodedPart(root, decoding.rows(root), rowStarts, stockRows);
+            return new DecodedPart(root, rows.rows(root), rowStarts, stockRows);
         } catch (IOException | RuntimeException e) {
             root.close();
             throw e;
@@ -215,6 +218,10 @@ final class PartDecoder implements AutoCloseable {
 
     @Override
     public void close() {
-        decoder.close();
+        try {
+            decoder.close();
+        } finally {
+            rows.close();
+        }
     }
 }

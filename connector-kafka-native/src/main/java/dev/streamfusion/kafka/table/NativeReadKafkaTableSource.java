@@ -109,7 +109,7 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
 
     @Override
     public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
-        return source(context).batches();
+        return source(context, false).batches();
     }
 
     /** The watermark Flink pushed into the scan, generated over each batch's rows as over rows. */
@@ -122,7 +122,10 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        StreamFusionKafkaSource source = source(context);
+        // Rows go on in the binary layout only where each is a value row as decoded: with a key
+        // format or metadata columns, Flink copies the joined row field by field anyway.
+        boolean binaryRows = plan.binaryRows && plan.formats.keyFormat == null && metadataKeys.isEmpty();
+        StreamFusionKafkaSource source = source(context, binaryRows);
         WatermarkStrategy<RowData> watermarks =
                 watermarkStrategy == null ? WatermarkStrategy.noWatermarks() : watermarkStrategy;
         // Flink's Kafka table source's name and uid: a compiled plan or savepoint of a `kafka`
@@ -153,8 +156,11 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
         };
     }
 
-    /** The source of the table's rows as planned. */
-    private StreamFusionKafkaSource source(ScanContext context) {
+    /**
+     * The source of the table's rows as planned, its value rows written in Flink's binary layout
+     * when {@code binaryRows}.
+     */
+    private StreamFusionKafkaSource source(ScanContext context, boolean binaryRows) {
         TypeInformation<RowData> producedType = context.createTypeInformation(projectedDataType);
         // Flink's upsert source insists on a key deserializer too.
         KafkaSource<RowData> enumeration =
@@ -199,7 +205,8 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
                         FormatRows.project(physical, valueProjection, null),
                         valuePaths.toArray(new int[0][]),
                         stockDecoder(context, valueDecodingFormat, valueProjection, null),
-                        skips);
+                        skips,
+                        binaryRows);
         KeyDecoding keys = null;
         if (plan.formats.keyFormat != null) {
             FormatDecoding keyDecoding =
@@ -209,7 +216,8 @@ final class NativeReadKafkaTableSource extends StockReadKafkaTableSource
                             FormatRows.project(physical, keyProjection, keyPrefix),
                             keyPaths.toArray(new int[0][]),
                             stockDecoder(context, keyDecodingFormat, keyProjection, keyPrefix),
-                            skips);
+                            skips,
+                            false);
             keys =
                     deleteKeyColumn == null
                             ? new KeyDecoding(keyDecoding, fromKey, column)

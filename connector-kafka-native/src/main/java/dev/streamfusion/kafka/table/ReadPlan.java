@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka.table;
 
 import dev.streamfusion.bridge.table.ErrorPolicy;
+import dev.streamfusion.bridge.table.RowLayout;
 import dev.streamfusion.kafka.internal.LibrdkafkaConfig;
 import dev.streamfusion.kafka.internal.LoginModules;
 import dev.streamfusion.kafka.source.DeadLetterTarget;
@@ -49,6 +50,12 @@ final class ReadPlan {
      */
     final boolean watermarksOnEvent;
 
+    /**
+     * Whether rows handed to a stock operator are written in Flink's binary layout ({@code
+     * streamfusion.row-layout}, resolved against the job's object reuse).
+     */
+    final boolean binaryRows;
+
     private ReadPlan(
             KafkaFormats formats,
             String stockReason,
@@ -57,8 +64,10 @@ final class ReadPlan {
             int prefetchKbytes,
             ErrorPolicy errors,
             DeadLetterTarget deadLetters,
-            boolean watermarksOnEvent) {
+            boolean watermarksOnEvent,
+            boolean binaryRows) {
         this.watermarksOnEvent = watermarksOnEvent;
+        this.binaryRows = binaryRows;
         this.formats = formats;
         this.stockReason = stockReason;
         this.javaRungReason = javaRungReason;
@@ -90,7 +99,7 @@ final class ReadPlan {
         if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
             throw new ValidationException("'" + StreamFusionKafkaOptions.RUNG.key() + "' = '" + rung + "', but " + reason);
         }
-        return new ReadPlan(formats, reason, null, rung, prefetchKbytes, errors, deadLetters, watermarksOnEvent);
+        return new ReadPlan(formats, reason, null, rung, prefetchKbytes, errors, deadLetters, watermarksOnEvent, binaryRows);
     }
 
     static ReadPlan of(DynamicTableFactory.Context context) {
@@ -101,6 +110,7 @@ final class ReadPlan {
         DeadLetterTarget deadLetters = deadLetters(options, errors);
         int prefetch = configuration.get(StreamFusionKafkaOptions.PREFETCH_KBYTES);
         boolean watermarksOnEvent = configuration.get(FactoryUtil.WATERMARK_EMIT_STRATEGY) == WatermarkEmitStrategy.ON_EVENT;
+        boolean binaryRows = configuration.get(RowLayout.OPTION).binary(context.getConfiguration());
         if (prefetch < 1 || prefetch > StreamFusionKafkaOptions.PREFETCH_KBYTES_MAX) {
             throw new ValidationException(
                     "'" + StreamFusionKafkaOptions.PREFETCH_KBYTES.key() + "' = '" + prefetch + "' is not between 1 and "
@@ -113,7 +123,7 @@ final class ReadPlan {
             if (rung != StreamFusionKafkaOptions.Rung.AUTO) {
                 throw new ValidationException(forced + ", but " + stockReason);
             }
-            return new ReadPlan(formats, stockReason, null, rung, prefetch, errors, deadLetters, watermarksOnEvent);
+            return new ReadPlan(formats, stockReason, null, rung, prefetch, errors, deadLetters, watermarksOnEvent, binaryRows);
         }
         List<String> untranslatable = LibrdkafkaConfig.consumer(consumerProperties(options)).untranslatable();
         switch (rung) {
@@ -123,9 +133,9 @@ final class ReadPlan {
                             forced + ", but librdkafka cannot take these properties: "
                                     + String.join("; ", untranslatable));
                 }
-                return new ReadPlan(formats, null, null, rung, prefetch, errors, deadLetters, watermarksOnEvent);
+                return new ReadPlan(formats, null, null, rung, prefetch, errors, deadLetters, watermarksOnEvent, binaryRows);
             case JAVA:
-                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch, errors, deadLetters, watermarksOnEvent);
+                return new ReadPlan(formats, null, "chosen by " + forced, rung, prefetch, errors, deadLetters, watermarksOnEvent, binaryRows);
             default:
                 return new ReadPlan(
                         formats,
@@ -137,7 +147,8 @@ final class ReadPlan {
                         prefetch,
                         errors,
                         deadLetters,
-                        watermarksOnEvent);
+                        watermarksOnEvent,
+                        binaryRows);
         }
     }
 

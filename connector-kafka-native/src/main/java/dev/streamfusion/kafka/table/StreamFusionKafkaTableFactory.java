@@ -2,6 +2,7 @@ package dev.streamfusion.kafka.table;
 
 import dev.streamfusion.bridge.table.ErrorPolicy;
 import dev.streamfusion.bridge.table.PlannerExtension;
+import dev.streamfusion.bridge.table.RowLayout;
 import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.kafka.internal.LoginModules;
 
@@ -83,6 +84,7 @@ public class StreamFusionKafkaTableFactory extends KafkaDynamicTableFactory
         options.add(StreamFusionKafkaOptions.RUNG);
         options.add(StreamFusionKafkaOptions.PREFETCH_KBYTES);
         options.add(ErrorPolicy.OPTION);
+        options.add(RowLayout.OPTION);
         options.add(StreamFusionKafkaOptions.ERRORS_TOPIC);
         return options;
     }

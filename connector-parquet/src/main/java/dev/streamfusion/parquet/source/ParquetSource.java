@@ -48,10 +48,14 @@ public final class ParquetSource
     private final TypeInformation<RowData> producedType;
     /** Bounded: whether a file whose footer cannot be read is skipped rather than failing the job. */
     private final boolean skipUnreadable;
+    /** Whether rows are written in Flink's binary layout where their types have one. */
+    private final boolean binaryRows;
 
     /**
      * @param skipUnreadable bounded: whether a file whose footer cannot be read is skipped (logged,
      *     counted) rather than failing the job ({@code 'streamfusion.errors' = 'SKIP'})
+     * @param binaryRows whether rows handed on one by one (every column read from the files) are
+     *     written in Flink's binary layout ({@code streamfusion.row-layout})
      */
     public ParquetSource(
             FileListing listing,
@@ -61,8 +65,10 @@ public final class ParquetSource
             boolean utcTimestamps,
             MemoryLimit memoryLimit,
             TypeInformation<RowData> producedType,
-            boolean skipUnreadable) {
+            boolean skipUnreadable,
+            boolean binaryRows) {
         this.skipUnreadable = skipUnreadable;
+        this.binaryRows = binaryRows;
         this.memoryLimit = memoryLimit;
         this.utcTimestamps = utcTimestamps;
         this.listing = listing;
@@ -103,7 +109,9 @@ public final class ParquetSource
                         metrics,
                         fetched,
                         memoryLimit,
-                        whole),
+                        whole,
+                        // Rows assembled with partition values or metadata are copied field by field.
+                        binaryRows && !whole && columns.allRead()),
                 new Configuration(),
                 context,
                 fetched,

@@ -3,6 +3,7 @@ package dev.streamfusion.parquet.source;
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
+import dev.streamfusion.bridge.columnar.RowViews;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.parquet.internal.FileRanges;
 import dev.streamfusion.parquet.internal.MemoryLimit;
@@ -53,6 +54,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     private long toSkip;
     /** Whether each batch is emitted whole (for the operator island) rather than row by row. */
     private final boolean whole;
+    private final RowViews views;
 
     RowGroupSplitReader(
             RowType rowType,
@@ -64,8 +66,10 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             ReadMetrics metrics,
             FetchedBatches fetched,
             MemoryLimit memoryLimit,
-            boolean whole) {
+            boolean whole,
+            boolean binaryRows) {
         this.whole = whole;
+
         this.memoryLimit = memoryLimit;
         this.rowType = rowType;
         this.columnsRead = columnsRead;
@@ -76,6 +80,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
         this.remaining = limit;
         this.allocator = fetched.allocator();
         this.fetched = fetched;
+        this.views = RowViews.of(allocator, rowType, binaryRows);
     }
 
     @Override
@@ -147,7 +152,14 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                 }
                 remaining -= own.getRowCount();
             }
-            return fetched.track(new ParquetBatch(current.splitId(), own, ArrowColumnarBatch.of(own, rowType), Set.of(), whole));
+            ArrowColumnarBatch view;
+            try {
+                view = views.rows(own);
+            } catch (RuntimeException e) {
+                own.close();
+                throw e;
+            }
+            return fetched.track(new ParquetBatch(current.splitId(), own, view, Set.of(), whole));
         }
     }
 
@@ -177,6 +189,10 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
 
     @Override
     public void close() throws IOException {
-        closeReader();
+        try {
+            closeReader();
+        } finally {
+            views.close();
+        }
     }
 }

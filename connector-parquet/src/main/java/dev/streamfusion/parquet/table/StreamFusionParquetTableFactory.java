@@ -2,6 +2,7 @@ package dev.streamfusion.parquet.table;
 
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.table.ErrorPolicy;
+import dev.streamfusion.bridge.table.RowLayout;
 import dev.streamfusion.bridge.table.PlannerExtension;
 import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.parquet.format.StreamFusionParquetFormatFactory;
@@ -74,6 +75,9 @@ public final class StreamFusionParquetTableFactory
                     .withDescription(
                             "'auto': local files are read natively, files of other schemes through Flink's FileSystem;"
                                     + " '" + FLINK_FILESYSTEM + "': every file through Flink's FileSystem.");
+
+    /** The table's options that only its reading takes: Flink's file sink is never given them. */
+    private static final Set<String> READING_ONLY = Set.of(FILE_ACCESS.key(), ErrorPolicy.KEY, RowLayout.KEY);
 
     static final ConfigOption<MemorySize> MEMORY_LIMIT =
             ConfigOptions.key(MemoryLimit.TABLE_OPTION)
@@ -148,6 +152,7 @@ public final class StreamFusionParquetTableFactory
                 FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS,
                 MEMORY_LIMIT,
                 ErrorPolicy.OPTION,
+                RowLayout.OPTION,
                 FileSystemConnectorOptions.PARTITION_DEFAULT_NAME,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_FILE_SIZE,
                 FileSystemConnectorOptions.SINK_ROLLING_POLICY_ROLLOVER_INTERVAL,
@@ -195,7 +200,8 @@ public final class StreamFusionParquetTableFactory
                         == FileSystemConnectorOptions.FileStatisticsType.ALL,
                 memoryLimit(context, options),
                 context.getPhysicalRowDataType(),
-                skipsUnreadableFiles(options.get(ErrorPolicy.OPTION)));
+                skipsUnreadableFiles(options.get(ErrorPolicy.OPTION)),
+                options.get(RowLayout.OPTION).binary(context.getConfiguration()));
     }
 
     /** Whether the policy skips a file whose footer cannot be read; a dead letter has no place here. */
@@ -221,7 +227,7 @@ public final class StreamFusionParquetTableFactory
                 .entrySet()
                 .stream()
                 // How files are read means nothing to Flink's file sink.
-                .filter(option -> !option.getKey().equals(FILE_ACCESS.key()) && !option.getKey().equals(ErrorPolicy.KEY))
+                .filter(option -> !READING_ONLY.contains(option.getKey()))
                 .forEach(
                         option -> files.put(
                                 formatKey(option.getKey()),

@@ -67,6 +67,8 @@ final class StreamFusionParquetTableSource
     private final MemoryLimit memoryLimit;
     /** Bounded: whether a file whose footer cannot be read is skipped ({@code 'streamfusion.errors'}). */
     private final boolean skipUnreadable;
+    /** Whether rows go to a stock operator in Flink's binary layout ({@code streamfusion.row-layout}). */
+    private final boolean binaryRows;
     private FileListing listing;
     /** The table's physical columns. */
     private RowType physicalType;
@@ -87,8 +89,10 @@ final class StreamFusionParquetTableSource
             boolean reportStatistics,
             MemoryLimit memoryLimit,
             DataType physicalDataType,
-            boolean skipUnreadable) {
+            boolean skipUnreadable,
+            boolean binaryRows) {
         this.listing = listing;
+        this.binaryRows = binaryRows;
         this.skipUnreadable = skipUnreadable;
         this.memoryLimit = memoryLimit;
         this.utcTimestamps = utcTimestamps;
@@ -172,7 +176,15 @@ final class StreamFusionParquetTableSource
 
     private ParquetSource rowSource(TypeInformation<RowData> producedType) {
         return new ParquetSource(
-                listing, monitorInterval, limit, columns(), utcTimestamps, memoryLimit, producedType, skipUnreadable);
+                listing,
+                monitorInterval,
+                limit,
+                columns(),
+                utcTimestamps,
+                memoryLimit,
+                producedType,
+                skipUnreadable,
+                binaryRows);
     }
 
     private FileColumns columns() {
@@ -240,7 +252,8 @@ final class StreamFusionParquetTableSource
                         reportStatistics,
                         memoryLimit,
                         producedDataType,
-                        skipUnreadable);
+                        skipUnreadable,
+                        binaryRows);
         copy.metadataKeys = metadataKeys;
         copy.limit = limit;
         copy.projectedFields = projectedFields;

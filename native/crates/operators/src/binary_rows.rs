@@ -1,0 +1,739 @@
+//! Rows in Flink's binary layout, written from an Arrow batch: what `BinaryRowData` views read.
+//!
+//! Each row is laid out as Flink's `BinaryRowWriter` lays it out (`RowDataSerializer#toBinaryRow`),
+//! byte for byte:
+//!
+//! * a null bit set, `8 * ceil((arity + 8) / 64)` bytes, whose first byte is the row kind
+//!   (INSERT, 0) and whose bit `8 + i` marks field `i` NULL;
+//! * one 8-byte slot per field, little-endian: the value of a fixed-size field (BOOLEAN and
+//!   TINYINT one byte, SMALLINT two, INT, DATE, TIME and INTERVAL YEAR TO MONTH four, the rest
+//!   eight; the other bytes zero), a compact DECIMAL's unscaled long or a compact TIMESTAMP's
+//!   milliseconds; text or bytes of at most 7 bytes held in the slot itself (length with the high
+//!   bit set in the slot's last byte); otherwise `offset << 32 | size` pointing into
+//!   * the variable-length section: longer text and bytes, each rounded up to 8 bytes with zeros;
+//!     a wide DECIMAL (precision above 18) as Java's `BigInteger#toByteArray` in 16 bytes; a wide
+//!     TIMESTAMP (precision above 3) as its milliseconds in 8 bytes, the slot holding the
+//!     nanoseconds of the millisecond instead of a size.
+//!
+//! A NULL field has its bit set and a zero slot, nothing in the variable-length section.
+//!
+//! The rows of a batch go into one buffer: first the start of each row and the end of the last
+//! (`rows + 1` little-endian `i32`s, padded to 8 bytes), then the rows, each starting on an
+//! 8-byte boundary. The buffer is written a column at a time, after one pass that sizes the rows.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, FixedSizeBinaryArray, PrimitiveArray,
+    RecordBatch, make_array,
+};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, DurationMillisecondType, Float32Type,
+    Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, IntervalUnit, IntervalYearMonthType,
+    Schema, Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
+    TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType,
+};
+
+/// Where Flink keeps text and bytes of at most this many bytes: in the field's slot.
+const MAX_FIXED_PART_BYTES: usize = 7;
+/// Flink's largest DECIMAL precision held as an unscaled long.
+const MAX_COMPACT_DECIMAL_PRECISION: i32 = 18;
+/// Flink's largest TIMESTAMP precision held as milliseconds only.
+const MAX_COMPACT_TIMESTAMP_PRECISION: i32 = 3;
+
+/// A Flink type of a produced column, as Java names it for [`BinaryRows::try_new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlinkType {
+    Boolean,
+    TinyInt,
+    SmallInt,
+    Int,
+    BigInt,
+    Float,
+    Double,
+    /// DECIMAL(precision, _).
+    Decimal(i32),
+    /// CHAR, VARCHAR, BINARY or VARBINARY.
+    Bytes,
+    Date,
+    /// TIME(_): milliseconds of the day.
+    Time,
+    /// TIMESTAMP(precision) or TIMESTAMP_LTZ(precision).
+    Timestamp(i32),
+    IntervalYearMonth,
+    IntervalDayTime,
+}
+
+impl FlinkType {
+    /// The type Java's code `code` (with `precision` for DECIMAL and TIMESTAMP) names: the codes of
+    /// `BinaryRowsWriter` in the bridge.
+    pub fn of_code(code: i32, precision: i32) -> Option<Self> {
+        Some(match code {
+            0 => Self::Boolean,
+            1 => Self::TinyInt,
+            2 => Self::SmallInt,
+            3 => Self::Int,
+            4 => Self::BigInt,
+            5 => Self::Float,
+            6 => Self::Double,
+            7 => Self::Decimal(precision),
+            8 => Self::Bytes,
+            9 => Self::Date,
+            10 => Self::Time,
+            11 => Self::Timestamp(precision),
+            12 => Self::IntervalYearMonth,
+            13 => Self::IntervalDayTime,
+            _ => return None,
+        })
+    }
+
+    fn accepts(self, data_type: &DataType) -> bool {
+        match self {
+            Self::Boolean => *data_type == DataType::Boolean,
+            Self::TinyInt => *data_type == DataType::Int8,
+            Self::SmallInt => *data_type == DataType::Int16,
+            Self::Int => *data_type == DataType::Int32,
+            Self::BigInt => *data_type == DataType::Int64,
+            Self::Float => *data_type == DataType::Float32,
+            Self::Double => *data_type == DataType::Float64,
+            Self::Decimal(_) => matches!(data_type, DataType::Decimal128(_, _)),
+            Self::Bytes => matches!(
+                data_type,
+                DataType::Utf8 | DataType::Binary | DataType::FixedSizeBinary(_)
+            ),
+            Self::Date => *data_type == DataType::Date32,
+            Self::Time => matches!(
+                data_type,
+                DataType::Time32(TimeUnit::Second | TimeUnit::Millisecond)
+                    | DataType::Time64(TimeUnit::Microsecond | TimeUnit::Nanosecond)
+            ),
+            Self::Timestamp(_) => matches!(data_type, DataType::Timestamp(_, _)),
+            Self::IntervalYearMonth => *data_type == DataType::Interval(IntervalUnit::YearMonth),
+            Self::IntervalDayTime => *data_type == DataType::Duration(TimeUnit::Millisecond),
+        }
+    }
+}
+
+/// What went wrong: the layout asked for, or a batch that does not fit it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinaryRowsError(pub String);
+
+impl fmt::Display for BinaryRowsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BinaryRowsError {}
+
+type Result<T> = std::result::Result<T, BinaryRowsError>;
+
+/// One produced column: where it is in the batch (a top-level column, then struct fields within
+/// it) and the Flink type it is written as.
+#[derive(Debug, Clone)]
+pub struct Column {
+    pub path: Vec<usize>,
+    pub flink_type: FlinkType,
+}
+
+/// The writer of one batch schema's rows in Flink's binary layout.
+#[derive(Debug)]
+pub struct BinaryRows {
+    columns: Vec<Column>,
+    null_bits: usize,
+    fixed: usize,
+}
+
+impl BinaryRows {
+    /// A writer of `columns` of batches of `schema`; fails naming a column whose path or Arrow
+    /// type does not fit.
+    pub fn try_new(schema: &Schema, columns: Vec<Column>) -> Result<Self> {
+        for (i, column) in columns.iter().enumerate() {
+            let data_type = type_at(schema, &column.path).ok_or_else(|| {
+                BinaryRowsError(format!(
+                    "column {i}: the path {:?} is not a field of the batch schema",
+                    column.path
+                ))
+            })?;
+            if !column.flink_type.accepts(data_type) {
+                return Err(BinaryRowsError(format!(
+                    "column {i}: Arrow type {data_type} cannot be written as Flink's {:?}",
+                    column.flink_type
+                )));
+            }
+        }
+        let null_bits = null_bits_bytes(columns.len());
+        let fixed = null_bits + 8 * columns.len();
+        Ok(Self {
+            columns,
+            null_bits,
+            fixed,
+        })
+    }
+
+    /// The size of a row's fixed-length part: its null bits and slots.
+    pub fn fixed_size(&self) -> usize {
+        self.fixed
+    }
+
+    /// `batch`'s rows in one buffer laid out as the module describes.
+    pub fn write(&self, batch: &RecordBatch) -> Result<Vec<u8>> {
+        let rows = batch.num_rows();
+        let arrays = self
+            .columns
+            .iter()
+            .map(|column| resolve(batch, &column.path))
+            .collect::<Result<Vec<_>>>()?;
+
+        // Pass 1: each row's size, then where each row starts.
+        let mut sizes = vec![self.fixed; rows];
+        for (column, array) in self.columns.iter().zip(&arrays) {
+            add_variable_sizes(column.flink_type, array, &mut sizes)?;
+        }
+        let header = round_to_word((rows + 1) * 4);
+        let mut starts = Vec::with_capacity(rows + 1);
+        let mut end = header;
+        for size in &sizes {
+            starts.push(end);
+            end += size;
+        }
+        starts.push(end);
+        if i32::try_from(end).is_err() {
+            return Err(BinaryRowsError(format!(
+                "a batch of {rows} rows needs {end} bytes in Flink's binary layout, more than a \
+                 memory segment holds; read smaller batches"
+            )));
+        }
+
+        let mut out = vec![0u8; end];
+        for (r, start) in starts.iter().enumerate() {
+            // Checked above: every start is at most `end`, which fits an i32.
+            let start = *start as i32;
+            out[4 * r..4 * r + 4].copy_from_slice(&start.to_le_bytes());
+        }
+
+        // Pass 2: a column at a time; each row's variable-length cursor moves in column order,
+        // as Flink's writer moves it in field order.
+        let mut cursors = vec![self.fixed; rows];
+        let mut rows_out = Rows {
+            out: &mut out,
+            starts: &starts[..rows],
+            cursors: &mut cursors,
+            null_bits: self.null_bits,
+        };
+        for (i, (column, array)) in self.columns.iter().zip(&arrays).enumerate() {
+            rows_out.column(i, column.flink_type, array)?;
+        }
+        Ok(out)
+    }
+}
+
+/// The bytes of the null bit set (with its 8-bit header) of a row of `arity` fields.
+fn null_bits_bytes(arity: usize) -> usize {
+    (arity + 63 + 8) / 64 * 8
+}
+
+fn round_to_word(n: usize) -> usize {
+    n.div_ceil(8) * 8
+}
+
+fn type_at<'a>(schema: &'a Schema, path: &[usize]) -> Option<&'a DataType> {
+    let (&first, rest) = path.split_first()?;
+    let mut data_type = schema.fields().get(first)?.data_type();
+    for &i in rest {
+        match data_type {
+            DataType::Struct(fields) => data_type = fields.get(i)?.data_type(),
+            _ => return None,
+        }
+    }
+    Some(data_type)
+}
+
+/// The column at `path`: a struct's field is NULL wherever the struct is (Arrow keeps struct
+/// children unmasked).
+fn resolve(batch: &RecordBatch, path: &[usize]) -> Result<ArrayRef> {
+    let missing = || BinaryRowsError(format!("the path {path:?} is not a column of the batch"));
+    let (&first, rest) = path.split_first().ok_or_else(missing)?;
+    if first >= batch.num_columns() {
+        return Err(missing());
+    }
+    let mut array = Arc::clone(batch.column(first));
+    for &i in rest {
+        let parent = array.as_struct_opt().ok_or_else(missing)?;
+        if i >= parent.num_columns() {
+            return Err(missing());
+        }
+        let child = parent.column(i);
+        let nulls = NullBuffer::union(parent.nulls(), child.nulls());
+        let data = child
+            .to_data()
+            .into_builder()
+            .nulls(nulls)
+            .build()
+            .map_err(|e| BinaryRowsError(format!("the path {path:?}: {e}")))?;
+        array = make_array(data);
+    }
+    Ok(array)
+}
+
+/// Adds what each non-NULL value of `array` takes in its row's variable-length section.
+fn add_variable_sizes(flink_type: FlinkType, array: &ArrayRef, sizes: &mut [usize]) -> Result<()> {
+    let reserve = |sizes: &mut [usize], bytes: usize| {
+        for (r, size) in sizes.iter_mut().enumerate() {
+            if array.is_valid(r) {
+                *size += bytes;
+            }
+        }
+    };
+    match flink_type {
+        FlinkType::Decimal(p) if p > MAX_COMPACT_DECIMAL_PRECISION => reserve(sizes, 16),
+        FlinkType::Timestamp(p) if p > MAX_COMPACT_TIMESTAMP_PRECISION => reserve(sizes, 8),
+        FlinkType::Bytes => {
+            for_each_bytes(array, |r, value| {
+                if value.len() > MAX_FIXED_PART_BYTES {
+                    sizes[r] += round_to_word(value.len());
+                }
+            })?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Calls `f` with each non-NULL value of a text or bytes column.
+fn for_each_bytes(array: &ArrayRef, mut f: impl FnMut(usize, &[u8])) -> Result<()> {
+    let mut visit = |values: &mut dyn Iterator<Item = Option<&[u8]>>| {
+        for (r, value) in values.enumerate() {
+            if let Some(value) = value {
+                f(r, value);
+            }
+        }
+    };
+    match array.data_type() {
+        DataType::Utf8 => visit(
+            &mut array
+                .as_string::<i32>()
+                .iter()
+                .map(|v| v.map(str::as_bytes)),
+        ),
+        DataType::Binary => visit(&mut as_binary(array)?.iter()),
+        DataType::FixedSizeBinary(_) => visit(&mut as_fixed(array)?.iter()),
+        other => {
+            return Err(BinaryRowsError(format!(
+                "{other} is not a text or bytes column"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn as_binary(array: &ArrayRef) -> Result<&BinaryArray> {
+    array
+        .as_binary_opt::<i32>()
+        .ok_or_else(|| BinaryRowsError(format!("{} is not BINARY", array.data_type())))
+}
+
+fn as_fixed(array: &ArrayRef) -> Result<&FixedSizeBinaryArray> {
+    array
+        .as_fixed_size_binary_opt()
+        .ok_or_else(|| BinaryRowsError(format!("{} is not FIXED_SIZE_BINARY", array.data_type())))
+}
+
+fn primitive<T: ArrowPrimitiveType>(array: &ArrayRef) -> Result<&PrimitiveArray<T>> {
+    array
+        .as_primitive_opt::<T>()
+        .ok_or_else(|| BinaryRowsError(format!("{} is not {}", array.data_type(), T::DATA_TYPE)))
+}
+
+/// The rows being written: the buffer, each row's start, and each row's variable-length cursor
+/// (relative to its start).
+struct Rows<'a> {
+    out: &'a mut [u8],
+    starts: &'a [usize],
+    cursors: &'a mut [usize],
+    null_bits: usize,
+}
+
+impl Rows<'_> {
+    fn column(&mut self, i: usize, flink_type: FlinkType, array: &ArrayRef) -> Result<()> {
+        let slot = self.null_bits + 8 * i;
+        self.set_null_bits(i, array);
+        match flink_type {
+            FlinkType::Boolean => {
+                let values: &BooleanArray = array.as_boolean_opt().ok_or_else(|| {
+                    BinaryRowsError(format!("{} is not BOOLEAN", array.data_type()))
+                })?;
+                for r in valid_rows(array) {
+                    self.out[self.starts[r] + slot] = u8::from(values.value(r));
+                }
+            }
+            FlinkType::TinyInt => {
+                self.fixed(slot, primitive::<Int8Type>(array)?, |v| v.to_le_bytes())
+            }
+            FlinkType::SmallInt => {
+                self.fixed(slot, primitive::<Int16Type>(array)?, |v| v.to_le_bytes())
+            }
+            FlinkType::Int => self.fixed(slot, primitive::<Int32Type>(array)?, |v| v.to_le_bytes()),
+            FlinkType::BigInt => {
+                self.fixed(slot, primitive::<Int64Type>(array)?, |v| v.to_le_bytes())
+            }
+            FlinkType::Float => {
+                self.fixed(slot, primitive::<Float32Type>(array)?, |v| v.to_le_bytes())
+            }
+            FlinkType::Double => {
+                self.fixed(slot, primitive::<Float64Type>(array)?, |v| v.to_le_bytes())
+            }
+            FlinkType::Date => {
+                self.fixed(slot, primitive::<Date32Type>(array)?, |v| v.to_le_bytes())
+            }
+            FlinkType::IntervalYearMonth => {
+                self.fixed(slot, primitive::<IntervalYearMonthType>(array)?, |v| {
+                    v.to_le_bytes()
+                })
+            }
+            FlinkType::IntervalDayTime => {
+                self.fixed(slot, primitive::<DurationMillisecondType>(array)?, |v| {
+                    v.to_le_bytes()
+                })
+            }
+            FlinkType::Time => self.time(slot, array)?,
+            FlinkType::Decimal(p) => {
+                let values = primitive::<Decimal128Type>(array)?;
+                if p <= MAX_COMPACT_DECIMAL_PRECISION {
+                    // A compact DECIMAL's unscaled value fits a long.
+                    self.fixed(slot, values, |v| (v as i64).to_le_bytes());
+                } else {
+                    for r in valid_rows(array) {
+                        let (bytes, first) = big_integer_bytes(values.value(r));
+                        let len = bytes.len() - first;
+                        let at = self.variable(r, slot, 16, len as u64);
+                        self.out[at..at + len].copy_from_slice(&bytes[first..]);
+                    }
+                }
+            }
+            FlinkType::Timestamp(p) => self.timestamp(slot, p, array)?,
+            FlinkType::Bytes => {
+                let mut result = Ok(());
+                let (out, starts, cursors) = (&mut *self.out, self.starts, &mut *self.cursors);
+                for_each_bytes(array, |r, value| {
+                    if result.is_err() {
+                        return;
+                    }
+                    let at = starts[r] + slot;
+                    if value.len() <= MAX_FIXED_PART_BYTES {
+                        out[at..at + value.len()].copy_from_slice(value);
+                        // The length with the high bit set, in the slot's last byte.
+                        out[at + 7] = 0x80 | value.len() as u8;
+                    } else {
+                        let offset = cursors[r];
+                        let from = starts[r] + offset;
+                        out[from..from + value.len()].copy_from_slice(value);
+                        cursors[r] += round_to_word(value.len());
+                        match offset_and_size(offset, value.len() as u64) {
+                            Ok(word) => out[at..at + 8].copy_from_slice(&word.to_le_bytes()),
+                            Err(e) => result = Err(e),
+                        }
+                    }
+                })?;
+                result?;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_null_bits(&mut self, i: usize, array: &ArrayRef) {
+        let Some(nulls) = array.logical_nulls() else {
+            return;
+        };
+        let bit = i + 8;
+        for r in nulls
+            .iter()
+            .enumerate()
+            .filter(|(_, valid)| !valid)
+            .map(|(r, _)| r)
+        {
+            self.out[self.starts[r] + bit / 8] |= 1 << (bit % 8);
+        }
+    }
+
+    /// Writes each non-NULL value's little-endian bytes at the start of its slot.
+    fn fixed<T: ArrowPrimitiveType, const N: usize>(
+        &mut self,
+        slot: usize,
+        values: &PrimitiveArray<T>,
+        bytes: impl Fn(T::Native) -> [u8; N],
+    ) {
+        let raw = values.values();
+        for r in valid_rows(values) {
+            let at = self.starts[r] + slot;
+            self.out[at..at + N].copy_from_slice(&bytes(raw[r]));
+        }
+    }
+
+    /// Reserves `reserved` bytes of row `r`'s variable-length section, writes
+    /// `offset << 32 | low` into the slot, and returns where the reserved bytes start.
+    fn variable(&mut self, r: usize, slot: usize, reserved: usize, low: u64) -> usize {
+        let offset = self.cursors[r];
+        self.cursors[r] += reserved;
+        // Sizes were checked to fit an i32 when the buffer was sized.
+        let word = ((offset as u64) << 32) | low;
+        let at = self.starts[r] + slot;
+        self.out[at..at + 8].copy_from_slice(&word.to_le_bytes());
+        self.starts[r] + offset
+    }
+
+    fn time(&mut self, slot: usize, array: &ArrayRef) -> Result<()> {
+        match array.data_type() {
+            DataType::Time32(TimeUnit::Second) => {
+                self.fixed(slot, primitive::<Time32SecondType>(array)?, |v| {
+                    v.wrapping_mul(1000).to_le_bytes()
+                })
+            }
+            DataType::Time32(_) => {
+                self.fixed(slot, primitive::<Time32MillisecondType>(array)?, |v| {
+                    v.to_le_bytes()
+                })
+            }
+            DataType::Time64(TimeUnit::Microsecond) => {
+                self.fixed(slot, primitive::<Time64MicrosecondType>(array)?, |v| {
+                    (v.div_euclid(1_000) as i32).to_le_bytes()
+                })
+            }
+            _ => self.fixed(slot, primitive::<Time64NanosecondType>(array)?, |v| {
+                (v.div_euclid(1_000_000) as i32).to_le_bytes()
+            }),
+        }
+        Ok(())
+    }
+
+    fn timestamp(&mut self, slot: usize, precision: i32, array: &ArrayRef) -> Result<()> {
+        let DataType::Timestamp(unit, _) = array.data_type() else {
+            return Err(BinaryRowsError(format!(
+                "{} is not a TIMESTAMP",
+                array.data_type()
+            )));
+        };
+        // Milliseconds and the nanoseconds of the millisecond, as Flink's TimestampData holds them.
+        let split: fn(i64) -> (i64, i64) = match unit {
+            TimeUnit::Second => |v| (v.wrapping_mul(1_000), 0),
+            TimeUnit::Millisecond => |v| (v, 0),
+            TimeUnit::Microsecond => |v| (v.div_euclid(1_000), v.rem_euclid(1_000) * 1_000),
+            TimeUnit::Nanosecond => |v| (v.div_euclid(1_000_000), v.rem_euclid(1_000_000)),
+        };
+        let raw = match unit {
+            TimeUnit::Second => primitive::<TimestampSecondType>(array)?.values().clone(),
+            TimeUnit::Millisecond => primitive::<TimestampMillisecondType>(array)?
+                .values()
+                .clone(),
+            TimeUnit::Microsecond => primitive::<TimestampMicrosecondType>(array)?
+                .values()
+                .clone(),
+            TimeUnit::Nanosecond => primitive::<TimestampNanosecondType>(array)?
+                .values()
+                .clone(),
+        };
+        for r in valid_rows(array) {
+            let (millis, nanos) = split(raw[r]);
+            if precision <= MAX_COMPACT_TIMESTAMP_PRECISION {
+                let at = self.starts[r] + slot;
+                self.out[at..at + 8].copy_from_slice(&millis.to_le_bytes());
+            } else {
+                let at = self.variable(r, slot, 8, nanos as u64);
+                self.out[at..at + 8].copy_from_slice(&millis.to_le_bytes());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rows of `array` that are not NULL.
+fn valid_rows(array: &dyn Array) -> impl Iterator<Item = usize> + '_ {
+    let nulls = array.logical_nulls();
+    (0..array.len()).filter(move |&r| nulls.as_ref().is_none_or(|n| n.is_valid(r)))
+}
+
+fn offset_and_size(offset: usize, size: u64) -> Result<u64> {
+    let offset = u32::try_from(offset)
+        .map_err(|_| BinaryRowsError(format!("a row offset of {offset} bytes does not fit")))?;
+    Ok((u64::from(offset) << 32) | size)
+}
+
+/// `value` as Java's `BigInteger#toByteArray` gives it: big-endian two's complement in the fewest
+/// bytes that keep the sign; returned as the 16 bytes and the index of the first one kept.
+fn big_integer_bytes(value: i128) -> ([u8; 16], usize) {
+    let bytes = value.to_be_bytes();
+    let mut first = 0;
+    while first < 15 {
+        let (byte, next) = (bytes[first], bytes[first + 1]);
+        let redundant = (byte == 0 && next & 0x80 == 0) || (byte == 0xFF && next & 0x80 != 0);
+        if !redundant {
+            break;
+        }
+        first += 1;
+    }
+    (bytes, first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{
+        Decimal128Array, Int32Array, StringArray, StructArray, TimestampMicrosecondArray,
+    };
+    use arrow::datatypes::Field;
+
+    fn word(out: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(out[at..at + 8].try_into().unwrap())
+    }
+
+    fn start(out: &[u8], r: usize) -> usize {
+        i32::from_le_bytes(out[4 * r..4 * r + 4].try_into().unwrap()) as usize
+    }
+
+    fn writer(batch: &RecordBatch, types: &[FlinkType]) -> BinaryRows {
+        let columns = types
+            .iter()
+            .enumerate()
+            .map(|(i, &flink_type)| Column {
+                path: vec![i],
+                flink_type,
+            })
+            .collect();
+        BinaryRows::try_new(batch.schema_ref(), columns).unwrap()
+    }
+
+    #[test]
+    fn big_integers_keep_the_fewest_bytes_with_their_sign() {
+        let cases: [(i128, &[u8]); 6] = [
+            (0, &[0]),
+            (127, &[0x7F]),
+            (128, &[0x00, 0x80]),
+            (-1, &[0xFF]),
+            (-129, &[0xFF, 0x7F]),
+            (
+                i128::MIN,
+                &[0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            ),
+        ];
+        for (value, expected) in cases {
+            let (bytes, first) = big_integer_bytes(value);
+            assert_eq!(&bytes[first..], expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn short_text_lives_in_the_slot_and_long_text_after_the_slots() {
+        let text = StringArray::from(vec![Some("abc"), None, Some("twelve bytes")]);
+        let ints = Int32Array::from(vec![Some(-2), Some(5), None]);
+        let batch = RecordBatch::try_from_iter(vec![
+            ("s", Arc::new(text) as ArrayRef),
+            ("i", Arc::new(ints) as ArrayRef),
+        ])
+        .unwrap();
+        let rows = writer(&batch, &[FlinkType::Bytes, FlinkType::Int]);
+        let out = rows.write(&batch).unwrap();
+        // 8 bytes of null bits, two slots.
+        assert_eq!(rows.fixed_size(), 24);
+        let header = 16;
+        assert_eq!(
+            (0..4).map(|r| start(&out, r)).collect::<Vec<_>>(),
+            vec![header, header + 24, header + 48, header + 48 + 24 + 16]
+        );
+
+        let r0 = start(&out, 0);
+        assert_eq!(out[r0], 0, "row kind INSERT");
+        assert_eq!(&out[r0 + 8..r0 + 11], b"abc");
+        assert_eq!(out[r0 + 15], 0x80 | 3);
+        assert_eq!(word(&out, r0 + 16), (-2i32) as u32 as u64);
+
+        let r1 = start(&out, 1);
+        assert_eq!(out[r1 + 1], 0b1, "field 0 NULL");
+        assert_eq!(word(&out, r1 + 8), 0);
+
+        let r2 = start(&out, 2);
+        assert_eq!(out[r2 + 1], 0b10, "field 1 NULL");
+        assert_eq!(word(&out, r2 + 8), (24u64 << 32) | 12);
+        assert_eq!(&out[r2 + 24..r2 + 36], b"twelve bytes");
+        assert_eq!(&out[r2 + 36..r2 + 40], &[0; 4], "padding");
+        assert_eq!(word(&out, r2 + 16), 0);
+    }
+
+    #[test]
+    fn wide_decimals_and_timestamps_take_the_variable_section() {
+        let decimals = Decimal128Array::from(vec![Some(-129i128), None])
+            .with_precision_and_scale(20, 2)
+            .unwrap();
+        let timestamps = TimestampMicrosecondArray::from(vec![Some(-1_500i64), Some(2_003)]);
+        let batch = RecordBatch::try_from_iter(vec![
+            ("d", Arc::new(decimals) as ArrayRef),
+            ("t", Arc::new(timestamps) as ArrayRef),
+        ])
+        .unwrap();
+        let rows = writer(&batch, &[FlinkType::Decimal(20), FlinkType::Timestamp(6)]);
+        let out = rows.write(&batch).unwrap();
+
+        let r0 = start(&out, 0);
+        assert_eq!(word(&out, r0 + 8), (24u64 << 32) | 2);
+        assert_eq!(&out[r0 + 24..r0 + 26], &[0xFF, 0x7F]);
+        assert_eq!(&out[r0 + 26..r0 + 40], &[0; 14]);
+        // -1,500 microseconds: millisecond -2 and 500,000 nanoseconds.
+        assert_eq!(word(&out, r0 + 16), (40u64 << 32) | 500_000);
+        assert_eq!(word(&out, r0 + 40) as i64, -2);
+
+        let r1 = start(&out, 1);
+        assert_eq!(word(&out, r1 + 8), 0, "a NULL wide decimal takes no space");
+        assert_eq!(word(&out, r1 + 16), (24u64 << 32) | 3_000);
+        assert_eq!(word(&out, r1 + 24) as i64, 2);
+        assert_eq!(start(&out, 2) - r1, 32);
+    }
+
+    #[test]
+    fn struct_fields_are_null_where_their_struct_is() {
+        let inner = StructArray::from(vec![(
+            Arc::new(Field::new("n", DataType::Int32, true)),
+            Arc::new(Int32Array::from(vec![7, 8])) as ArrayRef,
+        )]);
+        let masked = StructArray::try_new(
+            inner.fields().clone(),
+            inner.columns().to_vec(),
+            Some(NullBuffer::from(vec![true, false])),
+        )
+        .unwrap();
+        let batch = RecordBatch::try_from_iter(vec![("r", Arc::new(masked) as ArrayRef)]).unwrap();
+        let rows = BinaryRows::try_new(
+            batch.schema_ref(),
+            vec![Column {
+                path: vec![0, 0],
+                flink_type: FlinkType::Int,
+            }],
+        )
+        .unwrap();
+        let out = rows.write(&batch).unwrap();
+        assert_eq!(word(&out, start(&out, 0) + 8), 7);
+        assert_eq!(out[start(&out, 1) + 1], 1);
+        assert_eq!(word(&out, start(&out, 1) + 8), 0);
+    }
+
+    #[test]
+    fn a_type_that_does_not_fit_is_refused_naming_the_column() {
+        let batch = RecordBatch::try_from_iter(vec![(
+            "i",
+            Arc::new(Int32Array::from(vec![1])) as ArrayRef,
+        )])
+        .unwrap();
+        let columns = vec![Column {
+            path: vec![0],
+            flink_type: FlinkType::BigInt,
+        }];
+        let error = BinaryRows::try_new(batch.schema_ref(), columns).unwrap_err();
+        assert!(error.0.starts_with("column 0: Arrow type Int32"), "{error}");
+        let missing = vec![Column {
+            path: vec![0, 1],
+            flink_type: FlinkType::Int,
+        }];
+        assert!(BinaryRows::try_new(batch.schema_ref(), missing).is_err());
+    }
+}
