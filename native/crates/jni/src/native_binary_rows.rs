@@ -11,7 +11,7 @@ use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
 use jni::EnvUnowned;
 use jni::objects::{JByteBuffer, JClass, JIntArray};
 use jni::sys::jlong;
-use streamfusion_operators::binary_rows::{BinaryRows, BinaryRowsError, Column, FlinkType};
+use streamfusion_operators::binary_rows::{BinaryRows, BinaryRowsError, Column, ColumnType};
 
 use crate::args::ints;
 use crate::arrow_ffi::{import_batch, import_schema};
@@ -33,7 +33,8 @@ struct Writer {
     rows: BinaryRows,
 }
 
-/// `schema` with every UTF-8 column (within structs too) typed as bytes of the same layout.
+/// `schema` with every UTF-8 column (within structs, lists and maps too) typed as bytes of the
+/// same layout.
 fn text_as_bytes(schema: &Schema) -> SchemaRef {
     fn field(f: &Field) -> Field {
         let data_type = match f.data_type() {
@@ -41,6 +42,8 @@ fn text_as_bytes(schema: &Schema) -> SchemaRef {
             DataType::Struct(children) => {
                 DataType::Struct(children.iter().map(|c| field(c)).collect::<Fields>())
             }
+            DataType::List(element) => DataType::List(Arc::new(field(element))),
+            DataType::Map(entries, sorted) => DataType::Map(Arc::new(field(entries)), *sorted),
             other => other.clone(),
         };
         f.clone().with_data_type(data_type)
@@ -51,8 +54,8 @@ fn text_as_bytes(schema: &Schema) -> SchemaRef {
     ))
 }
 
-/// The produced columns Java describes: per column a type code and precision, and the paths as
-/// `[length, index, ...]` one after another.
+/// The produced columns Java describes: their types in pre-order, a code and a precision each
+/// (see `ColumnType::read`), and their paths as `[length, index, ...]` one after another.
 fn columns(codes: &[i32], precisions: &[i32], paths: &[i32]) -> NativeResult<Vec<Column>> {
     if codes.len() != precisions.len() {
         return Err(NativeError::Config(format!(
@@ -64,11 +67,17 @@ fn columns(codes: &[i32], precisions: &[i32], paths: &[i32]) -> NativeResult<Vec
     let index = |v: i32| {
         usize::try_from(v).map_err(|_| NativeError::Config(format!("negative path element {v}")))
     };
+    let mut types = codes
+        .iter()
+        .copied()
+        .zip(precisions.iter().copied())
+        .peekable();
     let mut rest = paths;
-    let mut out = Vec::with_capacity(codes.len());
-    for (i, (&code, &precision)) in codes.iter().zip(precisions).enumerate() {
-        let flink_type = FlinkType::of_code(code, precision)
-            .ok_or_else(|| NativeError::Config(format!("column {i}: unknown type code {code}")))?;
+    let mut out = Vec::new();
+    while types.peek().is_some() {
+        let i = out.len();
+        let column_type = ColumnType::read(&mut types)
+            .ok_or_else(|| NativeError::Config(format!("column {i}: an unknown or cut type")))?;
         let (&length, tail) = rest
             .split_first()
             .ok_or_else(|| NativeError::Config(format!("column {i}: no path")))?;
@@ -83,13 +92,13 @@ fn columns(codes: &[i32], precisions: &[i32], paths: &[i32]) -> NativeResult<Vec
             .map(|&v| index(v))
             .collect::<NativeResult<Vec<_>>>()?;
         rest = &tail[length..];
-        out.push(Column { path, flink_type });
+        out.push(Column { path, column_type });
     }
     if !rest.is_empty() {
         return Err(NativeError::Config(format!(
             "{} path elements left after {} columns",
             rest.len(),
-            codes.len()
+            out.len()
         )));
     }
     Ok(out)
@@ -190,7 +199,10 @@ mod tests {
         let parsed = columns(&[3, 8], &[0, 0], &[1, 2, 2, 0, 1]).unwrap();
         assert_eq!(parsed[0].path, vec![2]);
         assert_eq!(parsed[1].path, vec![0, 1]);
-        assert_eq!(parsed[1].flink_type, FlinkType::Bytes);
+        assert_eq!(
+            parsed[1].column_type,
+            ColumnType::Flat(streamfusion_operators::binary_rows::FlinkType::Bytes)
+        );
         assert!(columns(&[3], &[0], &[2, 0]).is_err(), "a short path");
         assert!(
             columns(&[3], &[0], &[1, 0, 7]).is_err(),

@@ -17,6 +17,14 @@
 //!
 //! A NULL field has its bit set and a zero slot, nothing in the variable-length section.
 //!
+//! Nested values go into the variable-length section whole, as Flink's serializers write them:
+//! a ROW as a row of this layout (its offsets relative to its own start); an ARRAY as Flink's
+//! `BinaryArrayData` (the element count, a null bit per element in 4-byte words, the elements'
+//! slots of 1, 2, 4 or 8 bytes by type, padded to 8 bytes, then their variable-length section; a
+//! NULL element has its bit set and a zero slot, whatever its type, as Flink's
+//! `ArrayDataSerializer` writes it); a MAP or MULTISET as Flink's `BinaryMapData` (the key array's
+//! size, the key array, the value array).
+//!
 //! The rows of a batch go into one buffer: first the start of each row and the end of the last
 //! (`rows + 1` little-endian `i32`s, padded to 8 bytes), then the rows, each starting on an
 //! 8-byte boundary. The buffer is written a column at a time, after one pass that sizes the rows.
@@ -117,6 +125,87 @@ impl FlinkType {
     }
 }
 
+/// The Flink type of a produced column or of a value within one: a flat type, or a nested one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnType {
+    Flat(FlinkType),
+    /// ARRAY<element>.
+    Array(Box<ColumnType>),
+    /// MAP<key, value>; a MULTISET<element> is a MAP<element, INT NOT NULL>.
+    Map(Box<ColumnType>, Box<ColumnType>),
+    /// ROW<fields>.
+    Row(Vec<ColumnType>),
+}
+
+/// The type codes of nested types, after the flat ones of [`FlinkType::of_code`].
+const ARRAY_CODE: i32 = 14;
+const MAP_CODE: i32 = 15;
+const MULTISET_CODE: i32 = 16;
+const ROW_CODE: i32 = 17;
+
+impl ColumnType {
+    /// Reads one type from Java's pre-order description: a code and a precision per type (a ROW's
+    /// precision is its arity), an ARRAY's element, a MAP's key and value, a MULTISET's element and
+    /// a ROW's fields following it.
+    pub fn read(codes: &mut impl Iterator<Item = (i32, i32)>) -> Option<Self> {
+        let (code, precision) = codes.next()?;
+        Some(match code {
+            ARRAY_CODE => Self::Array(Box::new(Self::read(codes)?)),
+            MAP_CODE => Self::Map(Box::new(Self::read(codes)?), Box::new(Self::read(codes)?)),
+            MULTISET_CODE => Self::Map(
+                Box::new(Self::read(codes)?),
+                Box::new(Self::Flat(FlinkType::Int)),
+            ),
+            ROW_CODE => {
+                let arity = usize::try_from(precision).ok()?;
+                Self::Row(
+                    (0..arity)
+                        .map(|_| Self::read(codes))
+                        .collect::<Option<_>>()?,
+                )
+            }
+            _ => Self::Flat(FlinkType::of_code(code, precision)?),
+        })
+    }
+
+    fn accepts(&self, data_type: &DataType) -> bool {
+        match (self, data_type) {
+            (Self::Flat(flat), _) => flat.accepts(data_type),
+            (Self::Array(element), DataType::List(field)) => element.accepts(field.data_type()),
+            (Self::Map(key, value), DataType::Map(entries, _)) => match entries.data_type() {
+                DataType::Struct(kv) if kv.len() == 2 => {
+                    key.accepts(kv[0].data_type()) && value.accepts(kv[1].data_type())
+                }
+                _ => false,
+            },
+            (Self::Row(fields), DataType::Struct(children)) => {
+                fields.len() == children.len()
+                    && fields
+                        .iter()
+                        .zip(children.iter())
+                        .all(|(f, c)| f.accepts(c.data_type()))
+            }
+            _ => false,
+        }
+    }
+
+    /// How many bytes an element of this type takes in a `BinaryArrayData`'s fixed part.
+    fn element_size(&self) -> usize {
+        match self {
+            Self::Flat(FlinkType::Boolean | FlinkType::TinyInt) => 1,
+            Self::Flat(FlinkType::SmallInt) => 2,
+            Self::Flat(
+                FlinkType::Int
+                | FlinkType::Float
+                | FlinkType::Date
+                | FlinkType::Time
+                | FlinkType::IntervalYearMonth,
+            ) => 4,
+            _ => 8,
+        }
+    }
+}
+
 /// What went wrong: the layout asked for, or a batch that does not fit it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BinaryRowsError(pub String);
@@ -136,7 +225,7 @@ type Result<T> = std::result::Result<T, BinaryRowsError>;
 #[derive(Debug, Clone)]
 pub struct Column {
     pub path: Vec<usize>,
-    pub flink_type: FlinkType,
+    pub column_type: ColumnType,
 }
 
 /// The writer of one batch schema's rows in Flink's binary layout.
@@ -158,10 +247,10 @@ impl BinaryRows {
                     column.path
                 ))
             })?;
-            if !column.flink_type.accepts(data_type) {
+            if !column.column_type.accepts(data_type) {
                 return Err(BinaryRowsError(format!(
                     "column {i}: Arrow type {data_type} cannot be written as Flink's {:?}",
-                    column.flink_type
+                    column.column_type
                 )));
             }
         }
@@ -188,10 +277,26 @@ impl BinaryRows {
             .map(|column| resolve(batch, &column.path))
             .collect::<Result<Vec<_>>>()?;
 
-        // Pass 1: each row's size, then where each row starts.
+        // Pass 1: each row's size, then where each row starts. Nested values are written here,
+        // each into its column's buffer, and copied into their rows in pass 2.
         let mut sizes = vec![self.fixed; rows];
+        let mut nested = Vec::with_capacity(self.columns.len());
         for (column, array) in self.columns.iter().zip(&arrays) {
-            add_variable_sizes(column.flink_type, array, &mut sizes)?;
+            match &column.column_type {
+                ColumnType::Flat(flat) => {
+                    add_variable_sizes(*flat, array, &mut sizes)?;
+                    nested.push(None);
+                }
+                nested_type => {
+                    let values = NestedValues::write(nested_type, array)?;
+                    for (r, size) in sizes.iter_mut().enumerate() {
+                        if let Some(value) = values.value(r) {
+                            *size += round_to_word(value.len());
+                        }
+                    }
+                    nested.push(Some(values));
+                }
+            }
         }
         let header = round_to_word((rows + 1) * 4);
         let mut starts = Vec::with_capacity(rows + 1);
@@ -224,8 +329,18 @@ impl BinaryRows {
             cursors: &mut cursors,
             null_bits: self.null_bits,
         };
-        for (i, (column, array)) in self.columns.iter().zip(&arrays).enumerate() {
-            rows_out.column(i, column.flink_type, array)?;
+        for (i, ((column, array), values)) in
+            self.columns.iter().zip(&arrays).zip(&nested).enumerate()
+        {
+            match (&column.column_type, values) {
+                (ColumnType::Flat(flat), _) => rows_out.column(i, *flat, array)?,
+                (_, Some(values)) => rows_out.nested(i, array, values)?,
+                (_, None) => {
+                    return Err(BinaryRowsError(format!(
+                        "column {i}: nested values missing"
+                    )));
+                }
+            }
         }
         Ok(out)
     }
@@ -330,19 +445,19 @@ fn for_each_bytes(array: &ArrayRef, mut f: impl FnMut(usize, &[u8])) -> Result<(
     Ok(())
 }
 
-fn as_binary(array: &ArrayRef) -> Result<&BinaryArray> {
+fn as_binary(array: &dyn Array) -> Result<&BinaryArray> {
     array
         .as_binary_opt::<i32>()
         .ok_or_else(|| BinaryRowsError(format!("{} is not BINARY", array.data_type())))
 }
 
-fn as_fixed(array: &ArrayRef) -> Result<&FixedSizeBinaryArray> {
+fn as_fixed(array: &dyn Array) -> Result<&FixedSizeBinaryArray> {
     array
         .as_fixed_size_binary_opt()
         .ok_or_else(|| BinaryRowsError(format!("{} is not FIXED_SIZE_BINARY", array.data_type())))
 }
 
-fn primitive<T: ArrowPrimitiveType>(array: &ArrayRef) -> Result<&PrimitiveArray<T>> {
+fn primitive<T: ArrowPrimitiveType>(array: &dyn Array) -> Result<&PrimitiveArray<T>> {
     array
         .as_primitive_opt::<T>()
         .ok_or_else(|| BinaryRowsError(format!("{} is not {}", array.data_type(), T::DATA_TYPE)))
@@ -444,6 +559,24 @@ impl Rows<'_> {
         Ok(())
     }
 
+    /// Copies each row's nested value into its variable-length section.
+    fn nested(&mut self, i: usize, array: &ArrayRef, values: &NestedValues) -> Result<()> {
+        let slot = self.null_bits + 8 * i;
+        self.set_null_bits(i, array);
+        for r in 0..self.starts.len() {
+            if let Some(value) = values.value(r) {
+                let offset = self.cursors[r];
+                let from = self.starts[r] + offset;
+                self.out[from..from + value.len()].copy_from_slice(value);
+                self.cursors[r] += round_to_word(value.len());
+                let word = offset_and_size(offset, value.len() as u64)?;
+                let at = self.starts[r] + slot;
+                self.out[at..at + 8].copy_from_slice(&word.to_le_bytes());
+            }
+        }
+        Ok(())
+    }
+
     fn set_null_bits(&mut self, i: usize, array: &ArrayRef) {
         let Some(nulls) = array.logical_nulls() else {
             return;
@@ -486,57 +619,18 @@ impl Rows<'_> {
     }
 
     fn time(&mut self, slot: usize, array: &ArrayRef) -> Result<()> {
-        match array.data_type() {
-            DataType::Time32(TimeUnit::Second) => {
-                self.fixed(slot, primitive::<Time32SecondType>(array)?, |v| {
-                    v.wrapping_mul(1000).to_le_bytes()
-                })
-            }
-            DataType::Time32(_) => {
-                self.fixed(slot, primitive::<Time32MillisecondType>(array)?, |v| {
-                    v.to_le_bytes()
-                })
-            }
-            DataType::Time64(TimeUnit::Microsecond) => {
-                self.fixed(slot, primitive::<Time64MicrosecondType>(array)?, |v| {
-                    (v.div_euclid(1_000) as i32).to_le_bytes()
-                })
-            }
-            _ => self.fixed(slot, primitive::<Time64NanosecondType>(array)?, |v| {
-                (v.div_euclid(1_000_000) as i32).to_le_bytes()
-            }),
+        let millis = millis_of_day(array)?;
+        for r in valid_rows(array) {
+            let at = self.starts[r] + slot;
+            self.out[at..at + 4].copy_from_slice(&millis[r].to_le_bytes());
         }
         Ok(())
     }
 
     fn timestamp(&mut self, slot: usize, precision: i32, array: &ArrayRef) -> Result<()> {
-        let DataType::Timestamp(unit, _) = array.data_type() else {
-            return Err(BinaryRowsError(format!(
-                "{} is not a TIMESTAMP",
-                array.data_type()
-            )));
-        };
-        // Milliseconds and the nanoseconds of the millisecond, as Flink's TimestampData holds them.
-        let split: fn(i64) -> (i64, i64) = match unit {
-            TimeUnit::Second => |v| (v.wrapping_mul(1_000), 0),
-            TimeUnit::Millisecond => |v| (v, 0),
-            TimeUnit::Microsecond => |v| (v.div_euclid(1_000), v.rem_euclid(1_000) * 1_000),
-            TimeUnit::Nanosecond => |v| (v.div_euclid(1_000_000), v.rem_euclid(1_000_000)),
-        };
-        let raw = match unit {
-            TimeUnit::Second => primitive::<TimestampSecondType>(array)?.values().clone(),
-            TimeUnit::Millisecond => primitive::<TimestampMillisecondType>(array)?
-                .values()
-                .clone(),
-            TimeUnit::Microsecond => primitive::<TimestampMicrosecondType>(array)?
-                .values()
-                .clone(),
-            TimeUnit::Nanosecond => primitive::<TimestampNanosecondType>(array)?
-                .values()
-                .clone(),
-        };
+        let parts = timestamp_parts(array)?;
         for r in valid_rows(array) {
-            let (millis, nanos) = split(raw[r]);
+            let (millis, nanos) = parts[r];
             if precision <= MAX_COMPACT_TIMESTAMP_PRECISION {
                 let at = self.starts[r] + slot;
                 self.out[at..at + 8].copy_from_slice(&millis.to_le_bytes());
@@ -547,6 +641,372 @@ impl Rows<'_> {
         }
         Ok(())
     }
+}
+
+/// Each row's value of a nested column in Flink's binary form, one after another in one buffer;
+/// `None` for a NULL.
+struct NestedValues {
+    bytes: Vec<u8>,
+    ranges: Vec<Option<(usize, usize)>>,
+}
+
+impl NestedValues {
+    fn write(column_type: &ColumnType, array: &ArrayRef) -> Result<Self> {
+        let mut bytes = Vec::new();
+        let mut ranges = Vec::with_capacity(array.len());
+        let nulls = array.logical_nulls();
+        for r in 0..array.len() {
+            if nulls.as_ref().is_some_and(|n| n.is_null(r)) {
+                ranges.push(None);
+                continue;
+            }
+            let start = bytes.len();
+            write_nested(&mut bytes, column_type, array.as_ref(), r)?;
+            ranges.push(Some((start, bytes.len())));
+        }
+        Ok(Self { bytes, ranges })
+    }
+
+    fn value(&self, r: usize) -> Option<&[u8]> {
+        self.ranges[r].map(|(from, to)| &self.bytes[from..to])
+    }
+}
+
+/// Appends value `i` of `array` (not NULL), a ROW, ARRAY or MAP, to `out` in Flink's binary form.
+fn write_nested(
+    out: &mut Vec<u8>,
+    column_type: &ColumnType,
+    array: &dyn Array,
+    i: usize,
+) -> Result<()> {
+    match column_type {
+        ColumnType::Row(fields) => {
+            let row = array
+                .as_struct_opt()
+                .ok_or_else(|| BinaryRowsError(format!("{} is not a ROW", array.data_type())))?;
+            let start = out.len();
+            let null_bits = null_bits_bytes(fields.len());
+            out.resize(start + null_bits + 8 * fields.len(), 0);
+            for (f, field_type) in fields.iter().enumerate() {
+                let child = row.column(f);
+                if child.is_null(i) {
+                    let bit = f + 8;
+                    out[start + bit / 8] |= 1 << (bit % 8);
+                } else {
+                    write_value(
+                        out,
+                        start,
+                        start + null_bits + 8 * f,
+                        field_type,
+                        child.as_ref(),
+                        i,
+                    )?;
+                }
+            }
+        }
+        ColumnType::Array(element) => {
+            let list = array
+                .as_list_opt::<i32>()
+                .ok_or_else(|| BinaryRowsError(format!("{} is not an ARRAY", array.data_type())))?;
+            let range = list.value_offsets()[i] as usize..list.value_offsets()[i + 1] as usize;
+            write_array(out, element, list.values().as_ref(), range)?;
+        }
+        ColumnType::Map(key, value) => {
+            let map = array
+                .as_map_opt()
+                .ok_or_else(|| BinaryRowsError(format!("{} is not a MAP", array.data_type())))?;
+            let range = map.value_offsets()[i] as usize..map.value_offsets()[i + 1] as usize;
+            let start = out.len();
+            out.extend_from_slice(&[0; 4]);
+            write_array(out, key, map.keys().as_ref(), range.clone())?;
+            let key_size = i32::try_from(out.len() - start - 4)
+                .map_err(|_| BinaryRowsError("a map's keys take more than 2 GiB".into()))?;
+            out[start..start + 4].copy_from_slice(&key_size.to_le_bytes());
+            write_array(out, value, map.values().as_ref(), range)?;
+        }
+        ColumnType::Flat(flat) => {
+            return Err(BinaryRowsError(format!("{flat:?} is not a nested type")));
+        }
+    }
+    Ok(())
+}
+
+/// Appends the values `range` of `values` to `out` as Flink's `BinaryArrayData` of `element`s.
+fn write_array(
+    out: &mut Vec<u8>,
+    element: &ColumnType,
+    values: &dyn Array,
+    range: std::ops::Range<usize>,
+) -> Result<()> {
+    let count = range.len();
+    let start = out.len();
+    let header = 4 + count.div_ceil(32) * 4;
+    let size = element.element_size();
+    out.resize(start + round_to_word(header + size * count), 0);
+    let count32 = i32::try_from(count)
+        .map_err(|_| BinaryRowsError(format!("an array of {count} elements")))?;
+    out[start..start + 4].copy_from_slice(&count32.to_le_bytes());
+    for (k, index) in range.enumerate() {
+        let slot = start + header + size * k;
+        if values.is_null(index) {
+            out[start + 4 + k / 8] |= 1 << (k % 8);
+        } else {
+            write_value(out, start, slot, element, values, index)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes value `i` of `array` (not NULL) into the slot at `slot` of the row or array starting at
+/// `base` in `out`, appending what goes into its variable-length section.
+fn write_value(
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+    column_type: &ColumnType,
+    array: &dyn Array,
+    i: usize,
+) -> Result<()> {
+    let flat = match column_type {
+        ColumnType::Flat(flat) => *flat,
+        nested => {
+            let offset = out.len() - base;
+            write_nested(out, nested, array, i)?;
+            let len = out.len() - base - offset;
+            out.resize(base + offset + round_to_word(len), 0);
+            put(
+                out,
+                slot,
+                &offset_and_size(offset, len as u64)?.to_le_bytes(),
+            );
+            return Ok(());
+        }
+    };
+    match flat {
+        FlinkType::Boolean => {
+            let values = array
+                .as_boolean_opt()
+                .ok_or_else(|| BinaryRowsError(format!("{} is not BOOLEAN", array.data_type())))?;
+            put(out, slot, &[u8::from(values.value(i))]);
+        }
+        FlinkType::TinyInt => put(
+            out,
+            slot,
+            &primitive::<Int8Type>(array)?.value(i).to_le_bytes(),
+        ),
+        FlinkType::SmallInt => put(
+            out,
+            slot,
+            &primitive::<Int16Type>(array)?.value(i).to_le_bytes(),
+        ),
+        FlinkType::Int => put(
+            out,
+            slot,
+            &primitive::<Int32Type>(array)?.value(i).to_le_bytes(),
+        ),
+        FlinkType::BigInt => put(
+            out,
+            slot,
+            &primitive::<Int64Type>(array)?.value(i).to_le_bytes(),
+        ),
+        FlinkType::Float => put(
+            out,
+            slot,
+            &primitive::<Float32Type>(array)?.value(i).to_le_bytes(),
+        ),
+        FlinkType::Double => put(
+            out,
+            slot,
+            &primitive::<Float64Type>(array)?.value(i).to_le_bytes(),
+        ),
+        FlinkType::Date => put(
+            out,
+            slot,
+            &primitive::<Date32Type>(array)?.value(i).to_le_bytes(),
+        ),
+        FlinkType::IntervalYearMonth => put(
+            out,
+            slot,
+            &primitive::<IntervalYearMonthType>(array)?
+                .value(i)
+                .to_le_bytes(),
+        ),
+        FlinkType::IntervalDayTime => put(
+            out,
+            slot,
+            &primitive::<DurationMillisecondType>(array)?
+                .value(i)
+                .to_le_bytes(),
+        ),
+        FlinkType::Time => {
+            let (unit, value) = time_value(array, i)?;
+            put(out, slot, &time_millis(unit, value).to_le_bytes());
+        }
+        FlinkType::Decimal(p) => {
+            let value = primitive::<Decimal128Type>(array)?.value(i);
+            if p <= MAX_COMPACT_DECIMAL_PRECISION {
+                put(out, slot, &(value as i64).to_le_bytes());
+            } else {
+                let (bytes, first) = big_integer_bytes(value);
+                let offset = out.len() - base;
+                out.extend_from_slice(&bytes[first..]);
+                out.resize(base + offset + 16, 0);
+                put(
+                    out,
+                    slot,
+                    &offset_and_size(offset, (16 - first) as u64)?.to_le_bytes(),
+                );
+            }
+        }
+        FlinkType::Timestamp(p) => {
+            let (unit, value) = timestamp_value(array, i)?;
+            let (millis, nanos) = timestamp_split(unit, value);
+            if p <= MAX_COMPACT_TIMESTAMP_PRECISION {
+                put(out, slot, &millis.to_le_bytes());
+            } else {
+                let offset = out.len() - base;
+                out.extend_from_slice(&millis.to_le_bytes());
+                put(
+                    out,
+                    slot,
+                    &offset_and_size(offset, nanos as u64)?.to_le_bytes(),
+                );
+            }
+        }
+        FlinkType::Bytes => {
+            let value = bytes_value(array, i)?;
+            if value.len() <= MAX_FIXED_PART_BYTES {
+                put(out, slot, value);
+                out[slot + 7] = 0x80 | value.len() as u8;
+            } else {
+                let offset = out.len() - base;
+                out.extend_from_slice(value);
+                out.resize(base + offset + round_to_word(value.len()), 0);
+                put(
+                    out,
+                    slot,
+                    &offset_and_size(offset, value.len() as u64)?.to_le_bytes(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Value `i` of a text or bytes column.
+fn bytes_value(array: &dyn Array, i: usize) -> Result<&[u8]> {
+    match array.data_type() {
+        DataType::Utf8 => Ok(array.as_string::<i32>().value(i).as_bytes()),
+        DataType::Binary => Ok(as_binary(array)?.value(i)),
+        DataType::FixedSizeBinary(_) => Ok(as_fixed(array)?.value(i)),
+        other => Err(BinaryRowsError(format!(
+            "{other} is not a text or bytes column"
+        ))),
+    }
+}
+
+/// Value `i` of a TIME column, raw, with its unit.
+fn time_value(array: &dyn Array, i: usize) -> Result<(TimeUnit, i64)> {
+    Ok(match array.data_type() {
+        DataType::Time32(TimeUnit::Second) => (
+            TimeUnit::Second,
+            i64::from(primitive::<Time32SecondType>(array)?.value(i)),
+        ),
+        DataType::Time32(_) => (
+            TimeUnit::Millisecond,
+            i64::from(primitive::<Time32MillisecondType>(array)?.value(i)),
+        ),
+        DataType::Time64(TimeUnit::Microsecond) => (
+            TimeUnit::Microsecond,
+            primitive::<Time64MicrosecondType>(array)?.value(i),
+        ),
+        _ => (
+            TimeUnit::Nanosecond,
+            primitive::<Time64NanosecondType>(array)?.value(i),
+        ),
+    })
+}
+
+/// Value `i` of a TIMESTAMP column, raw, with its unit.
+fn timestamp_value(array: &dyn Array, i: usize) -> Result<(TimeUnit, i64)> {
+    let DataType::Timestamp(unit, _) = array.data_type() else {
+        return Err(BinaryRowsError(format!(
+            "{} is not a TIMESTAMP",
+            array.data_type()
+        )));
+    };
+    let value = match unit {
+        TimeUnit::Second => primitive::<TimestampSecondType>(array)?.value(i),
+        TimeUnit::Millisecond => primitive::<TimestampMillisecondType>(array)?.value(i),
+        TimeUnit::Microsecond => primitive::<TimestampMicrosecondType>(array)?.value(i),
+        TimeUnit::Nanosecond => primitive::<TimestampNanosecondType>(array)?.value(i),
+    };
+    Ok((*unit, value))
+}
+
+/// A TIME value of `unit` in milliseconds of the day, as Flink holds TIME.
+fn time_millis(unit: TimeUnit, value: i64) -> i32 {
+    match unit {
+        TimeUnit::Second => (value as i32).wrapping_mul(1000),
+        TimeUnit::Millisecond => value as i32,
+        TimeUnit::Microsecond => value.div_euclid(1_000) as i32,
+        TimeUnit::Nanosecond => value.div_euclid(1_000_000) as i32,
+    }
+}
+
+/// A TIMESTAMP value of `unit` as milliseconds and nanoseconds of the millisecond, as Flink's
+/// `TimestampData` holds it.
+fn timestamp_split(unit: TimeUnit, value: i64) -> (i64, i64) {
+    match unit {
+        TimeUnit::Second => (value.wrapping_mul(1_000), 0),
+        TimeUnit::Millisecond => (value, 0),
+        TimeUnit::Microsecond => (value.div_euclid(1_000), value.rem_euclid(1_000) * 1_000),
+        TimeUnit::Nanosecond => (value.div_euclid(1_000_000), value.rem_euclid(1_000_000)),
+    }
+}
+
+fn put(out: &mut [u8], at: usize, bytes: &[u8]) {
+    out[at..at + bytes.len()].copy_from_slice(bytes);
+}
+
+/// Each value of a TIME column in milliseconds of the day, whatever its Arrow unit.
+fn millis_of_day(array: &ArrayRef) -> Result<Vec<i32>> {
+    let unit = match array.data_type() {
+        DataType::Time32(unit) | DataType::Time64(unit) => *unit,
+        other => return Err(BinaryRowsError(format!("{other} is not a TIME"))),
+    };
+    let raw: Vec<i64> = match unit {
+        TimeUnit::Second => primitive::<Time32SecondType>(array)?
+            .values()
+            .iter()
+            .map(|&v| i64::from(v))
+            .collect(),
+        TimeUnit::Millisecond => primitive::<Time32MillisecondType>(array)?
+            .values()
+            .iter()
+            .map(|&v| i64::from(v))
+            .collect(),
+        TimeUnit::Microsecond => primitive::<Time64MicrosecondType>(array)?.values().to_vec(),
+        TimeUnit::Nanosecond => primitive::<Time64NanosecondType>(array)?.values().to_vec(),
+    };
+    Ok(raw.into_iter().map(|v| time_millis(unit, v)).collect())
+}
+
+/// Each value of a TIMESTAMP column as milliseconds and nanoseconds of the millisecond.
+fn timestamp_parts(array: &ArrayRef) -> Result<Vec<(i64, i64)>> {
+    let DataType::Timestamp(unit, _) = array.data_type() else {
+        return Err(BinaryRowsError(format!(
+            "{} is not a TIMESTAMP",
+            array.data_type()
+        )));
+    };
+    let raw = match unit {
+        TimeUnit::Second => primitive::<TimestampSecondType>(array)?.values(),
+        TimeUnit::Millisecond => primitive::<TimestampMillisecondType>(array)?.values(),
+        TimeUnit::Microsecond => primitive::<TimestampMicrosecondType>(array)?.values(),
+        TimeUnit::Nanosecond => primitive::<TimestampNanosecondType>(array)?.values(),
+    };
+    Ok(raw.iter().map(|&v| timestamp_split(*unit, v)).collect())
 }
 
 /// The rows of `array` that are not NULL.
@@ -581,9 +1041,10 @@ fn big_integer_bytes(value: i128) -> ([u8; 16], usize) {
 mod tests {
     use super::*;
     use arrow::array::{
-        Decimal128Array, Int32Array, StringArray, StructArray, TimestampMicrosecondArray,
+        Decimal128Array, Int32Array, ListArray, StringArray, StructArray, TimestampMicrosecondArray,
     };
     use arrow::datatypes::Field;
+    use arrow::datatypes::Int32Type;
 
     fn word(out: &[u8], at: usize) -> u64 {
         u64::from_le_bytes(out[at..at + 8].try_into().unwrap())
@@ -599,7 +1060,7 @@ mod tests {
             .enumerate()
             .map(|(i, &flink_type)| Column {
                 path: vec![i],
-                flink_type,
+                column_type: ColumnType::Flat(flink_type),
             })
             .collect();
         BinaryRows::try_new(batch.schema_ref(), columns).unwrap()
@@ -707,7 +1168,7 @@ mod tests {
             batch.schema_ref(),
             vec![Column {
                 path: vec![0, 0],
-                flink_type: FlinkType::Int,
+                column_type: ColumnType::Flat(FlinkType::Int),
             }],
         )
         .unwrap();
@@ -715,6 +1176,51 @@ mod tests {
         assert_eq!(word(&out, start(&out, 0) + 8), 7);
         assert_eq!(out[start(&out, 1) + 1], 1);
         assert_eq!(word(&out, start(&out, 1) + 8), 0);
+    }
+
+    #[test]
+    fn arrays_hold_their_count_null_bits_and_slots_and_maps_their_key_array_size() {
+        let list = ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
+            Some(vec![Some(1), None, Some(3)]),
+            None,
+        ]);
+        let batch = RecordBatch::try_from_iter(vec![("a", Arc::new(list) as ArrayRef)]).unwrap();
+        let rows = BinaryRows::try_new(
+            batch.schema_ref(),
+            vec![Column {
+                path: vec![0],
+                column_type: ColumnType::Array(Box::new(ColumnType::Flat(FlinkType::Int))),
+            }],
+        )
+        .unwrap();
+        let out = rows.write(&batch).unwrap();
+        let r0 = start(&out, 0);
+        // 8 bytes of count and null bits, three 4-byte slots, padded to 24.
+        assert_eq!(word(&out, r0 + 8), (16u64 << 32) | 24);
+        let array = r0 + 16;
+        assert_eq!(&out[array..array + 4], &3i32.to_le_bytes());
+        assert_eq!(out[array + 4], 0b10, "element 1 NULL");
+        assert_eq!(&out[array + 8..array + 12], &1i32.to_le_bytes());
+        assert_eq!(&out[array + 12..array + 16], &[0; 4]);
+        assert_eq!(&out[array + 16..array + 20], &3i32.to_le_bytes());
+        assert_eq!(&out[array + 20..array + 24], &[0; 4], "padding");
+        let r1 = start(&out, 1);
+        assert_eq!(out[r1 + 1], 1);
+        assert_eq!(start(&out, 2) - r1, 16);
+
+        let mut codes = vec![(15, 0), (8, 0), (17, 2), (3, 0), (11, 9)].into_iter();
+        let map = ColumnType::read(&mut codes).unwrap();
+        assert_eq!(
+            map,
+            ColumnType::Map(
+                Box::new(ColumnType::Flat(FlinkType::Bytes)),
+                Box::new(ColumnType::Row(vec![
+                    ColumnType::Flat(FlinkType::Int),
+                    ColumnType::Flat(FlinkType::Timestamp(9)),
+                ])),
+            )
+        );
+        assert!(codes.next().is_none());
     }
 
     #[test]
@@ -726,13 +1232,13 @@ mod tests {
         .unwrap();
         let columns = vec![Column {
             path: vec![0],
-            flink_type: FlinkType::BigInt,
+            column_type: ColumnType::Flat(FlinkType::BigInt),
         }];
         let error = BinaryRows::try_new(batch.schema_ref(), columns).unwrap_err();
         assert!(error.0.starts_with("column 0: Arrow type Int32"), "{error}");
         let missing = vec![Column {
             path: vec![0, 1],
-            flink_type: FlinkType::Int,
+            column_type: ColumnType::Flat(FlinkType::Int),
         }];
         assert!(BinaryRows::try_new(batch.schema_ref(), missing).is_err());
     }

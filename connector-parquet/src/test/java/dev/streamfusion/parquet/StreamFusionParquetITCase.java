@@ -134,22 +134,27 @@ class StreamFusionParquetITCase {
     }
 
     /**
-     * Rows handed on in Flink's binary layout (the default where the job copies rows, as here) and
-     * as columnar views are Flink's rows, every type and NULLs included.
+     * Rows handed on in Flink's binary layout and as columnar views are Flink's rows, every type,
+     * nested ones of other writers' files and NULLs included.
      */
     @ParameterizedTest
     @ValueSource(strings = {"BINARY", "COLUMNAR"})
     void rowsInEitherLayoutAreFlinksRows(String layout) throws Exception {
-        String path = tables.resolve("types").toString();
-        TableEnvironment env = batch();
-        env.executeSql(ddl("stock", "filesystem", TYPES, path));
-        String fused = ddl("fused", "streamfusion-parquet", TYPES, path);
-        env.executeSql(fused.substring(0, fused.length() - 1) + ", '" + RowLayout.KEY + "' = '" + layout + "')");
-        for (String query : List.of("SELECT * FROM %s", "SELECT micros, s, wide, bin FROM %s WHERE i > 0")) {
-            List<String> expected = rows(env, String.format(query, "stock"));
+        Map<Path, String> files = new java.util.LinkedHashMap<>();
+        files.put(tables.resolve("types"), TYPES);
+        files.put(TESTDATA.resolve("list_columns.parquet"), "int64_list ARRAY<BIGINT>, utf8_list ARRAY<STRING>");
+        files.put(TESTDATA.resolve("nested_lists.snappy.parquet"), "a ARRAY<ARRAY<ARRAY<STRING>>>, b INT");
+        files.put(TESTDATA.resolve("nested_maps.snappy.parquet"), "a MAP<STRING, MAP<INT, BOOLEAN>>, b INT, c DOUBLE");
+        for (Map.Entry<Path, String> file : files.entrySet()) {
+            String path = file.getKey().toAbsolutePath().toString();
+            TableEnvironment env = batch();
+            env.executeSql(ddl("stock", "filesystem", file.getValue(), path));
+            String fused = ddl("fused", "streamfusion-parquet", file.getValue(), path);
+            env.executeSql(fused.substring(0, fused.length() - 1) + ", '" + RowLayout.KEY + "' = '" + layout + "')");
+            List<String> expected = rows(env, "SELECT * FROM stock");
             assertThat(expected).isNotEmpty();
-            assertThat(rows(env, String.format(query, "fused")))
-                    .as("%s: %s", layout, query)
+            assertThat(rows(env, "SELECT * FROM fused"))
+                    .as("%s: %s", layout, path)
                     .containsExactlyInAnyOrderElementsOf(expected);
         }
     }

@@ -12,6 +12,7 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
 
@@ -21,6 +22,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Writes each Arrow batch of one schema as rows in Flink's binary layout, natively, into one
@@ -30,8 +33,10 @@ import java.nio.ByteOrder;
  * {@code ColumnarRowData} view is copied field by field into a new object per value.
  *
  * <p>The rows hold exactly the bytes Flink's {@code RowDataSerializer#toBinaryRow} writes for the
- * same values. Types with a native layout: every type but ARRAY, MAP, MULTISET, ROW, RAW and
- * structured types ({@link #supports}); a row type with any other keeps {@code ColumnarRowData}.
+ * same values, nested ARRAY, MAP, MULTISET and ROW values as Flink's {@code BinaryArrayData}, {@code
+ * BinaryMapData} and nested {@code BinaryRowData}. Types with a native layout: every type the
+ * bridge maps to Arrow but RAW and structured types ({@link #supports}); a row type with any other
+ * keeps {@code ColumnarRowData}.
  */
 @Internal
 public final class BinaryRowsWriter extends NativeHandle {
@@ -49,7 +54,11 @@ public final class BinaryRowsWriter extends NativeHandle {
 
     /** Whether every field of {@code rowType} has a native binary layout. */
     public static boolean supports(RowType rowType) {
-        return rowType.getChildren().stream().allMatch(type -> code(type) >= 0);
+        return rowType.getChildren().stream().allMatch(BinaryRowsWriter::supports);
+    }
+
+    private static boolean supports(LogicalType type) {
+        return code(type) >= 0 && type.getChildren().stream().allMatch(BinaryRowsWriter::supports);
     }
 
     /**
@@ -79,15 +88,14 @@ public final class BinaryRowsWriter extends NativeHandle {
         }
         NativeLibrary.load();
         int fields = rowType.getFieldCount();
-        int[] codes = new int[fields];
-        int[] precisions = new int[fields];
+        List<int[]> types = new ArrayList<>();
         int pathInts = 0;
         for (int c = 0; c < fields; c++) {
-            LogicalType type = rowType.getTypeAt(c);
-            codes[c] = code(type);
-            precisions[c] = precision(type);
+            describe(rowType.getTypeAt(c), types);
             pathInts += 1 + paths[c].length;
         }
+        int[] codes = types.stream().mapToInt(t -> t[0]).toArray();
+        int[] precisions = types.stream().mapToInt(t -> t[1]).toArray();
         int[] flatPaths = new int[pathInts];
         int at = 0;
         for (int[] path : paths) {
@@ -188,8 +196,21 @@ public final class BinaryRowsWriter extends NativeHandle {
     }
 
     /**
+     * Adds {@code type} to {@code types} as the native writer reads types: in pre-order, a code
+     * and a precision per type (a ROW's arity as its precision), then an ARRAY's or MULTISET's
+     * element, a MAP's key and value, a ROW's fields.
+     */
+    private static void describe(LogicalType type, List<int[]> types) {
+        int precision = type.getTypeRoot() == LogicalTypeRoot.ROW ? type.getChildren().size() : precision(type);
+        types.add(new int[] {code(type), precision});
+        for (LogicalType child : type.getChildren()) {
+            describe(child, types);
+        }
+    }
+
+    /**
      * The native code of a type's layout, or -1 where it has none: the codes {@code
-     * FlinkType::of_code} reads in {@code crates/operators/src/binary_rows.rs}.
+     * ColumnType::read} reads in {@code crates/operators/src/binary_rows.rs}.
      */
     private static int code(LogicalType type) {
         switch (type.getTypeRoot()) {
@@ -225,6 +246,14 @@ public final class BinaryRowsWriter extends NativeHandle {
                 return 12;
             case INTERVAL_DAY_TIME:
                 return 13;
+            case ARRAY:
+                return 14;
+            case MAP:
+                return 15;
+            case MULTISET:
+                return 16;
+            case ROW:
+                return 17;
             default:
                 return -1;
         }

@@ -27,8 +27,7 @@ public enum RowLayout {
     AUTO,
     /**
      * Each batch's rows written natively in Flink's binary layout ({@code BinaryRowData}): Flink
-     * copies a row as one byte copy. Row types with ARRAY, MAP, MULTISET or ROW columns stay
-     * columnar.
+     * copies a row as one byte copy. Nested columns are written as Flink's serializers write them.
      */
     BINARY,
     /** Views over the Arrow columns ({@code ColumnarRowData}): Flink copies a row field by field. */
@@ -46,8 +45,8 @@ public enum RowLayout {
                                     + " one byte copy; COLUMNAR hands views over the Arrow columns, which Flink copies field by"
                                     + " field; AUTO chooses BINARY in a streaming job that does not reuse objects"
                                     + " ('pipeline.object-reuse'), where every row is copied, and COLUMNAR otherwise (Flink's"
-                                    + " planner reuses objects in every batch job). Columns of ARRAY, MAP, MULTISET or ROW type keep the"
-                                    + " rows columnar. A source handing whole batches to the native island writes no rows.");
+                                    + " planner reuses objects in every batch job). A source handing whole batches to the native"
+                                    + " island writes no rows.");
 
     /**
      * Whether a source configured with this layout hands rows in the binary layout, in a job
