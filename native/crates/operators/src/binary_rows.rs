@@ -407,42 +407,56 @@ fn add_variable_sizes(flink_type: FlinkType, array: &ArrayRef, sizes: &mut [usiz
         FlinkType::Decimal(p) if p > MAX_COMPACT_DECIMAL_PRECISION => reserve(sizes, 16),
         FlinkType::Timestamp(p) if p > MAX_COMPACT_TIMESTAMP_PRECISION => reserve(sizes, 8),
         FlinkType::Bytes => {
-            for_each_bytes(array, |r, value| {
-                if value.len() > MAX_FIXED_PART_BYTES {
-                    sizes[r] += round_to_word(value.len());
+            let values = BytesColumn::of(array.as_ref())?;
+            for r in valid_rows(array) {
+                let len = values.value(r).len();
+                if len > MAX_FIXED_PART_BYTES {
+                    sizes[r] += round_to_word(len);
                 }
-            })?;
+            }
         }
         _ => {}
     }
     Ok(())
 }
 
-/// Calls `f` with each non-NULL value of a text or bytes column.
-fn for_each_bytes(array: &ArrayRef, mut f: impl FnMut(usize, &[u8])) -> Result<()> {
-    let mut visit = |values: &mut dyn Iterator<Item = Option<&[u8]>>| {
-        for (r, value) in values.enumerate() {
-            if let Some(value) = value {
-                f(r, value);
+/// A text or bytes column, whatever its Arrow layout.
+enum BytesColumn<'a> {
+    Text(&'a arrow::array::StringArray),
+    Binary(&'a BinaryArray),
+    Fixed(&'a FixedSizeBinaryArray),
+}
+
+impl<'a> BytesColumn<'a> {
+    fn of(array: &'a dyn Array) -> Result<Self> {
+        Ok(match array.data_type() {
+            DataType::Utf8 => Self::Text(array.as_string::<i32>()),
+            DataType::Binary => Self::Binary(as_binary(array)?),
+            DataType::FixedSizeBinary(_) => Self::Fixed(as_fixed(array)?),
+            other => {
+                return Err(BinaryRowsError(format!(
+                    "{other} is not a text or bytes column"
+                )));
             }
-        }
-    };
-    match array.data_type() {
-        DataType::Utf8 => visit(
-            &mut array
-                .as_string::<i32>()
-                .iter()
-                .map(|v| v.map(str::as_bytes)),
-        ),
-        DataType::Binary => visit(&mut as_binary(array)?.iter()),
-        DataType::FixedSizeBinary(_) => visit(&mut as_fixed(array)?.iter()),
-        other => {
-            return Err(BinaryRowsError(format!(
-                "{other} is not a text or bytes column"
-            )));
+        })
+    }
+
+    fn value(&self, i: usize) -> &'a [u8] {
+        match self {
+            Self::Text(values) => values.value(i).as_bytes(),
+            Self::Binary(values) => values.value(i),
+            Self::Fixed(values) => values.value(i),
         }
     }
-    Ok(())
+}
+
+/// The slot of text or bytes of at most 7 bytes, held in it: the bytes, then the length with the
+/// high bit set in the slot's last byte.
+fn inline_slot(value: &[u8]) -> [u8; 8] {
+    let mut slot = [0u8; 8];
+    slot[..value.len()].copy_from_slice(value);
+    slot[7] = 0x80 | value.len() as u8;
+    slot
 }
 
 fn as_binary(array: &dyn Array) -> Result<&BinaryArray> {
@@ -531,29 +545,18 @@ impl Rows<'_> {
             }
             FlinkType::Timestamp(p) => self.timestamp(slot, p, array)?,
             FlinkType::Bytes => {
-                let mut result = Ok(());
-                let (out, starts, cursors) = (&mut *self.out, self.starts, &mut *self.cursors);
-                for_each_bytes(array, |r, value| {
-                    if result.is_err() {
-                        return;
-                    }
-                    let at = starts[r] + slot;
+                let values = BytesColumn::of(array.as_ref())?;
+                for r in valid_rows(array) {
+                    let value = values.value(r);
                     if value.len() <= MAX_FIXED_PART_BYTES {
-                        out[at..at + value.len()].copy_from_slice(value);
-                        // The length with the high bit set, in the slot's last byte.
-                        out[at + 7] = 0x80 | value.len() as u8;
+                        let at = self.starts[r] + slot;
+                        self.out[at..at + 8].copy_from_slice(&inline_slot(value));
                     } else {
-                        let offset = cursors[r];
-                        let from = starts[r] + offset;
-                        out[from..from + value.len()].copy_from_slice(value);
-                        cursors[r] += round_to_word(value.len());
-                        match offset_and_size(offset, value.len() as u64) {
-                            Ok(word) => out[at..at + 8].copy_from_slice(&word.to_le_bytes()),
-                            Err(e) => result = Err(e),
-                        }
+                        let len = value.len();
+                        let at = self.variable(r, slot, round_to_word(len), len as u64);
+                        self.out[at..at + len].copy_from_slice(value);
                     }
-                })?;
-                result?;
+                }
             }
         }
         Ok(())
@@ -874,10 +877,9 @@ fn write_value(
             }
         }
         FlinkType::Bytes => {
-            let value = bytes_value(array, i)?;
+            let value = BytesColumn::of(array)?.value(i);
             if value.len() <= MAX_FIXED_PART_BYTES {
-                put(out, slot, value);
-                out[slot + 7] = 0x80 | value.len() as u8;
+                put(out, slot, &inline_slot(value));
             } else {
                 let offset = out.len() - base;
                 out.extend_from_slice(value);
@@ -891,18 +893,6 @@ fn write_value(
         }
     }
     Ok(())
-}
-
-/// Value `i` of a text or bytes column.
-fn bytes_value(array: &dyn Array, i: usize) -> Result<&[u8]> {
-    match array.data_type() {
-        DataType::Utf8 => Ok(array.as_string::<i32>().value(i).as_bytes()),
-        DataType::Binary => Ok(as_binary(array)?.value(i)),
-        DataType::FixedSizeBinary(_) => Ok(as_fixed(array)?.value(i)),
-        other => Err(BinaryRowsError(format!(
-            "{other} is not a text or bytes column"
-        ))),
-    }
 }
 
 /// Value `i` of a TIME column, raw, with its unit.

@@ -141,14 +141,12 @@ public final class BinaryRowsWriter extends NativeHandle {
         private final MemorySegment segment;
         private final BinaryRowData view;
         private final int rowCount;
-        private final int arity;
         private boolean closed;
 
         private Rows(ByteBuffer buffer, int rowCount, int arity) {
             this.buffer = buffer.order(ByteOrder.LITTLE_ENDIAN);
             this.segment = MemorySegmentFactory.wrapOffHeapMemory(buffer);
             this.rowCount = rowCount;
-            this.arity = arity;
             this.view = new BinaryRowData(arity);
         }
 
@@ -158,31 +156,13 @@ public final class BinaryRowsWriter extends NativeHandle {
 
         /** The shared view of row {@code rowId}; it moves on the next call. */
         public BinaryRowData row(int rowId) {
-            return pointTo(view, rowId);
-        }
-
-        /** A view of its own of row {@code rowId}. */
-        public BinaryRowData newRow(int rowId) {
-            return pointTo(null, rowId);
-        }
-
-        private BinaryRowData pointTo(BinaryRowData reuse, int rowId) {
             if (closed) {
                 throw new IllegalStateException("the rows are closed");
             }
             int start = buffer.getInt(rowId * Integer.BYTES);
             int end = buffer.getInt((rowId + 1) * Integer.BYTES);
-            BinaryRowData row = reuse;
-            if (row == null) {
-                row = new BinaryRowData(arity);
-            }
-            row.pointTo(segment, start, end - start);
-            return row;
-        }
-
-        /** The rows' bytes, with the header of row starts. */
-        public long sizeInBytes() {
-            return buffer.capacity();
+            view.pointTo(segment, start, end - start);
+            return view;
         }
 
         /** Frees the buffer; once. */

@@ -57,11 +57,6 @@ public final class RowViews implements AutoCloseable {
         return rows.writeBinaryRows(writer, root);
     }
 
-    /** Whether the rows are written in the binary layout (known once the first batch is seen). */
-    public boolean binary() {
-        return writer != null;
-    }
-
     @Override
     public void close() {
         if (writer != null) {
