@@ -7,17 +7,18 @@ import org.apache.flink.util.CloseableIterator;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The final rows of a bounded query's changelog: inserts and update-afters added, update-befores
- * and deletes taking their row back out. Updates arrive in an order that depends on timing; the
- * final rows do not, so they are what two runs of a query can be compared on.
+ * The final rows of a bounded query's changelog. Updates arrive in an order that depends on timing;
+ * the final rows do not, so they are what two runs of a query can be compared on.
  */
 @Internal
 public final class ChangelogRows {
@@ -25,13 +26,29 @@ public final class ChangelogRows {
     private ChangelogRows() {}
 
     /**
-     * Drains {@code changelog} (closing it) into its final rows, as strings; fails if it has not
-     * ended after {@code timeout}.
+     * Drains {@code changelog} (closing it) into its final rows, as strings, reading it as a
+     * retract changelog: inserts and update-afters added, update-befores and deletes taking their
+     * row back out. Fails if it has not ended after {@code timeout}.
      */
     public static List<String> drain(CloseableIterator<Row> changelog, Duration timeout) throws Exception {
-        List<String> rows = Collections.synchronizedList(new ArrayList<>());
+        return drain(changelog, timeout, new Retracted());
+    }
+
+    /**
+     * Drains {@code changelog} (closing it) into the last row of each key, as strings of the
+     * columns {@code shown}: an insert or update-after replaces its key's row, an update-before or
+     * delete removes it. This reads upsert changelogs, where an update-after comes without its
+     * update-before (a rank's new top, for instance), as well as retract ones.
+     */
+    public static List<String> drainLatestPerKey(
+            CloseableIterator<Row> changelog, Duration timeout, int[] key, int[] shown) throws Exception {
+        return drain(changelog, timeout, new LatestPerKey(key.clone(), shown.clone()));
+    }
+
+    private static List<String> drain(CloseableIterator<Row> changelog, Duration timeout, Accumulator rows)
+            throws Exception {
         try {
-            CompletableFuture.runAsync(() -> changelog.forEachRemaining(row -> apply(row, rows)))
+            CompletableFuture.runAsync(() -> changelog.forEachRemaining(rows::apply))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             throw new AssertionError(
@@ -41,17 +58,79 @@ public final class ChangelogRows {
         } finally {
             changelog.close();
         }
-        return new ArrayList<>(rows);
+        return rows.rows();
     }
 
-    private static void apply(Row row, List<String> rows) {
-        RowKind kind = row.getKind();
-        row.setKind(RowKind.INSERT);
-        String text = row.toString();
-        if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
-            rows.add(text);
-        } else if (!rows.remove(text)) {
-            throw new IllegalStateException("the changelog retracts a row it never added: " + text);
+    private static boolean adds(RowKind kind) {
+        return kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER;
+    }
+
+    /** Final rows built up one change at a time, by the thread that drains the changelog. */
+    private interface Accumulator {
+        void apply(Row row);
+
+        /** How many rows there are so far; may be read while another thread applies changes. */
+        int size();
+
+        List<String> rows();
+    }
+
+    private static final class Retracted implements Accumulator {
+        private final List<String> rows = new ArrayList<>();
+
+        @Override
+        public synchronized void apply(Row row) {
+            RowKind kind = row.getKind();
+            row.setKind(RowKind.INSERT);
+            String text = row.toString();
+            if (adds(kind)) {
+                rows.add(text);
+            } else if (!rows.remove(text)) {
+                throw new IllegalStateException("the changelog retracts a row it never added: " + text);
+            }
+        }
+
+        @Override
+        public synchronized int size() {
+            return rows.size();
+        }
+
+        @Override
+        public synchronized List<String> rows() {
+            return new ArrayList<>(rows);
+        }
+    }
+
+    private static final class LatestPerKey implements Accumulator {
+        private final int[] key;
+        private final int[] shown;
+        private final Map<List<Object>, String> rows = new LinkedHashMap<>();
+
+        LatestPerKey(int[] key, int[] shown) {
+            this.key = key;
+            this.shown = shown;
+        }
+
+        @Override
+        public synchronized void apply(Row row) {
+            List<Object> of = Arrays.asList(Arrays.stream(key).mapToObj(row::getField).toArray());
+            if (adds(row.getKind())) {
+                Row projected = Row.project(row, shown);
+                projected.setKind(RowKind.INSERT);
+                rows.put(of, projected.toString());
+            } else {
+                rows.remove(of);
+            }
+        }
+
+        @Override
+        public synchronized int size() {
+            return rows.size();
+        }
+
+        @Override
+        public synchronized List<String> rows() {
+            return new ArrayList<>(rows.values());
         }
     }
 }

@@ -1,11 +1,16 @@
 package dev.streamfusion.testkit.nexmark;
 
-import org.apache.flink.annotation.Internal;
+import dev.streamfusion.testkit.flink.ChangelogRows;
 
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Nexmark queries in Flink SQL, written from the benchmark's query descriptions, over a bid table
@@ -60,8 +65,59 @@ public final class NexmarkQueries {
                     "q13", "a join with a bounded side input read by a lookup source, which the benchmark leaves to"
                             + " each system's file source");
 
-    /** Queries of {@link #all()} whose rows depend on the order of rows of equal time or price. */
-    public static final Set<String> ORDER_DEPENDENT = Set.of("q9", "q18", "q19");
+    /**
+     * Queries of {@link #all()} whose rows depend on the order of rows of equal time or price, by
+     * name: a rank keeps the first of the rows that tie for a place, and which row comes first
+     * depends on the order rows meet in. Two runs of one of these are compared on the last row of
+     * each of its ranks' keys, and only on the columns the data fixes whatever that order.
+     */
+    public static final Map<String, Ties> ORDER_DEPENDENT =
+            Map.of(
+                    // the winning bid per auction: every auction column, and the bid's price and time
+                    // (the highest price, then the earliest time); its bidder is the first of the ties
+                    "q9", new Ties(new int[] {0}, new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12}),
+                    // the latest bid per bidder and auction: its time; the rest is the first of the ties
+                    "q18", new Ties(new int[] {1, 0}, new int[] {0, 1, 5}),
+                    // the ten highest bids per auction: the price at each rank number
+                    "q19", new Ties(new int[] {0, 7}, new int[] {0, 2, 7}));
+
+    /**
+     * How a query of {@link #ORDER_DEPENDENT} is compared: the columns that key its rank's rows (one
+     * final row per key) and the columns that equal in every run.
+     */
+    public static final class Ties {
+        private final int[] key;
+        private final int[] fixed;
+
+        Ties(int[] key, int[] fixed) {
+            this.key = key;
+            this.fixed = fixed;
+        }
+
+        /** The columns of the query's result that key its rows. */
+        public int[] key() {
+            return key.clone();
+        }
+
+        /** The columns of the query's result that the data fixes, whatever the order of ties. */
+        public int[] fixed() {
+            return fixed.clone();
+        }
+    }
+
+    /**
+     * The rows two runs of the query {@code name} of {@link #all()} are compared on, drained from
+     * its result's changelog (closed after): the final rows, or for the queries of {@link
+     * #ORDER_DEPENDENT} the last row per key with the columns the data fixes. Fails if the
+     * changelog has not ended after {@code timeout}.
+     */
+    public static List<String> comparableRows(String name, CloseableIterator<Row> changelog, Duration timeout)
+            throws Exception {
+        Ties ties = ORDER_DEPENDENT.get(name);
+        return ties == null
+                ? ChangelogRows.drain(changelog, timeout)
+                : ChangelogRows.drainLatestPerKey(changelog, timeout, ties.key, ties.fixed);
+    }
 
     static {
         BID_CALCS.forEach((name, query) -> ALL.put(name, String.format(query, "bid")));
