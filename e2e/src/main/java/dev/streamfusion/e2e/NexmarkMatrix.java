@@ -267,7 +267,7 @@ public final class NexmarkMatrix {
             for (NexmarkModel.Kind kind : NexmarkModel.Kind.values()) {
                 tables.executeSql(table(kind.name().toLowerCase(Locale.ROOT), mode, kind, watermarks));
             }
-            return NexmarkQueries.comparableRows(name, tables.executeSql(sql).collect(), Duration.ofMinutes(30));
+            return NexmarkQueries.comparableRows(name, tables.executeSql(sql), Duration.ofMinutes(30));
         }
 
         /**

@@ -3,8 +3,7 @@ package dev.streamfusion.testkit.nexmark;
 import dev.streamfusion.testkit.flink.ChangelogRows;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.table.api.TableResult;
 
 import java.time.Duration;
 import java.util.Collections;
@@ -75,48 +74,68 @@ public final class NexmarkQueries {
             Map.of(
                     // the winning bid per auction: every auction column, and the bid's price and time
                     // (the highest price, then the earliest time); its bidder is the first of the ties
-                    "q9", new Ties(new int[] {0}, new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12}),
+                    "q9",
+                    new Ties(
+                            List.of("id"),
+                            List.of("id", "itemName", "description", "initialBid", "reserve", "date_time", "expires",
+                                    "seller", "category", "auction", "price", "bid_date_time")),
                     // the latest bid per bidder and auction: its time; the rest is the first of the ties
-                    "q18", new Ties(new int[] {1, 0}, new int[] {0, 1, 5}),
+                    "q18", new Ties(List.of("bidder", "auction"), List.of("auction", "bidder", "date_time")),
                     // the ten highest bids per auction: the price at each rank number
-                    "q19", new Ties(new int[] {0, 7}, new int[] {0, 2, 7}));
+                    "q19", new Ties(List.of("auction", "rank_number"), List.of("auction", "price", "rank_number")));
 
     /**
-     * How a query of {@link #ORDER_DEPENDENT} is compared: the columns that key its rank's rows (one
-     * final row per key) and the columns that equal in every run.
+     * How a query of {@link #ORDER_DEPENDENT} is compared, by column name (a source may add
+     * columns, as the Protobuf topics' {@code SELECT *} does): the columns that key its rank's rows
+     * (one final row per key) and the columns that are equal in every run.
      */
     public static final class Ties {
-        private final int[] key;
-        private final int[] fixed;
+        private final List<String> key;
+        private final List<String> fixed;
 
-        Ties(int[] key, int[] fixed) {
+        Ties(List<String> key, List<String> fixed) {
             this.key = key;
             this.fixed = fixed;
         }
 
         /** The columns of the query's result that key its rows. */
-        public int[] key() {
-            return key.clone();
+        public List<String> key() {
+            return key;
         }
 
         /** The columns of the query's result that the data fixes, whatever the order of ties. */
-        public int[] fixed() {
-            return fixed.clone();
+        public List<String> fixed() {
+            return fixed;
+        }
+
+        /** The positions of {@code names} among the result's {@code columns}. */
+        public static int[] positions(List<String> names, List<String> columns) {
+            return names.stream()
+                    .mapToInt(name -> {
+                        int at = columns.indexOf(name);
+                        if (at < 0) {
+                            throw new IllegalArgumentException("no column " + name + " among " + columns);
+                        }
+                        return at;
+                    })
+                    .toArray();
         }
     }
 
     /**
      * The rows two runs of the query {@code name} of {@link #all()} are compared on, drained from
-     * its result's changelog (closed after): the final rows, or for the queries of {@link
+     * its {@code result} (closed after): the final rows, or for the queries of {@link
      * #ORDER_DEPENDENT} the last row per key with the columns the data fixes. Fails if the
      * changelog has not ended after {@code timeout}.
      */
-    public static List<String> comparableRows(String name, CloseableIterator<Row> changelog, Duration timeout)
-            throws Exception {
+    public static List<String> comparableRows(String name, TableResult result, Duration timeout) throws Exception {
         Ties ties = ORDER_DEPENDENT.get(name);
-        return ties == null
-                ? ChangelogRows.drain(changelog, timeout)
-                : ChangelogRows.drainLatestPerKey(changelog, timeout, ties.key, ties.fixed);
+        if (ties == null) {
+            return ChangelogRows.drain(result.collect(), timeout);
+        }
+        List<String> columns = result.getResolvedSchema().getColumnNames();
+        return ChangelogRows.drainLatestPerKey(
+                result.collect(), timeout, Ties.positions(ties.key, columns), Ties.positions(ties.fixed, columns));
     }
 
     static {

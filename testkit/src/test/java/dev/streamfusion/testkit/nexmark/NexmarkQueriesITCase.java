@@ -64,21 +64,23 @@ class NexmarkQueriesITCase {
     @MethodSource("ranksOverTies")
     void tiesMetInEitherOrderGiveTheSameComparedRows(String name) throws Exception {
         String query = NexmarkQueries.all().get(name);
-        List<String> compared = NexmarkQueries.comparableRows(name, tied(false).executeSql(query).collect(), TIMEOUT);
+        List<String> compared = NexmarkQueries.comparableRows(name, tied(false).executeSql(query), TIMEOUT);
         List<String> comparedReversed =
-                NexmarkQueries.comparableRows(name, tied(true).executeSql(query).collect(), TIMEOUT);
+                NexmarkQueries.comparableRows(name, tied(true).executeSql(query), TIMEOUT);
         assertThat(compared).as(name).isNotEmpty();
         assertThat(comparedReversed).as(name).containsExactlyInAnyOrderElementsOf(compared);
 
-        int[] key = NexmarkQueries.ORDER_DEPENDENT.get(name).key();
+        List<String> key = NexmarkQueries.ORDER_DEPENDENT.get(name).key();
         assertThat(wholeRows(tied(false).executeSql(query), key))
                 .as(name + ": the ties change which rows are kept")
                 .isNotEqualTo(wholeRows(tied(true).executeSql(query), key));
     }
 
-    private static List<String> wholeRows(TableResult result, int[] key) throws Exception {
-        int[] all = IntStream.range(0, result.getResolvedSchema().getColumnCount()).toArray();
-        List<String> rows = ChangelogRows.drainLatestPerKey(result.collect(), TIMEOUT, key, all);
+    private static List<String> wholeRows(TableResult result, List<String> key) throws Exception {
+        List<String> columns = result.getResolvedSchema().getColumnNames();
+        int[] all = IntStream.range(0, columns.size()).toArray();
+        List<String> rows = ChangelogRows.drainLatestPerKey(
+                result.collect(), TIMEOUT, NexmarkQueries.Ties.positions(key, columns), all);
         rows.sort(null);
         return rows;
     }
@@ -116,6 +118,6 @@ class NexmarkQueriesITCase {
         env.setParallelism(parallelism);
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
         NexmarkTableFactory.createTables(tables, 20_000, 5);
-        return NexmarkQueries.comparableRows(name, tables.executeSql(query).collect(), TIMEOUT);
+        return NexmarkQueries.comparableRows(name, tables.executeSql(query), TIMEOUT);
     }
 }
