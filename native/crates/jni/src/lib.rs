@@ -19,6 +19,7 @@ pub mod java_table_files;
 pub mod memory;
 pub mod native_batch_router;
 pub mod native_binary_rows;
+pub mod native_binary_rows_to_arrow;
 pub mod native_calc;
 pub mod native_diagnostics;
 pub mod native_format_decoder;

@@ -46,11 +46,11 @@ use arrow::datatypes::{
 };
 
 /// Where Flink keeps text and bytes of at most this many bytes: in the field's slot.
-const MAX_FIXED_PART_BYTES: usize = 7;
+pub(crate) const MAX_FIXED_PART_BYTES: usize = 7;
 /// Flink's largest DECIMAL precision held as an unscaled long.
-const MAX_COMPACT_DECIMAL_PRECISION: i32 = 18;
+pub(crate) const MAX_COMPACT_DECIMAL_PRECISION: i32 = 18;
 /// Flink's largest TIMESTAMP precision held as milliseconds only.
-const MAX_COMPACT_TIMESTAMP_PRECISION: i32 = 3;
+pub(crate) const MAX_COMPACT_TIMESTAMP_PRECISION: i32 = 3;
 
 /// A Flink type of a produced column, as Java names it for [`BinaryRows::try_new`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +98,7 @@ impl FlinkType {
         })
     }
 
-    fn accepts(self, data_type: &DataType) -> bool {
+    pub(crate) fn accepts(self, data_type: &DataType) -> bool {
         match self {
             Self::Boolean => *data_type == DataType::Boolean,
             Self::TinyInt => *data_type == DataType::Int8,
@@ -347,7 +347,7 @@ impl BinaryRows {
 }
 
 /// The bytes of the null bit set (with its 8-bit header) of a row of `arity` fields.
-fn null_bits_bytes(arity: usize) -> usize {
+pub(crate) fn null_bits_bytes(arity: usize) -> usize {
     (arity + 63 + 8) / 64 * 8
 }
 
@@ -1028,7 +1028,7 @@ fn big_integer_bytes(value: i128) -> ([u8; 16], usize) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use arrow::array::{
         Decimal128Array, Int32Array, ListArray, StringArray, StructArray, TimestampMicrosecondArray,
@@ -1044,7 +1044,8 @@ mod tests {
         i32::from_le_bytes(out[4 * r..4 * r + 4].try_into().unwrap()) as usize
     }
 
-    fn writer(batch: &RecordBatch, types: &[FlinkType]) -> BinaryRows {
+    /// A writer of `batch`'s columns, one to one, as `types`.
+    pub(crate) fn writer(batch: &RecordBatch, types: &[FlinkType]) -> BinaryRows {
         let columns = types
             .iter()
             .enumerate()

@@ -10,6 +10,7 @@
 //!   for sources feeding stock operators.
 
 pub mod binary_rows;
+pub mod binary_rows_to_arrow;
 pub mod calc;
 mod cast;
 mod decimal;

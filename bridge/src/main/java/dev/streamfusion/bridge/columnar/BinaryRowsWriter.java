@@ -41,6 +41,9 @@ import java.util.List;
 @Internal
 public final class BinaryRowsWriter extends NativeHandle {
 
+    /** The last {@link #code} of a flat type; the nested types' follow. */
+    static final int LAST_FLAT_CODE = 13;
+
     private final BufferAllocator allocator;
     private final Schema schema;
     private final int arity;
@@ -192,7 +195,7 @@ public final class BinaryRowsWriter extends NativeHandle {
      * The native code of a type's layout, or -1 where it has none: the codes {@code
      * ColumnType::read} reads in {@code crates/operators/src/binary_rows.rs}.
      */
-    private static int code(LogicalType type) {
+    static int code(LogicalType type) {
         switch (type.getTypeRoot()) {
             case BOOLEAN:
                 return 0;
@@ -239,7 +242,7 @@ public final class BinaryRowsWriter extends NativeHandle {
         }
     }
 
-    private static int precision(LogicalType type) {
+    static int precision(LogicalType type) {
         switch (type.getTypeRoot()) {
             case DECIMAL:
                 return ((DecimalType) type).getPrecision();

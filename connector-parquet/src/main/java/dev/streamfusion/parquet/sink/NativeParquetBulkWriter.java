@@ -2,7 +2,7 @@ package dev.streamfusion.parquet.sink;
 
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.sink.EncoderResources;
-import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+import dev.streamfusion.bridge.writer.SinkRows;
 import dev.streamfusion.parquet.internal.NativeParquetWriter;
 
 import org.apache.flink.annotation.Internal;
@@ -19,7 +19,9 @@ import java.util.Map;
 
 /**
  * One part file of Flink's file sink, encoded natively: rows are transposed into Arrow as they
- * arrive (the sink may reuse a row once handed over, so none is kept), each full batch is encoded
+ * arrive (the sink may reuse a row once handed over, so none is kept; rows in Flink's binary
+ * layout are copied as bytes and transposed natively a batch at a time, see {@link SinkRows}),
+ * each full batch is encoded
  * by parquet-rs, and the encoded bytes are copied into the part file's stream when a row group is
  * complete and at {@link #finish}.
  *
@@ -54,8 +56,16 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
 
     @Override
     public void addElement(RowData row) throws IOException {
-        resources.rows.append(row);
-        if (resources.rows.appended() >= BATCH) {
+        VectorSchemaRoot before;
+        try {
+            before = resources.rows.add(row);
+        } catch (NativeException e) {
+            throw failed(file, e);
+        }
+        if (before != null) {
+            encode(before);
+        }
+        if (resources.rows.pending() >= BATCH) {
             encodePending();
         }
     }
@@ -66,13 +76,7 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
      */
     void addBatch(VectorSchemaRoot batch) throws IOException {
         encodePending();
-        try {
-            resources.writer.write(batch);
-            resources.writer.drainTo(out);
-        } catch (NativeException e) {
-            throw failed(file, e);
-        }
-        memory.written();
+        encode(batch);
     }
 
     @Override
@@ -94,11 +98,20 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
     }
 
     private void encodePending() throws IOException {
-        if (resources.rows.appended() == 0) {
-            return;
-        }
+        VectorSchemaRoot pending;
         try {
-            resources.writer.write(resources.rows.finishBatch());
+            pending = resources.rows.finishBatch();
+        } catch (NativeException e) {
+            throw failed(file, e);
+        }
+        if (pending != null) {
+            encode(pending);
+        }
+    }
+
+    private void encode(VectorSchemaRoot batch) throws IOException {
+        try {
+            resources.writer.write(batch);
             // A completed row group's bytes go out now; the one in progress stays native.
             resources.writer.drainTo(out);
         } catch (NativeException e) {
@@ -120,14 +133,14 @@ final class NativeParquetBulkWriter implements BulkWriter<RowData> {
         final String file;
         final WriterMemory memory;
         final EncoderResources held = new EncoderResources();
-        final RowDataArrowWriter rows;
+        final SinkRows rows;
         final NativeParquetWriter writer;
 
         Resources(FSDataOutputStream out, String file, RowType rowType, Map<String, String> options, WriterMemory memory) {
             this.out = out;
             this.file = file;
             this.memory = memory;
-            this.rows = held.open(allocator -> RowDataArrowWriter.create(rowType, allocator));
+            this.rows = held.open(allocator -> SinkRows.create(rowType, allocator));
             this.writer = held.open(allocator -> NativeParquetWriter.open(allocator, file, rowType, options));
         }
 

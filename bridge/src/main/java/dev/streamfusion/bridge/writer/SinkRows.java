@@ -1,0 +1,82 @@
+package dev.streamfusion.bridge.writer;
+
+import dev.streamfusion.bridge.columnar.BinaryRowsToArrow;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * The rows a sink is handed, gathered into Arrow batches in their order: rows in Flink's binary
+ * layout are transposed natively ({@link BinaryRowsToArrow}, flat row types), every other row by
+ * the Java writer ({@link RowDataArrowWriter}). A batch holds rows gathered one way; where the next
+ * row goes the other way, the rows before it are handed back as a batch first. Rows are never
+ * referenced after they are added.
+ */
+@Internal
+public final class SinkRows implements AutoCloseable {
+
+    private final RowDataArrowWriter java;
+    private final BinaryRowsToArrow binary;
+
+    private SinkRows(RowDataArrowWriter java, BinaryRowsToArrow binary) {
+        this.java = java;
+        this.binary = binary;
+    }
+
+    /** Rows of {@code rowType} into batches from {@code allocator}; a NULL map key is an error. */
+    public static SinkRows create(RowType rowType, BufferAllocator allocator) {
+        RowDataArrowWriter java = RowDataArrowWriter.create(rowType, allocator);
+        try {
+            return new SinkRows(java, BinaryRowsToArrow.create(allocator, rowType));
+        } catch (RuntimeException e) {
+            java.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Adds {@code row} to the batch being gathered.
+     *
+     * @return the rows added before {@code row} as one batch, where they must go before it (they
+     *     were gathered the other way), else {@code null}; the batch is valid until the next call
+     */
+    public VectorSchemaRoot add(RowData row) {
+        if (binary != null && binary.append(row)) {
+            return java.appended() > 0 ? java.finishBatch() : null;
+        }
+        VectorSchemaRoot before = binary != null && binary.appended() > 0 ? binary.finishBatch() : null;
+        java.append(row);
+        return before;
+    }
+
+    /** Rows added and not yet handed back. */
+    public int pending() {
+        return java.appended() + (binary == null ? 0 : binary.appended());
+    }
+
+    /**
+     * The rows added and not yet handed back as one batch, or {@code null} if there are none; the
+     * batch is valid until the next call.
+     */
+    public VectorSchemaRoot finishBatch() {
+        if (java.appended() > 0) {
+            return java.finishBatch();
+        }
+        return binary != null && binary.appended() > 0 ? binary.finishBatch() : null;
+    }
+
+    @Override
+    public void close() {
+        try {
+            java.close();
+        } finally {
+            if (binary != null) {
+                binary.close();
+            }
+        }
+    }
+}

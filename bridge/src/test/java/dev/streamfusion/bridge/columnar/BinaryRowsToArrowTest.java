@@ -1,0 +1,133 @@
+package dev.streamfusion.bridge.columnar;
+
+import dev.streamfusion.bridge.NativeLibrary;
+import dev.streamfusion.bridge.testing.RandomRows;
+import dev.streamfusion.bridge.testing.TestSchemas;
+import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BinaryRowsToArrowTest {
+
+    /** Every field of {@link TestSchemas#allTypes()} of a flat type. */
+    private static RowType flatTypes() {
+        List<RowType.RowField> flat = new ArrayList<>();
+        for (RowType.RowField field : TestSchemas.allTypes().getFields()) {
+            if (BinaryRowsToArrow.supports(new RowType(List.of(field)))) {
+                flat.add(field);
+            }
+        }
+        return new RowType(false, flat);
+    }
+
+    @Test
+    void flinksBinaryRowsOfEveryFlatTypeGiveTheBatchTheJavaWriterGives() {
+        RowType type = flatTypes();
+        assertThat(type.getFieldCount()).as("flat fields").isGreaterThanOrEqualTo(30);
+        List<RowData> rows = new RandomRows(11, 0.2).rows(type, 500);
+        RowDataSerializer serializer = new RowDataSerializer(type);
+        long nativeBefore = NativeLibrary.nativeAllocatedBytes();
+        try (BufferAllocator allocator = new RootAllocator();
+                RowDataArrowWriter java = RowDataArrowWriter.create(type, allocator);
+                BinaryRowsToArrow binary = BinaryRowsToArrow.create(allocator, type)) {
+            VectorSchemaRoot expected = java.write(rows);
+            for (RowData row : rows) {
+                // toBinaryRow reuses its row: the reader must copy it before the next one is made
+                assertThat(binary.append(serializer.toBinaryRow(row))).isTrue();
+            }
+            assertThat(binary.appended()).isEqualTo(rows.size());
+            VectorSchemaRoot actual = binary.finishBatch();
+            assertThat(actual.getRowCount()).isEqualTo(rows.size());
+            assertThat(actual.equals(expected))
+                    .as("expected%n%s%nactual%n%s", expected.contentToTSVString(), actual.contentToTSVString())
+                    .isTrue();
+            assertThat(binary.appended()).isZero();
+
+            // the reader starts over after a batch
+            binary.append(serializer.toBinaryRow(rows.get(3)));
+            assertThat(binary.finishBatch().getRowCount()).isEqualTo(1);
+        }
+        assertThat(NativeLibrary.nativeAllocatedBytes()).isEqualTo(nativeBefore);
+    }
+
+    @Test
+    void aRowSpreadOverSeveralMemorySegmentsIsReadWhole() {
+        RowType type = RowType.of(new IntType(), VarCharType.STRING_TYPE);
+        BinaryRowData row =
+                new RowDataSerializer(type)
+                        .toBinaryRow(GenericRowData.of(7, StringData.fromString("a text of more than seven bytes")))
+                        .copy();
+        byte[] bytes = BinarySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), row.getSizeInBytes());
+        // two segments of 32 bytes, the row starting 5 bytes into the first
+        byte[] first = new byte[32];
+        byte[] second = new byte[64];
+        System.arraycopy(bytes, 0, first, 5, 27);
+        System.arraycopy(bytes, 27, second, 0, bytes.length - 27);
+        BinaryRowData spread = new BinaryRowData(2);
+        spread.pointTo(
+                new MemorySegment[] {MemorySegmentFactory.wrap(first), MemorySegmentFactory.wrap(second)},
+                5,
+                bytes.length);
+        try (BufferAllocator allocator = new RootAllocator();
+                BinaryRowsToArrow binary = BinaryRowsToArrow.create(allocator, type)) {
+            assertThat(binary.append(spread)).isTrue();
+            VectorSchemaRoot batch = binary.finishBatch();
+            assertThat(batch.getVector(0).getObject(0)).isEqualTo(7);
+            assertThat(batch.getVector(1).getObject(0).toString()).isEqualTo("a text of more than seven bytes");
+        }
+    }
+
+    @Test
+    void onlyFlatRowTypesAndBinaryRowsOfTheirArityAreTaken() {
+        RowType nested = RowType.of(new IntType(), new ArrayType(new IntType()));
+        try (BufferAllocator allocator = new RootAllocator()) {
+            assertThat(BinaryRowsToArrow.supports(nested)).isFalse();
+            assertThat(BinaryRowsToArrow.create(allocator, nested)).isNull();
+            RowType flat = RowType.of(new IntType());
+            try (BinaryRowsToArrow binary = BinaryRowsToArrow.create(allocator, flat)) {
+                assertThat(binary.append(GenericRowData.of(1))).as("not binary").isFalse();
+                assertThat(binary.append(new BinaryRowData(2))).as("another arity").isFalse();
+                assertThat(binary.appended()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void manyRowsGrowTheBuffers() {
+        RowType type = RowType.of(VarCharType.STRING_TYPE);
+        RowDataSerializer serializer = new RowDataSerializer(type);
+        char[] text = new char[1000];
+        Arrays.fill(text, 'x');
+        try (BufferAllocator allocator = new RootAllocator();
+                BinaryRowsToArrow binary = BinaryRowsToArrow.create(allocator, type)) {
+            for (int r = 0; r < 5000; r++) {
+                binary.append(serializer.toBinaryRow(GenericRowData.of(StringData.fromString(r + new String(text)))));
+            }
+            VectorSchemaRoot batch = binary.finishBatch();
+            assertThat(batch.getRowCount()).isEqualTo(5000);
+            assertThat(batch.getVector(0).getObject(4999).toString()).startsWith("4999xx");
+        }
+    }
+}

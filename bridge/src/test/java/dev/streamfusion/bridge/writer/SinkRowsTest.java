@@ -1,0 +1,86 @@
+package dev.streamfusion.bridge.writer;
+
+import dev.streamfusion.bridge.columnar.BinaryRowsToArrow;
+import dev.streamfusion.bridge.testing.RandomRows;
+import dev.streamfusion.bridge.testing.TestSchemas;
+
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SinkRowsTest {
+
+    /**
+     * Runs of binary rows and of other rows, mixed: each batch handed back equals what the Java
+     * writer makes of the rows it should hold, the next ones in their order, and every row is
+     * handed back once.
+     */
+    private static void mixedRowsKeepTheirOrder(RowType type) {
+        List<RowData> rows = new RandomRows(5, 0.2).rows(type, 300);
+        RowDataSerializer serializer = new RowDataSerializer(type);
+        try (BufferAllocator allocator = new RootAllocator();
+                RowDataArrowWriter java = RowDataArrowWriter.create(type, allocator);
+                SinkRows sink = SinkRows.create(type, allocator)) {
+            int[] handedBack = {0};
+            Consumer<VectorSchemaRoot> check = batch -> {
+                int from = handedBack[0];
+                VectorSchemaRoot expected = java.write(rows.subList(from, from + batch.getRowCount()));
+                assertThat(batch.equals(expected)).as("the batch of rows %d to %d", from, from + batch.getRowCount()).isTrue();
+                handedBack[0] += batch.getRowCount();
+            };
+            int batches = 0;
+            for (int r = 0; r < rows.size(); r++) {
+                // runs of 1 to 7 rows, binary and generic in turn
+                boolean binary = (r / 7 + r % 3) % 2 == 0;
+                VectorSchemaRoot before = sink.add(binary ? serializer.toBinaryRow(rows.get(r)) : rows.get(r));
+                if (before != null) {
+                    check.accept(before);
+                    batches++;
+                }
+                if (sink.pending() >= 50) {
+                    check.accept(sink.finishBatch());
+                    batches++;
+                }
+            }
+            VectorSchemaRoot last = sink.finishBatch();
+            if (last != null) {
+                check.accept(last);
+            }
+            assertThat(handedBack[0]).isEqualTo(rows.size());
+            if (BinaryRowsToArrow.supports(type)) {
+                assertThat(batches).as("batches handed back at a change of kind").isGreaterThan(20);
+            } else {
+                assertThat(batches).as("only full batches: every row goes the Java writer's way").isEqualTo(6);
+            }
+            assertThat(sink.pending()).isZero();
+            assertThat(sink.finishBatch()).isNull();
+        }
+    }
+
+    @Test
+    void flatRowsKeepTheirOrderWhetherBinaryOrNot() {
+        List<RowType.RowField> flat = new ArrayList<>();
+        for (RowType.RowField field : TestSchemas.allTypes().getFields()) {
+            if (BinaryRowsToArrow.supports(new RowType(List.of(field)))) {
+                flat.add(field);
+            }
+        }
+        mixedRowsKeepTheirOrder(new RowType(false, flat));
+    }
+
+    @Test
+    void nestedRowsGoThroughTheJavaWriterInTheirOrder() {
+        mixedRowsKeepTheirOrder(TestSchemas.allTypes());
+    }
+}
