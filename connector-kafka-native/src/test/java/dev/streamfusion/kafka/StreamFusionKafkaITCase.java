@@ -1161,6 +1161,15 @@ class StreamFusionKafkaITCase {
         List<String> stockBytes = values(stockTopic);
         assertThat(stockBytes).hasSize(COUNT);
         assertThat(values(fusedTopic)).containsExactlyInAnyOrderElementsOf(stockBytes);
+
+        // Read by streamfusion-kafka, the rows reach the sink in Flink's binary layout, which the
+        // sink transposes natively.
+        String binaryTopic = "sink-binary-" + format;
+        KAFKA.cluster().createTopic(binaryTopic, 2);
+        tables.executeSql(ddl("fused_bids", "streamfusion-kafka", bidsTable("topic", BIDS, Map.of())));
+        tables.executeSql(ddl("binary_out", "streamfusion-kafka", sinkTable(binaryTopic, format)));
+        tables.executeSql("INSERT INTO binary_out SELECT * FROM fused_bids").await(2, TimeUnit.MINUTES);
+        assertThat(values(binaryTopic)).containsExactlyInAnyOrderElementsOf(stockBytes);
     }
 
     @Test

@@ -9,7 +9,7 @@ import dev.streamfusion.bridge.types.ArrowTypes;
 import dev.streamfusion.bridge.writer.NullMapKeys;
 import dev.streamfusion.formats.registry.HttpSchemaRegistryClient;
 import dev.streamfusion.formats.registry.SchemaRegistryException;
-import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+import dev.streamfusion.bridge.writer.SinkRows;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
@@ -26,7 +26,8 @@ import java.util.Map;
 
 /**
  * A native encoder of one Flink format ({@code json}, ...) for rows of a fixed row type, as sinks
- * use it: rows are transposed to Arrow once per batch, cross to Rust in one call, and come back
+ * use it: rows are transposed to Arrow once per batch (natively where they are Flink's binary rows:
+ * {@link SinkRows}), cross to Rust in one call, and come back
  * as one message per row.
  *
  * <p>An encoding failure is a {@link dev.streamfusion.bridge.NativeDecodeException} whose
@@ -36,14 +37,14 @@ import java.util.Map;
 public final class NativeFormatEncoder extends NativeHandle {
 
     private final BufferAllocator allocator;
-    private final RowDataArrowWriter writer;
+    private final SinkRows writer;
     /** The schema of the rows the native encoder reads. */
     private final Schema rowSchema;
     private final ArrowBatchImporter messages;
 
     private NativeFormatEncoder(
             BufferAllocator allocator,
-            RowDataArrowWriter writer,
+            SinkRows writer,
             long address,
             Schema rowSchema,
             ArrowBatchImporter messages) {
@@ -100,7 +101,7 @@ public final class NativeFormatEncoder extends NativeHandle {
         String message = protobuf == null ? null : protobuf.messageName();
         long[] address = {0};
         Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
-        RowDataArrowWriter writer = RowDataArrowWriter.create(rowType, allocator, nullMapKeys(format, options));
+        SinkRows writer = SinkRows.create(rowType, allocator, nullMapKeys(format, options));
         try {
             ArrowBatchImporter messages =
                     ArrowBatchImporter.importSchema(

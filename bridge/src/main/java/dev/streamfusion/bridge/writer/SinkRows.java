@@ -4,10 +4,13 @@ import dev.streamfusion.bridge.columnar.BinaryRowsToArrow;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.List;
 
 /**
  * The rows a sink is handed, gathered into Arrow batches in their order: rows in Flink's binary
@@ -29,7 +32,12 @@ public final class SinkRows implements AutoCloseable {
 
     /** Rows of {@code rowType} into batches from {@code allocator}; a NULL map key is an error. */
     public static SinkRows create(RowType rowType, BufferAllocator allocator) {
-        RowDataArrowWriter java = RowDataArrowWriter.create(rowType, allocator);
+        return create(rowType, allocator, NullMapKeys.REJECT);
+    }
+
+    /** Rows whose NULL map keys the Java writer treats as {@code nullKeys} says. */
+    public static SinkRows create(RowType rowType, BufferAllocator allocator, NullMapKeys nullKeys) {
+        RowDataArrowWriter java = RowDataArrowWriter.create(rowType, allocator, nullKeys);
         try {
             return new SinkRows(java, BinaryRowsToArrow.create(allocator, rowType));
         } catch (RuntimeException e) {
@@ -51,6 +59,27 @@ public final class SinkRows implements AutoCloseable {
         VectorSchemaRoot before = binary != null && binary.appended() > 0 ? binary.finishBatch() : null;
         java.append(row);
         return before;
+    }
+
+    /**
+     * Writes {@code rows} as one batch, natively where every one of them is in Flink's binary
+     * layout; nothing may be pending. The returned root is reused by the next call.
+     */
+    public VectorSchemaRoot write(List<? extends RowData> rows) {
+        if (pending() > 0) {
+            throw new IllegalStateException(pending() + " rows added are pending");
+        }
+        if (binary != null && !rows.isEmpty() && rows.stream().allMatch(BinaryRowData.class::isInstance)) {
+            for (RowData row : rows) {
+                if (!binary.append(row)) {
+                    // another arity: start over the Java writer's way
+                    binary.finishBatch();
+                    return java.write(rows);
+                }
+            }
+            return binary.finishBatch();
+        }
+        return java.write(rows);
     }
 
     /** Rows added and not yet handed back. */

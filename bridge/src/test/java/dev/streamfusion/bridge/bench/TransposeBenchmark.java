@@ -6,6 +6,7 @@ import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.columnar.BinaryRowsWriter;
 import dev.streamfusion.bridge.types.ArrowTypes;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+import dev.streamfusion.bridge.writer.SinkRows;
 
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericArrayData;
@@ -60,7 +61,11 @@ import static org.apache.flink.table.api.DataTypes.FIELD;
  *       the job does not reuse objects;
  *   <li>{@code binaryRowsCopied}: the batch written natively in Flink's binary row layout and each
  *       {@code BinaryRowData} view copied the same way (the nested schema has no native layout:
- *       its rows stay columnar).
+ *       its rows stay columnar);
+ *   <li>{@code binaryRowsToArrowInJava}: rows in Flink's binary layout (what a sink gets from the
+ *       network or from a source's binary rows) to Arrow by the Java writer, a getter per value;
+ *   <li>{@code binaryRowsToArrow}: the same rows through {@code SinkRows}: their bytes copied and
+ *       transposed natively (the nested schema goes the Java writer's way there too).
  * </ul>
  *
  * <p>Run against a release native build: {@code ./bin/bench-transpose} (it builds with {@code
@@ -88,6 +93,8 @@ public class TransposeBenchmark {
     private NativeProjection identity;
     private BinaryRowsWriter binaryRows;
     private RowDataSerializer serializer;
+    private List<RowData> binaryRowList;
+    private SinkRows sinkRows;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -106,11 +113,17 @@ public class TransposeBenchmark {
                         IntStream.range(0, rowType.getFieldCount()).toArray());
         binaryRows = BinaryRowsWriter.create(allocator, batch.getSchema(), rowType);
         serializer = new RowDataSerializer(rowType);
+        binaryRowList = new ArrayList<>();
+        for (RowData row : rows) {
+            binaryRowList.add(serializer.toBinaryRow(row).copy());
+        }
+        sinkRows = SinkRows.create(rowType, allocator);
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
         identity.close();
+        sinkRows.close();
         if (binaryRows != null) {
             binaryRows.close();
         }
@@ -123,6 +136,21 @@ public class TransposeBenchmark {
     @OperationsPerInvocation(ROWS)
     public VectorSchemaRoot rowsToArrow() {
         return writer.write(rows);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public VectorSchemaRoot binaryRowsToArrowInJava() {
+        return writer.write(binaryRowList);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public VectorSchemaRoot binaryRowsToArrow() {
+        for (RowData row : binaryRowList) {
+            sinkRows.add(row);
+        }
+        return sinkRows.finishBatch();
     }
 
     @Benchmark

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SinkRowsTest {
 
@@ -65,6 +66,36 @@ class SinkRowsTest {
             }
             assertThat(sink.pending()).isZero();
             assertThat(sink.finishBatch()).isNull();
+        }
+    }
+
+    @Test
+    void aWholeListIsWrittenNativelyOnlyWhereEveryRowIsBinary() {
+        RowType type = TestSchemas.allTypes();
+        List<RowType.RowField> flatFields = new ArrayList<>();
+        for (RowType.RowField field : type.getFields()) {
+            if (BinaryRowsToArrow.supports(new RowType(List.of(field)))) {
+                flatFields.add(field);
+            }
+        }
+        RowType flat = new RowType(false, flatFields);
+        List<RowData> rows = new RandomRows(9, 0.2).rows(flat, 100);
+        RowDataSerializer serializer = new RowDataSerializer(flat);
+        List<RowData> binary = new ArrayList<>();
+        for (RowData row : rows) {
+            binary.add(serializer.toBinaryRow(row).copy());
+        }
+        List<RowData> mixed = new ArrayList<>(binary);
+        mixed.set(50, rows.get(50));
+        try (BufferAllocator allocator = new RootAllocator();
+                RowDataArrowWriter java = RowDataArrowWriter.create(flat, allocator);
+                SinkRows sink = SinkRows.create(flat, allocator)) {
+            VectorSchemaRoot expected = java.write(rows);
+            assertThat(sink.write(binary).equals(expected)).as("all binary").isTrue();
+            assertThat(sink.write(mixed).equals(expected)).as("one generic row among them").isTrue();
+            assertThat(sink.write(rows).equals(expected)).as("none binary").isTrue();
+            sink.add(binary.get(0));
+            assertThatThrownBy(() -> sink.write(binary)).hasMessageContaining("1 rows added are pending");
         }
     }
 

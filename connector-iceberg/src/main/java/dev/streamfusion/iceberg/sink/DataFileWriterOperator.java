@@ -3,7 +3,7 @@ package dev.streamfusion.iceberg.sink;
 import dev.streamfusion.bridge.NativeException;
 import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.sink.EncoderResources;
-import dev.streamfusion.bridge.writer.RowDataArrowWriter;
+import dev.streamfusion.bridge.writer.SinkRows;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 import dev.streamfusion.iceberg.internal.NativeIcebergWriter;
 import dev.streamfusion.iceberg.internal.TableFiles;
@@ -17,6 +17,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
+
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.io.IOException;
 import java.util.UUID;
@@ -53,12 +55,13 @@ abstract class DataFileWriterOperator<T> extends AbstractStreamOperator<WriteRes
 
     /**
      * Rows transposed into Arrow a batch at a time (with their kinds, for a table written from a
-     * changelog, whose deleted rows become delete files).
+     * changelog, whose deleted rows become delete files); rows in Flink's binary layout natively
+     * ({@link SinkRows}).
      */
     static final class Rows extends DataFileWriterOperator<RowData> {
         private static final long serialVersionUID = 1L;
 
-        private transient RowDataArrowWriter rows;
+        private transient SinkRows rows;
         /** The kinds of the rows appended to {@link #rows}, for a changelog. */
         private transient byte[] kinds;
 
@@ -69,35 +72,54 @@ abstract class DataFileWriterOperator<T> extends AbstractStreamOperator<WriteRes
         @Override
         public void open() throws Exception {
             super.open();
-            rows = held.open(allocator -> RowDataArrowWriter.create(rowType, allocator));
+            rows = held.open(allocator -> SinkRows.create(rowType, allocator));
             kinds = description.writesChanges() ? new byte[BATCH] : null;
         }
 
         @Override
         public void processElement(StreamRecord<RowData> element) throws IOException {
             RowData row = element.getValue();
-            if (kinds != null) {
-                kinds[rows.appended()] = row.getRowKind().toByteValue();
-            } else if (row.getRowKind() != RowKind.INSERT && row.getRowKind() != RowKind.UPDATE_AFTER) {
+            if (kinds == null && row.getRowKind() != RowKind.INSERT && row.getRowKind() != RowKind.UPDATE_AFTER) {
                 throw new IOException("Table " + table() + " is written append-only, and a " + row.getRowKind()
                         + " row arrived; a changelog needs equality fields (a primary key) and a table of format version 2 or later");
             }
-            rows.append(row);
-            if (rows.appended() >= BATCH) {
+            VectorSchemaRoot before;
+            try {
+                before = rows.add(row);
+            } catch (NativeException e) {
+                throw writeFailed(e);
+            }
+            if (before != null) {
+                write(before);
+            }
+            if (kinds != null) {
+                // The row is the last one pending, after any batch handed back before it.
+                kinds[rows.pending() - 1] = row.getRowKind().toByteValue();
+            }
+            if (rows.pending() >= BATCH) {
                 writePending();
             }
         }
 
         @Override
         void writePending() throws IOException {
-            if (rows.appended() == 0) {
-                return;
+            VectorSchemaRoot pending;
+            try {
+                pending = rows.finishBatch();
+            } catch (NativeException e) {
+                throw writeFailed(e);
             }
+            if (pending != null) {
+                write(pending);
+            }
+        }
+
+        private void write(VectorSchemaRoot batch) throws IOException {
             try {
                 if (kinds != null) {
-                    writer.writeChanges(rows.finishBatch(), kinds);
+                    writer.writeChanges(batch, kinds);
                 } else {
-                    writer.write(rows.finishBatch());
+                    writer.write(batch);
                 }
                 written = true;
             } catch (NativeException e) {
