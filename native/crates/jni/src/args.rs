@@ -24,6 +24,21 @@ pub(crate) fn ints(env: &mut Env<'_>, array: &JIntArray<'_>) -> NativeResult<Vec
     Ok(values)
 }
 
+/// Type codes and their precisions, passed side by side from Java, as pairs.
+pub(crate) fn code_pairs<'a>(
+    codes: &'a [i32],
+    precisions: &'a [i32],
+) -> NativeResult<impl Iterator<Item = (i32, i32)> + 'a> {
+    if codes.len() != precisions.len() {
+        return Err(NativeError::Config(format!(
+            "{} type codes but {} precisions",
+            codes.len(),
+            precisions.len()
+        )));
+    }
+    Ok(codes.iter().copied().zip(precisions.iter().copied()))
+}
+
 /// The first `len` bytes of a `byte[]`.
 pub(crate) fn bytes(
     env: &mut Env<'_>,

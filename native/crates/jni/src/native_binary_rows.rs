@@ -13,7 +13,7 @@ use jni::objects::{JByteBuffer, JClass, JIntArray};
 use jni::sys::jlong;
 use streamfusion_operators::binary_rows::{BinaryRows, BinaryRowsError, Column, ColumnType};
 
-use crate::args::ints;
+use crate::args::{code_pairs, ints};
 use crate::arrow_ffi::{import_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
@@ -57,21 +57,10 @@ fn text_as_bytes(schema: &Schema) -> SchemaRef {
 /// The produced columns Java describes: their types in pre-order, a code and a precision each
 /// (see `ColumnType::read`), and their paths as `[length, index, ...]` one after another.
 fn columns(codes: &[i32], precisions: &[i32], paths: &[i32]) -> NativeResult<Vec<Column>> {
-    if codes.len() != precisions.len() {
-        return Err(NativeError::Config(format!(
-            "{} type codes but {} precisions",
-            codes.len(),
-            precisions.len()
-        )));
-    }
+    let mut types = code_pairs(codes, precisions)?.peekable();
     let index = |v: i32| {
         usize::try_from(v).map_err(|_| NativeError::Config(format!("negative path element {v}")))
     };
-    let mut types = codes
-        .iter()
-        .copied()
-        .zip(precisions.iter().copied())
-        .peekable();
     let mut rest = paths;
     let mut out = Vec::new();
     while types.peek().is_some() {

@@ -9,7 +9,7 @@ use jni::sys::{jint, jlong};
 use streamfusion_operators::binary_rows::FlinkType;
 use streamfusion_operators::binary_rows_to_arrow::BinaryRowsToArrow;
 
-use crate::args::{bytes, ints};
+use crate::args::{bytes, code_pairs, ints};
 use crate::arrow_ffi::{export_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
@@ -18,18 +18,9 @@ const KIND: &str = "binary rows reader";
 
 /// The Flink types of the row's fields, a code and a precision each (`FlinkType::of_code`).
 fn flink_types(codes: &[i32], precisions: &[i32]) -> NativeResult<Vec<FlinkType>> {
-    if codes.len() != precisions.len() {
-        return Err(NativeError::Config(format!(
-            "{} type codes but {} precisions",
-            codes.len(),
-            precisions.len()
-        )));
-    }
-    codes
-        .iter()
-        .zip(precisions)
+    code_pairs(codes, precisions)?
         .enumerate()
-        .map(|(i, (&code, &precision))| {
+        .map(|(i, (code, precision))| {
             FlinkType::of_code(code, precision).ok_or_else(|| {
                 NativeError::Config(format!("field {i}: no flat Flink type of code {code}"))
             })

@@ -147,16 +147,8 @@ impl BinaryRowsToArrow {
         slot
     }
 
-    fn nulls(&self, rows: &Rows<'_>, c: usize) -> Option<NullBuffer> {
-        let mut valid = BooleanBufferBuilder::new(rows.count());
-        for r in 0..rows.count() {
-            valid.append(!self.is_null(rows.row(r), c));
-        }
-        let nulls = NullBuffer::new(valid.finish());
-        (nulls.null_count() > 0).then_some(nulls)
-    }
-
-    /// A primitive column from each valid row's slot; a NULL row's value is the default.
+    /// A primitive column from each valid row's slot; a NULL row's value is the default. Values
+    /// and validity are read in one pass over the rows.
     fn primitive<T: ArrowPrimitiveType>(
         &self,
         rows: &Rows<'_>,
@@ -165,16 +157,21 @@ impl BinaryRowsToArrow {
         value: impl Fn(&[u8], [u8; 8]) -> Result<T::Native>,
     ) -> Result<ArrayRef> {
         let mut values = Vec::with_capacity(rows.count());
+        let mut valid = BooleanBufferBuilder::new(rows.count());
         for r in 0..rows.count() {
             let row = rows.row(r);
-            values.push(if self.is_null(row, c) {
+            let null = self.is_null(row, c);
+            valid.append(!null);
+            values.push(if null {
                 T::Native::default()
             } else {
                 value(row, self.slot(row, c))?
             });
         }
+        let nulls = NullBuffer::new(valid.finish());
+        let nulls = (nulls.null_count() > 0).then_some(nulls);
         // The caller picked `T` by `data_type`, so the type is one `T` takes.
-        let array = PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), self.nulls(rows, c))
+        let array = PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), nulls)
             .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?
             .with_data_type(data_type.clone());
         Ok(Arc::new(array))

@@ -72,6 +72,11 @@ public final class BinaryRowsToArrow extends NativeHandle {
         return new BinaryRowsToArrow(allocator, schema, rowType.getFieldCount(), address);
     }
 
+    /** Whether {@link #append} takes {@code row}: a {@link BinaryRowData} of this reader's arity. */
+    public boolean takes(RowData row) {
+        return row instanceof BinaryRowData && row.getArity() == arity;
+    }
+
     /**
      * Copies {@code row} into the batch being gathered, if it is a {@link BinaryRowData} of this
      * reader's arity; the row is not referenced afterwards.
@@ -79,7 +84,7 @@ public final class BinaryRowsToArrow extends NativeHandle {
      * @return whether the row was taken
      */
     public boolean append(RowData row) {
-        if (!(row instanceof BinaryRowData) || row.getArity() != arity) {
+        if (!takes(row)) {
             return false;
         }
         BinaryRowData binary = (BinaryRowData) row;

@@ -4,7 +4,6 @@ import dev.streamfusion.bridge.columnar.BinaryRowsToArrow;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -69,14 +68,8 @@ public final class SinkRows implements AutoCloseable {
         if (pending() > 0) {
             throw new IllegalStateException(pending() + " rows added are pending");
         }
-        if (binary != null && !rows.isEmpty() && rows.stream().allMatch(BinaryRowData.class::isInstance)) {
-            for (RowData row : rows) {
-                if (!binary.append(row)) {
-                    // another arity: start over the Java writer's way
-                    binary.finishBatch();
-                    return java.write(rows);
-                }
-            }
+        if (binary != null && !rows.isEmpty() && rows.stream().allMatch(binary::takes)) {
+            rows.forEach(binary::append);
             return binary.finishBatch();
         }
         return java.write(rows);
