@@ -430,7 +430,7 @@ class StreamFusionFlussITCase {
         createOurs(env, "sf_failover_kv", "failover_kv", "k BIGINT NOT NULL, v BIGINT, PRIMARY KEY (k) NOT ENFORCED", "");
         createOurs(env, "sf_failover_log", "failover_log", "k BIGINT, v BIGINT", "");
         env.executeSql("CREATE TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1500', "
-                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000')");
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000', " + FailOnce.SOURCE_APART + ")");
         env.createTemporaryView("slow", env.sqlQuery("SELECT fail_once(id) AS k, id * 2 AS v FROM ids"));
         FailOnce.reset(1500);
         env.createStatementSet()

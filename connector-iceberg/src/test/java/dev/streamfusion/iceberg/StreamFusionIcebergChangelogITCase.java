@@ -388,7 +388,7 @@ class StreamFusionIcebergChangelogITCase {
     void aChangelogJobThatFailsMidStreamLeavesEveryKeyOnce() throws Exception {
         StreamTableEnvironment env = streaming();
         env.executeSql("CREATE TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000', "
-                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000')");
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000', " + FailOnce.SOURCE_APART + ")");
         env.executeSql("CREATE TABLE stock.db.counted (k BIGINT NOT NULL, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
                 + "WITH ('format-version' = '2', 'write.upsert.enabled' = 'true')");
         env.executeSql("CREATE TABLE sf_counted (k BIGINT NOT NULL, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("

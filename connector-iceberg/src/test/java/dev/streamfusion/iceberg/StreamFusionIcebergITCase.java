@@ -820,7 +820,8 @@ class StreamFusionIcebergITCase {
     void aSinkJobThatFailsMidStreamCommitsEveryRowExactlyOnce() throws Exception {
         StreamTableEnvironment env = FailOnce.restartingTables(2, Duration.ofMillis(200));
         env.executeSql("CREATE TABLE ids (id BIGINT, s STRING) WITH ('connector' = 'datagen', 'rows-per-second' = '1500', "
-                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000', 'fields.s.length' = '5')");
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000', 'fields.s.length' = '5', "
+                + FailOnce.SOURCE_APART + ")");
         // Created in the catalog by the connector, as iceberg-flink does for a missing table.
         env.executeSql("CREATE TABLE failover (id BIGINT, s STRING) WITH ('connector' = 'streamfusion-iceberg', "
                 + "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "

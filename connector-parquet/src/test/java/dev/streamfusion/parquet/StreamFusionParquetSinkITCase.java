@@ -392,7 +392,7 @@ class StreamFusionParquetSinkITCase {
         // A sequence restores exactly from a checkpoint; every other column derives from it.
         env.executeSql(
                 "CREATE TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', "
-                        + "'fields.id.start' = '1', 'fields.id.end' = '" + FAILOVER_ROWS + "')");
+                        + "'fields.id.start' = '1', 'fields.id.end' = '" + FAILOVER_ROWS + "', " + FailOnce.SOURCE_APART + ")");
         env.executeSql(ddl("fused_out", "streamfusion-parquet", FAILOVER_COLUMNS, out, ""));
         FailOnce.reset(FAILOVER_ROWS / 3);
         env.executeSql("INSERT INTO fused_out SELECT " + FAILOVER_SELECT + " FROM (SELECT fail_once(id) AS id FROM ids)")

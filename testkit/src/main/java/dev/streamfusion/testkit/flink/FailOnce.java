@@ -16,11 +16,30 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A SQL function for failover tests: passes its argument through, slowly enough (1 ms a call) for
  * checkpoints to complete while a job runs, and throws once, at a chosen call, so the job fails
- * mid-stream and restarts from its last checkpoint. Register it as a temporary system function
- * and {@link #reset} it before each job; jobs run in the test's JVM (a MiniCluster).
+ * mid-stream and restarts from its last checkpoint. The failing call lingers longer than a
+ * checkpoint interval before it throws, so the job fails with a checkpoint due. Register it as a
+ * temporary system function and {@link #reset} it before each job; jobs run in the test's JVM (a
+ * MiniCluster).
+ *
+ * <p>Where the rows come from Flink's {@code datagen}, add {@link #SOURCE_APART} to its options.
+ * {@code datagen} is a legacy source function: it emits from a thread of its own, holding the
+ * checkpoint lock while a row passes through the operators chained to it. When {@code fail_once}
+ * is chained to it and throws, the lock is released before the task fails, and a checkpoint
+ * waiting for the lock is taken then: its source state is past the row that failed, so the row is
+ * never emitted again, whatever the sink. Apart from the source, {@code fail_once} fails its task
+ * before that task can take part in another checkpoint.
  */
 @Internal
 public class FailOnce extends ScalarFunction {
+
+    /**
+     * The {@code datagen} option that runs the source at parallelism 1, so that the operators
+     * after it, at the job's parallelism, are not chained to it.
+     */
+    public static final String SOURCE_APART = "'scan.parallelism' = '1'";
+
+    /** How long the failing call waits before it throws. */
+    private static final Duration LINGER = Duration.ofMillis(400);
 
     private static final AtomicInteger CALLS = new AtomicInteger();
     private static final AtomicBoolean FAILED = new AtomicBoolean();
@@ -64,6 +83,8 @@ public class FailOnce extends ScalarFunction {
     public Long eval(Long value) throws InterruptedException {
         Thread.sleep(1);
         if (CALLS.incrementAndGet() >= failAt && FAILED.compareAndSet(false, true)) {
+            // A checkpoint is due while the failing call lingers: the job fails with one in flight.
+            Thread.sleep(LINGER.toMillis());
             throw new IllegalStateException("injected failure");
         }
         return value;
