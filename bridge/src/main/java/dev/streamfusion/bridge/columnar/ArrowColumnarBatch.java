@@ -7,7 +7,10 @@ import org.apache.flink.table.data.columnar.vector.ColumnVector;
 import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
 import org.apache.flink.table.types.logical.RowType;
 
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.List;
 
 /**
  * An Arrow batch read by Flink as rows: one {@link ColumnarRowData} view moved from row to row,
@@ -19,15 +22,27 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 @Internal
 public final class ArrowColumnarBatch implements AutoCloseable {
 
+    /**
+     * The batch whose shared row view was last handed on by this thread, for a sink chained to the
+     * source to copy the view's values from the Arrow columns (see {@link #viewing}).
+     */
+    private static final ThreadLocal<ArrowColumnarBatch> VIEWED = new ThreadLocal<>();
+
     private final VectorizedColumnBatch batch;
+    /** The Arrow columns, one per field of the rows; null where the rows lift nested fields. */
+    private final List<FieldVector> vectors;
     private final ColumnarRowData row;
+    /** The row the shared view is at. */
+    private int rowId = -1;
+    private boolean announced;
     private BinaryRowsWriter.Rows binaryRows;
     /** The writer and batch of binary rows asked for and not written yet. */
     private BinaryRowsWriter pendingWriter;
     private VectorSchemaRoot pendingRoot;
 
-    private ArrowColumnarBatch(VectorizedColumnBatch batch) {
+    private ArrowColumnarBatch(VectorizedColumnBatch batch, List<FieldVector> vectors) {
         this.batch = batch;
+        this.vectors = vectors;
         this.row = new ColumnarRowData(batch);
     }
 
@@ -43,7 +58,8 @@ public final class ArrowColumnarBatch implements AutoCloseable {
                             + rowType.getFieldCount());
         }
         return new ArrowColumnarBatch(
-                ArrowColumnVectors.createBatch(root.getFieldVectors(), rowType, root.getRowCount()));
+                ArrowColumnVectors.createBatch(root.getFieldVectors(), rowType, root.getRowCount()),
+                root.getFieldVectors());
     }
 
     /**
@@ -64,7 +80,7 @@ public final class ArrowColumnarBatch implements AutoCloseable {
         }
         VectorizedColumnBatch batch = new VectorizedColumnBatch(columns);
         batch.setNumRows(root.getRowCount());
-        return new ArrowColumnarBatch(batch);
+        return new ArrowColumnarBatch(batch, null);
     }
 
     public int rowCount() {
@@ -105,7 +121,32 @@ public final class ArrowColumnarBatch implements AutoCloseable {
             return binaryRows.row(rowId);
         }
         row.setRowId(rowId);
+        this.rowId = rowId;
+        if (!announced && vectors != null) {
+            VIEWED.set(this);
+            announced = true;
+        }
         return row;
+    }
+
+    /**
+     * The batch whose shared row view {@code row} is, where that batch is the one this thread
+     * last began to hand rows on from (a sink chained to the source receives the view while the
+     * source is at it); else {@code null}, and {@code row} is read through its getters.
+     */
+    public static ArrowColumnarBatch viewing(RowData row) {
+        ArrowColumnarBatch viewed = VIEWED.get();
+        return viewed != null && viewed.row == row ? viewed : null;
+    }
+
+    /** The Arrow columns the rows view, one per field; null where the rows lift nested fields. */
+    public List<FieldVector> vectors() {
+        return vectors;
+    }
+
+    /** The row the shared view is at. */
+    public int rowId() {
+        return rowId;
     }
 
     /** A row view of its own, positioned at {@code rowId}. */
@@ -116,6 +157,9 @@ public final class ArrowColumnarBatch implements AutoCloseable {
     /** Frees the rows written in the binary layout, if any; the Arrow batch is its owner's. */
     @Override
     public void close() {
+        if (VIEWED.get() == this) {
+            VIEWED.remove();
+        }
         if (binaryRows != null) {
             binaryRows.close();
         }

@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.types.ArrowTypes;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -11,6 +12,7 @@ import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 
 import java.util.List;
 
@@ -96,6 +98,55 @@ public final class RowDataArrowWriter implements AutoCloseable {
         }
         for (int c = 0; c < writers.length; c++) {
             writers[c].write(appended, row, c);
+        }
+        appended++;
+    }
+
+    /**
+     * Which columns {@link #append(RowData, List, int, boolean[])} can copy from {@code vectors}
+     * (the Arrow columns a source's row views read, one per field) without reading the value
+     * through the row: a flat column of the same Arrow type whose values Flink's rows hold
+     * unchanged. TIME (Flink's rows hold milliseconds) and DECIMAL (a value beyond its precision
+     * reads as NULL) go through the row; null when no column can be copied.
+     */
+    public boolean[] copyable(List<FieldVector> vectors) {
+        List<FieldVector> own = root.getFieldVectors();
+        if (vectors == null || vectors.size() != own.size()) {
+            return null;
+        }
+        boolean[] copy = new boolean[own.size()];
+        boolean any = false;
+        for (int c = 0; c < copy.length; c++) {
+            LogicalTypeRoot type = rowType.getTypeAt(c).getTypeRoot();
+            copy[c] = type != LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE
+                    && type != LogicalTypeRoot.DECIMAL
+                    && sameFlatType(vectors.get(c).getField(), own.get(c).getField());
+            any |= copy[c];
+        }
+        return any ? copy : null;
+    }
+
+    private static boolean sameFlatType(Field from, Field to) {
+        return from.getChildren().isEmpty()
+                && to.getChildren().isEmpty()
+                && from.getDictionary() == null
+                && from.getType().equals(to.getType());
+    }
+
+    /**
+     * Appends {@code row}, a view of row {@code rowId} of {@code vectors}: the columns {@code copy}
+     * marks (see {@link #copyable}) are copied from the vectors, the others read through the row.
+     */
+    public void append(RowData row, List<FieldVector> vectors, int rowId, boolean[] copy) {
+        if (appended == 0) {
+            root.clear();
+        }
+        for (int c = 0; c < writers.length; c++) {
+            if (copy[c]) {
+                writers[c].vector().copyFromSafe(rowId, appended, vectors.get(c));
+            } else {
+                writers[c].write(appended, row, c);
+            }
         }
         appended++;
     }

@@ -1,12 +1,15 @@
 package dev.streamfusion.bridge.writer;
 
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.columnar.BinaryRowsToArrow;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.columnar.ColumnarRowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.util.List;
@@ -17,12 +20,21 @@ import java.util.List;
  * the Java writer ({@link RowDataArrowWriter}). A batch holds rows gathered one way; where the next
  * row goes the other way, the rows before it are handed back as a batch first. Rows are never
  * referenced after they are added.
+ *
+ * <p>A StreamFusion source's row view handed straight to the sink (a chained copy, in a job that
+ * reuses objects) goes the Java writer's way, with the columns it can take copied value by value
+ * from the source's Arrow columns rather than read through the view ({@link
+ * ArrowColumnarBatch#viewing}).
  */
 @Internal
 public final class SinkRows implements AutoCloseable {
 
     private final RowDataArrowWriter java;
     private final BinaryRowsToArrow binary;
+    /** The source columns last checked for copying, and which of them are copied. */
+    private List<FieldVector> checked;
+    private boolean[] copy;
+    private long copiedRows;
 
     private SinkRows(RowDataArrowWriter java, BinaryRowsToArrow binary) {
         this.java = java;
@@ -56,8 +68,27 @@ public final class SinkRows implements AutoCloseable {
             return java.appended() > 0 ? java.finishBatch() : null;
         }
         VectorSchemaRoot before = binary != null && binary.appended() > 0 ? binary.finishBatch() : null;
-        java.append(row);
+        ArrowColumnarBatch viewed = row instanceof ColumnarRowData ? ArrowColumnarBatch.viewing(row) : null;
+        if (viewed != null && copies(viewed.vectors())) {
+            java.append(row, viewed.vectors(), viewed.rowId(), copy);
+            copiedRows++;
+        } else {
+            java.append(row);
+        }
         return before;
+    }
+
+    private boolean copies(List<FieldVector> vectors) {
+        if (vectors != checked) {
+            checked = vectors;
+            copy = java.copyable(vectors);
+        }
+        return copy != null;
+    }
+
+    /** Rows added whose columns were copied, in part or whole, from a source's Arrow columns. */
+    public long copiedRows() {
+        return copiedRows;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.streamfusion.bridge.writer;
 
+import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.columnar.BinaryRowsToArrow;
 import dev.streamfusion.bridge.testing.RandomRows;
 import dev.streamfusion.bridge.testing.TestSchemas;
@@ -96,6 +97,55 @@ class SinkRowsTest {
             assertThat(sink.write(rows).equals(expected)).as("none binary").isTrue();
             sink.add(binary.get(0));
             assertThatThrownBy(() -> sink.write(binary)).hasMessageContaining("1 rows added are pending");
+        }
+    }
+
+    /**
+     * A source's shared row view handed straight on (as in a chained copy) has its flat columns
+     * copied from the source's Arrow columns: the batches equal the Java writer's of the same rows
+     * read through their getters, generic rows mixed in keep their place, and a view of a batch
+     * this thread is no longer handing rows on from is read through its getters.
+     */
+    @Test
+    void aSourcesRowViewsAreCopiedFromItsColumnsAsTheirGettersRead() {
+        RowType type = TestSchemas.allTypes();
+        List<RowData> rows = new RandomRows(13, 0.2).rows(type, 400);
+        List<RowData> generic = new RandomRows(14, 0.2).rows(type, 40);
+        try (BufferAllocator allocator = new RootAllocator();
+                RowDataArrowWriter source = RowDataArrowWriter.create(type, allocator);
+                RowDataArrowWriter java = RowDataArrowWriter.create(type, allocator);
+                SinkRows sink = SinkRows.create(type, allocator)) {
+            VectorSchemaRoot columns = source.write(rows);
+            List<RowData> expected = new ArrayList<>();
+            int views = 0;
+            try (ArrowColumnarBatch batch = ArrowColumnarBatch.of(columns, type);
+                    ArrowColumnarBatch other = ArrowColumnarBatch.of(columns, type)) {
+                for (int r = 0; r < rows.size(); r++) {
+                    if (r == 300) {
+                        // another batch begins to hand rows on: the first one's views are read through getters
+                        other.row(0);
+                    }
+                    assertThat(sink.add(batch.row(r))).isNull();
+                    expected.add(batch.newRow(r));
+                    views++;
+                    if (r % 10 == 9) {
+                        assertThat(sink.add(generic.get(r / 10))).isNull();
+                        expected.add(generic.get(r / 10));
+                    }
+                    if (sink.pending() >= 64) {
+                        int count = sink.pending();
+                        VectorSchemaRoot batchOut = sink.finishBatch();
+                        assertThat(batchOut.equals(java.write(expected.subList(0, count))))
+                                .as("the batch ending at view %d", r)
+                                .isTrue();
+                        expected.subList(0, count).clear();
+                    }
+                }
+                int count = sink.pending();
+                assertThat(sink.finishBatch().equals(java.write(expected.subList(0, count)))).isTrue();
+            }
+            assertThat(views).isEqualTo(400);
+            assertThat(sink.copiedRows()).as("views copied from their columns").isEqualTo(300);
         }
     }
 
