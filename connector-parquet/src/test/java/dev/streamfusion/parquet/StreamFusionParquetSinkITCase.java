@@ -130,6 +130,26 @@ class StreamFusionParquetSinkITCase {
     }
 
     /**
+     * A batch copy between the connectors (the job reuses objects): the sink is handed the
+     * source's row views and copies their flat columns from the source's Arrow columns. The files
+     * read back through stock Flink as the input.
+     */
+    @Test
+    void aBatchCopyBetweenTheConnectorsWritesEveryTypeAsItReads() throws Exception {
+        Path out = tables.resolve("types_copied");
+        TableEnvironment env = batch();
+        env.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
+        env.executeSql(ddl("fused_input", "streamfusion-parquet", TYPES, tables.resolve("input"), ""));
+        env.executeSql(ddl("fused_copy", "streamfusion-parquet", TYPES, out, ""));
+        env.executeSql("INSERT INTO fused_copy SELECT * FROM fused_input").await();
+
+        env.executeSql(ddl("stock_copy", "filesystem", TYPES, out, ""));
+        List<String> expected = rows(env, "SELECT * FROM input");
+        assertThat(expected).hasSize(20_000);
+        assertThat(rows(env, "SELECT * FROM stock_copy")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /**
      * A streaming job that does not reuse objects: streamfusion-parquet's source hands on rows in
      * Flink's binary layout, and the sink copies their bytes and transposes them natively.
      */
