@@ -131,7 +131,7 @@ class StreamFusionParquetSinkITCase {
 
     /**
      * A batch copy between the connectors (the job reuses objects): the sink is handed the
-     * source's row views and copies their flat columns from the source's Arrow columns. The files
+     * source's row views and copies their text and bytes from the source's Arrow columns. The files
      * read back through stock Flink as the input.
      */
     @Test

@@ -4,7 +4,6 @@ import dev.streamfusion.bridge.types.ArrowTypes;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -103,11 +102,11 @@ public final class RowDataArrowWriter implements AutoCloseable {
     }
 
     /**
-     * Which columns {@link #append(RowData, List, int, boolean[])} can copy from {@code vectors}
-     * (the Arrow columns a source's row views read, one per field) without reading the value
-     * through the row: a flat column of the same Arrow type whose values Flink's rows hold
-     * unchanged. TIME (Flink's rows hold milliseconds) and DECIMAL (a value beyond its precision
-     * reads as NULL) go through the row; null when no column can be copied.
+     * Which columns {@link #append(RowData, List, int, boolean[])} copies from {@code vectors}
+     * (the Arrow columns a source's row views read, one per field) rather than reading the value
+     * through the row: text and bytes of the same Arrow type, whose copy skips making a Flink
+     * value object per row. A fixed-width value is read through the row faster than Arrow copies
+     * one value (docs/benchmarks.md); null when no column is copied.
      */
     public boolean[] copyable(List<FieldVector> vectors) {
         List<FieldVector> own = root.getFieldVectors();
@@ -117,9 +116,7 @@ public final class RowDataArrowWriter implements AutoCloseable {
         boolean[] copy = new boolean[own.size()];
         boolean any = false;
         for (int c = 0; c < copy.length; c++) {
-            LogicalTypeRoot type = rowType.getTypeAt(c).getTypeRoot();
-            copy[c] = type != LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE
-                    && type != LogicalTypeRoot.DECIMAL
+            copy[c] = own.get(c) instanceof BaseVariableWidthVector
                     && sameFlatType(vectors.get(c).getField(), own.get(c).getField());
             any |= copy[c];
         }

@@ -22,15 +22,21 @@ import java.util.List;
  * referenced after they are added.
  *
  * <p>A StreamFusion source's row view handed straight to the sink (a chained copy, in a job that
- * reuses objects) goes the Java writer's way, with the columns it can take copied value by value
- * from the source's Arrow columns rather than read through the view ({@link
- * ArrowColumnarBatch#viewing}).
+ * reuses objects) goes the Java writer's way, with its text and bytes copied value by value from
+ * the source's Arrow columns rather than read through the view ({@link ArrowColumnarBatch#viewing},
+ * {@link RowDataArrowWriter#copyable}).
  */
 @Internal
 public final class SinkRows implements AutoCloseable {
 
     private final RowDataArrowWriter java;
     private final BinaryRowsToArrow binary;
+    /**
+     * The last row added, and the batch it is the shared view of (null if none). A view belongs to
+     * one batch for good, and that batch keeps the row it is at.
+     */
+    private RowData lastRow;
+    private ArrowColumnarBatch lastViewed;
     /** The source columns last checked for copying, and which of them are copied. */
     private List<FieldVector> checked;
     private boolean[] copy;
@@ -68,7 +74,12 @@ public final class SinkRows implements AutoCloseable {
             return java.appended() > 0 ? java.finishBatch() : null;
         }
         VectorSchemaRoot before = binary != null && binary.appended() > 0 ? binary.finishBatch() : null;
-        ArrowColumnarBatch viewed = row instanceof ColumnarRowData ? ArrowColumnarBatch.viewing(row) : null;
+        if (row != lastRow) {
+            // A view is one object moved from row to row: looked up once, not per row.
+            lastRow = row;
+            lastViewed = row instanceof ColumnarRowData ? ArrowColumnarBatch.viewing(row) : null;
+        }
+        ArrowColumnarBatch viewed = lastViewed;
         if (viewed != null && copies(viewed.vectors())) {
             java.append(row, viewed.vectors(), viewed.rowId(), copy);
             copiedRows++;

@@ -162,7 +162,7 @@ public class TransposeBenchmark {
         return writer.finishBatch();
     }
 
-    /** The same views into {@code SinkRows}, which copies their flat columns from the batch. */
+    /** The same views into {@code SinkRows}, which copies their text and bytes from the batch. */
     @Benchmark
     @OperationsPerInvocation(ROWS)
     public VectorSchemaRoot columnarViewsToArrow() {

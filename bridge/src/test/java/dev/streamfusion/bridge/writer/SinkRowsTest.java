@@ -101,10 +101,11 @@ class SinkRowsTest {
     }
 
     /**
-     * A source's shared row view handed straight on (as in a chained copy) has its flat columns
+     * A source's shared row view handed straight on (as in a chained copy) has its text and bytes
      * copied from the source's Arrow columns: the batches equal the Java writer's of the same rows
-     * read through their getters, generic rows mixed in keep their place, and a view of a batch
-     * this thread is no longer handing rows on from is read through its getters.
+     * read through their getters, generic rows mixed in keep their place, and a view that reaches
+     * the sink when its batch is not the one this thread last began to hand rows on from is read
+     * through its getters.
      */
     @Test
     void aSourcesRowViewsAreCopiedFromItsColumnsAsTheirGettersRead() {
@@ -119,14 +120,18 @@ class SinkRowsTest {
             List<RowData> expected = new ArrayList<>();
             int views = 0;
             try (ArrowColumnarBatch batch = ArrowColumnarBatch.of(columns, type);
+                    ArrowColumnarBatch second = ArrowColumnarBatch.of(columns, type);
                     ArrowColumnarBatch other = ArrowColumnarBatch.of(columns, type)) {
                 for (int r = 0; r < rows.size(); r++) {
+                    ArrowColumnarBatch from = r < 300 ? batch : second;
+                    RowData view = from.row(r);
                     if (r == 300) {
-                        // another batch begins to hand rows on: the first one's views are read through getters
+                        // another batch begins to hand rows on before the second one's view
+                        // reaches the sink: that view is read through its getters
                         other.row(0);
                     }
-                    assertThat(sink.add(batch.row(r))).isNull();
-                    expected.add(batch.newRow(r));
+                    assertThat(sink.add(view)).isNull();
+                    expected.add(from.newRow(r));
                     views++;
                     if (r % 10 == 9) {
                         assertThat(sink.add(generic.get(r / 10))).isNull();
