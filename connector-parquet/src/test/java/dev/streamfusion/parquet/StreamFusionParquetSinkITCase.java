@@ -136,17 +136,7 @@ class StreamFusionParquetSinkITCase {
      */
     @Test
     void aBatchCopyBetweenTheConnectorsWritesEveryTypeAsItReads() throws Exception {
-        Path out = tables.resolve("types_copied");
-        TableEnvironment env = batch();
-        env.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
-        env.executeSql(ddl("fused_input", "streamfusion-parquet", TYPES, tables.resolve("input"), ""));
-        env.executeSql(ddl("fused_copy", "streamfusion-parquet", TYPES, out, ""));
-        env.executeSql("INSERT INTO fused_copy SELECT * FROM fused_input").await();
-
-        env.executeSql(ddl("stock_copy", "filesystem", TYPES, out, ""));
-        List<String> expected = rows(env, "SELECT * FROM input");
-        assertThat(expected).hasSize(20_000);
-        assertThat(rows(env, "SELECT * FROM stock_copy")).containsExactlyInAnyOrderElementsOf(expected);
+        copiedBetweenTheConnectorsReadsBackAsTheInput(batch(), "types_copied");
     }
 
     /**
@@ -155,15 +145,22 @@ class StreamFusionParquetSinkITCase {
      */
     @Test
     void flinksBinaryRowsOfEveryTypeAreWrittenAsTheyReadBack() throws Exception {
-        Path out = tables.resolve("binary_out");
-        StreamTableEnvironment env = streaming();
+        copiedBetweenTheConnectorsReadsBackAsTheInput(streaming(), "binary_out");
+    }
+
+    /**
+     * Copies the input into {@code out} from streamfusion-parquet to streamfusion-parquet in
+     * {@code env}; stock Flink reads the copy back as the input.
+     */
+    private static void copiedBetweenTheConnectorsReadsBackAsTheInput(TableEnvironment env, String out) throws Exception {
+        Path copied = tables.resolve(out);
         env.executeSql(ddl("fused_in", "streamfusion-parquet", TYPES, tables.resolve("input"), ""));
-        env.executeSql(ddl("fused_out", "streamfusion-parquet", TYPES, out, ""));
+        env.executeSql(ddl("fused_out", "streamfusion-parquet", TYPES, copied, ""));
         env.executeSql("INSERT INTO fused_out SELECT * FROM fused_in").await(3, TimeUnit.MINUTES);
 
         TableEnvironment batch = batch();
         batch.executeSql(ddl("input", "filesystem", TYPES, tables.resolve("input"), ""));
-        batch.executeSql(ddl("stock_read", "filesystem", TYPES, out, ""));
+        batch.executeSql(ddl("stock_read", "filesystem", TYPES, copied, ""));
         List<String> expected = rows(batch, "SELECT * FROM input");
         assertThat(expected).hasSize(20_000);
         assertThat(rows(batch, "SELECT * FROM stock_read")).containsExactlyInAnyOrderElementsOf(expected);

@@ -9,7 +9,6 @@ import org.apache.flink.table.data.columnar.ColumnarRowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.util.List;
@@ -32,13 +31,12 @@ public final class SinkRows implements AutoCloseable {
     private final RowDataArrowWriter java;
     private final BinaryRowsToArrow binary;
     /**
-     * The last row added, and the batch it is the shared view of (null if none). A view belongs to
-     * one batch for good, and that batch keeps the row it is at.
+     * The last row added; the batch it is the shared view of, where columns of it are copied (else
+     * null); and which columns. A view belongs to one batch for good, and that batch keeps the row
+     * it is at.
      */
     private RowData lastRow;
     private ArrowColumnarBatch lastViewed;
-    /** The source columns last checked for copying, and which of them are copied. */
-    private List<FieldVector> checked;
     private boolean[] copy;
     private long copiedRows;
 
@@ -77,24 +75,17 @@ public final class SinkRows implements AutoCloseable {
         if (row != lastRow) {
             // A view is one object moved from row to row: looked up once, not per row.
             lastRow = row;
-            lastViewed = row instanceof ColumnarRowData ? ArrowColumnarBatch.viewing(row) : null;
+            ArrowColumnarBatch viewed = row instanceof ColumnarRowData ? ArrowColumnarBatch.viewing(row) : null;
+            copy = viewed == null ? null : java.copyable(viewed.vectors());
+            lastViewed = copy == null ? null : viewed;
         }
-        ArrowColumnarBatch viewed = lastViewed;
-        if (viewed != null && copies(viewed.vectors())) {
-            java.append(row, viewed.vectors(), viewed.rowId(), copy);
+        if (lastViewed != null) {
+            java.append(row, lastViewed.vectors(), lastViewed.rowId(), copy);
             copiedRows++;
         } else {
             java.append(row);
         }
         return before;
-    }
-
-    private boolean copies(List<FieldVector> vectors) {
-        if (vectors != checked) {
-            checked = vectors;
-            copy = java.copyable(vectors);
-        }
-        return copy != null;
     }
 
     /** Rows added whose columns were copied, in part or whole, from a source's Arrow columns. */
