@@ -21,34 +21,62 @@ use arrow::datatypes::{
 
 use crate::error::{FormatError, Result};
 
-/// Validity bits that can be truncated.
+/// Validity bits that can be truncated. Nothing is stored per value until the first null:
+/// a column without nulls (most of them) only counts its values.
 #[derive(Debug, Default)]
 pub struct Validity {
+    /// Values appended.
+    len: usize,
+    /// One flag per value, kept while `nulls > 0` (every value was valid before the first).
     bits: Vec<bool>,
     nulls: usize,
 }
 
 impl Validity {
+    #[inline]
     fn push(&mut self, valid: bool) {
-        if !valid {
-            self.nulls += 1;
+        if self.nulls > 0 {
+            self.bits.push(valid);
+        } else if !valid {
+            self.bits.clear();
+            self.bits.resize(self.len, true);
+            self.bits.push(false);
         }
-        self.bits.push(valid);
+        self.nulls += usize::from(!valid);
+        self.len += 1;
     }
 
     fn truncate(&mut self, len: usize) {
-        if len < self.bits.len() {
-            self.nulls -= self.bits[len..].iter().filter(|v| !**v).count();
-            self.bits.truncate(len);
+        if len < self.len {
+            if self.nulls > 0 {
+                self.nulls -= self.bits[len..].iter().filter(|v| !**v).count();
+                self.bits.truncate(len);
+            }
+            self.len = len;
         }
     }
 
     fn finish(&mut self) -> Option<NullBuffer> {
-        let bits = std::mem::take(&mut self.bits);
-        let had_nulls = self.nulls > 0;
+        let nulls = (self.nulls > 0).then(|| NullBuffer::new(BooleanBuffer::from(&self.bits[..])));
+        self.bits.clear();
         self.nulls = 0;
-        had_nulls.then(|| NullBuffer::new(BooleanBuffer::from(bits)))
+        self.len = 0;
+        nulls
     }
+}
+
+/// The values of a finished batch, leaving an empty vector that can hold as many (the next
+/// batch is most likely the same size) so it does not grow by reallocating.
+fn take_sized<T>(values: &mut Vec<T>) -> Vec<T> {
+    let capacity = values.len();
+    std::mem::replace(values, Vec::with_capacity(capacity))
+}
+
+/// The offsets of a finished batch, leaving `[0]` with room for as many.
+fn take_offsets(offsets: &mut Vec<i32>) -> Vec<i32> {
+    let mut next = Vec::with_capacity(offsets.len());
+    next.push(0);
+    std::mem::replace(offsets, next)
 }
 
 /// Values of one Arrow primitive type.
@@ -85,7 +113,7 @@ impl<T: ArrowPrimitiveType> PrimitiveColumn<T> {
     }
 
     fn finish(&mut self, data_type: &DataType) -> ArrayRef {
-        let values = ScalarBuffer::from(std::mem::take(&mut self.values));
+        let values = ScalarBuffer::from(take_sized(&mut self.values));
         let nulls = self.validity.finish();
         Arc::new(PrimitiveArray::<T>::new(values, nulls).with_data_type(data_type.clone()))
     }
@@ -142,11 +170,8 @@ impl BytesColumn {
     }
 
     fn finish(&mut self, data_type: &DataType) -> Result<ArrayRef> {
-        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(
-            &mut self.offsets,
-            vec![0],
-        )));
-        let values = std::mem::take(&mut self.bytes).into();
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(take_offsets(&mut self.offsets)));
+        let values = take_sized(&mut self.bytes).into();
         let nulls = self.validity.finish();
         Ok(match data_type {
             DataType::Utf8 => Arc::new(GenericByteArray::<Utf8Type>::try_new(
@@ -475,7 +500,9 @@ impl ColumnBuilder {
         use ColumnBuilder as B;
         Ok(match self {
             B::Boolean(v, validity) => {
-                let values = BooleanBuffer::from(std::mem::take(v));
+                // Packed into bits: the flags are copied, and their vector kept for the next batch.
+                let values = BooleanBuffer::from(&v[..]);
+                v.clear();
                 Arc::new(BooleanArray::new(values, validity.finish()))
             }
             B::Int8(c) => c.finish(data_type),
@@ -513,8 +540,7 @@ impl ColumnBuilder {
                     return Err(mismatch("list", data_type));
                 };
                 let values = element.finish(field.data_type())?;
-                let offsets =
-                    OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(offsets, vec![0])));
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(take_offsets(offsets)));
                 Arc::new(ListArray::try_new(
                     field.clone(),
                     offsets,
@@ -537,8 +563,7 @@ impl ColumnBuilder {
                 let entry_fields = Fields::from(vec![key_field.clone(), value_field.clone()]);
                 let entry_array =
                     StructArray::try_new(entry_fields, vec![key_array, value_array], None)?;
-                let offsets =
-                    OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(offsets, vec![0])));
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(take_offsets(offsets)));
                 Arc::new(MapArray::try_new(
                     entries.clone(),
                     offsets,
@@ -748,5 +773,90 @@ impl MessageColumn {
             self.bytes.into(),
             nulls,
         )?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int32s(column: &mut ColumnBuilder) -> Vec<Option<i32>> {
+        let array = column
+            .finish(&DataType::Int32)
+            .expect("an Int32 builder finishes");
+        let ints = array
+            .as_any()
+            .downcast_ref::<PrimitiveArray<Int32Type>>()
+            .expect("an Int32 array");
+        ints.iter().collect()
+    }
+
+    #[test]
+    fn nulls_are_kept_from_the_first_one_and_truncated_away() {
+        let mut column = ColumnBuilder::new(&DataType::Int32).expect("an Int32 builder");
+        let ColumnBuilder::Int32(c) = &mut column else {
+            panic!("not an Int32 builder");
+        };
+        c.push(1);
+        c.push(2);
+        column.push_null();
+        assert_eq!(int32s(&mut column), vec![Some(1), Some(2), None]);
+
+        // A row rolled back past the batch's only null leaves no null buffer.
+        let ColumnBuilder::Int32(c) = &mut column else {
+            panic!("not an Int32 builder");
+        };
+        c.push(3);
+        column.push_null();
+        column.truncate(1);
+        let array = column.finish(&DataType::Int32).expect("finishes");
+        assert!(array.nulls().is_none());
+        assert_eq!(array.len(), 1);
+
+        // Nulls first, then values, then a truncation that keeps one null.
+        column.push_null();
+        let ColumnBuilder::Int32(c) = &mut column else {
+            panic!("not an Int32 builder");
+        };
+        c.push(4);
+        c.push(5);
+        column.push_null();
+        column.truncate(3);
+        assert_eq!(int32s(&mut column), vec![None, Some(4), Some(5)]);
+        assert!(int32s(&mut column).is_empty());
+    }
+
+    #[test]
+    fn batches_after_the_first_hold_their_own_values() {
+        let mut column = ColumnBuilder::new(&DataType::Utf8).expect("a Utf8 builder");
+        let mut batches = Vec::new();
+        for batch in 0..3 {
+            for row in 0..=batch {
+                let ColumnBuilder::Bytes(c) = &mut column else {
+                    panic!("not a bytes builder");
+                };
+                c.push(format!("{batch}.{row}").as_bytes()).expect("fits");
+            }
+            column.push_null();
+            batches.push(column.finish(&DataType::Utf8).expect("finishes"));
+        }
+        let texts: Vec<Vec<Option<String>>> = batches
+            .iter()
+            .map(|a| {
+                arrow::array::as_string_array(a)
+                    .iter()
+                    .map(|v| v.map(str::to_string))
+                    .collect()
+            })
+            .collect();
+        let some = |v: &str| Some(v.to_string());
+        assert_eq!(
+            texts,
+            vec![
+                vec![some("0.0"), None],
+                vec![some("1.0"), some("1.1"), None],
+                vec![some("2.0"), some("2.1"), some("2.2"), None],
+            ]
+        );
     }
 }

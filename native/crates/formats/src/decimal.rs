@@ -19,14 +19,24 @@ pub fn parse_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128
         }
         _ => false,
     };
-    let mut digits: Vec<u8> = Vec::with_capacity(bytes.len());
+    // At most one digit per byte: short text (every column's usual value) needs no allocation.
+    let mut inline = [0u8; 64];
+    let mut spilled = Vec::new();
+    let room: &mut [u8] = if bytes.len() <= inline.len() {
+        &mut inline[..bytes.len()]
+    } else {
+        spilled.resize(bytes.len(), 0);
+        &mut spilled
+    };
+    let mut count = 0;
     let mut fraction_digits: i64 = 0;
     let mut seen_point = false;
     let mut seen_digit = false;
     while i < bytes.len() {
         match bytes[i] {
             b'0'..=b'9' => {
-                digits.push(bytes[i] - b'0');
+                room[count] = bytes[i] - b'0';
+                count += 1;
                 seen_digit = true;
                 if seen_point {
                     fraction_digits += 1;
@@ -60,6 +70,7 @@ pub fn parse_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128
     let shift = exponent
         .saturating_sub(fraction_digits)
         .saturating_add(i64::from(scale));
+    let digits = &room[..count];
     let first_significant = digits.iter().position(|d| *d != 0);
     let Some(first) = first_significant else {
         return Ok(Some(0));
@@ -70,14 +81,8 @@ pub fn parse_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128
         if significant.len() as i64 + shift > i64::from(precision) {
             return Ok(None);
         }
-        let mut v: i128 = 0;
-        for d in significant {
-            v = v * 10 + i128::from(*d);
-        }
-        for _ in 0..shift {
-            v *= 10;
-        }
-        v
+        // At most `precision` (38) digits in all, so neither step overflows.
+        digits_value(significant) * 10i128.pow(shift as u32)
     } else {
         let drop = (-shift) as u64;
         let len = significant.len() as u64;
@@ -90,10 +95,7 @@ pub fn parse_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128
         if kept.len() > usize::from(precision) {
             return Ok(None);
         }
-        let mut v: i128 = 0;
-        for d in kept {
-            v = v * 10 + i128::from(*d);
-        }
+        let mut v = digits_value(kept);
         if round_digit >= 5 {
             v += 1;
         }
@@ -132,6 +134,17 @@ pub fn parse_decimal_exact(text: &str) -> Option<(i128, i32)> {
     };
     let scale = i32::try_from(frac_part.len()).ok()?.checked_sub(exponent)?;
     Some((if negative { -unscaled } else { unscaled }, scale))
+}
+
+/// The value of at most 38 decimal digits (0 to 9 each): 18 at a time in 64-bit arithmetic,
+/// as 128-bit multiplication is several times slower.
+fn digits_value(digits: &[u8]) -> i128 {
+    let mut value: i128 = 0;
+    for chunk in digits.chunks(18) {
+        let part = chunk.iter().fold(0u64, |v, d| v * 10 + u64::from(*d));
+        value = value * 10i128.pow(chunk.len() as u32) + i128::from(part);
+    }
+    value
 }
 
 fn digit_count(v: i128) -> u32 {

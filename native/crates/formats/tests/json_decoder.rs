@@ -395,6 +395,10 @@ fn input_flink_reads_another_way_is_an_error() {
     let deep = format!("{{\"x\": {}{}}}", "[".repeat(1000), "]".repeat(1000));
     let err = d.decode(deep.as_bytes()).unwrap_err().to_string();
     assert!(err.contains("nesting depth (1001)"), "{err}");
+    // Jackson's limit itself is read: the root object and 999 arrays in it.
+    let deepest = format!("{{\"x\": {}{}}}", "[".repeat(999), "]".repeat(999));
+    d.decode(deepest.as_bytes()).unwrap();
+    assert_eq!(d.flush().unwrap().num_rows(), 1);
     let long = format!("{{\"x\": 1.{}}}", "0".repeat(999));
     let err = d.decode(long.as_bytes()).unwrap_err().to_string();
     assert!(err.contains("Number value length"), "{err}");
@@ -466,4 +470,63 @@ fn options_are_checked_with_flink_messages() {
             .contains("Invalid value for option 'ignore-parse-errors'")
     );
     assert!(bad(&[("no-such-option", "1")]).contains("Unsupported option 'json.no-such-option'"));
+}
+
+#[test]
+fn number_text_is_read_from_each_message_and_batch() {
+    // Decimals and number text for STRING come from the message's bytes, found per message:
+    // messages of different shapes, across batches, each read their own.
+    let mut d = decoder(
+        vec![
+            f("s", DataType::Utf8),
+            f("d", DataType::Decimal128(10, 3)),
+            f("i", DataType::Int64),
+        ],
+        &[],
+    );
+    let read = |d: &mut JsonDecoder| {
+        let batch = d.flush().unwrap();
+        let s: Vec<Option<String>> = batch
+            .column(0)
+            .as_string::<i32>()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect();
+        let dec = batch
+            .column(1)
+            .as_any()
+            .downcast_ref::<Decimal128Array>()
+            .unwrap();
+        let dec: Vec<Option<i128>> = dec.iter().collect();
+        let i: Vec<Option<i64>> = batch
+            .column(2)
+            .as_primitive::<arrow::datatypes::Int64Type>()
+            .iter()
+            .collect();
+        (s, dec, i)
+    };
+    d.decode(br#"{"s": 1.50, "d": 2.5, "i": 3.99}"#).unwrap();
+    d.decode(br#"{"i": 7, "d": "-0.125", "s": [1, {"a": 2.0}]}"#)
+        .unwrap();
+    d.decode(br#"[{"s": 10e2}, {"d": 12345.6789, "s": null, "i": -1.5}]"#)
+        .unwrap();
+    assert_eq!(
+        read(&mut d),
+        (
+            vec![
+                Some("1.50".to_string()),
+                // With a DECIMAL column Flink reads floats as stripped decimals.
+                Some("[1,{\"a\":2}]".to_string()),
+                Some("10e2".to_string()),
+                None
+            ],
+            vec![Some(2500), Some(-125), None, Some(12_345_679)],
+            vec![Some(3), Some(7), None, Some(-1)],
+        )
+    );
+    d.decode(br#"{"d": 0.001, "s": -0, "i": 1e2}"#).unwrap();
+    assert_eq!(
+        read(&mut d),
+        (vec![Some("-0".to_string())], vec![Some(1)], vec![Some(100)])
+    );
 }

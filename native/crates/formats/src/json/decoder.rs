@@ -220,11 +220,47 @@ impl Conv {
 /// Everything one message's walk reads.
 struct Message<'a, 'de> {
     nodes: &'a [Node<'de>],
-    /// Input offset of each tape node's first byte.
-    offsets: &'a [u32],
+    /// simd-json's structural indexes of the message: where every token starts, and every
+    /// closer, colon and comma.
+    structurals: &'a [u32],
+    /// Input offset of each tape node's first byte, found from `structurals` when a number's
+    /// text is first read (most messages never need it).
+    offsets: std::cell::RefCell<NodeOffsets<'a>>,
     original: &'a [u8],
     options: &'a JsonDecodeOptions,
     has_decimal: bool,
+}
+
+/// Input offsets of a message's tape nodes, in a vector kept between messages.
+struct NodeOffsets<'a> {
+    offsets: &'a mut Vec<u32>,
+    filled: bool,
+}
+
+impl Message<'_, '_> {
+    /// Input offset of the first byte of tape node `i`.
+    fn offset(&self, i: usize) -> Walk<usize> {
+        let mut state = self.offsets.borrow_mut();
+        if !state.filled {
+            // Tape nodes are the structurals that open a value (containers, strings,
+            // scalars), in order; closers, colons and commas have none.
+            state.offsets.clear();
+            for &index in self.structurals {
+                if !matches!(
+                    self.original.get(index as usize),
+                    Some(b'}' | b']' | b':' | b',') | None
+                ) {
+                    state.offsets.push(index);
+                }
+            }
+            state.filled = true;
+        }
+        state
+            .offsets
+            .get(i)
+            .map(|o| *o as usize)
+            .ok_or_else(|| "malformed JSON: the structure index does not match".to_string())
+    }
 }
 
 type Walk<T> = std::result::Result<T, String>;
@@ -260,7 +296,7 @@ impl JsonDecoder {
             rows: 0,
             messages: 0,
             skipped: 0,
-            buffers: simd_json::Buffers::default(),
+            buffers: simd_json::Buffers::with_max_depth(128, MAX_DEPTH),
             tape: None,
             scratch: Vec::new(),
             number_offsets: Vec::new(),
@@ -316,86 +352,37 @@ impl JsonDecoder {
     fn decode_message(&mut self, message: &[u8]) -> Walk<()> {
         self.scratch.clear();
         self.scratch.extend_from_slice(message);
+        // The tape's node vector is reused: it leaves every message empty, borrowing nothing.
         let mut tape = self
             .tape
             .take()
             .unwrap_or_else(simd_json::Tape::null)
             .reset();
-        simd_json::fill_tape(&mut self.scratch, &mut self.buffers, &mut tape)
-            .map_err(|e| format!("malformed JSON: {e}"))?;
-        // Tape nodes are the structurals that open a value (containers, strings, scalars), in
-        // order; closers, colons and commas have none.
-        if message.contains(&b'\\') {
-            check_surrogates(message)?;
-        }
-        // The same pass checks Jackson's limits on nesting and number length, which simd-json
-        // does not share.
-        self.number_offsets.clear();
-        let structurals = self.buffers.structural_indexes();
-        let mut depth = 0usize;
-        for (n, &index) in structurals.iter().enumerate() {
-            match message.get(index as usize) {
-                Some(b'}' | b']') => depth = depth.saturating_sub(1),
-                Some(b':' | b',') | None => {}
-                Some(b'{' | b'[') => {
-                    depth += 1;
-                    if depth > MAX_DEPTH {
-                        return Err(format!(
-                            "Document nesting depth ({depth}) exceeds the maximum allowed ({MAX_DEPTH})"
-                        ));
-                    }
-                    self.number_offsets.push(index);
-                }
-                Some(b'-' | b'0'..=b'9') => {
-                    let end = structurals
-                        .get(n + 1)
-                        .map_or(message.len(), |e| *e as usize);
-                    if end.saturating_sub(index as usize) > MAX_NUMBER_LENGTH
-                        && number_length(&message[index as usize..]) > MAX_NUMBER_LENGTH
-                    {
-                        return Err(format!(
-                            "Number value length exceeds the maximum allowed ({MAX_NUMBER_LENGTH})"
-                        ));
-                    }
-                    self.number_offsets.push(index);
-                }
-                Some(_) => self.number_offsets.push(index),
+        let walked = match simd_json::fill_tape(&mut self.scratch, &mut self.buffers, &mut tape) {
+            Ok(()) => {
+                let mut offsets = std::mem::take(&mut self.number_offsets);
+                let walked = walk_message(
+                    &tape.0,
+                    self.buffers.structural_indexes(),
+                    &mut offsets,
+                    message,
+                    &self.plan,
+                    &mut self.columns,
+                    &self.options,
+                    self.has_decimal,
+                );
+                self.number_offsets = offsets;
+                walked
             }
-        }
-        let nodes = tape.0.as_slice();
-        if self.number_offsets.len() < nodes.len() {
-            return Err("malformed JSON: the structure index does not match".into());
-        }
-        let msg = Message {
-            nodes,
-            offsets: &self.number_offsets,
-            original: message,
-            options: &self.options,
-            has_decimal: self.has_decimal,
+            // simd-json holds Jackson's nesting limit (`Buffers::with_max_depth`).
+            Err(e) if *e.error() == simd_json::ErrorType::DepthLimitExceeded => Err(format!(
+                "Document nesting depth ({}) exceeds the maximum allowed ({MAX_DEPTH})",
+                MAX_DEPTH + 1
+            )),
+            Err(e) => Err(format!("malformed JSON: {e}")),
         };
-        match nodes.first() {
-            Some(Node::Object { .. }) => {
-                walk_row(&msg, &self.plan, Some(&mut self.columns), 0)?;
-                self.rows += 1;
-            }
-            Some(Node::Array { len, .. }) => {
-                let mut i = 1;
-                for _ in 0..*len {
-                    // Flink makes a NULL row of a null element, and fails on other non-objects.
-                    if !matches!(nodes.get(i), Some(Node::Object { .. })) {
-                        return Err(
-                            "Illegal JSON object data: an array element is not an object".into(),
-                        );
-                    }
-                    i = walk_row(&msg, &self.plan, Some(&mut self.columns), i)?;
-                    self.rows += 1;
-                }
-            }
-            _ => return Err(
-                "No content to map due to end-of-input: the message is not a JSON object or array"
-                    .into(),
-            ),
-        }
+        self.tape = Some(tape.reset());
+        self.rows += walked?;
         Ok(())
     }
 
@@ -405,6 +392,84 @@ impl JsonDecoder {
         let rows = std::mem::take(&mut self.rows);
         finish_batch(&self.schema, &mut self.columns, rows)
     }
+}
+
+/// Walks one parsed message (`nodes`, its tape) into `columns`; returns the rows it held.
+#[allow(clippy::too_many_arguments)]
+fn walk_message(
+    nodes: &[Node<'_>],
+    structurals: &[u32],
+    offsets: &mut Vec<u32>,
+    message: &[u8],
+    plan: &StructPlan,
+    columns: &mut [ColumnBuilder],
+    options: &JsonDecodeOptions,
+    has_decimal: bool,
+) -> Walk<usize> {
+    if memchr::memchr(b'\\', message).is_some() {
+        check_surrogates(message)?;
+    }
+    // A number token past Jackson's length limit needs a message longer than the limit.
+    if message.len() > MAX_NUMBER_LENGTH {
+        check_number_lengths(structurals, message)?;
+    }
+    let msg = Message {
+        nodes,
+        structurals,
+        offsets: std::cell::RefCell::new(NodeOffsets {
+            offsets,
+            filled: false,
+        }),
+        original: message,
+        options,
+        has_decimal,
+    };
+    let mut rows = 0;
+    match nodes.first() {
+        Some(Node::Object { .. }) => {
+            walk_row(&msg, plan, Some(columns), 0)?;
+            rows += 1;
+        }
+        Some(Node::Array { len, .. }) => {
+            let mut i = 1;
+            for _ in 0..*len {
+                // Flink makes a NULL row of a null element, and fails on other non-objects.
+                if !matches!(nodes.get(i), Some(Node::Object { .. })) {
+                    return Err(
+                        "Illegal JSON object data: an array element is not an object".into(),
+                    );
+                }
+                i = walk_row(&msg, plan, Some(columns), i)?;
+                rows += 1;
+            }
+        }
+        _ => {
+            return Err(
+                "No content to map due to end-of-input: the message is not a JSON object or array"
+                    .into(),
+            );
+        }
+    }
+    Ok(rows)
+}
+
+/// Fails on a number token longer than Jackson's limit, which simd-json does not share.
+fn check_number_lengths(structurals: &[u32], message: &[u8]) -> Walk<()> {
+    for (n, &index) in structurals.iter().enumerate() {
+        if let Some(b'-' | b'0'..=b'9') = message.get(index as usize) {
+            let end = structurals
+                .get(n + 1)
+                .map_or(message.len(), |e| *e as usize);
+            if end.saturating_sub(index as usize) > MAX_NUMBER_LENGTH
+                && number_length(&message[index as usize..]) > MAX_NUMBER_LENGTH
+            {
+                return Err(format!(
+                    "Number value length exceeds the maximum allowed ({MAX_NUMBER_LENGTH})"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn contains_decimal(data_type: &DataType) -> bool {
@@ -457,7 +522,7 @@ fn walk_row(
         };
         j += 1;
         let field = match plan.names.get(expected) {
-            Some(name) if **name == *key => Some(expected),
+            Some(name) if same_key(name, key) => Some(expected),
             _ => plan.lookup(key),
         };
         match field {
@@ -478,6 +543,9 @@ fn walk_row(
             None => j = skip(msg.nodes, j),
         }
     }
+    if seen.all(plan.convs.len()) {
+        return Ok(j);
+    }
     for f in 0..plan.convs.len() {
         if !seen.get(f) {
             if msg.options.fail_on_missing_field {
@@ -492,6 +560,13 @@ fn walk_row(
         }
     }
     Ok(j)
+}
+
+/// Whether a field name and a key are equal: keys are short, and a byte loop inlined here is
+/// faster on them than a call to `memcmp`.
+#[inline]
+fn same_key(name: &str, key: &str) -> bool {
+    name.len() == key.len() && name.bytes().zip(key.bytes()).all(|(a, b)| a == b)
 }
 
 /// Which fields of one object were present: a bit mask, spilling to a vector past 64 fields
@@ -518,6 +593,15 @@ impl Seen {
         }
     }
 
+    /// Whether all of the first `fields` fields were present (a mask answers at once).
+    #[inline]
+    fn all(&self, fields: usize) -> bool {
+        match self {
+            Seen::Mask(m) => *m == u64::MAX >> (64 - fields.max(1)) || fields == 0,
+            Seen::Vec(_) => false,
+        }
+    }
+
     #[inline]
     fn set(&mut self, f: usize) {
         match self {
@@ -528,15 +612,15 @@ impl Seen {
 }
 
 /// Number text of the scalar node at `i`, straight from the message.
-fn number_text<'a>(msg: &Message<'a, '_>, i: usize) -> &'a str {
-    let start = msg.offsets[i] as usize;
-    let rest = &msg.original[start..];
+fn number_text<'a>(msg: &Message<'a, '_>, i: usize) -> Walk<&'a str> {
+    let start = msg.offset(i)?;
+    let rest = msg.original.get(start..).unwrap_or_default();
     let end = rest
         .iter()
         .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
         .unwrap_or(rest.len());
     // The bytes are ASCII by construction.
-    std::str::from_utf8(&rest[..end]).unwrap_or("")
+    Ok(std::str::from_utf8(&rest[..end]).unwrap_or(""))
 }
 
 /// Fails on a `\\u` escape of a surrogate that is not half of a pair: simd-json reads it as
@@ -553,7 +637,7 @@ fn check_surrogates(message: &[u8]) -> Walk<()> {
     let mut i = 0;
     while let Some(offset) = message
         .get(i..)
-        .and_then(|rest| rest.iter().position(|b| *b == b'\\'))
+        .and_then(|rest| memchr::memchr(b'\\', rest))
     {
         let at = i + offset;
         match unit(at) {
@@ -582,14 +666,14 @@ fn number_length(bytes: &[u8]) -> usize {
 }
 
 /// The text Jackson's `getText()` gives a non-string scalar token.
-fn scalar_text(msg: &Message<'_, '_>, i: usize) -> String {
-    match msg.nodes[i] {
+fn scalar_text(msg: &Message<'_, '_>, i: usize) -> Walk<String> {
+    Ok(match msg.nodes[i] {
         Node::Static(StaticNode::Bool(b)) => b.to_string(),
         Node::Static(StaticNode::Null) => "null".to_string(),
-        Node::Static(_) => number_text(msg, i).to_string(),
+        Node::Static(_) => number_text(msg, i)?.to_string(),
         Node::String(s) => s.to_string(),
         _ => String::new(),
-    }
+    })
 }
 
 fn kind(node: &Node<'_>) -> &'static str {
@@ -695,7 +779,7 @@ fn convert(
             let text = match node {
                 Node::String(s) => java_trim(s),
                 Node::Static(StaticNode::I64(_) | StaticNode::U64(_) | StaticNode::F64(_)) => {
-                    number_text(msg, i)
+                    number_text(msg, i)?
                 }
                 _ => return Err(format!("cannot read {} as DECIMAL", kind(node))),
             };
@@ -720,7 +804,7 @@ fn convert(
                     write_json(msg, i, &mut text, msg.has_decimal)?;
                     std::borrow::Cow::Owned(text)
                 }
-                _ => std::borrow::Cow::Owned(scalar_text(msg, i)),
+                _ => std::borrow::Cow::Owned(scalar_text(msg, i)?),
             };
             match builder {
                 Some(ColumnBuilder::Bytes(c)) => {
@@ -895,11 +979,14 @@ fn convert(
 /// Text of a value read as a float: the string itself, or the scalar's token text.
 fn value_text<'a>(msg: &Message<'a, '_>, i: usize, what: &str) -> Walk<std::borrow::Cow<'a, str>> {
     match msg.nodes[i] {
-        Node::String(s) => Ok(std::borrow::Cow::Owned(s.to_string())),
+        Node::String(s) => Ok(std::borrow::Cow::Borrowed(s)),
         Node::Object { .. } | Node::Array { .. } => {
             Err(format!("cannot read {} as {what}", kind(&msg.nodes[i])))
         }
-        _ => Ok(std::borrow::Cow::Owned(scalar_text(msg, i))),
+        Node::Static(StaticNode::I64(_) | StaticNode::U64(_) | StaticNode::F64(_)) => {
+            Ok(std::borrow::Cow::Borrowed(number_text(msg, i)?))
+        }
+        _ => Ok(std::borrow::Cow::Owned(scalar_text(msg, i)?)),
     }
 }
 
@@ -954,7 +1041,7 @@ fn int_value(msg: &Message<'_, '_>, i: usize, min: i64, max: i64, java: &str) ->
             i64::try_from(*v).ok().filter(|v| (min..=max).contains(v))
         }
         Node::Static(StaticNode::F64(_)) => {
-            let d: f64 = number_text(msg, i).parse().unwrap_or(f64::NAN);
+            let d: f64 = number_text(msg, i)?.parse().unwrap_or(f64::NAN);
             if d.is_nan() || d < min as f64 || d > max as f64 {
                 None
             } else {
@@ -973,10 +1060,11 @@ fn int_value(msg: &Message<'_, '_>, i: usize, min: i64, max: i64, java: &str) ->
     })
 }
 
+/// The value at `i` as an error message shows it.
 fn display_value(msg: &Message<'_, '_>, i: usize) -> String {
     match msg.nodes[i] {
         Node::String(s) => format!("\"{s}\""),
-        _ => scalar_text(msg, i),
+        _ => scalar_text(msg, i).unwrap_or_else(|e| e),
     }
 }
 
@@ -1027,7 +1115,7 @@ fn write_json(msg: &Message<'_, '_>, i: usize, out: &mut String, decimals: bool)
             Ok(i + 1)
         }
         Node::Static(StaticNode::F64(_)) => {
-            let text = number_text(msg, i);
+            let text = number_text(msg, i)?;
             if decimals {
                 match crate::decimal::parse_decimal_exact(text) {
                     Some((unscaled, scale)) => out.push_str(
@@ -1042,7 +1130,7 @@ fn write_json(msg: &Message<'_, '_>, i: usize, out: &mut String, decimals: bool)
             Ok(i + 1)
         }
         _ => {
-            out.push_str(&scalar_text(msg, i));
+            out.push_str(&scalar_text(msg, i)?);
             Ok(i + 1)
         }
     }
