@@ -96,14 +96,16 @@ pub fn parse_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128
             return Ok(None);
         }
         let mut v = digits_value(kept);
+        // Rounding up can carry into one more digit (999.5 to 1000), the only way past the
+        // precision here: the exact branch above cannot exceed it.
         if round_digit >= 5 {
             v += 1;
+            if digit_count(v) > u32::from(precision) {
+                return Ok(None);
+            }
         }
         v
     };
-    if digit_count(unscaled) > u32::from(precision) {
-        return Ok(None);
-    }
     Ok(Some(if negative { -unscaled } else { unscaled }))
 }
 

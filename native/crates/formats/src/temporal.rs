@@ -55,6 +55,7 @@ pub fn time_of_day_nanos(array: &dyn arrow::array::Array, i: usize) -> Option<i6
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.
+#[inline]
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
@@ -106,6 +107,7 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
+    #[inline]
     fn digits(&mut self, n: usize) -> Option<u32> {
         let end = self.i.checked_add(n)?;
         let chunk = self.s.get(self.i..end)?;
@@ -120,6 +122,7 @@ impl Cursor<'_> {
         Some(v)
     }
 
+    #[inline]
     fn eat(&mut self, c: u8) -> bool {
         if self.s.get(self.i) == Some(&c) {
             self.i += 1;
@@ -134,6 +137,7 @@ impl Cursor<'_> {
     }
 
     /// `uuuu-MM-dd` (ISO_LOCAL_DATE): 4-digit year, or a sign and 4-10 digits.
+    #[inline]
     fn date(&mut self) -> Option<(i64, u32, u32)> {
         let year = match self.s.get(self.i) {
             Some(b'+') | Some(b'-') => {
@@ -171,6 +175,7 @@ impl Cursor<'_> {
     }
 
     /// `HH:mm` then `:ss` (optional when `seconds_optional`) and `.` with 0-9 digits.
+    #[inline]
     fn time(&mut self, seconds_optional: bool) -> Option<(u32, u32, u32, u32)> {
         let hour = self.digits(2)?;
         if !self.eat(b':') {

@@ -530,3 +530,64 @@ fn number_text_is_read_from_each_message_and_batch() {
         (vec![Some("-0".to_string())], vec![Some(1)], vec![Some(100)])
     );
 }
+
+/// Float tokens of every shape a writer produces: Java's and Rust's shortest forms of random
+/// doubles (exponents at both ends, subnormals), long mantissas past 19 digits, values within an
+/// ulp of halfway between two doubles, and huge integers.
+fn float_tokens(count: usize) -> Vec<String> {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut tokens = Vec::with_capacity(count);
+    while tokens.len() < count {
+        let bits = next();
+        let d = f64::from_bits(bits);
+        if !d.is_finite() {
+            continue;
+        }
+        let token = match tokens.len() % 5 {
+            0 => format!("{d:e}"),
+            1 => format!("{d:?}"),
+            2 => {
+                // Exactly halfway between two doubles (an odd 54-bit integer times 2^-n, so
+                // ties to even decide), written exactly: m * 2^-n = m * 5^n * 10^-n.
+                let m = u128::from((1u64 << 53) | (next() & ((1 << 53) - 1)) | 1);
+                let n = (next() % 21) as u32;
+                format!("{}e-{n}", m * 5u128.pow(n))
+            }
+            3 => format!(
+                "{}.{:019}{}",
+                next() % 1000,
+                next() % 10u64.pow(19),
+                next() % 1000
+            ),
+            _ => format!("{}{:019}.5e-3", next() % 100_000, next() % 10u64.pow(19)),
+        };
+        tokens.push(token);
+    }
+    tokens
+}
+
+#[test]
+fn doubles_are_the_correctly_rounded_value_of_their_token() {
+    // Flink reads a DOUBLE from the token's text with `Double.parseDouble`, which rounds
+    // correctly, as Rust's `str::parse` does: the decoder must give that double bit for bit.
+    let mut d = decoder(vec![f("x", DataType::Float64)], &[]);
+    let tokens = float_tokens(50_000);
+    for token in &tokens {
+        d.decode(format!(r#"{{"x": {token}}}"#).as_bytes())
+            .unwrap_or_else(|e| panic!("{token}: {e}"));
+    }
+    let batch = d.flush().unwrap();
+    let values = batch
+        .column(0)
+        .as_primitive::<arrow::datatypes::Float64Type>();
+    for (token, value) in tokens.iter().zip(values.values().iter()) {
+        let expected: f64 = token.parse().unwrap();
+        assert_eq!(value.to_bits(), expected.to_bits(), "{token}");
+    }
+}

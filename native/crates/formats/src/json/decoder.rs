@@ -766,9 +766,17 @@ fn convert(
             }
         }
         Conv::Float64 => {
-            let text = value_text(msg, i, "DOUBLE")?;
-            let v =
-                parse_java_double(&text).ok_or_else(|| format!("For input string: \"{text}\""))?;
+            let v = match node {
+                // simd-json rounds a float token correctly (its fast paths are exact, and it
+                // falls back to Rust's parser when they cannot tell), as `Double.parseDouble`
+                // of the token's text does: the same double, without reading the text again.
+                Node::Static(StaticNode::F64(v)) => *v,
+                _ => {
+                    let text = value_text(msg, i, "DOUBLE")?;
+                    parse_java_double(&text)
+                        .ok_or_else(|| format!("For input string: \"{text}\""))?
+                }
+            };
             match builder {
                 Some(ColumnBuilder::Float64(c)) => c.push(v),
                 Some(_) => return Err(mismatch(conv)),
