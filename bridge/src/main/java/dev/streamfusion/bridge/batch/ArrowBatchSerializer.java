@@ -1,26 +1,46 @@
 package dev.streamfusion.bridge.batch;
 
+import dev.streamfusion.bridge.types.ArrowTypes;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.java.typeutils.runtime.DataInputViewStream;
 import org.apache.flink.api.java.typeutils.runtime.DataOutputViewStream;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.apache.arrow.vector.ipc.ArrowStreamWriter;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
+import java.util.Objects;
 
 /**
- * Serializes an {@link ArrowBatch} as one Arrow IPC stream (schema and batch), length-prefixed.
+ * Serializes an {@link ArrowBatch} in one of two framings:
+ *
+ * <ul>
+ *   <li>A batch whose schema is the one of the stream's row type ({@link ArrowTypes#toArrowSchema})
+ *       is written as {@code -1} and its Arrow IPC record batch message alone, straight to the
+ *       target: the receiver knows the schema from the type, and the message its own lengths.
+ *   <li>Any other batch, or any batch when the row type is not known (a serializer restored from a
+ *       snapshot), is written as its length and a whole Arrow IPC stream (schema and batch).
+ * </ul>
  *
  * <p>Copies share the batch: a batch is immutable while it is carried, and valid only during the
  * call that carries it (see {@link ArrowBatch}). Deserialized batches are {@linkplain
@@ -30,13 +50,39 @@ import java.nio.channels.Channels;
 @Internal
 public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     private static final BufferAllocator RECEIVING = new RootAllocator();
+
+    /** The header of a batch written as its record batch message alone (else, a stream's length). */
+    private static final int RECORD_BATCH = -1;
+
+    /** The row type of the stream's batches, or {@code null} when it is not known. */
+    private final RowType rowType;
+
+    /** Arrow's schema of {@link #rowType}, derived on first use. */
+    private transient Schema schema;
+
+    /** A serializer that writes every batch with its schema. */
+    public ArrowBatchSerializer() {
+        this(null);
+    }
+
+    /** A serializer of batches of {@code rowType}, which are written without their schema. */
+    public ArrowBatchSerializer(RowType rowType) {
+        this.rowType = rowType;
+    }
 
     /** Bytes of received batches not yet released, in this class loader. */
     public static long receivedBytes() {
         return RECEIVING.getAllocatedMemory();
+    }
+
+    private Schema schema() {
+        if (schema == null && rowType != null) {
+            schema = ArrowTypes.toArrowSchema(rowType);
+        }
+        return schema;
     }
 
     @Override
@@ -71,8 +117,17 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
 
     @Override
     public void serialize(ArrowBatch record, DataOutputView target) throws IOException {
+        VectorSchemaRoot root = record.root();
+        if (root.getSchema().equals(schema())) {
+            // The IPC message holds its own lengths: it is written straight to the target.
+            target.writeInt(RECORD_BATCH);
+            try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
+                MessageSerializer.serialize(new WriteChannel(Channels.newChannel(new DataOutputViewStream(target))), batch);
+            }
+            return;
+        }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (ArrowStreamWriter writer = new ArrowStreamWriter(record.root(), null, Channels.newChannel(bytes))) {
+        try (ArrowStreamWriter writer = new ArrowStreamWriter(root, null, Channels.newChannel(bytes))) {
             writer.start();
             writer.writeBatch();
             writer.end();
@@ -83,8 +138,37 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
 
     @Override
     public ArrowBatch deserialize(DataInputView source) throws IOException {
-        byte[] bytes = new byte[source.readInt()];
+        int header = source.readInt();
+        if (header == RECORD_BATCH) {
+            return readRecordBatch(source);
+        }
+        byte[] bytes = new byte[header];
         source.readFully(bytes);
+        return readStream(bytes);
+    }
+
+    private ArrowBatch readRecordBatch(DataInputView source) throws IOException {
+        Schema known = schema();
+        if (known == null) {
+            throw new IOException("a batch written without its schema reached a serializer that does not know its row type");
+        }
+        ReadChannel channel = new ReadChannel(Channels.newChannel(new DataInputViewStream(source)));
+        try (ArrowRecordBatch batch = MessageSerializer.deserializeRecordBatch(channel, RECEIVING)) {
+            if (batch == null) {
+                throw new IOException("a serialized Arrow batch ends before its record batch message");
+            }
+            VectorSchemaRoot own = VectorSchemaRoot.create(known, RECEIVING);
+            try {
+                new VectorLoader(own).load(batch);
+            } catch (RuntimeException e) {
+                own.close();
+                throw new IOException("a serialized Arrow batch does not fit the schema of its row type", e);
+            }
+            return ArrowBatch.received(own);
+        }
+    }
+
+    private static ArrowBatch readStream(byte[] bytes) throws IOException {
         try (ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(bytes), RECEIVING)) {
             if (!reader.loadNextBatch()) {
                 throw new IOException("a serialized Arrow batch holds no record batch");
@@ -106,20 +190,31 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
 
     @Override
     public void copy(DataInputView source, DataOutputView target) throws IOException {
-        byte[] bytes = new byte[source.readInt()];
+        int header = source.readInt();
+        if (header == RECORD_BATCH) {
+            // Only the message itself knows its length: read it, and write it again.
+            ArrowBatch batch = readRecordBatch(source);
+            try {
+                serialize(batch, target);
+            } finally {
+                batch.release();
+            }
+            return;
+        }
+        byte[] bytes = new byte[header];
         source.readFully(bytes);
-        target.writeInt(bytes.length);
+        target.writeInt(header);
         target.write(bytes);
     }
 
     @Override
     public boolean equals(Object obj) {
-        return obj instanceof ArrowBatchSerializer;
+        return obj instanceof ArrowBatchSerializer && Objects.equals(rowType, ((ArrowBatchSerializer) obj).rowType);
     }
 
     @Override
     public int hashCode() {
-        return ArrowBatchSerializer.class.hashCode();
+        return Objects.hash(ArrowBatchSerializer.class, rowType);
     }
 
     @Override
@@ -127,7 +222,10 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
         return new Snapshot();
     }
 
-    /** The serializer has no configuration: any version reads any batch it wrote. */
+    /**
+     * The snapshot keeps no row type: the serializer it restores reads batches written with their
+     * schema, and the stream's type supplies the row type to the serializers of a running job.
+     */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<ArrowBatch> {
         public Snapshot() {
             super(ArrowBatchSerializer::new);

@@ -56,7 +56,7 @@ public final class ArrowBatchTypeInfo extends TypeInformation<ArrowBatch> {
 
     @Override
     public TypeSerializer<ArrowBatch> createSerializer(SerializerConfig config) {
-        return new ArrowBatchSerializer();
+        return new ArrowBatchSerializer(rowType);
     }
 
     @Override

@@ -1,15 +1,25 @@
 package dev.streamfusion.bridge.batch;
 
+import dev.streamfusion.bridge.types.ArrowTypes;
+
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.impl.UnionListWriter;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -53,6 +63,115 @@ class ArrowBatchSerializerTest {
             DataOutputSerializer copied = new DataOutputSerializer(64);
             serializer.copy(new DataInputDeserializer(bytes), copied);
             assertThat(copied.getCopyOfBuffer()).isEqualTo(bytes);
+        }
+    }
+
+    private static final RowType ROW =
+            (RowType) DataTypes.ROW(
+                            DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
+                            DataTypes.FIELD("name", DataTypes.STRING()),
+                            DataTypes.FIELD("price", DataTypes.DECIMAL(12, 2)),
+                            DataTypes.FIELD("bids", DataTypes.ARRAY(DataTypes.INT())))
+                    .getLogicalType();
+
+    /** Three rows of {@link #ROW}, with NULLs at every level. */
+    private static VectorSchemaRoot rows(BufferAllocator allocator) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(ArrowTypes.toArrowSchema(ROW), allocator);
+        root.allocateNew();
+        ((BigIntVector) root.getVector(0)).setSafe(0, 1);
+        ((BigIntVector) root.getVector(0)).setSafe(1, 2);
+        ((BigIntVector) root.getVector(0)).setSafe(2, 3);
+        VarCharVector names = (VarCharVector) root.getVector(1);
+        names.setSafe(0, "ä".getBytes(StandardCharsets.UTF_8));
+        names.setNull(1);
+        names.setSafe(2, new byte[0]);
+        DecimalVector prices = (DecimalVector) root.getVector(2);
+        prices.setSafe(0, new BigDecimal("-12.34"));
+        prices.setSafe(1, new BigDecimal("9999999999.99"));
+        prices.setNull(2);
+        UnionListWriter bids = ((ListVector) root.getVector(3)).getWriter();
+        bids.setPosition(0);
+        bids.startList();
+        bids.writeInt(7);
+        bids.writeNull();
+        bids.endList();
+        bids.setPosition(2);
+        bids.startList();
+        bids.endList();
+        bids.setValueCount(3);
+        root.setRowCount(3);
+        return root;
+    }
+
+    private static byte[] serialized(ArrowBatchSerializer serializer, VectorSchemaRoot root) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        serializer.serialize(new ArrowBatch().of(root), out);
+        return out.getCopyOfBuffer();
+    }
+
+    @Test
+    void aBatchOfItsRowTypeIsWrittenWithoutItsSchemaAndReadBackWhole() throws Exception {
+        ArrowBatchSerializer lean = new ArrowBatchSerializer(ROW);
+        long receivedBefore = ArrowBatchSerializer.receivedBytes();
+        try (BufferAllocator allocator = new RootAllocator();
+                VectorSchemaRoot root = rows(allocator)) {
+            byte[] bytes = serialized(lean, root);
+            byte[] withSchema = serialized(new ArrowBatchSerializer(), root);
+            // The framing is told by the header; the schema is what it saves.
+            assertThat(new DataInputDeserializer(bytes).readInt()).isEqualTo(-1);
+            assertThat(new DataInputDeserializer(withSchema).readInt()).isEqualTo(withSchema.length - 4);
+            assertThat(bytes.length).isLessThan(withSchema.length);
+
+            for (byte[] framed : List.of(bytes, withSchema)) {
+                // Each batch is read to its end and no further: a second one follows intact.
+                byte[] twice = new byte[framed.length * 2];
+                System.arraycopy(framed, 0, twice, 0, framed.length);
+                System.arraycopy(framed, 0, twice, framed.length, framed.length);
+                DataInputDeserializer in = new DataInputDeserializer(twice);
+                for (int n = 0; n < 2; n++) {
+                    ArrowBatch received = lean.deserialize(in);
+                    assertThat(received.root().getSchema()).isEqualTo(root.getSchema());
+                    assertThat(received.root().contentToTSVString()).isEqualTo(root.contentToTSVString());
+                    received.release();
+                }
+                assertThat(in.available()).isZero();
+            }
+            // A truncated batch is an error, not a partial batch, and leaves nothing allocated.
+            assertThatThrownBy(() -> lean.deserialize(new DataInputDeserializer(bytes, 0, bytes.length - 9)))
+                    .isInstanceOf(IOException.class);
+            assertThat(ArrowBatchSerializer.receivedBytes()).isEqualTo(receivedBefore);
+
+            for (byte[] framed : List.of(bytes, withSchema)) {
+                DataOutputSerializer copied = new DataOutputSerializer(64);
+                lean.copy(new DataInputDeserializer(framed), copied);
+                assertThat(copied.getCopyOfBuffer()).isEqualTo(framed);
+            }
+            assertThat(ArrowBatchSerializer.receivedBytes()).isEqualTo(receivedBefore);
+
+            // A serializer that does not know the row type cannot read the lean framing: it says
+            // so, and allocates nothing.
+            assertThatThrownBy(() -> new ArrowBatchSerializer().deserialize(new DataInputDeserializer(bytes)))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("does not know its row type");
+            assertThat(ArrowBatchSerializer.receivedBytes()).isEqualTo(receivedBefore);
+        }
+    }
+
+    @Test
+    void aBatchOfAnotherSchemaIsWrittenWithIt() throws Exception {
+        ArrowBatchSerializer lean = new ArrowBatchSerializer(ROW);
+        try (BufferAllocator allocator = new RootAllocator();
+                IntVector other = new IntVector("other", allocator)) {
+            other.allocateNew(2);
+            other.set(0, 5);
+            other.setNull(1);
+            VectorSchemaRoot root = new VectorSchemaRoot(List.of(other));
+            root.setRowCount(2);
+            byte[] bytes = serialized(lean, root);
+            assertThat(new DataInputDeserializer(bytes).readInt()).isEqualTo(bytes.length - 4);
+            ArrowBatch received = lean.deserialize(new DataInputDeserializer(bytes));
+            assertThat(received.root().contentToTSVString()).isEqualTo(root.contentToTSVString());
+            received.release();
         }
     }
 

@@ -2,12 +2,16 @@ package dev.streamfusion.bridge.bench;
 
 import dev.streamfusion.bridge.NativeLibrary;
 import dev.streamfusion.bridge.NativeProjection;
+import dev.streamfusion.bridge.batch.ArrowBatch;
+import dev.streamfusion.bridge.batch.ArrowBatchSerializer;
 import dev.streamfusion.bridge.columnar.ArrowColumnarBatch;
 import dev.streamfusion.bridge.columnar.BinaryRowsWriter;
 import dev.streamfusion.bridge.types.ArrowTypes;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 import dev.streamfusion.bridge.writer.SinkRows;
 
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericMapData;
@@ -37,6 +41,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -66,7 +71,11 @@ import static org.apache.flink.table.api.DataTypes.FIELD;
  *   <li>{@code binaryRowsToArrowInJava}: rows in Flink's binary layout (what a sink gets from the
  *       network or from a source's binary rows) to Arrow by the Java writer, a getter per value;
  *   <li>{@code binaryRowsToArrow}: the same rows through {@code SinkRows}: their bytes copied and
- *       transposed natively (the nested schema goes the Java writer's way there too).
+ *       transposed natively (the nested schema goes the Java writer's way there too);
+ *   <li>{@code exchangeWithSchema} and {@code exchangeRecordBatchOnly}: the batch across a network
+ *       exchange ({@code ArrowBatchSerializer} writes it and reads it back, and the received copy
+ *       is freed), framed as a whole Arrow IPC stream, or as its record batch message alone (the
+ *       receiver knowing the schema from the stream's type).
  * </ul>
  *
  * <p>Run against a release native build: {@code ./bin/bench-transpose} (it builds with {@code
@@ -96,6 +105,9 @@ public class TransposeBenchmark {
     private RowDataSerializer serializer;
     private List<RowData> binaryRowList;
     private SinkRows sinkRows;
+    private ArrowBatchSerializer withSchema;
+    private ArrowBatchSerializer recordBatchOnly;
+    private DataOutputSerializer exchanged;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -119,6 +131,12 @@ public class TransposeBenchmark {
             binaryRowList.add(serializer.toBinaryRow(row).copy());
         }
         sinkRows = SinkRows.create(rowType, allocator);
+        withSchema = new ArrowBatchSerializer();
+        recordBatchOnly = new ArrowBatchSerializer(rowType);
+        exchanged = new DataOutputSerializer(1 << 20);
+        if (!batch.getSchema().equals(ArrowTypes.toArrowSchema(rowType))) {
+            throw new IllegalStateException("the batch's schema is not its row type's: the lean framing would not apply");
+        }
     }
 
     @TearDown(Level.Trial)
@@ -131,6 +149,28 @@ public class TransposeBenchmark {
         batchWriter.close();
         writer.close();
         allocator.close();
+    }
+
+    private int exchange(ArrowBatchSerializer serializer) throws IOException {
+        exchanged.clear();
+        serializer.serialize(new ArrowBatch().of(batch), exchanged);
+        ArrowBatch received =
+                serializer.deserialize(new DataInputDeserializer(exchanged.getSharedBuffer(), 0, exchanged.length()));
+        int rowCount = received.root().getRowCount();
+        received.release();
+        return rowCount;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public int exchangeWithSchema() throws IOException {
+        return exchange(withSchema);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(ROWS)
+    public int exchangeRecordBatchOnly() throws IOException {
+        return exchange(recordBatchOnly);
     }
 
     @Benchmark
