@@ -23,21 +23,26 @@ import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * Serializes an {@link ArrowBatch} in one of two framings:
  *
  * <ul>
- *   <li>A batch whose schema is the one of the stream's row type ({@link ArrowTypes#toArrowSchema})
- *       is written as {@code -1} and its Arrow IPC record batch message alone, straight to the
- *       target: the receiver knows the schema from the type, and the message its own lengths.
+ *   <li>A batch whose schema is the one of the stream's row type ({@link ArrowTypes#toArrowSchema}),
+ *       or that one with every column nullable, is written as a negative header telling which and
+ *       its Arrow IPC record batch message alone, straight to the target: the receiver knows the
+ *       schema from the type, and the message its own lengths.
  *   <li>Any other batch, or any batch when the row type is not known (a serializer restored from a
  *       snapshot), is written as its length and a whole Arrow IPC stream (schema and batch).
  * </ul>
@@ -54,14 +59,22 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
 
     private static final BufferAllocator RECEIVING = new RootAllocator();
 
-    /** The header of a batch written as its record batch message alone (else, a stream's length). */
+    /**
+     * The header of a batch written as its record batch message alone, of each schema the
+     * receiver derives from the row type: {@code -1 - i} for {@code knownSchemas()[i]}. Any other
+     * header is the length of a whole stream.
+     */
     private static final int RECORD_BATCH = -1;
 
     /** The row type of the stream's batches, or {@code null} when it is not known. */
     private final RowType rowType;
 
-    /** Arrow's schema of {@link #rowType}, derived on first use. */
-    private transient Schema schema;
+    /**
+     * The schemas a batch of {@link #rowType} is written without, derived on first use: Arrow's
+     * schema of the row type, and the same with every column nullable (as the native calc
+     * declares its columns).
+     */
+    private transient Schema[] knownSchemas;
 
     /** A serializer that writes every batch with its schema. */
     public ArrowBatchSerializer() {
@@ -78,11 +91,35 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
         return RECEIVING.getAllocatedMemory();
     }
 
-    private Schema schema() {
-        if (schema == null && rowType != null) {
-            schema = ArrowTypes.toArrowSchema(rowType);
+    private Schema[] knownSchemas() {
+        if (knownSchemas == null) {
+            if (rowType == null) {
+                knownSchemas = new Schema[0];
+            } else {
+                Schema exact = ArrowTypes.toArrowSchema(rowType);
+                List<Field> nullable = new ArrayList<>();
+                for (Field field : exact.getFields()) {
+                    FieldType type = field.getFieldType();
+                    nullable.add(new Field(
+                            field.getName(),
+                            new FieldType(true, type.getType(), type.getDictionary(), type.getMetadata()),
+                            field.getChildren()));
+                }
+                knownSchemas = new Schema[] {exact, new Schema(nullable, exact.getCustomMetadata())};
+            }
         }
-        return schema;
+        return knownSchemas;
+    }
+
+    /** The header of a batch of {@code schema}: a record batch header, or 0 for a whole stream. */
+    private int header(Schema schema) {
+        Schema[] known = knownSchemas();
+        for (int i = 0; i < known.length; i++) {
+            if (known[i].equals(schema)) {
+                return RECORD_BATCH - i;
+            }
+        }
+        return 0;
     }
 
     @Override
@@ -118,9 +155,10 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
     @Override
     public void serialize(ArrowBatch record, DataOutputView target) throws IOException {
         VectorSchemaRoot root = record.root();
-        if (root.getSchema().equals(schema())) {
+        int header = header(root.getSchema());
+        if (header != 0) {
             // The IPC message holds its own lengths: it is written straight to the target.
-            target.writeInt(RECORD_BATCH);
+            target.writeInt(header);
             try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
                 MessageSerializer.serialize(new WriteChannel(Channels.newChannel(new DataOutputViewStream(target))), batch);
             }
@@ -139,19 +177,24 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
     @Override
     public ArrowBatch deserialize(DataInputView source) throws IOException {
         int header = source.readInt();
-        if (header == RECORD_BATCH) {
-            return readRecordBatch(source);
+        if (header < 0) {
+            return readRecordBatch(header, source);
         }
         byte[] bytes = new byte[header];
         source.readFully(bytes);
         return readStream(bytes);
     }
 
-    private ArrowBatch readRecordBatch(DataInputView source) throws IOException {
-        Schema known = schema();
-        if (known == null) {
-            throw new IOException("a batch written without its schema reached a serializer that does not know its row type");
+    private ArrowBatch readRecordBatch(int header, DataInputView source) throws IOException {
+        Schema[] schemas = knownSchemas();
+        int index = RECORD_BATCH - header;
+        if (index >= schemas.length) {
+            throw new IOException(
+                    rowType == null
+                            ? "a batch written without its schema reached a serializer that does not know its row type"
+                            : "a batch's header " + header + " names no schema of its row type");
         }
+        Schema known = schemas[index];
         ReadChannel channel = new ReadChannel(Channels.newChannel(new DataInputViewStream(source)));
         try (ArrowRecordBatch batch = MessageSerializer.deserializeRecordBatch(channel, RECEIVING)) {
             if (batch == null) {
@@ -191,9 +234,9 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
     @Override
     public void copy(DataInputView source, DataOutputView target) throws IOException {
         int header = source.readInt();
-        if (header == RECORD_BATCH) {
+        if (header < 0) {
             // Only the message itself knows its length: read it, and write it again.
-            ArrowBatch batch = readRecordBatch(source);
+            ArrowBatch batch = readRecordBatch(header, source);
             try {
                 serialize(batch, target);
             } finally {
