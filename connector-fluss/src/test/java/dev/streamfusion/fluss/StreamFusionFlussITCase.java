@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
+import static dev.streamfusion.testkit.flink.UnboundedQueries.cancel;
 import static dev.streamfusion.testkit.flink.UnboundedQueries.take;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -230,7 +231,7 @@ class StreamFusionFlussITCase {
                     .mapToLong(e -> e.getValue() - snapshotOffsets.get(e.getKey())).sum();
             assertThat(tail).as("updates are two records").isEqualTo(5 * 2 + 3 + 3);
             next(it, 4 * (int) tail, rows);
-            result.getJobClient().orElseThrow().cancel().get();
+            cancel(result.getJobClient().orElseThrow());
         }
         int each = 60 + 16;
         Map<String, List<String>> bySource = rows.stream().collect(Collectors.groupingBy(
@@ -295,7 +296,7 @@ class StreamFusionFlussITCase {
             }
             env.executeSql("INSERT INTO stock.fluss.plog VALUES " + partitionRows(80, 10, "2026-02")).await();
             next(it, 10, seen);
-            result.getJobClient().orElseThrow().cancel().get();
+            cancel(result.getJobClient().orElseThrow());
         }
         assertThat(seen).containsExactlyInAnyOrderElementsOf(IntStream.range(0, 90)
                 .mapToObj(i -> "+I[v" + i + ", 2026-0" + (i < 40 ? 1 : i < 70 || i >= 80 ? 2 : 3) + "]").collect(Collectors.toList()));

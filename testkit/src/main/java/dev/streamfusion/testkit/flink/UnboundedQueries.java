@@ -1,13 +1,16 @@
 package dev.streamfusion.testkit.flink;
 
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 
 /** Results of queries over unbounded sources, which never finish on their own. */
 @PublicEvolving
@@ -25,8 +28,23 @@ public final class UnboundedQueries {
             while (rows.size() < count) {
                 rows.add(it.next().toString());
             }
-            result.getJobClient().orElseThrow().cancel().get();
+            cancel(result.getJobClient().orElseThrow());
         }
         return rows;
+    }
+
+    /**
+     * Cancels {@code job} and waits until it has ended, so that the slots it held are free for the
+     * next job of a shared cluster (a cancel is acknowledged before its tasks have stopped).
+     */
+    public static void cancel(JobClient job) throws Exception {
+        job.cancel().get();
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (!job.getJobStatus().get().isGloballyTerminalState()) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("job " + job.getJobID() + " did not end within a minute of its cancel");
+            }
+            Thread.sleep(20);
+        }
     }
 }
