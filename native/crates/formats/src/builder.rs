@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use arrow::array::NullBufferBuilder;
 use arrow::array::{
     Array, ArrayRef, BooleanArray, Decimal128Array, FixedSizeBinaryArray, GenericByteArray,
     ListArray, MapArray, PrimitiveArray, StructArray, new_null_array,
@@ -21,47 +22,33 @@ use arrow::datatypes::{
 
 use crate::error::{FormatError, Result};
 
-/// Validity bits that can be truncated. Nothing is stored per value until the first null:
-/// a column without nulls (most of them) only counts its values.
-#[derive(Debug, Default)]
-pub struct Validity {
-    /// Values appended.
-    len: usize,
-    /// One flag per value, kept while `nulls > 0` (every value was valid before the first).
-    bits: Vec<bool>,
-    nulls: usize,
+/// Validity bits that can be truncated: arrow's builder, which stores nothing per value until the
+/// first null (a column without nulls, most of them, only counts its values).
+#[derive(Debug)]
+pub struct Validity(NullBufferBuilder);
+
+impl Default for Validity {
+    fn default() -> Self {
+        Validity(NullBufferBuilder::new(0))
+    }
 }
 
 impl Validity {
     #[inline]
     fn push(&mut self, valid: bool) {
-        if self.nulls > 0 {
-            self.bits.push(valid);
-        } else if !valid {
-            self.bits.clear();
-            self.bits.resize(self.len, true);
-            self.bits.push(false);
-        }
-        self.nulls += usize::from(!valid);
-        self.len += 1;
+        self.0.append(valid);
     }
 
     fn truncate(&mut self, len: usize) {
-        if len < self.len {
-            if self.nulls > 0 {
-                self.nulls -= self.bits[len..].iter().filter(|v| !**v).count();
-                self.bits.truncate(len);
-            }
-            self.len = len;
+        if len < self.0.len() {
+            self.0.truncate(len);
         }
     }
 
+    /// The batch's null buffer, `None` when no value is null (also after a truncation removed
+    /// every null).
     fn finish(&mut self) -> Option<NullBuffer> {
-        let nulls = (self.nulls > 0).then(|| NullBuffer::new(BooleanBuffer::from(&self.bits[..])));
-        self.bits.clear();
-        self.nulls = 0;
-        self.len = 0;
-        nulls
+        self.0.finish().filter(|nulls| nulls.null_count() > 0)
     }
 }
 

@@ -23,8 +23,6 @@ import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.io.ByteArrayInputStream;
@@ -96,16 +94,13 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
             if (rowType == null) {
                 knownSchemas = new Schema[0];
             } else {
-                Schema exact = ArrowTypes.toArrowSchema(rowType);
-                List<Field> nullable = new ArrayList<>();
-                for (Field field : exact.getFields()) {
-                    FieldType type = field.getFieldType();
-                    nullable.add(new Field(
-                            field.getName(),
-                            new FieldType(true, type.getType(), type.getDictionary(), type.getMetadata()),
-                            field.getChildren()));
+                List<RowType.RowField> nullable = new ArrayList<>();
+                for (RowType.RowField field : rowType.getFields()) {
+                    nullable.add(new RowType.RowField(field.getName(), field.getType().copy(true)));
                 }
-                knownSchemas = new Schema[] {exact, new Schema(nullable, exact.getCustomMetadata())};
+                knownSchemas = new Schema[] {
+                    ArrowTypes.toArrowSchema(rowType), ArrowTypes.toArrowSchema(new RowType(nullable))
+                };
             }
         }
         return knownSchemas;
