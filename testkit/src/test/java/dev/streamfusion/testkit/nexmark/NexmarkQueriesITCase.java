@@ -5,8 +5,10 @@ import dev.streamfusion.testkit.flink.MiniClusters;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.types.Row;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -20,6 +22,12 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -35,6 +43,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NexmarkQueriesITCase {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(2);
+
+    private static final Pattern READS_AUCTIONS = Pattern.compile("\\bFROM auction\\b");
+
+    /** Per run of {@link #tied}, the auctions not yet sent on by their source's calc. */
+    private static final Map<String, CountDownLatch> AUCTIONS_SENT = new ConcurrentHashMap<>();
+
+    /** How long the first bid waits after the auctions are sent: ample to hand a flushed buffer on. */
+    private static final long FLUSH_MILLIS = 500;
 
     @RegisterExtension
     static final MiniClusterExtension FLINK = MiniClusters.withSlots(2, new Configuration());
@@ -64,16 +80,17 @@ class NexmarkQueriesITCase {
     @MethodSource("ranksOverTies")
     void tiesMetInEitherOrderGiveTheSameComparedRows(String name) throws Exception {
         String query = NexmarkQueries.all().get(name);
-        List<String> compared = NexmarkQueries.comparableRows(name, tied(false).executeSql(query), TIMEOUT);
+        List<String> compared =
+                NexmarkQueries.comparableRows(name, tied(false, query).executeSql(query), TIMEOUT);
         List<String> comparedReversed =
-                NexmarkQueries.comparableRows(name, tied(true).executeSql(query), TIMEOUT);
+                NexmarkQueries.comparableRows(name, tied(true, query).executeSql(query), TIMEOUT);
         assertThat(compared).as(name).isNotEmpty();
         assertThat(comparedReversed).as(name).containsExactlyInAnyOrderElementsOf(compared);
 
         List<String> key = NexmarkQueries.ORDER_DEPENDENT.get(name).key();
-        assertThat(wholeRows(tied(false).executeSql(query), key))
+        assertThat(wholeRows(tied(false, query).executeSql(query), key))
                 .as(name + ": the ties change which rows are kept")
-                .isNotEqualTo(wholeRows(tied(true).executeSql(query), key));
+                .isNotEqualTo(wholeRows(tied(true, query).executeSql(query), key));
     }
 
     private static List<String> wholeRows(TableResult result, List<String> key) throws Exception {
@@ -85,8 +102,16 @@ class NexmarkQueriesITCase {
         return rows;
     }
 
-    /** Tables {@code bid} and {@code auction} at parallelism 1, with bids that tie, in either order. */
-    private static StreamTableEnvironment tied(boolean reversed) {
+    /**
+     * Tables {@code bid} and {@code auction} at parallelism 1, with bids that tie, in either order.
+     *
+     * <p>A join passes bids on in the order they arrive only if their auction is already there: an
+     * auction arriving after its bids meets them in the order of the join's state, the same in
+     * either run. So when the query reads {@code auction}, every record is flushed as soon as it
+     * is written, and the first bid waits at {@link AfterAuctions} until both auctions have been
+     * sent, and a while longer for them to reach the join.
+     */
+    private static StreamTableEnvironment tied(boolean reversed, String query) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
@@ -102,15 +127,77 @@ class NexmarkQueriesITCase {
         if (reversed) {
             Collections.reverse(bids);
         }
+        Table bidValues = tables.fromValues(TypeConversions.fromLogicalToDataType(NexmarkBids.BID_TYPE), bids);
+        Table auctionValues = tables.fromValues(
+                TypeConversions.fromLogicalToDataType(NexmarkModel.AUCTION_TYPE),
+                Row.of(1L, "one", "first", 10L, 20L, t.minusMinutes(1), t.plusMinutes(1), 7L, 10L, ""),
+                Row.of(2L, "two", "second", 10L, 20L, t.minusMinutes(1), t.plusMinutes(1), 8L, 11L, ""));
+        if (!READS_AUCTIONS.matcher(query).find()) {
+            tables.createTemporaryView("bid", bidValues);
+            tables.createTemporaryView("auction", auctionValues);
+            return tables;
+        }
+        env.setBufferTimeout(0);
+        String run = UUID.randomUUID().toString();
+        AUCTIONS_SENT.put(run, new CountDownLatch(2));
+        tables.createTemporaryFunction("auctionSent", new AuctionSent(run));
+        tables.createTemporaryFunction("afterAuctions", new AfterAuctions(run));
+        tables.createTemporaryView("bidValues", bidValues);
+        tables.createTemporaryView("auctionValues", auctionValues);
         tables.createTemporaryView(
-                "bid", tables.fromValues(TypeConversions.fromLogicalToDataType(NexmarkBids.BID_TYPE), bids));
+                "bid",
+                tables.sqlQuery("SELECT auction, afterAuctions(bidder) AS bidder, price, channel, url, date_time, "
+                        + "extra FROM bidValues"));
         tables.createTemporaryView(
                 "auction",
-                tables.fromValues(
-                        TypeConversions.fromLogicalToDataType(NexmarkModel.AUCTION_TYPE),
-                        Row.of(1L, "one", "first", 10L, 20L, t.minusMinutes(1), t.plusMinutes(1), 7L, 10L, ""),
-                        Row.of(2L, "two", "second", 10L, 20L, t.minusMinutes(1), t.plusMinutes(1), 8L, 11L, "")));
+                tables.sqlQuery("SELECT auctionSent(id) AS id, itemName, description, initialBid, reserve, "
+                        + "date_time, expires, seller, category, extra FROM auctionValues"));
         return tables;
+    }
+
+    /** Counts an auction out of its source; returns its id. */
+    public static final class AuctionSent extends ScalarFunction {
+        private final String run;
+
+        AuctionSent(String run) {
+            this.run = run;
+        }
+
+        public Long eval(Long id) {
+            AUCTIONS_SENT.get(run).countDown();
+            return id;
+        }
+
+        @Override
+        public boolean isDeterministic() {
+            return false;
+        }
+    }
+
+    /** Holds the first bid until both auctions are sent and have reached the join; returns its bidder. */
+    public static final class AfterAuctions extends ScalarFunction {
+        private final String run;
+        private transient boolean open;
+
+        AfterAuctions(String run) {
+            this.run = run;
+        }
+
+        public Long eval(Long bidder) throws InterruptedException {
+            if (!open) {
+                if (!AUCTIONS_SENT.get(run).await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("The auctions were not sent within " + TIMEOUT);
+                }
+                Thread.sleep(FLUSH_MILLIS);
+                open = true;
+            }
+            return bidder;
+        }
+
+        @Override
+        public boolean isDeterministic() {
+            return false;
+        }
     }
 
     private static List<String> rows(int parallelism, String name, String query) throws Exception {
