@@ -6,7 +6,7 @@ use arrow::datatypes::SchemaRef;
 use jni::EnvUnowned;
 use jni::objects::{JByteArray, JClass, JIntArray};
 use jni::sys::{jint, jlong};
-use streamfusion_operators::binary_rows::FlinkType;
+use streamfusion_operators::binary_rows::ColumnType;
 use streamfusion_operators::binary_rows_to_arrow::BinaryRowsToArrow;
 
 use crate::args::{bytes, code_pairs, ints};
@@ -16,16 +16,19 @@ use crate::handle::{drop_handle, into_handle, object_of};
 
 const KIND: &str = "binary rows reader";
 
-/// The Flink types of the row's fields, a code and a precision each (`FlinkType::of_code`).
-fn flink_types(codes: &[i32], precisions: &[i32]) -> NativeResult<Vec<FlinkType>> {
-    code_pairs(codes, precisions)?
-        .enumerate()
-        .map(|(i, (code, precision))| {
-            FlinkType::of_code(code, precision).ok_or_else(|| {
-                NativeError::Config(format!("field {i}: no flat Flink type of code {code}"))
-            })
-        })
-        .collect()
+/// The Flink types of the row's fields, in pre-order, a code and a precision each (see
+/// `ColumnType::read`).
+fn column_types(codes: &[i32], precisions: &[i32]) -> NativeResult<Vec<ColumnType>> {
+    let mut pairs = code_pairs(codes, precisions)?.peekable();
+    let mut types = Vec::new();
+    while pairs.peek().is_some() {
+        let i = types.len();
+        types
+            .push(ColumnType::read(&mut pairs).ok_or_else(|| {
+                NativeError::Config(format!("field {i}: an unknown or cut type"))
+            })?);
+    }
+    Ok(types)
 }
 
 /// # Safety
@@ -39,7 +42,7 @@ pub extern "system" fn Java_dev_streamfusion_bridge_columnar_BinaryRowsToArrow_c
     precisions: JIntArray<'local>,
 ) -> jlong {
     run(env, |env| {
-        let types = flink_types(&ints(env, &codes)?, &ints(env, &precisions)?)?;
+        let types = column_types(&ints(env, &codes)?, &ints(env, &precisions)?)?;
         // SAFETY: Java passes an exported schema (see `BinaryRowsToArrow.create`).
         let schema: SchemaRef = unsafe { import_schema(schema_addr) }?;
         Ok(into_handle(BinaryRowsToArrow::try_new(schema, types)?))
@@ -92,14 +95,24 @@ pub extern "system" fn Java_dev_streamfusion_bridge_columnar_BinaryRowsToArrow_f
 #[cfg(test)]
 mod tests {
     use super::*;
+    use streamfusion_operators::binary_rows::FlinkType;
 
     #[test]
-    fn types_are_read_by_code_and_unknown_codes_refused() {
+    fn types_are_read_by_code_in_pre_order_and_unknown_or_cut_ones_refused() {
         assert_eq!(
-            flink_types(&[3, 7], &[0, 20]).unwrap(),
-            vec![FlinkType::Int, FlinkType::Decimal(20)]
+            column_types(&[3, 14, 7, 17, 8], &[0, 0, 20, 0, 0]).unwrap(),
+            vec![
+                ColumnType::Flat(FlinkType::Int),
+                ColumnType::Array(Box::new(ColumnType::Flat(FlinkType::Decimal(20)))),
+                ColumnType::Row(vec![]),
+                ColumnType::Flat(FlinkType::Bytes),
+            ]
         );
-        assert!(flink_types(&[14], &[0]).is_err(), "nested types are Java's");
-        assert!(flink_types(&[3], &[]).is_err(), "a missing precision");
+        assert!(
+            column_types(&[14], &[0]).is_err(),
+            "an ARRAY without its element"
+        );
+        assert!(column_types(&[99], &[0]).is_err(), "an unknown code");
+        assert!(column_types(&[3], &[]).is_err(), "a missing precision");
     }
 }

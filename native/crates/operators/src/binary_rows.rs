@@ -168,7 +168,7 @@ impl ColumnType {
         })
     }
 
-    fn accepts(&self, data_type: &DataType) -> bool {
+    pub(crate) fn accepts(&self, data_type: &DataType) -> bool {
         match (self, data_type) {
             (Self::Flat(flat), _) => flat.accepts(data_type),
             (Self::Array(element), DataType::List(field)) => element.accepts(field.data_type()),
@@ -190,7 +190,7 @@ impl ColumnType {
     }
 
     /// How many bytes an element of this type takes in a `BinaryArrayData`'s fixed part.
-    fn element_size(&self) -> usize {
+    pub(crate) fn element_size(&self) -> usize {
         match self {
             Self::Flat(FlinkType::Boolean | FlinkType::TinyInt) => 1,
             Self::Flat(FlinkType::SmallInt) => 2,
@@ -1045,16 +1045,25 @@ pub(crate) mod tests {
     }
 
     /// A writer of `batch`'s columns, one to one, as `types`.
-    pub(crate) fn writer(batch: &RecordBatch, types: &[FlinkType]) -> BinaryRows {
+    pub(crate) fn writer(batch: &RecordBatch, types: &[ColumnType]) -> BinaryRows {
         let columns = types
             .iter()
             .enumerate()
-            .map(|(i, &flink_type)| Column {
+            .map(|(i, column_type)| Column {
                 path: vec![i],
-                column_type: ColumnType::Flat(flink_type),
+                column_type: column_type.clone(),
             })
             .collect();
         BinaryRows::try_new(batch.schema_ref(), columns).unwrap()
+    }
+
+    /// [`writer`] of flat `types`.
+    pub(crate) fn flat_writer(batch: &RecordBatch, types: &[FlinkType]) -> BinaryRows {
+        let types = types
+            .iter()
+            .map(|t| ColumnType::Flat(*t))
+            .collect::<Vec<_>>();
+        writer(batch, &types)
     }
 
     #[test]
@@ -1085,7 +1094,7 @@ pub(crate) mod tests {
             ("i", Arc::new(ints) as ArrayRef),
         ])
         .unwrap();
-        let rows = writer(&batch, &[FlinkType::Bytes, FlinkType::Int]);
+        let rows = flat_writer(&batch, &[FlinkType::Bytes, FlinkType::Int]);
         let out = rows.write(&batch).unwrap();
         // 8 bytes of null bits, two slots.
         assert_eq!(rows.fixed_size(), 24);
@@ -1124,7 +1133,7 @@ pub(crate) mod tests {
             ("t", Arc::new(timestamps) as ArrayRef),
         ])
         .unwrap();
-        let rows = writer(&batch, &[FlinkType::Decimal(20), FlinkType::Timestamp(6)]);
+        let rows = flat_writer(&batch, &[FlinkType::Decimal(20), FlinkType::Timestamp(6)]);
         let out = rows.write(&batch).unwrap();
 
         let r0 = start(&out, 0);

@@ -4,19 +4,20 @@
 //! Java copies each row's bytes (null bits, slots, variable-length section; the layout the
 //! module [`crate::binary_rows`] describes) one after another into one buffer and passes the
 //! start of each row and the end of the last. Each column is then built over all rows at once,
-//! in the Arrow type the batch schema gives it (the bridge's mapping of the Flink type). Every
-//! offset a row holds is checked against the row's own bytes: a row that points outside itself
-//! is an error naming the row and column, never a read out of bounds.
-//!
-//! Flat types only: nested columns are transposed by the bridge's Java writer.
+//! in the Arrow type the batch schema gives it (the bridge's mapping of the Flink type). A nested
+//! column is built the same way one level down: a ROW's fields over every row's nested row, an
+//! ARRAY's elements over every row's `BinaryArrayData`, a MAP's keys and values over its two
+//! arrays. Every offset and count a row holds is checked against the bytes of the row or array
+//! it belongs to: a value that points outside them is an error naming the column, never a read
+//! out of bounds.
 
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BinaryBuilder, BooleanArray, BooleanBufferBuilder, PrimitiveArray, RecordBatch,
-    StringBuilder,
+    ArrayRef, BinaryBuilder, BooleanArray, BooleanBufferBuilder, ListArray, MapArray,
+    PrimitiveArray, RecordBatch, StringBuilder, StructArray,
 };
-use arrow::buffer::{NullBuffer, ScalarBuffer};
+use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
     ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, DurationMillisecondType, Float32Type,
     Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, IntervalYearMonthType, SchemaRef,
@@ -26,8 +27,8 @@ use arrow::datatypes::{
 };
 
 use crate::binary_rows::{
-    BinaryRowsError, FlinkType, MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION,
-    null_bits_bytes,
+    BinaryRowsError, ColumnType, FlinkType, MAX_COMPACT_DECIMAL_PRECISION,
+    MAX_COMPACT_TIMESTAMP_PRECISION, null_bits_bytes,
 };
 
 type Result<T> = std::result::Result<T, BinaryRowsError>;
@@ -39,7 +40,7 @@ const INLINE_MARK: u64 = 0x80 << 56;
 #[derive(Debug)]
 pub struct BinaryRowsToArrow {
     schema: SchemaRef,
-    types: Vec<FlinkType>,
+    types: Vec<ColumnType>,
     null_bits: usize,
     fixed: usize,
 }
@@ -50,20 +51,109 @@ struct Rows<'a> {
     starts: &'a [usize],
 }
 
-impl Rows<'_> {
+impl<'a> Rows<'a> {
     fn count(&self) -> usize {
         self.starts.len() - 1
     }
 
-    fn row(&self, r: usize) -> &[u8] {
+    fn row(&self, r: usize) -> &'a [u8] {
         &self.bytes[self.starts[r]..self.starts[r + 1]]
     }
+}
+
+/// The values of one column, or of one field or element type within a nested column: for each
+/// value, whether it is NULL, the row or array it belongs to (what its offsets are relative to),
+/// and where in that its slot is.
+trait Slots<'a> {
+    fn count(&self) -> usize;
+    fn is_null(&self, i: usize) -> bool;
+    fn container(&self, i: usize) -> &'a [u8];
+    fn at(&self, i: usize) -> usize;
+
+    /// The slot of value `i`, little-endian; bytes past its container's end read as zeros (the
+    /// last slots of a `BinaryArrayData` of 1, 2 or 4-byte elements end before 8 bytes do).
+    fn slot(&self, i: usize) -> [u8; 8] {
+        let container = self.container(i);
+        let at = self.at(i);
+        let mut slot = [0u8; 8];
+        let available = container.len().saturating_sub(at).min(8);
+        if let Some(bytes) = container.get(at..at + available) {
+            slot[..available].copy_from_slice(bytes);
+        }
+        slot
+    }
+}
+
+/// Field `c` of every row of a batch.
+struct TopColumn<'r, 'a> {
+    rows: &'r Rows<'a>,
+    null_bits: usize,
+    c: usize,
+}
+
+impl<'a> Slots<'a> for TopColumn<'_, 'a> {
+    fn count(&self) -> usize {
+        self.rows.count()
+    }
+
+    fn is_null(&self, i: usize) -> bool {
+        null_bit(self.rows.row(i), self.c + 8)
+    }
+
+    fn container(&self, i: usize) -> &'a [u8] {
+        self.rows.row(i)
+    }
+
+    fn at(&self, _: usize) -> usize {
+        self.null_bits + 8 * self.c
+    }
+}
+
+/// A nested row's field or an array's element, found in its row or array.
+#[derive(Clone, Copy)]
+struct Value<'a> {
+    container: &'a [u8],
+    at: usize,
+    null: bool,
+}
+
+impl Value<'_> {
+    const NULL: Self = Value {
+        container: &[],
+        at: 0,
+        null: true,
+    };
+}
+
+/// The values of one field or element type of a nested column, gathered over all its rows.
+struct Values<'a>(Vec<Value<'a>>);
+
+impl<'a> Slots<'a> for Values<'a> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_null(&self, i: usize) -> bool {
+        self.0[i].null
+    }
+
+    fn container(&self, i: usize) -> &'a [u8] {
+        self.0[i].container
+    }
+
+    fn at(&self, i: usize) -> usize {
+        self.0[i].at
+    }
+}
+
+fn null_bit(bytes: &[u8], bit: usize) -> bool {
+    bytes[bit / 8] & (1 << (bit % 8)) != 0
 }
 
 impl BinaryRowsToArrow {
     /// A reader of rows whose fields have `types`, one column of `schema` each; fails naming a
     /// column whose Arrow type does not fit its Flink type.
-    pub fn try_new(schema: SchemaRef, types: Vec<FlinkType>) -> Result<Self> {
+    pub fn try_new(schema: SchemaRef, types: Vec<ColumnType>) -> Result<Self> {
         if schema.fields().len() != types.len() {
             return Err(BinaryRowsError(format!(
                 "{} Flink types for a schema of {} columns",
@@ -71,10 +161,10 @@ impl BinaryRowsToArrow {
                 schema.fields().len()
             )));
         }
-        for (i, (field, flink_type)) in schema.fields().iter().zip(&types).enumerate() {
-            if !flink_type.accepts(field.data_type()) {
+        for (i, (field, column_type)) in schema.fields().iter().zip(&types).enumerate() {
+            if !column_type.accepts(field.data_type()) {
                 return Err(BinaryRowsError(format!(
-                    "column {i} ({}): Arrow type {} cannot be read from Flink's {flink_type:?}",
+                    "column {i} ({}): Arrow type {} cannot be read from Flink's {column_type:?}",
                     field.name(),
                     field.data_type()
                 )));
@@ -101,7 +191,15 @@ impl BinaryRowsToArrow {
             .types
             .iter()
             .enumerate()
-            .map(|(c, flink_type)| self.column(&rows, c, *flink_type))
+            .map(|(c, column_type)| {
+                let slots = TopColumn {
+                    rows: &rows,
+                    null_bits: self.null_bits,
+                    c,
+                };
+                let field = self.schema.field(c);
+                column(&slots, field.name(), column_type, field.data_type())
+            })
             .collect::<Result<Vec<_>>>()?;
         RecordBatch::try_new(self.schema.clone(), columns)
             .map_err(|e| BinaryRowsError(format!("the rows do not make a batch: {e}")))
@@ -134,237 +232,421 @@ impl BinaryRowsToArrow {
         }
         Ok(out)
     }
+}
 
-    fn is_null(&self, row: &[u8], c: usize) -> bool {
-        let bit = c + 8;
-        row[bit / 8] & (1 << (bit % 8)) != 0
-    }
-
-    fn slot(&self, row: &[u8], c: usize) -> [u8; 8] {
-        let at = self.null_bits + 8 * c;
-        let mut slot = [0u8; 8];
-        slot.copy_from_slice(&row[at..at + 8]);
-        slot
-    }
-
-    /// A primitive column from each valid row's slot; a NULL row's value is the default. Values
-    /// and validity are read in one pass over the rows.
-    fn primitive<T: ArrowPrimitiveType>(
-        &self,
-        rows: &Rows<'_>,
-        c: usize,
-        data_type: &DataType,
-        value: impl Fn(&[u8], [u8; 8]) -> Result<T::Native>,
-    ) -> Result<ArrayRef> {
-        let mut values = Vec::with_capacity(rows.count());
-        let mut valid = BooleanBufferBuilder::new(rows.count());
-        for r in 0..rows.count() {
-            let row = rows.row(r);
-            let null = self.is_null(row, c);
-            valid.append(!null);
-            values.push(if null {
-                T::Native::default()
-            } else {
-                value(row, self.slot(row, c))?
-            });
-        }
-        let nulls = NullBuffer::new(valid.finish());
-        let nulls = (nulls.null_count() > 0).then_some(nulls);
-        // The caller picked `T` by `data_type`, so the type is one `T` takes.
-        let array = PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), nulls)
-            .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?
-            .with_data_type(data_type.clone());
-        Ok(Arc::new(array))
-    }
-
-    fn column(&self, rows: &Rows<'_>, c: usize, flink_type: FlinkType) -> Result<ArrayRef> {
-        let data_type = self.schema.field(c).data_type();
-        let low4 = |s: [u8; 8]| [s[0], s[1], s[2], s[3]];
-        match (flink_type, data_type) {
-            (FlinkType::Boolean, _) => {
-                let values = (0..rows.count())
-                    .map(|r| {
-                        let row = rows.row(r);
-                        (!self.is_null(row, c)).then(|| self.slot(row, c)[0] != 0)
-                    })
-                    .collect::<BooleanArray>();
-                Ok(Arc::new(values))
-            }
-            (FlinkType::TinyInt, _) => {
-                self.primitive::<Int8Type>(rows, c, data_type, |_, s| Ok(s[0] as i8))
-            }
-            (FlinkType::SmallInt, _) => self.primitive::<Int16Type>(rows, c, data_type, |_, s| {
-                Ok(i16::from_le_bytes([s[0], s[1]]))
-            }),
-            (FlinkType::Int, _) => self
-                .primitive::<Int32Type>(rows, c, data_type, |_, s| Ok(i32::from_le_bytes(low4(s)))),
-            (FlinkType::Date, _) => self.primitive::<Date32Type>(rows, c, data_type, |_, s| {
-                Ok(i32::from_le_bytes(low4(s)))
-            }),
-            (FlinkType::IntervalYearMonth, _) => {
-                self.primitive::<IntervalYearMonthType>(rows, c, data_type, |_, s| {
-                    Ok(i32::from_le_bytes(low4(s)))
-                })
-            }
-            (FlinkType::BigInt, _) => {
-                self.primitive::<Int64Type>(rows, c, data_type, |_, s| Ok(i64::from_le_bytes(s)))
-            }
-            (FlinkType::IntervalDayTime, _) => {
-                self.primitive::<DurationMillisecondType>(rows, c, data_type, |_, s| {
-                    Ok(i64::from_le_bytes(s))
-                })
-            }
-            (FlinkType::Float, _) => self.primitive::<Float32Type>(rows, c, data_type, |_, s| {
-                Ok(f32::from_le_bytes(low4(s)))
-            }),
-            (FlinkType::Double, _) => {
-                self.primitive::<Float64Type>(rows, c, data_type, |_, s| Ok(f64::from_le_bytes(s)))
-            }
-            (FlinkType::Decimal(precision), _) => {
-                self.primitive::<Decimal128Type>(rows, c, data_type, |row, s| {
-                    if precision <= MAX_COMPACT_DECIMAL_PRECISION {
-                        return Ok(i128::from(i64::from_le_bytes(s)));
+/// The column of `slots`' values, of Flink type `column_type` and Arrow type `data_type`;
+/// errors name column `c` (the name of the batch's column the values belong to).
+fn column<'a>(
+    slots: &impl Slots<'a>,
+    c: &str,
+    column_type: &ColumnType,
+    data_type: &DataType,
+) -> Result<ArrayRef> {
+    match (column_type, data_type) {
+        (ColumnType::Flat(flat), _) => flat_column(slots, c, *flat, data_type),
+        (ColumnType::Row(fields), DataType::Struct(children)) => {
+            let arity = fields.len();
+            let fixed = null_bits_bytes(arity) + 8 * arity;
+            let rows = (0..slots.count())
+                .map(|i| {
+                    if slots.is_null(i) {
+                        return Ok(None);
                     }
-                    let bytes = variable(row, u64::from_le_bytes(s), c)?;
-                    big_integer(bytes).ok_or_else(|| {
-                        BinaryRowsError(format!(
-                            "column {c}: a DECIMAL of {} bytes does not fit 128 bits",
-                            bytes.len()
-                        ))
-                    })
-                })
-            }
-            (FlinkType::Time, DataType::Time32(TimeUnit::Millisecond)) => self
-                .primitive::<Time32MillisecondType>(rows, c, data_type, |_, s| {
-                    Ok(i32::from_le_bytes(low4(s)))
-                }),
-            (FlinkType::Time, DataType::Time32(_)) => {
-                self.primitive::<Time32SecondType>(rows, c, data_type, |_, s| {
-                    Ok(i32::from_le_bytes(low4(s)) / 1000)
-                })
-            }
-            (FlinkType::Time, DataType::Time64(TimeUnit::Microsecond)) => self
-                .primitive::<Time64MicrosecondType>(rows, c, data_type, |_, s| {
-                    Ok(i64::from(i32::from_le_bytes(low4(s))) * 1_000)
-                }),
-            (FlinkType::Time, _) => {
-                self.primitive::<Time64NanosecondType>(rows, c, data_type, |_, s| {
-                    Ok(i64::from(i32::from_le_bytes(low4(s))) * 1_000_000)
-                })
-            }
-            (FlinkType::Timestamp(precision), DataType::Timestamp(unit, _)) => {
-                let parts = move |row: &[u8], s: [u8; 8]| -> Result<(i64, i64)> {
-                    let word = u64::from_le_bytes(s);
-                    if precision <= MAX_COMPACT_TIMESTAMP_PRECISION {
-                        return Ok((word as i64, 0));
-                    }
-                    let offset = usize::try_from(word >> 32).unwrap_or(usize::MAX);
-                    let millis = row.get(offset..offset.saturating_add(8)).ok_or_else(|| {
-                        BinaryRowsError(format!(
-                            "column {c}: a TIMESTAMP at byte {offset}, outside its row of {} bytes",
+                    let row = variable(slots.container(i), u64::from_le_bytes(slots.slot(i)), c)?;
+                    if row.len() < fixed {
+                        return Err(BinaryRowsError(format!(
+                            "column {c}: a ROW of {} bytes, fewer than the {fixed} of its null \
+                             bits and slots",
                             row.len()
-                        ))
-                    })?;
-                    let mut eight = [0u8; 8];
-                    eight.copy_from_slice(millis);
-                    Ok((i64::from_le_bytes(eight), i64::from(word as u32 as i32)))
-                };
-                match unit {
-                    TimeUnit::Second => {
-                        self.primitive::<TimestampSecondType>(rows, c, data_type, |row, s| {
-                            Ok(parts(row, s)?.0.div_euclid(1000))
-                        })
+                        )));
                     }
-                    TimeUnit::Millisecond => {
-                        self.primitive::<TimestampMillisecondType>(rows, c, data_type, |row, s| {
-                            Ok(parts(row, s)?.0)
-                        })
-                    }
-                    TimeUnit::Microsecond => {
-                        self.primitive::<TimestampMicrosecondType>(rows, c, data_type, |row, s| {
-                            let (millis, nanos) = parts(row, s)?;
-                            Ok(millis.wrapping_mul(1_000).wrapping_add(nanos / 1_000))
-                        })
-                    }
-                    TimeUnit::Nanosecond => {
-                        self.primitive::<TimestampNanosecondType>(rows, c, data_type, |row, s| {
-                            let (millis, nanos) = parts(row, s)?;
-                            millis
-                                .checked_mul(1_000_000)
-                                .and_then(|n| n.checked_add(nanos))
-                                .ok_or_else(|| {
-                                    BinaryRowsError(format!(
-                                        "column {c}: the TIMESTAMP of {millis} ms is outside the \
-                                         range of Arrow nanosecond timestamps"
-                                    ))
-                                })
-                        })
-                    }
-                }
-            }
-            (FlinkType::Bytes, DataType::Utf8) => {
-                let mut builder = StringBuilder::with_capacity(rows.count(), 0);
-                for r in 0..rows.count() {
-                    let row = rows.row(r);
-                    if self.is_null(row, c) {
-                        builder.append_null();
-                        continue;
-                    }
-                    let bytes = self.bytes(row, c)?;
-                    let text = std::str::from_utf8(bytes).map_err(|e| {
-                        BinaryRowsError(format!("column {c}, row {r}: text is not UTF-8: {e}"))
-                    })?;
-                    builder.append_value(text);
-                }
-                Ok(Arc::new(builder.finish()))
-            }
-            (FlinkType::Bytes, _) => {
-                let mut builder = BinaryBuilder::with_capacity(rows.count(), 0);
-                for r in 0..rows.count() {
-                    let row = rows.row(r);
-                    if self.is_null(row, c) {
-                        builder.append_null();
-                    } else {
-                        builder.append_value(self.bytes(row, c)?);
-                    }
-                }
-                Ok(Arc::new(builder.finish()))
-            }
-            (FlinkType::Timestamp(_), other) => Err(BinaryRowsError(format!(
-                "column {c}: a TIMESTAMP cannot be read as {other}"
-            ))),
+                    Ok(Some(row))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let columns = fields
+                .iter()
+                .zip(children.iter())
+                .enumerate()
+                .map(|(f, (field_type, child))| {
+                    let at = null_bits_bytes(arity) + 8 * f;
+                    let values = rows.iter().map(|row| match row {
+                        Some(row) => Value {
+                            container: row,
+                            at,
+                            null: null_bit(row, f + 8),
+                        },
+                        None => Value::NULL,
+                    });
+                    column(&Values(values.collect()), c, field_type, child.data_type())
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let array = StructArray::try_new(children.clone(), columns, nulls(slots))
+                .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?;
+            Ok(Arc::new(array))
         }
-    }
-
-    /// The text or bytes of field `c` of `row`: in the slot, or where the slot points.
-    fn bytes<'r>(&self, row: &'r [u8], c: usize) -> Result<&'r [u8]> {
-        let at = self.null_bits + 8 * c;
-        let word = u64::from_le_bytes(self.slot(row, c));
-        if word & INLINE_MARK != 0 {
-            let length = ((word >> 56) & 0x7F) as usize;
-            return row
-                .get(at..at + length)
-                .filter(|_| length < 8)
-                .ok_or_else(|| {
-                    BinaryRowsError(format!(
-                        "column {c}: {length} bytes held in a slot of 8 (of which 1 is the length)"
-                    ))
-                });
+        (ColumnType::Array(element), DataType::List(field)) => {
+            let mut elements = Vec::new();
+            let mut offsets = Vec::with_capacity(slots.count() + 1);
+            offsets.push(0i32);
+            for i in 0..slots.count() {
+                if !slots.is_null(i) {
+                    let array = variable(slots.container(i), u64::from_le_bytes(slots.slot(i)), c)?;
+                    array_elements(array, element, c, &mut elements)?;
+                }
+                offsets.push(offset(elements.len(), c)?);
+            }
+            let values = column(&Values(elements), c, element, field.data_type())?;
+            let array = ListArray::try_new(
+                field.clone(),
+                OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                values,
+                nulls(slots),
+            )
+            .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?;
+            Ok(Arc::new(array))
         }
-        variable(row, word, c)
+        (ColumnType::Map(key, value), DataType::Map(entries, sorted)) => {
+            let DataType::Struct(kv) = entries.data_type() else {
+                return Err(BinaryRowsError(format!(
+                    "column {c}: map entries of type {}",
+                    entries.data_type()
+                )));
+            };
+            let (mut keys, mut values) = (Vec::new(), Vec::new());
+            let mut offsets = Vec::with_capacity(slots.count() + 1);
+            offsets.push(0i32);
+            for i in 0..slots.count() {
+                if !slots.is_null(i) {
+                    let map = variable(slots.container(i), u64::from_le_bytes(slots.slot(i)), c)?;
+                    let key_bytes = map
+                        .get(..4)
+                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .and_then(|n| usize::try_from(n).ok())
+                        .filter(|&n| 4 + n <= map.len())
+                        .ok_or_else(|| {
+                            BinaryRowsError(format!(
+                                "column {c}: a MAP of {} bytes without the size of its keys",
+                                map.len()
+                            ))
+                        })?;
+                    let (key_array, value_array) = map[4..].split_at(key_bytes);
+                    let count = array_elements(key_array, key, c, &mut keys)?;
+                    if array_elements(value_array, value, c, &mut values)? != count {
+                        return Err(BinaryRowsError(format!(
+                            "column {c}: a MAP of {count} keys and another number of values"
+                        )));
+                    }
+                    if keys[keys.len() - count..].iter().any(|k| k.null) {
+                        return Err(BinaryRowsError(format!(
+                            "column {c}: a MAP key is NULL, which Arrow maps cannot hold"
+                        )));
+                    }
+                }
+                offsets.push(offset(keys.len(), c)?);
+            }
+            let entries_array = StructArray::try_new(
+                kv.clone(),
+                vec![
+                    column(&Values(keys), c, key, kv[0].data_type())?,
+                    column(&Values(values), c, value, kv[1].data_type())?,
+                ],
+                None,
+            )
+            .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?;
+            let array = MapArray::try_new(
+                entries.clone(),
+                OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                entries_array,
+                nulls(slots),
+                *sorted,
+            )
+            .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?;
+            Ok(Arc::new(array))
+        }
+        (nested, other) => Err(BinaryRowsError(format!(
+            "column {c}: a {nested:?} cannot be read as {other}"
+        ))),
     }
 }
 
-/// The bytes `offset << 32 | size` points at within `row`.
-fn variable(row: &[u8], word: u64, c: usize) -> Result<&[u8]> {
-    let offset = usize::try_from(word >> 32).unwrap_or(usize::MAX);
-    let size = (word & 0xFFFF_FFFF) as usize;
-    row.get(offset..offset.saturating_add(size)).ok_or_else(|| {
+/// Adds the elements of the `BinaryArrayData` `array`, of type `element`, to `out`; returns
+/// their count.
+fn array_elements<'a>(
+    array: &'a [u8],
+    element: &ColumnType,
+    c: &str,
+    out: &mut Vec<Value<'a>>,
+) -> Result<usize> {
+    let count = array
+        .get(..4)
+        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| {
+            BinaryRowsError(format!(
+                "column {c}: an ARRAY of {} bytes without its element count",
+                array.len()
+            ))
+        })?;
+    let header = 4 + count.div_ceil(32) * 4;
+    let size = element.element_size();
+    if count
+        .checked_mul(size)
+        .and_then(|n| n.checked_add(header))
+        .is_none_or(|n| n > array.len())
+    {
+        return Err(BinaryRowsError(format!(
+            "column {c}: an ARRAY of {count} elements of {size} bytes in {} bytes",
+            array.len()
+        )));
+    }
+    out.extend((0..count).map(|k| Value {
+        container: array,
+        at: header + size * k,
+        null: null_bit(&array[4..], k),
+    }));
+    Ok(count)
+}
+
+fn offset(n: usize, c: &str) -> Result<i32> {
+    i32::try_from(n).map_err(|_| {
         BinaryRowsError(format!(
-            "column {c}: {size} bytes at byte {offset}, outside their row of {} bytes",
-            row.len()
+            "column {c}: {n} nested values, more than an Arrow list holds"
         ))
     })
+}
+
+/// The validity of `slots`' values, or `None` where none is NULL.
+fn nulls<'a>(slots: &impl Slots<'a>) -> Option<NullBuffer> {
+    let mut valid = BooleanBufferBuilder::new(slots.count());
+    for i in 0..slots.count() {
+        valid.append(!slots.is_null(i));
+    }
+    let nulls = NullBuffer::new(valid.finish());
+    (nulls.null_count() > 0).then_some(nulls)
+}
+
+/// A primitive column from each valid value's slot; a NULL value is the default. Values and
+/// validity are read in one pass.
+fn primitive<'a, T: ArrowPrimitiveType>(
+    slots: &impl Slots<'a>,
+    c: &str,
+    data_type: &DataType,
+    value: impl Fn(&'a [u8], [u8; 8]) -> Result<T::Native>,
+) -> Result<ArrayRef> {
+    let mut values = Vec::with_capacity(slots.count());
+    let mut valid = BooleanBufferBuilder::new(slots.count());
+    for i in 0..slots.count() {
+        let null = slots.is_null(i);
+        valid.append(!null);
+        values.push(if null {
+            T::Native::default()
+        } else {
+            value(slots.container(i), slots.slot(i))?
+        });
+    }
+    let nulls = NullBuffer::new(valid.finish());
+    let nulls = (nulls.null_count() > 0).then_some(nulls);
+    // The caller picked `T` by `data_type`, so the type is one `T` takes.
+    let array = PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), nulls)
+        .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?
+        .with_data_type(data_type.clone());
+    Ok(Arc::new(array))
+}
+
+fn flat_column<'a>(
+    slots: &impl Slots<'a>,
+    c: &str,
+    flink_type: FlinkType,
+    data_type: &DataType,
+) -> Result<ArrayRef> {
+    let low4 = |s: [u8; 8]| [s[0], s[1], s[2], s[3]];
+    match (flink_type, data_type) {
+        (FlinkType::Boolean, _) => {
+            let values = (0..slots.count())
+                .map(|i| (!slots.is_null(i)).then(|| slots.slot(i)[0] != 0))
+                .collect::<BooleanArray>();
+            Ok(Arc::new(values))
+        }
+        (FlinkType::TinyInt, _) => {
+            primitive::<Int8Type>(slots, c, data_type, |_, s| Ok(s[0] as i8))
+        }
+        (FlinkType::SmallInt, _) => primitive::<Int16Type>(slots, c, data_type, |_, s| {
+            Ok(i16::from_le_bytes([s[0], s[1]]))
+        }),
+        (FlinkType::Int, _) => {
+            primitive::<Int32Type>(slots, c, data_type, |_, s| Ok(i32::from_le_bytes(low4(s))))
+        }
+        (FlinkType::Date, _) => {
+            primitive::<Date32Type>(slots, c, data_type, |_, s| Ok(i32::from_le_bytes(low4(s))))
+        }
+        (FlinkType::IntervalYearMonth, _) => {
+            primitive::<IntervalYearMonthType>(slots, c, data_type, |_, s| {
+                Ok(i32::from_le_bytes(low4(s)))
+            })
+        }
+        (FlinkType::BigInt, _) => {
+            primitive::<Int64Type>(slots, c, data_type, |_, s| Ok(i64::from_le_bytes(s)))
+        }
+        (FlinkType::IntervalDayTime, _) => {
+            primitive::<DurationMillisecondType>(slots, c, data_type, |_, s| {
+                Ok(i64::from_le_bytes(s))
+            })
+        }
+        (FlinkType::Float, _) => {
+            primitive::<Float32Type>(slots, c, data_type, |_, s| Ok(f32::from_le_bytes(low4(s))))
+        }
+        (FlinkType::Double, _) => {
+            primitive::<Float64Type>(slots, c, data_type, |_, s| Ok(f64::from_le_bytes(s)))
+        }
+        (FlinkType::Decimal(precision), _) => {
+            primitive::<Decimal128Type>(slots, c, data_type, |container, s| {
+                if precision <= MAX_COMPACT_DECIMAL_PRECISION {
+                    return Ok(i128::from(i64::from_le_bytes(s)));
+                }
+                let bytes = variable(container, u64::from_le_bytes(s), c)?;
+                big_integer(bytes).ok_or_else(|| {
+                    BinaryRowsError(format!(
+                        "column {c}: a DECIMAL of {} bytes does not fit 128 bits",
+                        bytes.len()
+                    ))
+                })
+            })
+        }
+        (FlinkType::Time, DataType::Time32(TimeUnit::Millisecond)) => {
+            primitive::<Time32MillisecondType>(slots, c, data_type, |_, s| {
+                Ok(i32::from_le_bytes(low4(s)))
+            })
+        }
+        (FlinkType::Time, DataType::Time32(_)) => {
+            primitive::<Time32SecondType>(slots, c, data_type, |_, s| {
+                Ok(i32::from_le_bytes(low4(s)) / 1000)
+            })
+        }
+        (FlinkType::Time, DataType::Time64(TimeUnit::Microsecond)) => {
+            primitive::<Time64MicrosecondType>(slots, c, data_type, |_, s| {
+                Ok(i64::from(i32::from_le_bytes(low4(s))) * 1_000)
+            })
+        }
+        (FlinkType::Time, _) => primitive::<Time64NanosecondType>(slots, c, data_type, |_, s| {
+            Ok(i64::from(i32::from_le_bytes(low4(s))) * 1_000_000)
+        }),
+        (FlinkType::Timestamp(precision), DataType::Timestamp(unit, _)) => {
+            let parts = move |container: &[u8], s: [u8; 8]| -> Result<(i64, i64)> {
+                let word = u64::from_le_bytes(s);
+                if precision <= MAX_COMPACT_TIMESTAMP_PRECISION {
+                    return Ok((word as i64, 0));
+                }
+                let offset = usize::try_from(word >> 32).unwrap_or(usize::MAX);
+                let millis = container
+                    .get(offset..offset.saturating_add(8))
+                    .ok_or_else(|| {
+                        BinaryRowsError(format!(
+                            "column {c}: a TIMESTAMP at byte {offset}, outside its row or array \
+                             of {} bytes",
+                            container.len()
+                        ))
+                    })?;
+                let mut eight = [0u8; 8];
+                eight.copy_from_slice(millis);
+                Ok((i64::from_le_bytes(eight), i64::from(word as u32 as i32)))
+            };
+            match unit {
+                TimeUnit::Second => {
+                    primitive::<TimestampSecondType>(slots, c, data_type, |container, s| {
+                        Ok(parts(container, s)?.0.div_euclid(1000))
+                    })
+                }
+                TimeUnit::Millisecond => {
+                    primitive::<TimestampMillisecondType>(slots, c, data_type, |container, s| {
+                        Ok(parts(container, s)?.0)
+                    })
+                }
+                TimeUnit::Microsecond => {
+                    primitive::<TimestampMicrosecondType>(slots, c, data_type, |container, s| {
+                        let (millis, nanos) = parts(container, s)?;
+                        Ok(millis.wrapping_mul(1_000).wrapping_add(nanos / 1_000))
+                    })
+                }
+                TimeUnit::Nanosecond => {
+                    primitive::<TimestampNanosecondType>(slots, c, data_type, |container, s| {
+                        let (millis, nanos) = parts(container, s)?;
+                        millis
+                            .checked_mul(1_000_000)
+                            .and_then(|n| n.checked_add(nanos))
+                            .ok_or_else(|| {
+                                BinaryRowsError(format!(
+                                    "column {c}: the TIMESTAMP of {millis} ms is outside the \
+                                     range of Arrow nanosecond timestamps"
+                                ))
+                            })
+                    })
+                }
+            }
+        }
+        (FlinkType::Bytes, DataType::Utf8) => {
+            let mut builder = StringBuilder::with_capacity(slots.count(), 0);
+            for i in 0..slots.count() {
+                if slots.is_null(i) {
+                    builder.append_null();
+                    continue;
+                }
+                let text = std::str::from_utf8(bytes(slots, i, c)?).map_err(|e| {
+                    BinaryRowsError(format!("column {c}, value {i}: text is not UTF-8: {e}"))
+                })?;
+                builder.append_value(text);
+            }
+            Ok(Arc::new(builder.finish()))
+        }
+        (FlinkType::Bytes, _) => {
+            let mut builder = BinaryBuilder::with_capacity(slots.count(), 0);
+            for i in 0..slots.count() {
+                if slots.is_null(i) {
+                    builder.append_null();
+                } else {
+                    builder.append_value(bytes(slots, i, c)?);
+                }
+            }
+            Ok(Arc::new(builder.finish()))
+        }
+        (FlinkType::Timestamp(_), other) => Err(BinaryRowsError(format!(
+            "column {c}: a TIMESTAMP cannot be read as {other}"
+        ))),
+    }
+}
+
+/// The text or bytes of value `i`: in its slot, or where the slot points.
+fn bytes<'a>(slots: &impl Slots<'a>, i: usize, c: &str) -> Result<&'a [u8]> {
+    let container = slots.container(i);
+    let word = u64::from_le_bytes(slots.slot(i));
+    if word & INLINE_MARK != 0 {
+        let at = slots.at(i);
+        let length = ((word >> 56) & 0x7F) as usize;
+        return container
+            .get(at..at + length)
+            .filter(|_| length < 8)
+            .ok_or_else(|| {
+                BinaryRowsError(format!(
+                    "column {c}: {length} bytes held in a slot of 8 (of which 1 is the length)"
+                ))
+            });
+    }
+    variable(container, word, c)
+}
+
+/// The bytes `offset << 32 | size` points at within `container`, the row or array whose slot
+/// holds the word.
+fn variable<'a>(container: &'a [u8], word: u64, c: &str) -> Result<&'a [u8]> {
+    let offset = usize::try_from(word >> 32).unwrap_or(usize::MAX);
+    let size = (word & 0xFFFF_FFFF) as usize;
+    container
+        .get(offset..offset.saturating_add(size))
+        .ok_or_else(|| {
+            BinaryRowsError(format!(
+                "column {c}: {size} bytes at byte {offset}, outside their row or array of {} \
+                 bytes",
+                container.len()
+            ))
+        })
 }
 
 /// Java's `BigInteger#toByteArray` bytes (big-endian two's complement) as an `i128`, or `None`
@@ -384,15 +666,16 @@ mod tests {
     use super::*;
     use crate::binary_rows::tests::writer;
     use arrow::array::{
-        Array, BinaryArray, Date32Array, Decimal128Array, Float64Array, Int16Array, Int32Array,
-        Int64Array, StringArray, Time32MillisecondArray, Time64MicrosecondArray,
-        TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
+        Array, BinaryArray, BooleanBuilder, Date32Array, Decimal128Array, Float64Array, Int16Array,
+        Int16Builder, Int32Array, Int64Array, Int64Builder, ListBuilder, MapBuilder, StringArray,
+        Time32MillisecondArray, Time64MicrosecondArray, TimestampMicrosecondArray,
+        TimestampMillisecondArray, TimestampNanosecondArray,
     };
-    use arrow::datatypes::{Field, Schema};
+    use arrow::datatypes::{Field, Fields, Schema};
 
     /// `batch` written as binary rows by [`crate::binary_rows::BinaryRows`]: the buffer and its
     /// row starts.
-    fn written(batch: &RecordBatch, types: &[FlinkType]) -> (Vec<u8>, Vec<i32>) {
+    fn written(batch: &RecordBatch, types: &[ColumnType]) -> (Vec<u8>, Vec<i32>) {
         let out = writer(batch, types).write(batch).unwrap();
         let starts = (0..=batch.num_rows())
             .map(|r| i32::from_le_bytes(out[4 * r..4 * r + 4].try_into().unwrap()))
@@ -400,7 +683,11 @@ mod tests {
         (out, starts)
     }
 
-    fn round_trip(batch: &RecordBatch, types: &[FlinkType]) -> RecordBatch {
+    fn flat(types: &[FlinkType]) -> Vec<ColumnType> {
+        types.iter().map(|t| ColumnType::Flat(*t)).collect()
+    }
+
+    fn round_trip(batch: &RecordBatch, types: &[ColumnType]) -> RecordBatch {
         let (bytes, starts) = written(batch, types);
         BinaryRowsToArrow::try_new(batch.schema(), types.to_vec())
             .unwrap()
@@ -541,7 +828,7 @@ mod tests {
             FlinkType::Timestamp(6),
             FlinkType::Timestamp(9),
         ];
-        let output = round_trip(&input, &types);
+        let output = round_trip(&input, &flat(&types));
         // TIME keeps Flink's milliseconds of the day: microseconds below a millisecond are gone.
         for c in 0..input.num_columns() {
             let (expected, actual) = (input.column(c), output.column(c));
@@ -574,7 +861,7 @@ mod tests {
     #[test]
     fn an_empty_batch_reads_as_no_rows() {
         let input = batch(vec![("i", Arc::new(Int32Array::from(Vec::<i32>::new())))]);
-        assert_eq!(round_trip(&input, &[FlinkType::Int]).num_rows(), 0);
+        assert_eq!(round_trip(&input, &flat(&[FlinkType::Int])).num_rows(), 0);
     }
 
     #[test]
@@ -583,13 +870,13 @@ mod tests {
             "t",
             Arc::new(StringArray::from(vec!["a text longer than a slot"])) as ArrayRef,
         )]);
-        let (mut bytes, starts) = written(&input, &[FlinkType::Bytes]);
-        let reader = BinaryRowsToArrow::try_new(input.schema(), vec![FlinkType::Bytes]).unwrap();
+        let (mut bytes, starts) = written(&input, &flat(&[FlinkType::Bytes]));
+        let reader = BinaryRowsToArrow::try_new(input.schema(), flat(&[FlinkType::Bytes])).unwrap();
         // the slot's offset moved past the row's end
         let slot = starts[0] as usize + 8;
         bytes[slot + 4..slot + 8].copy_from_slice(&1_000u32.to_le_bytes());
         let error = reader.read(&bytes, &starts).unwrap_err();
-        assert!(error.0.contains("column 0"), "{error}");
+        assert!(error.0.contains("column t"), "{error}");
         // a row shorter than its slots, and starts that go backwards
         assert!(reader.read(&bytes, &[starts[0], starts[0] + 4]).is_err());
         assert!(reader.read(&bytes, &[starts[1], starts[0]]).is_err());
@@ -599,7 +886,210 @@ mod tests {
     #[test]
     fn a_type_that_does_not_fit_is_refused_naming_the_column() {
         let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Utf8, true)]));
-        let error = BinaryRowsToArrow::try_new(schema, vec![FlinkType::Int]).unwrap_err();
+        let error = BinaryRowsToArrow::try_new(schema, flat(&[FlinkType::Int])).unwrap_err();
         assert!(error.0.contains("column 0 (x)"), "{error}");
+    }
+
+    fn flat_type(t: FlinkType) -> Box<ColumnType> {
+        Box::new(ColumnType::Flat(t))
+    }
+
+    /// A batch of nested columns, NULLs at every level, and their Flink types.
+    fn nested_batch() -> (RecordBatch, Vec<ColumnType>) {
+        let long = "a text longer than the seven bytes of a slot";
+        // ROW<n INT, s STRING, ts TIMESTAMP(6)>: a NULL row, NULL fields
+        let row_fields = Fields::from(vec![
+            Field::new("n", DataType::Int32, true),
+            Field::new("s", DataType::Utf8, true),
+            Field::new("ts", DataType::Timestamp(TimeUnit::Microsecond, None), true),
+        ]);
+        let row = StructArray::try_new(
+            row_fields.clone(),
+            vec![
+                Arc::new(Int32Array::from(vec![Some(1), Some(99), None, Some(-4)])),
+                Arc::new(StringArray::from(vec![
+                    Some("x"),
+                    None,
+                    Some(long),
+                    Some(""),
+                ])),
+                Arc::new(TimestampMicrosecondArray::from(vec![
+                    Some(-1),
+                    Some(0),
+                    None,
+                    Some(1_700_000_000_123_456),
+                ])),
+            ],
+            Some(NullBuffer::from(vec![true, false, true, true])),
+        )
+        .unwrap();
+        // ARRAY<STRING>: elements inline and not, a NULL element, an empty and a NULL array
+        let mut texts = ListBuilder::new(StringBuilder::new());
+        texts.values().append_value("ab");
+        texts.values().append_null();
+        texts.values().append_value(long);
+        texts.append(true);
+        texts.append(true);
+        texts.append(false);
+        texts.values().append_value("z");
+        texts.append(true);
+        // ARRAY<SMALLINT> and ARRAY<BOOLEAN>: elements narrower than a slot, the last ones
+        // ending before 8 bytes do
+        let mut shorts = ListBuilder::new(Int16Builder::new());
+        let mut flags = ListBuilder::new(BooleanBuilder::new());
+        for r in 0..4i16 {
+            for k in 0..(2 * r + 1) {
+                shorts
+                    .values()
+                    .append_option((k != 1).then_some(r * 100 - k));
+                flags.values().append_option((k != 2).then_some(k % 2 == 0));
+            }
+            shorts.append(r != 2);
+            flags.append(true);
+        }
+        // MAP<STRING, ARRAY<BIGINT>>: a NULL value, an empty and a NULL map
+        let mut map = MapBuilder::new(
+            None,
+            StringBuilder::new(),
+            ListBuilder::new(Int64Builder::new()),
+        );
+        map.keys().append_value("one");
+        map.values().values().append_value(1);
+        map.values().append(true);
+        map.keys().append_value(long);
+        map.values().append(false);
+        map.append(true).unwrap();
+        map.append(false).unwrap();
+        map.append(true).unwrap();
+        map.keys().append_value("k");
+        map.values().values().append_value(i64::MIN);
+        map.values().values().append_null();
+        map.values().append(true);
+        map.append(true).unwrap();
+        // ARRAY<ROW<d DECIMAL(38, 2), w DECIMAL(10, 0)>>: wide decimals in rows in an array
+        let decimals = Fields::from(vec![
+            Field::new("d", DataType::Decimal128(38, 2), true),
+            Field::new("w", DataType::Decimal128(10, 0), true),
+        ]);
+        let elements = StructArray::try_new(
+            decimals.clone(),
+            vec![
+                Arc::new(
+                    Decimal128Array::from(vec![Some(-(10i128.pow(35))), None, Some(5)])
+                        .with_precision_and_scale(38, 2)
+                        .unwrap(),
+                ),
+                Arc::new(
+                    Decimal128Array::from(vec![Some(7), Some(-8), None])
+                        .with_precision_and_scale(10, 0)
+                        .unwrap(),
+                ),
+            ],
+            Some(NullBuffer::from(vec![true, true, false])),
+        )
+        .unwrap();
+        let element_field = Arc::new(Field::new(
+            "element",
+            DataType::Struct(decimals.clone()),
+            true,
+        ));
+        let rows_of_decimals = ListArray::try_new(
+            element_field,
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 2, 3, 3])),
+            Arc::new(elements),
+            None,
+        )
+        .unwrap();
+        let input = batch(vec![
+            ("row", Arc::new(row)),
+            ("texts", Arc::new(texts.finish())),
+            ("shorts", Arc::new(shorts.finish())),
+            ("flags", Arc::new(flags.finish())),
+            ("map", Arc::new(map.finish())),
+            ("decimals", Arc::new(rows_of_decimals)),
+        ]);
+        let types = vec![
+            ColumnType::Row(vec![
+                ColumnType::Flat(FlinkType::Int),
+                ColumnType::Flat(FlinkType::Bytes),
+                ColumnType::Flat(FlinkType::Timestamp(6)),
+            ]),
+            ColumnType::Array(flat_type(FlinkType::Bytes)),
+            ColumnType::Array(flat_type(FlinkType::SmallInt)),
+            ColumnType::Array(flat_type(FlinkType::Boolean)),
+            ColumnType::Map(
+                flat_type(FlinkType::Bytes),
+                Box::new(ColumnType::Array(flat_type(FlinkType::BigInt))),
+            ),
+            ColumnType::Array(Box::new(ColumnType::Row(vec![
+                ColumnType::Flat(FlinkType::Decimal(38)),
+                ColumnType::Flat(FlinkType::Decimal(10)),
+            ]))),
+        ];
+        (input, types)
+    }
+
+    #[test]
+    fn nested_columns_read_back_as_written_with_nulls_at_every_level() {
+        let (input, types) = nested_batch();
+        let output = round_trip(&input, &types);
+        for c in 0..input.num_columns() {
+            assert_eq!(
+                input.column(c).as_ref(),
+                output.column(c).as_ref(),
+                "column {}",
+                input.schema().field(c).name()
+            );
+        }
+    }
+
+    #[test]
+    fn nested_values_that_point_outside_their_row_or_array_are_errors_naming_the_column() {
+        let (input, types) = nested_batch();
+        let reader = BinaryRowsToArrow::try_new(input.schema(), types.clone()).unwrap();
+        let (bytes, starts) = written(&input, &types);
+        let row = starts[0] as usize;
+        let slot = |c: usize| row + 8 + 8 * c;
+        let corrupt = |at: usize, value: &[u8]| {
+            let mut bytes = bytes.clone();
+            bytes[at..at + value.len()].copy_from_slice(value);
+            reader.read(&bytes, &starts).unwrap_err()
+        };
+        // the texts array's size beyond the row
+        let error = corrupt(slot(1), &60_000u32.to_le_bytes());
+        assert!(error.0.contains("column texts"), "{error}");
+        // the texts array's element count beyond its bytes
+        let array =
+            (u64::from_le_bytes(bytes[slot(1)..slot(1) + 8].try_into().unwrap()) >> 32) as usize;
+        let error = corrupt(row + array, &1_000_000i32.to_le_bytes());
+        assert!(
+            error.0.contains("column texts: an ARRAY of 1000000"),
+            "{error}"
+        );
+        let error = corrupt(row + array, &(-1i32).to_le_bytes());
+        assert!(error.0.contains("column texts"), "{error}");
+        // the map's key array larger than the map
+        let map =
+            (u64::from_le_bytes(bytes[slot(4)..slot(4) + 8].try_into().unwrap()) >> 32) as usize;
+        let error = corrupt(row + map, &4_000i32.to_le_bytes());
+        assert!(error.0.contains("column map"), "{error}");
+        // the nested row shorter than its slots
+        let nested = u64::from_le_bytes(bytes[slot(0)..slot(0) + 8].try_into().unwrap());
+        let error = corrupt(slot(0), &((nested & !0xFFFF_FFFF) | 8).to_le_bytes());
+        assert!(error.0.contains("column row: a ROW of 8 bytes"), "{error}");
+    }
+
+    #[test]
+    fn a_null_map_key_is_an_error_naming_the_column() {
+        let (input, types) = nested_batch();
+        let reader = BinaryRowsToArrow::try_new(input.schema(), types.clone()).unwrap();
+        let (mut bytes, starts) = written(&input, &types);
+        let row = starts[0] as usize;
+        let slot = row + 8 + 8 * 4;
+        let map = (u64::from_le_bytes(bytes[slot..slot + 8].try_into().unwrap()) >> 32) as usize;
+        // the key array follows the key array's size; its null bits follow its count
+        bytes[row + map + 4 + 4] |= 1;
+        let error = reader.read(&bytes, &starts).unwrap_err();
+        assert!(error.0.contains("column map: a MAP key is NULL"), "{error}");
     }
 }

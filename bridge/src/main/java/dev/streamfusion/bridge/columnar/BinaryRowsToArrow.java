@@ -10,7 +10,6 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -26,8 +25,9 @@ import java.util.Arrays;
  * every row at once. The Arrow schema is the bridge's mapping of the row type ({@link
  * ArrowTypes#toArrowSchema}), so the batches equal those of the Java writer.
  *
- * <p>Flat row types only ({@link #supports}): a row type with a nested field is transposed by the
- * Java writer. The row kind is not read, as the Java writer does not read it either.
+ * <p>Every type with a native binary layout ({@link #supports}), nested ARRAY, MAP, MULTISET and
+ * ROW values included; a row type with another type is transposed by the Java writer. The row kind
+ * is not read, as the Java writer does not read it either.
  */
 @Internal
 public final class BinaryRowsToArrow extends NativeHandle {
@@ -45,30 +45,24 @@ public final class BinaryRowsToArrow extends NativeHandle {
         this.importer = ArrowBatchImporter.forSchema(allocator, schema);
     }
 
-    /** Whether every field of {@code rowType} is of a flat type with a native binary layout. */
+    /** Whether every field of {@code rowType}, and every type within it, has a native binary layout. */
     public static boolean supports(RowType rowType) {
-        return rowType.getChildren().stream().allMatch(BinaryRowsToArrow::flat);
-    }
-
-    private static boolean flat(LogicalType type) {
-        int code = BinaryRowsWriter.code(type);
-        return code >= 0 && code <= BinaryRowsWriter.LAST_FLAT_CODE;
+        return BinaryRowsWriter.supports(rowType);
     }
 
     /**
      * A reader of rows of {@code rowType} into batches from {@code allocator}, or {@code null}
-     * where a field of {@code rowType} is not flat.
+     * where a field of {@code rowType} has no native binary layout.
      */
     public static BinaryRowsToArrow create(BufferAllocator allocator, RowType rowType) {
         if (!supports(rowType)) {
             return null;
         }
         NativeLibrary.load();
-        int[] codes = rowType.getChildren().stream().mapToInt(BinaryRowsWriter::code).toArray();
-        int[] precisions = rowType.getChildren().stream().mapToInt(BinaryRowsWriter::precision).toArray();
+        int[][] types = BinaryRowsWriter.describe(rowType);
         Schema schema = ArrowTypes.toArrowSchema(rowType);
         long address =
-                ArrowBatchExporter.exportSchema(allocator, schema, schemaAddress -> create(schemaAddress, codes, precisions));
+                ArrowBatchExporter.exportSchema(allocator, schema, schemaAddress -> create(schemaAddress, types[0], types[1]));
         return new BinaryRowsToArrow(allocator, schema, rowType.getFieldCount(), address);
     }
 

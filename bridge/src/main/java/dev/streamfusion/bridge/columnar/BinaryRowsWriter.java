@@ -41,9 +41,6 @@ import java.util.List;
 @Internal
 public final class BinaryRowsWriter extends NativeHandle {
 
-    /** The last {@link #code} of a flat type; the nested types' follow. */
-    static final int LAST_FLAT_CODE = 13;
-
     private final BufferAllocator allocator;
     private final Schema schema;
     private final int arity;
@@ -60,7 +57,8 @@ public final class BinaryRowsWriter extends NativeHandle {
         return rowType.getChildren().stream().allMatch(BinaryRowsWriter::supports);
     }
 
-    private static boolean supports(LogicalType type) {
+    /** Whether {@code type} and every type within it have a native binary layout. */
+    static boolean supports(LogicalType type) {
         return code(type) >= 0 && type.getChildren().stream().allMatch(BinaryRowsWriter::supports);
     }
 
@@ -91,14 +89,13 @@ public final class BinaryRowsWriter extends NativeHandle {
         }
         NativeLibrary.load();
         int fields = rowType.getFieldCount();
-        List<int[]> types = new ArrayList<>();
+        int[][] types = describe(rowType);
+        int[] codes = types[0];
+        int[] precisions = types[1];
         int pathInts = 0;
-        for (int c = 0; c < fields; c++) {
-            describe(rowType.getTypeAt(c), types);
-            pathInts += 1 + paths[c].length;
+        for (int[] path : paths) {
+            pathInts += 1 + path.length;
         }
-        int[] codes = types.stream().mapToInt(t -> t[0]).toArray();
-        int[] precisions = types.stream().mapToInt(t -> t[1]).toArray();
         int[] flatPaths = new int[pathInts];
         int at = 0;
         for (int[] path : paths) {
@@ -176,6 +173,20 @@ public final class BinaryRowsWriter extends NativeHandle {
                 release(buffer);
             }
         }
+    }
+
+    /**
+     * The field types of {@code rowType} as the native code reads them ({@link #describe(LogicalType,
+     * List)}): their codes, then their precisions.
+     */
+    static int[][] describe(RowType rowType) {
+        List<int[]> types = new ArrayList<>();
+        for (LogicalType field : rowType.getChildren()) {
+            describe(field, types);
+        }
+        return new int[][] {
+            types.stream().mapToInt(t -> t[0]).toArray(), types.stream().mapToInt(t -> t[1]).toArray()
+        };
     }
 
     /**

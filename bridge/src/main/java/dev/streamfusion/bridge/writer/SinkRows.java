@@ -6,6 +6,8 @@ import dev.streamfusion.bridge.columnar.BinaryRowsToArrow;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.columnar.ColumnarRowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -15,8 +17,10 @@ import java.util.List;
 
 /**
  * The rows a sink is handed, gathered into Arrow batches in their order: rows in Flink's binary
- * layout are transposed natively ({@link BinaryRowsToArrow}, flat row types), every other row by
- * the Java writer ({@link RowDataArrowWriter}). A batch holds rows gathered one way; where the next
+ * layout are transposed natively ({@link BinaryRowsToArrow}), every other row by the Java writer
+ * ({@link RowDataArrowWriter}). The native reader rejects a NULL map key, so where NULL keys are
+ * dropped or replaced ({@link NullMapKeys}) rows of a type holding a map all go the Java writer's
+ * way. A batch holds rows gathered one way; where the next
  * row goes the other way, the rows before it are handed back as a batch first. Rows are never
  * referenced after they are added.
  *
@@ -54,11 +58,19 @@ public final class SinkRows implements AutoCloseable {
     public static SinkRows create(RowType rowType, BufferAllocator allocator, NullMapKeys nullKeys) {
         RowDataArrowWriter java = RowDataArrowWriter.create(rowType, allocator, nullKeys);
         try {
-            return new SinkRows(java, BinaryRowsToArrow.create(allocator, rowType));
+            boolean nativeReader = nullKeys == NullMapKeys.REJECT || !holdsMap(rowType);
+            return new SinkRows(java, nativeReader ? BinaryRowsToArrow.create(allocator, rowType) : null);
         } catch (RuntimeException e) {
             java.close();
             throw e;
         }
+    }
+
+    private static boolean holdsMap(LogicalType type) {
+        LogicalTypeRoot root = type.getTypeRoot();
+        return root == LogicalTypeRoot.MAP
+                || root == LogicalTypeRoot.MULTISET
+                || type.getChildren().stream().anyMatch(SinkRows::holdsMap);
     }
 
     /**

@@ -66,12 +66,11 @@ import static org.apache.flink.table.api.DataTypes.FIELD;
  *       RowDataSerializer}, as Flink copies a source's rows into the next chained operator when
  *       the job does not reuse objects;
  *   <li>{@code binaryRowsCopied}: the batch written natively in Flink's binary row layout and each
- *       {@code BinaryRowData} view copied the same way (the nested schema has no native layout:
- *       its rows stay columnar);
+ *       {@code BinaryRowData} view copied the same way;
  *   <li>{@code binaryRowsToArrowInJava}: rows in Flink's binary layout (what a sink gets from the
  *       network or from a source's binary rows) to Arrow by the Java writer, a getter per value;
  *   <li>{@code binaryRowsToArrow}: the same rows through {@code SinkRows}: their bytes copied and
- *       transposed natively (the nested schema goes the Java writer's way there too);
+ *       transposed natively, nested values included;
  *   <li>{@code exchangeWithSchema} and {@code exchangeRecordBatchOnly}: the batch across a network
  *       exchange ({@code ArrowBatchSerializer} writes it and reads it back, and the received copy
  *       is freed), framed as a whole Arrow IPC stream, or as its record batch message alone (the
