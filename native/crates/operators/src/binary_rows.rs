@@ -263,6 +263,19 @@ impl BinaryRows {
         })
     }
 
+    /// A writer of the columns of batches of `schema`, one to one, as `types`.
+    pub fn of_columns(schema: &Schema, types: &[ColumnType]) -> Result<Self> {
+        let columns = types
+            .iter()
+            .enumerate()
+            .map(|(i, column_type)| Column {
+                path: vec![i],
+                column_type: column_type.clone(),
+            })
+            .collect();
+        Self::try_new(schema, columns)
+    }
+
     /// The size of a row's fixed-length part: its null bits and slots.
     pub fn fixed_size(&self) -> usize {
         self.fixed
@@ -1046,15 +1059,7 @@ pub(crate) mod tests {
 
     /// A writer of `batch`'s columns, one to one, as `types`.
     pub(crate) fn writer(batch: &RecordBatch, types: &[ColumnType]) -> BinaryRows {
-        let columns = types
-            .iter()
-            .enumerate()
-            .map(|(i, column_type)| Column {
-                path: vec![i],
-                column_type: column_type.clone(),
-            })
-            .collect();
-        BinaryRows::try_new(batch.schema_ref(), columns).unwrap()
+        BinaryRows::of_columns(batch.schema_ref(), types).unwrap()
     }
 
     /// [`writer`] of flat `types`.

@@ -56,38 +56,55 @@ impl<'a> Rows<'a> {
         self.starts.len() - 1
     }
 
+    #[inline(always)]
     fn row(&self, r: usize) -> &'a [u8] {
         &self.bytes[self.starts[r]..self.starts[r + 1]]
     }
 }
 
 /// The values of one column, or of one field or element type within a nested column: for each
-/// value, whether it is NULL, the row or array it belongs to (what its offsets are relative to),
-/// and where in that its slot is.
+/// value, NULL, or the row or array it belongs to (what its offsets are relative to) and where in
+/// that its slot is.
 trait Slots<'a> {
     fn count(&self) -> usize;
-    fn is_null(&self, i: usize) -> bool;
-    fn container(&self, i: usize) -> &'a [u8];
-    fn at(&self, i: usize) -> usize;
+    fn value(&self, i: usize) -> Option<Slot<'a>>;
 
-    /// The slot of value `i`, little-endian; bytes past its container's end read as zeros (the
-    /// last slots of a `BinaryArrayData` of 1, 2 or 4-byte elements end before 8 bytes do).
-    fn slot(&self, i: usize) -> [u8; 8] {
-        let container = self.container(i);
-        let at = self.at(i);
-        let mut slot = [0u8; 8];
-        let available = container.len().saturating_sub(at).min(8);
-        if let Some(bytes) = container.get(at..at + available) {
-            slot[..available].copy_from_slice(bytes);
+    fn is_null(&self, i: usize) -> bool {
+        self.value(i).is_none()
+    }
+}
+
+/// Where a value that is not NULL is: its row or array, and its slot's position there.
+#[derive(Clone, Copy)]
+struct Slot<'a> {
+    container: &'a [u8],
+    at: usize,
+}
+
+impl Slot<'_> {
+    /// The slot, little-endian; bytes past its container's end read as zeros (the last slots of
+    /// a `BinaryArrayData` of 1, 2 or 4-byte elements end before 8 bytes do).
+    #[inline(always)]
+    fn word(&self) -> [u8; 8] {
+        if let Some(Ok(word)) = self
+            .container
+            .get(self.at..self.at + 8)
+            .map(<[u8; 8]>::try_from)
+        {
+            return word;
         }
-        slot
+        let mut word = [0u8; 8];
+        if let Some(bytes) = self.container.get(self.at..) {
+            word[..bytes.len().min(8)].copy_from_slice(&bytes[..bytes.len().min(8)]);
+        }
+        word
     }
 }
 
 /// Field `c` of every row of a batch.
 struct TopColumn<'r, 'a> {
     rows: &'r Rows<'a>,
-    null_bits: usize,
+    at: usize,
     c: usize,
 }
 
@@ -96,16 +113,13 @@ impl<'a> Slots<'a> for TopColumn<'_, 'a> {
         self.rows.count()
     }
 
-    fn is_null(&self, i: usize) -> bool {
-        null_bit(self.rows.row(i), self.c + 8)
-    }
-
-    fn container(&self, i: usize) -> &'a [u8] {
-        self.rows.row(i)
-    }
-
-    fn at(&self, _: usize) -> usize {
-        self.null_bits + 8 * self.c
+    #[inline(always)]
+    fn value(&self, i: usize) -> Option<Slot<'a>> {
+        let row = self.rows.row(i);
+        (!null_bit(row, self.c + 8)).then_some(Slot {
+            container: row,
+            at: self.at,
+        })
     }
 }
 
@@ -133,19 +147,17 @@ impl<'a> Slots<'a> for Values<'a> {
         self.0.len()
     }
 
-    fn is_null(&self, i: usize) -> bool {
-        self.0[i].null
-    }
-
-    fn container(&self, i: usize) -> &'a [u8] {
-        self.0[i].container
-    }
-
-    fn at(&self, i: usize) -> usize {
-        self.0[i].at
+    #[inline(always)]
+    fn value(&self, i: usize) -> Option<Slot<'a>> {
+        let value = self.0[i];
+        (!value.null).then_some(Slot {
+            container: value.container,
+            at: value.at,
+        })
     }
 }
 
+#[inline(always)]
 fn null_bit(bytes: &[u8], bit: usize) -> bool {
     bytes[bit / 8] & (1 << (bit % 8)) != 0
 }
@@ -194,7 +206,7 @@ impl BinaryRowsToArrow {
             .map(|(c, column_type)| {
                 let slots = TopColumn {
                     rows: &rows,
-                    null_bits: self.null_bits,
+                    at: self.null_bits + 8 * c,
                     c,
                 };
                 let field = self.schema.field(c);
@@ -249,10 +261,10 @@ fn column<'a>(
             let fixed = null_bits_bytes(arity) + 8 * arity;
             let rows = (0..slots.count())
                 .map(|i| {
-                    if slots.is_null(i) {
+                    let Some(slot) = slots.value(i) else {
                         return Ok(None);
-                    }
-                    let row = variable(slots.container(i), u64::from_le_bytes(slots.slot(i)), c)?;
+                    };
+                    let row = variable(slot.container, u64::from_le_bytes(slot.word()), c)?;
                     if row.len() < fixed {
                         return Err(BinaryRowsError(format!(
                             "column {c}: a ROW of {} bytes, fewer than the {fixed} of its null \
@@ -289,8 +301,8 @@ fn column<'a>(
             let mut offsets = Vec::with_capacity(slots.count() + 1);
             offsets.push(0i32);
             for i in 0..slots.count() {
-                if !slots.is_null(i) {
-                    let array = variable(slots.container(i), u64::from_le_bytes(slots.slot(i)), c)?;
+                if let Some(slot) = slots.value(i) {
+                    let array = variable(slot.container, u64::from_le_bytes(slot.word()), c)?;
                     array_elements(array, element, c, &mut elements)?;
                 }
                 offsets.push(offset(elements.len(), c)?);
@@ -316,8 +328,8 @@ fn column<'a>(
             let mut offsets = Vec::with_capacity(slots.count() + 1);
             offsets.push(0i32);
             for i in 0..slots.count() {
-                if !slots.is_null(i) {
-                    let map = variable(slots.container(i), u64::from_le_bytes(slots.slot(i)), c)?;
+                if let Some(slot) = slots.value(i) {
+                    let map = variable(slot.container, u64::from_le_bytes(slot.word()), c)?;
                     let key_bytes = map
                         .get(..4)
                         .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -436,12 +448,11 @@ fn primitive<'a, T: ArrowPrimitiveType>(
     let mut values = Vec::with_capacity(slots.count());
     let mut valid = BooleanBufferBuilder::new(slots.count());
     for i in 0..slots.count() {
-        let null = slots.is_null(i);
-        valid.append(!null);
-        values.push(if null {
-            T::Native::default()
-        } else {
-            value(slots.container(i), slots.slot(i))?
+        let slot = slots.value(i);
+        valid.append(slot.is_some());
+        values.push(match slot {
+            None => T::Native::default(),
+            Some(slot) => value(slot.container, slot.word())?,
         });
     }
     let nulls = NullBuffer::new(valid.finish());
@@ -463,7 +474,7 @@ fn flat_column<'a>(
     match (flink_type, data_type) {
         (FlinkType::Boolean, _) => {
             let values = (0..slots.count())
-                .map(|i| (!slots.is_null(i)).then(|| slots.slot(i)[0] != 0))
+                .map(|i| slots.value(i).map(|slot| slot.word()[0] != 0))
                 .collect::<BooleanArray>();
             Ok(Arc::new(values))
         }
@@ -586,11 +597,11 @@ fn flat_column<'a>(
         (FlinkType::Bytes, DataType::Utf8) => {
             let mut builder = StringBuilder::with_capacity(slots.count(), 0);
             for i in 0..slots.count() {
-                if slots.is_null(i) {
+                let Some(slot) = slots.value(i) else {
                     builder.append_null();
                     continue;
-                }
-                let text = std::str::from_utf8(bytes(slots, i, c)?).map_err(|e| {
+                };
+                let text = std::str::from_utf8(bytes(slot, c)?).map_err(|e| {
                     BinaryRowsError(format!("column {c}, value {i}: text is not UTF-8: {e}"))
                 })?;
                 builder.append_value(text);
@@ -600,10 +611,9 @@ fn flat_column<'a>(
         (FlinkType::Bytes, _) => {
             let mut builder = BinaryBuilder::with_capacity(slots.count(), 0);
             for i in 0..slots.count() {
-                if slots.is_null(i) {
-                    builder.append_null();
-                } else {
-                    builder.append_value(bytes(slots, i, c)?);
+                match slots.value(i) {
+                    None => builder.append_null(),
+                    Some(slot) => builder.append_value(bytes(slot, c)?),
                 }
             }
             Ok(Arc::new(builder.finish()))
@@ -614,15 +624,14 @@ fn flat_column<'a>(
     }
 }
 
-/// The text or bytes of value `i`: in its slot, or where the slot points.
-fn bytes<'a>(slots: &impl Slots<'a>, i: usize, c: &str) -> Result<&'a [u8]> {
-    let container = slots.container(i);
-    let word = u64::from_le_bytes(slots.slot(i));
+/// The text or bytes at `slot`: in the slot itself, or where the slot points.
+fn bytes<'a>(slot: Slot<'a>, c: &str) -> Result<&'a [u8]> {
+    let word = u64::from_le_bytes(slot.word());
     if word & INLINE_MARK != 0 {
-        let at = slots.at(i);
         let length = ((word >> 56) & 0x7F) as usize;
-        return container
-            .get(at..at + length)
+        return slot
+            .container
+            .get(slot.at..slot.at + length)
             .filter(|_| length < 8)
             .ok_or_else(|| {
                 BinaryRowsError(format!(
@@ -630,7 +639,7 @@ fn bytes<'a>(slots: &impl Slots<'a>, i: usize, c: &str) -> Result<&'a [u8]> {
                 ))
             });
     }
-    variable(container, word, c)
+    variable(slot.container, word, c)
 }
 
 /// The bytes `offset << 32 | size` points at within `container`, the row or array whose slot
