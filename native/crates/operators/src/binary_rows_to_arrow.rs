@@ -123,24 +123,8 @@ impl<'a> Slots<'a> for TopColumn<'_, 'a> {
     }
 }
 
-/// A nested row's field or an array's element, found in its row or array.
-#[derive(Clone, Copy)]
-struct Value<'a> {
-    container: &'a [u8],
-    at: usize,
-    null: bool,
-}
-
-impl Value<'_> {
-    const NULL: Self = Value {
-        container: &[],
-        at: 0,
-        null: true,
-    };
-}
-
 /// The values of one field or element type of a nested column, gathered over all its rows.
-struct Values<'a>(Vec<Value<'a>>);
+struct Values<'a>(Vec<Option<Slot<'a>>>);
 
 impl<'a> Slots<'a> for Values<'a> {
     fn count(&self) -> usize {
@@ -149,11 +133,7 @@ impl<'a> Slots<'a> for Values<'a> {
 
     #[inline(always)]
     fn value(&self, i: usize) -> Option<Slot<'a>> {
-        let value = self.0[i];
-        (!value.null).then_some(Slot {
-            container: value.container,
-            at: value.at,
-        })
+        self.0[i]
     }
 }
 
@@ -281,13 +261,9 @@ fn column<'a>(
                 .enumerate()
                 .map(|(f, (field_type, child))| {
                     let at = null_bits_bytes(arity) + 8 * f;
-                    let values = rows.iter().map(|row| match row {
-                        Some(row) => Value {
-                            container: row,
-                            at,
-                            null: null_bit(row, f + 8),
-                        },
-                        None => Value::NULL,
+                    let values = rows.iter().map(|row| {
+                        row.filter(|row| !null_bit(row, f + 8))
+                            .map(|row| Slot { container: row, at })
                     });
                     column(&Values(values.collect()), c, field_type, child.data_type())
                 })
@@ -348,7 +324,7 @@ fn column<'a>(
                             "column {c}: a MAP of {count} keys and another number of values"
                         )));
                     }
-                    if keys[keys.len() - count..].iter().any(|k| k.null) {
+                    if keys[keys.len() - count..].iter().any(Option::is_none) {
                         return Err(BinaryRowsError(format!(
                             "column {c}: a MAP key is NULL, which Arrow maps cannot hold"
                         )));
@@ -387,7 +363,7 @@ fn array_elements<'a>(
     array: &'a [u8],
     element: &ColumnType,
     c: &str,
-    out: &mut Vec<Value<'a>>,
+    out: &mut Vec<Option<Slot<'a>>>,
 ) -> Result<usize> {
     let count = array
         .get(..4)
@@ -411,10 +387,11 @@ fn array_elements<'a>(
             array.len()
         )));
     }
-    out.extend((0..count).map(|k| Value {
-        container: array,
-        at: header + size * k,
-        null: null_bit(&array[4..], k),
+    out.extend((0..count).map(|k| {
+        (!null_bit(&array[4..], k)).then_some(Slot {
+            container: array,
+            at: header + size * k,
+        })
     }));
     Ok(count)
 }
