@@ -626,3 +626,161 @@ impl Decoder for ProtobufDecoder {
         &self.schema
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int32Array, Int64Array, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use prost_reflect::prost::Message;
+    use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
+    use prost_reflect::prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+    };
+
+    /// proto3 `t.M { int64 a = 1; string b = 2; int32 c = 3; }`.
+    fn descriptors() -> Vec<u8> {
+        let field = |name: &str, number: i32, kind: Type| FieldDescriptorProto {
+            name: Some(name.into()),
+            number: Some(number),
+            label: Some(Label::Optional as i32),
+            r#type: Some(kind as i32),
+            json_name: Some(name.into()),
+            ..Default::default()
+        };
+        let file = FileDescriptorProto {
+            name: Some("t.proto".into()),
+            package: Some("t".into()),
+            syntax: Some("proto3".into()),
+            message_type: vec![DescriptorProto {
+                name: Some("M".into()),
+                field: vec![
+                    field("a", 1, Type::Int64),
+                    field("b", 2, Type::String),
+                    field("c", 3, Type::Int32),
+                ],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        FileDescriptorSet { file: vec![file] }.encode_to_vec()
+    }
+
+    fn decoder(columns: &[(&str, DataType)]) -> ProtobufDecoder {
+        let schema = Schema::new(
+            columns
+                .iter()
+                .map(|(name, t)| Field::new(*name, t.clone(), true))
+                .collect::<Vec<_>>(),
+        );
+        ProtobufDecoder::try_new(
+            Arc::new(schema),
+            &descriptors(),
+            "t.M",
+            &FormatOptions::default(),
+        )
+        .unwrap()
+    }
+
+    // Fields as protobuf writes them: a = 1 (varint), b = 2 (bytes), c = 3 (varint), 7 unknown.
+    fn a(v: u8) -> Vec<u8> {
+        vec![0x08, v]
+    }
+    fn b(text: &[u8]) -> Vec<u8> {
+        [&[0x12, text.len() as u8][..], text].concat()
+    }
+    fn c(v: u8) -> Vec<u8> {
+        vec![0x18, v]
+    }
+
+    #[test]
+    fn fields_out_of_order_repeated_absent_or_unknown_read_as_protobuf_java_reads_them() {
+        let mut decoder = decoder(&[
+            ("a", DataType::Int64),
+            ("b", DataType::Utf8),
+            ("c", DataType::Int32),
+        ]);
+        let messages = [
+            [a(5), b(b"x"), c(1)].concat(),
+            // out of field-number order
+            [b(b"y"), a(6)].concat(),
+            // a singular field twice: the last one wins
+            [a(1), b(b"z"), a(9)].concat(),
+            // a field between two others absent, an unknown field read past
+            [a(3), vec![0x38, 0x01], c(4)].concat(),
+            // the first field in order, then one that goes back
+            [a(2), c(8), b(b"w")].concat(),
+        ];
+        for message in &messages {
+            decoder.decode(Some(message)).unwrap();
+        }
+        let batch = decoder.flush().unwrap();
+        assert_eq!(
+            batch.column(0).as_ref(),
+            &Int64Array::from(vec![5, 6, 9, 3, 2]) as &dyn arrow::array::Array
+        );
+        assert_eq!(
+            batch.column(1).as_ref(),
+            &StringArray::from(vec!["x", "y", "z", "", "w"]) as &dyn arrow::array::Array
+        );
+        assert_eq!(
+            batch.column(2).as_ref(),
+            &Int32Array::from(vec![1, 0, 0, 4, 8]) as &dyn arrow::array::Array
+        );
+    }
+
+    #[test]
+    fn columns_in_another_order_than_the_fields_read_the_same() {
+        let mut decoder = decoder(&[("c", DataType::Int32), ("a", DataType::Int64)]);
+        decoder
+            .decode(Some(&[a(5), b(b"x"), c(1)].concat()))
+            .unwrap();
+        decoder.decode(Some(&[c(2), a(7)].concat())).unwrap();
+        let batch = decoder.flush().unwrap();
+        assert_eq!(
+            batch.column(0).as_ref(),
+            &Int32Array::from(vec![1, 2]) as &dyn arrow::array::Array
+        );
+        assert_eq!(
+            batch.column(1).as_ref(),
+            &Int64Array::from(vec![5, 7]) as &dyn arrow::array::Array
+        );
+    }
+
+    #[test]
+    fn a_message_failing_after_some_fields_leaves_no_partial_row_and_names_its_error() {
+        let mut decoder = decoder(&[
+            ("a", DataType::Int64),
+            ("b", DataType::Utf8),
+            ("c", DataType::Int32),
+        ]);
+        decoder
+            .decode(Some(&[a(1), b(b"ok"), c(1)].concat()))
+            .unwrap();
+        let invalid = decoder
+            .decode(Some(&[a(2), b(b"\xff"), c(2)].concat()))
+            .unwrap_err();
+        assert!(
+            invalid
+                .to_string()
+                .contains("field 2: Protocol message had invalid UTF-8."),
+            "{invalid}"
+        );
+        let truncated = decoder
+            .decode(Some(&[a(3), vec![0x12, 0x09, b'x']].concat()))
+            .unwrap_err();
+        assert!(
+            truncated.to_string().contains("truncated message"),
+            "{truncated}"
+        );
+        decoder
+            .decode(Some(&[a(4), b(b"next"), c(4)].concat()))
+            .unwrap();
+        let batch = decoder.flush().unwrap();
+        assert_eq!(batch.num_rows(), 2);
+        assert_eq!(
+            batch.column(1).as_ref(),
+            &StringArray::from(vec!["ok", "next"]) as &dyn arrow::array::Array
+        );
+    }
+}
