@@ -57,8 +57,7 @@ public final class BinaryRowsWriter extends NativeHandle {
         return rowType.getChildren().stream().allMatch(BinaryRowsWriter::supports);
     }
 
-    /** Whether {@code type} and every type within it have a native binary layout. */
-    static boolean supports(LogicalType type) {
+    private static boolean supports(LogicalType type) {
         return code(type) >= 0 && type.getChildren().stream().allMatch(BinaryRowsWriter::supports);
     }
 

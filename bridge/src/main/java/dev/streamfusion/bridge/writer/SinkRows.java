@@ -18,11 +18,12 @@ import java.util.List;
 /**
  * The rows a sink is handed, gathered into Arrow batches in their order: rows in Flink's binary
  * layout are transposed natively ({@link BinaryRowsToArrow}), every other row by the Java writer
- * ({@link RowDataArrowWriter}). The native reader rejects a NULL map key, so where NULL keys are
- * dropped or replaced ({@link NullMapKeys}) rows of a type holding a map all go the Java writer's
- * way. A batch holds rows gathered one way; where the next
- * row goes the other way, the rows before it are handed back as a batch first. Rows are never
- * referenced after they are added.
+ * ({@link RowDataArrowWriter}). A batch holds rows gathered one way; where the next row goes the
+ * other way, the rows before it are handed back as a batch first. Rows are never referenced after
+ * they are added.
+ *
+ * <p>The native reader rejects a NULL map key, so where NULL keys are dropped or replaced ({@link
+ * NullMapKeys}), rows of a type holding a map all go the Java writer's way.
  *
  * <p>A StreamFusion source's row view handed straight to the sink (a chained copy, in a job that
  * reuses objects) goes the Java writer's way, with its text and bytes copied value by value from
