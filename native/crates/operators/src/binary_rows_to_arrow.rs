@@ -81,7 +81,7 @@ struct Slot<'a> {
     at: usize,
 }
 
-impl Slot<'_> {
+impl<'a> Slot<'a> {
     /// The slot, little-endian; bytes past its container's end read as zeros (the last slots of
     /// a `BinaryArrayData` of 1, 2 or 4-byte elements end before 8 bytes do).
     #[inline(always)]
@@ -99,6 +99,18 @@ impl Slot<'_> {
         }
         word
     }
+
+    /// The bytes the slot's `offset << 32 | size` points at: a nested value's row or array.
+    fn pointed(&self, c: &str) -> Result<&'a [u8]> {
+        variable(self.container, u64::from_le_bytes(self.word()), c)
+    }
+}
+
+/// The `i32` at the start of `bytes` (an array's element count, a map's key array size), where
+/// there is one and it is not negative.
+fn leading_size(bytes: &[u8]) -> Option<usize> {
+    let four = bytes.get(..4)?;
+    usize::try_from(i32::from_le_bytes([four[0], four[1], four[2], four[3]])).ok()
 }
 
 /// Field `c` of every row of a batch.
@@ -244,7 +256,7 @@ fn column<'a>(
                     let Some(slot) = slots.value(i) else {
                         return Ok(None);
                     };
-                    let row = variable(slot.container, u64::from_le_bytes(slot.word()), c)?;
+                    let row = slot.pointed(c)?;
                     if row.len() < fixed {
                         return Err(BinaryRowsError(format!(
                             "column {c}: a ROW of {} bytes, fewer than the {fixed} of its null \
@@ -278,7 +290,7 @@ fn column<'a>(
             offsets.push(0i32);
             for i in 0..slots.count() {
                 if let Some(slot) = slots.value(i) {
-                    let array = variable(slot.container, u64::from_le_bytes(slot.word()), c)?;
+                    let array = slot.pointed(c)?;
                     array_elements(array, element, c, &mut elements)?;
                 }
                 offsets.push(offset(elements.len(), c)?);
@@ -305,11 +317,8 @@ fn column<'a>(
             offsets.push(0i32);
             for i in 0..slots.count() {
                 if let Some(slot) = slots.value(i) {
-                    let map = variable(slot.container, u64::from_le_bytes(slot.word()), c)?;
-                    let key_bytes = map
-                        .get(..4)
-                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .and_then(|n| usize::try_from(n).ok())
+                    let map = slot.pointed(c)?;
+                    let key_bytes = leading_size(map)
                         .filter(|&n| 4 + n <= map.len())
                         .ok_or_else(|| {
                             BinaryRowsError(format!(
@@ -365,16 +374,12 @@ fn array_elements<'a>(
     c: &str,
     out: &mut Vec<Option<Slot<'a>>>,
 ) -> Result<usize> {
-    let count = array
-        .get(..4)
-        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| {
-            BinaryRowsError(format!(
-                "column {c}: an ARRAY of {} bytes without its element count",
-                array.len()
-            ))
-        })?;
+    let count = leading_size(array).ok_or_else(|| {
+        BinaryRowsError(format!(
+            "column {c}: an ARRAY of {} bytes without its element count",
+            array.len()
+        ))
+    })?;
     let header = 4 + count.div_ceil(32) * 4;
     let size = element.element_size();
     if count

@@ -175,7 +175,7 @@ fn check_message(message: &MessageDescriptor, bytes: &[u8], depth: usize) -> Rea
 }
 
 /// Reads the message `bytes` into one row of `columns` (a struct's children or the batch).
-/// `occurrences` is scratch space, emptied first.
+/// `occurrences` is empty scratch space (see [`recycle`]).
 fn read_message<'a>(
     plan: &MessagePlan,
     bytes: &'a [u8],
@@ -188,7 +188,6 @@ fn read_message<'a>(
     check_depth(depth)?;
     // Every occurrence of a read field, tagged with the field's index. Writers emit fields in
     // number order, so this is usually sorted already.
-    occurrences.clear();
     let mut cursor = Cursor { bytes, pos: 0 };
     while cursor.pos < bytes.len() {
         let (number, wire) = cursor.field()?;
