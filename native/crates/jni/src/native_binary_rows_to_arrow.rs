@@ -9,7 +9,7 @@ use jni::sys::{jint, jlong};
 use streamfusion_operators::binary_rows::ColumnType;
 use streamfusion_operators::binary_rows_to_arrow::BinaryRowsToArrow;
 
-use crate::args::{bytes, code_pairs, ints};
+use crate::args::{bytes, check_len, code_pairs, ints};
 use crate::arrow_ffi::{export_batch, import_schema};
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
@@ -71,6 +71,8 @@ pub extern "system" fn Java_dev_streamfusion_bridge_columnar_BinaryRowsToArrow_r
             .map_err(|_| NativeError::Config(format!("a length of {length} bytes")))?;
         let count = usize::try_from(count)
             .map_err(|_| NativeError::Config(format!("a count of {count} rows")))?;
+        check_len(rows.len(env)?, length, "rows' byte")?;
+        check_len(starts.len(env)?, count + 1, "row starts'")?;
         let bytes = bytes(env, &rows, length)?;
         let mut row_starts = vec![0i32; count + 1];
         starts.get_region(env, 0, &mut row_starts)?;

@@ -9,21 +9,24 @@
 //! ARRAY's elements over every row's `BinaryArrayData`, a MAP's keys and values over its two
 //! arrays. Every offset and count a row holds is checked against the bytes of the row or array
 //! it belongs to: a value that points outside them is an error naming the column, never a read
-//! out of bounds.
+//! out of bounds. Rows Flink wrote never share bytes, so a column's nested values and its text
+//! and bytes together never outnumber the bytes of the batch's rows: rows whose offsets point at
+//! the same bytes over and over are an error too, before they could ask for more memory than the
+//! rows themselves take.
 
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BinaryBuilder, BooleanArray, BooleanBufferBuilder, ListArray, MapArray,
-    PrimitiveArray, RecordBatch, StringBuilder, StructArray,
+    ArrayRef, BinaryBuilder, BooleanArray, BooleanBufferBuilder, FixedSizeBinaryBuilder, ListArray,
+    MapArray, PrimitiveArray, RecordBatch, RecordBatchOptions, StringBuilder, StructArray,
 };
 use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
-    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, DurationMillisecondType, Float32Type,
-    Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, IntervalYearMonthType, SchemaRef,
-    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimeUnit,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType,
+    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, DecimalType, DurationMillisecondType,
+    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, IntervalYearMonthType,
+    SchemaRef, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    Time64NanosecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType,
 };
 
 use crate::binary_rows::{
@@ -101,7 +104,7 @@ impl<'a> Slot<'a> {
     }
 
     /// The bytes the slot's `offset << 32 | size` points at: a nested value's row or array.
-    fn pointed(&self, c: &str) -> Result<&'a [u8]> {
+    fn pointed(&self, c: &Column) -> Result<&'a [u8]> {
         variable(self.container, u64::from_le_bytes(self.word()), c)
     }
 }
@@ -146,6 +149,33 @@ impl<'a> Slots<'a> for Values<'a> {
     #[inline(always)]
     fn value(&self, i: usize) -> Option<Slot<'a>> {
         self.0[i]
+    }
+}
+
+/// The batch column values belong to, named in errors, and the bytes of the batch's rows, which
+/// bound how many nested values and how many bytes of text or binary values a column can hold.
+struct Column<'n> {
+    name: &'n str,
+    limit: usize,
+}
+
+impl Column<'_> {
+    /// Fails unless `more` values or bytes can be added to `held` within the rows' bytes.
+    fn hold(&self, held: usize, more: usize, what: &str) -> Result<()> {
+        if held.checked_add(more).is_some_and(|n| n <= self.limit) {
+            return Ok(());
+        }
+        Err(BinaryRowsError(format!(
+            "column {self}: more {what} than the {} bytes of the rows hold (values that share \
+             their bytes)",
+            self.limit
+        )))
+    }
+}
+
+impl std::fmt::Display for Column<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
     }
 }
 
@@ -202,10 +232,15 @@ impl BinaryRowsToArrow {
                     c,
                 };
                 let field = self.schema.field(c);
-                column(&slots, field.name(), column_type, field.data_type())
+                let column_of = Column {
+                    name: field.name(),
+                    limit: bytes.len(),
+                };
+                column(&slots, &column_of, column_type, field.data_type())
             })
             .collect::<Result<Vec<_>>>()?;
-        RecordBatch::try_new(self.schema.clone(), columns)
+        let options = RecordBatchOptions::new().with_row_count(Some(rows.count()));
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
             .map_err(|e| BinaryRowsError(format!("the rows do not make a batch: {e}")))
     }
 
@@ -242,7 +277,7 @@ impl BinaryRowsToArrow {
 /// errors name column `c` (the name of the batch's column the values belong to).
 fn column<'a>(
     slots: &impl Slots<'a>,
-    c: &str,
+    c: &Column,
     column_type: &ColumnType,
     data_type: &DataType,
 ) -> Result<ArrayRef> {
@@ -280,8 +315,13 @@ fn column<'a>(
                     column(&Values(values.collect()), c, field_type, child.data_type())
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let array = StructArray::try_new(children.clone(), columns, nulls(slots))
-                .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?;
+            let array = StructArray::try_new_with_length(
+                children.clone(),
+                columns,
+                nulls(slots),
+                rows.len(),
+            )
+            .map_err(|e| BinaryRowsError(format!("column {c}: {e}")))?;
             Ok(Arc::new(array))
         }
         (ColumnType::Array(element), DataType::List(field)) => {
@@ -371,7 +411,7 @@ fn column<'a>(
 fn array_elements<'a>(
     array: &'a [u8],
     element: &ColumnType,
-    c: &str,
+    c: &Column,
     out: &mut Vec<Option<Slot<'a>>>,
 ) -> Result<usize> {
     let count = leading_size(array).ok_or_else(|| {
@@ -392,6 +432,7 @@ fn array_elements<'a>(
             array.len()
         )));
     }
+    c.hold(out.len(), count, "nested values")?;
     out.extend((0..count).map(|k| {
         (!null_bit(&array[4..], k)).then_some(Slot {
             container: array,
@@ -401,7 +442,7 @@ fn array_elements<'a>(
     Ok(count)
 }
 
-fn offset(n: usize, c: &str) -> Result<i32> {
+fn offset(n: usize, c: &Column) -> Result<i32> {
     i32::try_from(n).map_err(|_| {
         BinaryRowsError(format!(
             "column {c}: {n} nested values, more than an Arrow list holds"
@@ -423,7 +464,7 @@ fn nulls<'a>(slots: &impl Slots<'a>) -> Option<NullBuffer> {
 /// validity are read in one pass.
 fn primitive<'a, T: ArrowPrimitiveType>(
     slots: &impl Slots<'a>,
-    c: &str,
+    c: &Column,
     data_type: &DataType,
     value: impl Fn(&'a [u8], [u8; 8]) -> Result<T::Native>,
 ) -> Result<ArrayRef> {
@@ -448,7 +489,7 @@ fn primitive<'a, T: ArrowPrimitiveType>(
 
 fn flat_column<'a>(
     slots: &impl Slots<'a>,
-    c: &str,
+    c: &Column,
     flink_type: FlinkType,
     data_type: &DataType,
 ) -> Result<ArrayRef> {
@@ -492,17 +533,28 @@ fn flat_column<'a>(
             primitive::<Float64Type>(slots, c, data_type, |_, s| Ok(f64::from_le_bytes(s)))
         }
         (FlinkType::Decimal(precision), _) => {
+            let digits = match data_type {
+                DataType::Decimal128(digits, _) => *digits,
+                _ => Decimal128Type::MAX_PRECISION,
+            };
             primitive::<Decimal128Type>(slots, c, data_type, |container, s| {
-                if precision <= MAX_COMPACT_DECIMAL_PRECISION {
-                    return Ok(i128::from(i64::from_le_bytes(s)));
+                let unscaled = if precision <= MAX_COMPACT_DECIMAL_PRECISION {
+                    i128::from(i64::from_le_bytes(s))
+                } else {
+                    let bytes = variable(container, u64::from_le_bytes(s), c)?;
+                    big_integer(bytes).ok_or_else(|| {
+                        BinaryRowsError(format!(
+                            "column {c}: a DECIMAL of {} bytes does not fit 128 bits",
+                            bytes.len()
+                        ))
+                    })?
+                };
+                if !Decimal128Type::is_valid_decimal_precision(unscaled, digits) {
+                    return Err(BinaryRowsError(format!(
+                        "column {c}: the unscaled DECIMAL {unscaled} has more than {digits} digits"
+                    )));
                 }
-                let bytes = variable(container, u64::from_le_bytes(s), c)?;
-                big_integer(bytes).ok_or_else(|| {
-                    BinaryRowsError(format!(
-                        "column {c}: a DECIMAL of {} bytes does not fit 128 bits",
-                        bytes.len()
-                    ))
-                })
+                Ok(unscaled)
             })
         }
         (FlinkType::Time, DataType::Time32(TimeUnit::Millisecond)) => {
@@ -541,7 +593,14 @@ fn flat_column<'a>(
                     })?;
                 let mut eight = [0u8; 8];
                 eight.copy_from_slice(millis);
-                Ok((i64::from_le_bytes(eight), i64::from(word as u32 as i32)))
+                let nanos = word & 0xFFFF_FFFF;
+                if nanos > 999_999 {
+                    return Err(BinaryRowsError(format!(
+                        "column {c}: a TIMESTAMP {nanos} nanoseconds into its millisecond, \
+                         where Flink holds 0 to 999,999"
+                    )));
+                }
+                Ok((i64::from_le_bytes(eight), nanos as i64))
             };
             match unit {
                 TimeUnit::Second => {
@@ -578,24 +637,48 @@ fn flat_column<'a>(
         }
         (FlinkType::Bytes, DataType::Utf8) => {
             let mut builder = StringBuilder::with_capacity(slots.count(), 0);
+            let mut held = 0;
             for i in 0..slots.count() {
                 let Some(slot) = slots.value(i) else {
                     builder.append_null();
                     continue;
                 };
-                let text = std::str::from_utf8(bytes(slot, c)?).map_err(|e| {
+                let value = bytes(slot, c)?;
+                c.hold(held, value.len(), "bytes of text")?;
+                held += value.len();
+                let text = std::str::from_utf8(value).map_err(|e| {
                     BinaryRowsError(format!("column {c}, value {i}: text is not UTF-8: {e}"))
                 })?;
                 builder.append_value(text);
             }
             Ok(Arc::new(builder.finish()))
         }
-        (FlinkType::Bytes, _) => {
-            let mut builder = BinaryBuilder::with_capacity(slots.count(), 0);
+        (FlinkType::Bytes, DataType::FixedSizeBinary(width)) => {
+            let mut builder = FixedSizeBinaryBuilder::with_capacity(slots.count(), *width);
             for i in 0..slots.count() {
                 match slots.value(i) {
                     None => builder.append_null(),
-                    Some(slot) => builder.append_value(bytes(slot, c)?),
+                    Some(slot) => builder.append_value(bytes(slot, c)?).map_err(|_| {
+                        BinaryRowsError(format!(
+                            "column {c}, value {i}: binary of another length than {width} bytes"
+                        ))
+                    })?,
+                }
+            }
+            Ok(Arc::new(builder.finish()))
+        }
+        (FlinkType::Bytes, _) => {
+            let mut builder = BinaryBuilder::with_capacity(slots.count(), 0);
+            let mut held = 0;
+            for i in 0..slots.count() {
+                match slots.value(i) {
+                    None => builder.append_null(),
+                    Some(slot) => {
+                        let value = bytes(slot, c)?;
+                        c.hold(held, value.len(), "bytes of binary values")?;
+                        held += value.len();
+                        builder.append_value(value);
+                    }
                 }
             }
             Ok(Arc::new(builder.finish()))
@@ -607,7 +690,7 @@ fn flat_column<'a>(
 }
 
 /// The text or bytes at `slot`: in the slot itself, or where the slot points.
-fn bytes<'a>(slot: Slot<'a>, c: &str) -> Result<&'a [u8]> {
+fn bytes<'a>(slot: Slot<'a>, c: &Column) -> Result<&'a [u8]> {
     let word = u64::from_le_bytes(slot.word());
     if word & INLINE_MARK != 0 {
         let length = ((word >> 56) & 0x7F) as usize;
@@ -626,7 +709,7 @@ fn bytes<'a>(slot: Slot<'a>, c: &str) -> Result<&'a [u8]> {
 
 /// The bytes `offset << 32 | size` points at within `container`, the row or array whose slot
 /// holds the word.
-fn variable<'a>(container: &'a [u8], word: u64, c: &str) -> Result<&'a [u8]> {
+fn variable<'a>(container: &'a [u8], word: u64, c: &Column) -> Result<&'a [u8]> {
     let offset = usize::try_from(word >> 32).unwrap_or(usize::MAX);
     let size = (word & 0xFFFF_FFFF) as usize;
     container
@@ -657,9 +740,9 @@ mod tests {
     use super::*;
     use crate::binary_rows::tests::writer;
     use arrow::array::{
-        Array, BinaryArray, BooleanBuilder, Date32Array, Decimal128Array, Float64Array, Int16Array,
-        Int16Builder, Int32Array, Int64Array, Int64Builder, ListBuilder, MapBuilder, StringArray,
-        Time32MillisecondArray, Time64MicrosecondArray, TimestampMicrosecondArray,
+        Array, AsArray, BinaryArray, BooleanBuilder, Date32Array, Decimal128Array, Float64Array,
+        Int16Array, Int16Builder, Int32Array, Int64Array, Int64Builder, ListBuilder, MapBuilder,
+        StringArray, Time32MillisecondArray, Time64MicrosecondArray, TimestampMicrosecondArray,
         TimestampMillisecondArray, TimestampNanosecondArray,
     };
     use arrow::datatypes::{Field, Fields, Schema};
@@ -1082,5 +1165,179 @@ mod tests {
         bytes[row + map + 4 + 4] |= 1;
         let error = reader.read(&bytes, &starts).unwrap_err();
         assert!(error.0.contains("column map: a MAP key is NULL"), "{error}");
+    }
+
+    /// One row of a single field: its null bits (none set), its slot, then `tail`.
+    fn single_field_row(slot: u64, tail: &[u8]) -> Vec<u8> {
+        let mut row = vec![0u8; 8];
+        row.extend_from_slice(&slot.to_le_bytes());
+        row.extend_from_slice(tail);
+        row
+    }
+
+    /// A `BinaryArrayData` of `count` 8-byte slots, all `slot`, then `tail`.
+    fn array_of_slots(count: usize, slot: u64, tail: &[u8]) -> Vec<u8> {
+        let mut array = (count as i32).to_le_bytes().to_vec();
+        array.resize(4 + count.div_ceil(32) * 4, 0);
+        for _ in 0..count {
+            array.extend_from_slice(&slot.to_le_bytes());
+        }
+        array.extend_from_slice(tail);
+        array
+    }
+
+    fn reader_of(name: &str, data_type: DataType, column_type: ColumnType) -> BinaryRowsToArrow {
+        let schema = Arc::new(Schema::new(vec![Field::new(name, data_type, true)]));
+        BinaryRowsToArrow::try_new(schema, vec![column_type]).unwrap()
+    }
+
+    #[test]
+    fn values_that_share_their_bytes_are_an_error_before_they_outgrow_the_rows() {
+        // ten elements of an ARRAY<STRING>, each pointing at the same 20 bytes after the slots
+        let texts = reader_of(
+            "texts",
+            DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))),
+            ColumnType::Array(Box::new(ColumnType::Flat(FlinkType::Bytes))),
+        );
+        let array = array_of_slots(10, (88u64 << 32) | 20, &[b'x'; 20]);
+        let row = single_field_row((16u64 << 32) | array.len() as u64, &array);
+        let error = texts.read(&row, &[0, row.len() as i32]).unwrap_err();
+        assert!(
+            error
+                .0
+                .contains("column texts: more bytes of text than the 124 bytes"),
+            "{error}"
+        );
+        // with each element its own text the same 124 bytes hold only 10 + 20 bytes: read
+        let array = array_of_slots(10, 0x8300_0000_0000_0000 | 0x61_6263, &[b'x'; 20]);
+        let row = single_field_row((16u64 << 32) | array.len() as u64, &array);
+        let batch = texts.read(&row, &[0, row.len() as i32]).unwrap();
+        assert_eq!(batch.column(0).as_list::<i32>().value(0).len(), 10);
+
+        // ten slots of an ARRAY<ARRAY<BOOLEAN>>, each pointing at the same array of 40 booleans
+        let nested = reader_of(
+            "nested",
+            DataType::List(Arc::new(Field::new(
+                "element",
+                DataType::List(Arc::new(Field::new("element", DataType::Boolean, true))),
+                true,
+            ))),
+            ColumnType::Array(Box::new(ColumnType::Array(Box::new(ColumnType::Flat(
+                FlinkType::Boolean,
+            ))))),
+        );
+        let mut inner = 40i32.to_le_bytes().to_vec();
+        inner.resize(4 + 8 + 40, 1);
+        inner[4..12].fill(0);
+        let outer = array_of_slots(10, (88u64 << 32) | inner.len() as u64, &inner);
+        let row = single_field_row((16u64 << 32) | outer.len() as u64, &outer);
+        let error = nested.read(&row, &[0, row.len() as i32]).unwrap_err();
+        assert!(
+            error
+                .0
+                .contains("column nested: more nested values than the 156 bytes"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_timestamps_nanoseconds_beyond_its_millisecond_are_an_error() {
+        let reader = reader_of(
+            "ts",
+            DataType::Timestamp(TimeUnit::Nanosecond, None),
+            ColumnType::Flat(FlinkType::Timestamp(9)),
+        );
+        let read = |nanos: u64| {
+            let row = single_field_row((16u64 << 32) | nanos, &7i64.to_le_bytes());
+            reader.read(&row, &[0, row.len() as i32])
+        };
+        let batch = read(999_999).unwrap();
+        assert_eq!(
+            batch
+                .column(0)
+                .as_primitive::<TimestampNanosecondType>()
+                .value(0),
+            7_999_999
+        );
+        let error = read(2_000_000).unwrap_err();
+        assert!(
+            error
+                .0
+                .contains("column ts: a TIMESTAMP 2000000 nanoseconds"),
+            "{error}"
+        );
+        assert!(read(0xFFFF_FFFF).is_err(), "nanoseconds of -1");
+    }
+
+    #[test]
+    fn a_decimal_of_more_digits_than_its_precision_is_an_error() {
+        let read = |precision: u8, slot: u64, tail: &[u8]| {
+            let reader = reader_of(
+                "d",
+                DataType::Decimal128(precision, 0),
+                ColumnType::Flat(FlinkType::Decimal(i32::from(precision))),
+            );
+            let row = single_field_row(slot, tail);
+            reader.read(&row, &[0, row.len() as i32])
+        };
+        let batch = read(5, 99_999, &[]).unwrap();
+        assert_eq!(
+            batch.column(0).as_primitive::<Decimal128Type>().value(0),
+            99_999
+        );
+        let error = read(5, 100_000, &[]).unwrap_err();
+        assert!(
+            error
+                .0
+                .contains("column d: the unscaled DECIMAL 100000 has more than 5 digits"),
+            "{error}"
+        );
+        // 10^30 in BigInteger's bytes, declared DECIMAL(20, 0)
+        let big = 10i128.pow(30).to_be_bytes();
+        let error = read(20, (16u64 << 32) | 16, &big).unwrap_err();
+        assert!(error.0.contains("more than 20 digits"), "{error}");
+    }
+
+    #[test]
+    fn rows_and_nested_rows_without_fields_read_as_their_count() {
+        let empty = BinaryRowsToArrow::try_new(Arc::new(Schema::empty()), vec![]).unwrap();
+        let batch = empty.read(&[0u8; 16], &[0, 8, 16]).unwrap();
+        assert_eq!((batch.num_rows(), batch.num_columns()), (2, 0));
+
+        let reader = reader_of(
+            "r",
+            DataType::Struct(Fields::empty()),
+            ColumnType::Row(vec![]),
+        );
+        let row = single_field_row((16u64 << 32) | 8, &[0u8; 8]);
+        let batch = reader.read(&row, &[0, row.len() as i32]).unwrap();
+        assert_eq!(batch.column(0).len(), 1);
+        assert_eq!(batch.column(0).null_count(), 0);
+    }
+
+    #[test]
+    fn bytes_read_into_a_fixed_size_binary_column_must_have_its_width() {
+        let reader = reader_of(
+            "f",
+            DataType::FixedSizeBinary(3),
+            ColumnType::Flat(FlinkType::Bytes),
+        );
+        // held in the slot: the mark and length in the top byte, the bytes from the bottom
+        let inline = |bytes: &[u8]| {
+            let mut slot = [0u8; 8];
+            slot[..bytes.len()].copy_from_slice(bytes);
+            slot[7] = 0x80 | bytes.len() as u8;
+            single_field_row(u64::from_le_bytes(slot), &[])
+        };
+        let row = inline(b"abc");
+        let batch = reader.read(&row, &[0, 16]).unwrap();
+        assert_eq!(batch.column(0).as_fixed_size_binary().value(0), b"abc");
+        let error = reader.read(&inline(b"ab"), &[0, 16]).unwrap_err();
+        assert!(
+            error
+                .0
+                .contains("column f, value 0: binary of another length than 3 bytes"),
+            "{error}"
+        );
     }
 }
