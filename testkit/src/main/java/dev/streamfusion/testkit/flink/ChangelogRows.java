@@ -6,8 +6,10 @@ import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,8 +77,17 @@ public final class ChangelogRows {
         List<String> rows();
     }
 
+    /**
+     * The rows added and not taken back, in the order they were added; a retraction takes back the
+     * earliest live copy of its row. Each change costs the same however many rows there are (a
+     * query that updates a few rows a million times is drained at the pace of its changes).
+     */
     private static final class Retracted implements Accumulator {
-        private final List<String> rows = new ArrayList<>();
+        /** Every row added, in order; a slot is emptied when its row is taken back. */
+        private final List<String> added = new ArrayList<>();
+        /** For each row's text, the slots of its live copies, earliest first. */
+        private final Map<String, ArrayDeque<Integer>> live = new HashMap<>();
+        private int size;
 
         @Override
         public synchronized void apply(Row row) {
@@ -84,20 +95,36 @@ public final class ChangelogRows {
             row.setKind(RowKind.INSERT);
             String text = row.toString();
             if (adds(kind)) {
-                rows.add(text);
-            } else if (!rows.remove(text)) {
+                live.computeIfAbsent(text, t -> new ArrayDeque<>()).addLast(added.size());
+                added.add(text);
+                size++;
+                return;
+            }
+            ArrayDeque<Integer> slots = live.get(text);
+            if (slots == null) {
                 throw new IllegalStateException("the changelog retracts a row it never added: " + text);
             }
+            added.set(slots.removeFirst(), null);
+            if (slots.isEmpty()) {
+                live.remove(text);
+            }
+            size--;
         }
 
         @Override
         public synchronized int size() {
-            return rows.size();
+            return size;
         }
 
         @Override
         public synchronized List<String> rows() {
-            return new ArrayList<>(rows);
+            List<String> rows = new ArrayList<>(size);
+            for (String text : added) {
+                if (text != null) {
+                    rows.add(text);
+                }
+            }
+            return rows;
         }
     }
 
