@@ -643,9 +643,7 @@ fn flat_column<'a>(
                     builder.append_null();
                     continue;
                 };
-                let value = bytes(slot, c)?;
-                c.hold(held, value.len(), "bytes of text")?;
-                held += value.len();
+                let value = held_bytes(slot, c, &mut held, "bytes of text")?;
                 let text = std::str::from_utf8(value).map_err(|e| {
                     BinaryRowsError(format!("column {c}, value {i}: text is not UTF-8: {e}"))
                 })?;
@@ -673,12 +671,12 @@ fn flat_column<'a>(
             for i in 0..slots.count() {
                 match slots.value(i) {
                     None => builder.append_null(),
-                    Some(slot) => {
-                        let value = bytes(slot, c)?;
-                        c.hold(held, value.len(), "bytes of binary values")?;
-                        held += value.len();
-                        builder.append_value(value);
-                    }
+                    Some(slot) => builder.append_value(held_bytes(
+                        slot,
+                        c,
+                        &mut held,
+                        "bytes of binary values",
+                    )?),
                 }
             }
             Ok(Arc::new(builder.finish()))
@@ -705,6 +703,15 @@ fn bytes<'a>(slot: Slot<'a>, c: &Column) -> Result<&'a [u8]> {
             });
     }
     variable(slot.container, word, c)
+}
+
+/// [`bytes`] of a text or binary column that has `held` bytes so far, added to it; fails where the
+/// column would hold more bytes than the rows (`what` names them).
+fn held_bytes<'a>(slot: Slot<'a>, c: &Column, held: &mut usize, what: &str) -> Result<&'a [u8]> {
+    let value = bytes(slot, c)?;
+    c.hold(*held, value.len(), what)?;
+    *held += value.len();
+    Ok(value)
 }
 
 /// The bytes `offset << 32 | size` points at within `container`, the row or array whose slot
