@@ -538,9 +538,13 @@ fn flat_column<'a>(
                 _ => Decimal128Type::MAX_PRECISION,
             };
             primitive::<Decimal128Type>(slots, c, data_type, |container, s| {
-                let unscaled = if precision <= MAX_COMPACT_DECIMAL_PRECISION {
-                    i128::from(i64::from_le_bytes(s))
-                } else {
+                // A compact value is kept as Flink holds it, even past its precision: Flink's own
+                // text cast makes such values (`9.99` as DECIMAL(2, 1) is the unscaled 100), and
+                // its sinks and the Java writer write them as they are.
+                if precision <= MAX_COMPACT_DECIMAL_PRECISION {
+                    return Ok(i128::from(i64::from_le_bytes(s)));
+                }
+                let unscaled = {
                     let bytes = variable(container, u64::from_le_bytes(s), c)?;
                     big_integer(bytes).ok_or_else(|| {
                         BinaryRowsError(format!(
@@ -1277,7 +1281,7 @@ mod tests {
     }
 
     #[test]
-    fn a_decimal_of_more_digits_than_its_precision_is_an_error() {
+    fn a_wide_decimal_of_more_digits_than_its_precision_is_an_error() {
         let read = |precision: u8, slot: u64, tail: &[u8]| {
             let reader = reader_of(
                 "d",
@@ -1287,22 +1291,29 @@ mod tests {
             let row = single_field_row(slot, tail);
             reader.read(&row, &[0, row.len() as i32])
         };
-        let batch = read(5, 99_999, &[]).unwrap();
+        // A compact one is kept as Flink holds it, past its precision too (see the reader).
+        for unscaled in [99_999, 100_000] {
+            let batch = read(5, unscaled, &[]).unwrap();
+            assert_eq!(
+                batch.column(0).as_primitive::<Decimal128Type>().value(0),
+                i128::from(unscaled)
+            );
+        }
+        // 10^20 - 1 and 10^30 in BigInteger's bytes, declared DECIMAL(20, 0)
+        let fits = (10i128.pow(20) - 1).to_be_bytes();
+        let batch = read(20, (16u64 << 32) | 16, &fits).unwrap();
         assert_eq!(
             batch.column(0).as_primitive::<Decimal128Type>().value(0),
-            99_999
+            10i128.pow(20) - 1
         );
-        let error = read(5, 100_000, &[]).unwrap_err();
-        assert!(
-            error
-                .0
-                .contains("column d: the unscaled DECIMAL 100000 has more than 5 digits"),
-            "{error}"
-        );
-        // 10^30 in BigInteger's bytes, declared DECIMAL(20, 0)
         let big = 10i128.pow(30).to_be_bytes();
         let error = read(20, (16u64 << 32) | 16, &big).unwrap_err();
-        assert!(error.0.contains("more than 20 digits"), "{error}");
+        assert!(
+            error.0.contains(
+                "column d: the unscaled DECIMAL 1000000000000000000000000000000 has more than 20 digits"
+            ),
+            "{error}"
+        );
     }
 
     #[test]

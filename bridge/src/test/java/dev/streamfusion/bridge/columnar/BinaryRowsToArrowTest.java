@@ -7,6 +7,7 @@ import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -14,6 +15,7 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
@@ -24,8 +26,10 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,6 +45,20 @@ class BinaryRowsToArrowTest {
         RowType type = TestSchemas.allTypes();
         assertThat(BinaryRowsToArrow.supports(type)).isTrue();
         List<RowData> rows = new RandomRows(11, 0.2).rows(type, 500);
+        readAsTheJavaWriterWrites(type, rows, (actual, binary) -> {
+            assertThat(binary.appended()).isZero();
+            // the reader starts over after a batch
+            binary.append(new RowDataSerializer(type).toBinaryRow(rows.get(3)));
+            assertThat(binary.finishBatch().getRowCount()).isEqualTo(1);
+        });
+    }
+
+    /**
+     * Flink's own binary rows of {@code rows}, copied one by one, read natively into the batch the
+     * Java writer gives for the same rows; {@code check} then looks at the batch and the reader.
+     */
+    private static void readAsTheJavaWriterWrites(
+            RowType type, List<RowData> rows, BiConsumer<VectorSchemaRoot, BinaryRowsToArrow> check) {
         RowDataSerializer serializer = new RowDataSerializer(type);
         long nativeBefore = NativeLibrary.nativeAllocatedBytes();
         try (BufferAllocator allocator = new RootAllocator();
@@ -57,11 +75,7 @@ class BinaryRowsToArrowTest {
             assertThat(actual.equals(expected))
                     .as("expected%n%s%nactual%n%s", expected.contentToTSVString(), actual.contentToTSVString())
                     .isTrue();
-            assertThat(binary.appended()).isZero();
-
-            // the reader starts over after a batch
-            binary.append(serializer.toBinaryRow(rows.get(3)));
-            assertThat(binary.finishBatch().getRowCount()).isEqualTo(1);
+            check.accept(actual, binary);
         }
         assertThat(NativeLibrary.nativeAllocatedBytes()).isEqualTo(nativeBefore);
     }
@@ -106,6 +120,19 @@ class BinaryRowsToArrowTest {
                 assertThat(binary.appended()).isZero();
             }
         }
+    }
+
+    /**
+     * Flink's own {@code CAST('9.99' AS DECIMAL(2, 1))} rounds to the unscaled 100, which its compact
+     * DECIMAL keeps past the precision: the native reader keeps it as the Java writer does.
+     */
+    @Test
+    void aCompactDecimalPastItsPrecisionIsKeptAsTheJavaWriterKeepsIt() {
+        List<RowData> rows = List.of(
+                GenericRowData.of(DecimalData.fromUnscaledLong(100, 2, 1)),
+                GenericRowData.of(DecimalData.fromUnscaledLong(-99, 2, 1)));
+        readAsTheJavaWriterWrites(RowType.of(new DecimalType(2, 1)), rows, (actual, binary) ->
+                assertThat(actual.getVector(0).getObject(0)).isEqualTo(new BigDecimal("10.0")));
     }
 
     @Test
