@@ -42,6 +42,9 @@ pub enum NativeError {
     /// A value Flink's runtime refuses with its `TableException` (text that is not a BOOLEAN);
     /// the message is Flink's.
     Table(String),
+    /// Flink's code indexing past an array for a row's value, where Java fails with an
+    /// `ArrayIndexOutOfBoundsException`; the message is Java's.
+    IndexOutOfBounds(String),
 }
 
 impl fmt::Display for NativeError {
@@ -57,7 +60,8 @@ impl fmt::Display for NativeError {
             NativeError::Jni(e) => write!(f, "JNI call failed: {e}"),
             NativeError::Arithmetic(msg)
             | NativeError::NumberFormat(msg)
-            | NativeError::Table(msg) => write!(f, "{msg}"),
+            | NativeError::Table(msg)
+            | NativeError::IndexOutOfBounds(msg) => write!(f, "{msg}"),
         }
     }
 }
@@ -90,6 +94,7 @@ impl NativeError {
             NativeError::Arithmetic(_) => "java/lang/ArithmeticException",
             NativeError::NumberFormat(_) => "java/lang/NumberFormatException",
             NativeError::Table(_) => "org/apache/flink/table/api/TableException",
+            NativeError::IndexOutOfBounds(_) => "java/lang/ArrayIndexOutOfBoundsException",
             NativeError::Arrow(_) | NativeError::Jni(_) => {
                 "dev/streamfusion/bridge/NativeException"
             }

@@ -20,6 +20,7 @@ impl From<CalcError> for NativeError {
             CalcError::Arithmetic(message) => NativeError::Arithmetic(message.into()),
             CalcError::NumberFormat(message) => NativeError::NumberFormat(message),
             CalcError::Table(message) => NativeError::Table(message),
+            CalcError::IndexOutOfBounds(message) => NativeError::IndexOutOfBounds(message),
         }
     }
 }

@@ -15,13 +15,13 @@
 //!   IEEE 754 in both. `/` and `MOD` on integers truncate as Java's `/` and `%` (`MIN / -1` wraps);
 //!   `/` on DECIMALs rounds as Flink's `DecimalDataUtils`; on floating point it is IEEE 754.
 //! * `CAST` that widens an integer, or turns one into a floating-point number (rounded to nearest
-//!   in both), on arrow-rs's kernel; the casts that change values (and text parsed as an integer
-//!   or a BOOLEAN) as Flink casts them, in the crate's `cast` module.
+//!   in both), on arrow-rs's kernel; the casts that change values (and text parsed as an integer,
+//!   a BOOLEAN, a DOUBLE or a DECIMAL) as Flink casts them, in the crate's `cast` module.
 //! * the filter keeps the rows where the condition is TRUE (not NULL), as Flink's `Calc` does.
 //!
-//! Integer and DECIMAL division by zero, and text that does not parse as an integer or a BOOLEAN,
-//! fail with Flink's exception and message ([`CalcError::Arithmetic`], [`CalcError::NumberFormat`],
-//! [`CalcError::Table`]). So that
+//! Integer and DECIMAL division by zero, and text that does not parse as the number or BOOLEAN a
+//! CAST asks for, fail with Flink's exception and message ([`CalcError::Arithmetic`],
+//! [`CalcError::NumberFormat`], [`CalcError::Table`], [`CalcError::IndexOutOfBounds`]). So that
 //! they fail on exactly the rows Flink's code fails on, an expression that can fail is evaluated
 //! only on the rows Flink evaluates it for: projections on the rows the filter keeps, a `CASE`
 //! branch (and each later condition) on the rows that reach it, the right side of `AND` where the
@@ -70,6 +70,10 @@ pub enum CalcError {
     /// Flink's message for it.
     #[error("{0}")]
     Table(String),
+    /// Flink's own code indexing past an array for a row's value (text cast to a compact DECIMAL
+    /// with an exponent far below its scale): Java's `ArrayIndexOutOfBoundsException` message.
+    #[error("{0}")]
+    IndexOutOfBounds(String),
 }
 
 type Result<T> = std::result::Result<T, CalcError>;
@@ -1275,7 +1279,30 @@ fn case_on_reached_rows(args: &[Expr], batch: &RecordBatch, prepared: &Prepared)
     for (taken, value) in branches.iter().rev() {
         result = zip(taken, value, &result)?;
     }
-    Ok(Value::Column(result))
+    within_precision(Value::Column(result))
+}
+
+/// A `CASE` (or `IF`) result as Flink's code gives it, which casts each branch's value to the
+/// result type: a DECIMAL value of more digits than the type's precision is NULL. Flink's own
+/// text cast makes such values (`9.99` as DECIMAL(2, 1) is the unscaled 100), which it keeps
+/// elsewhere, `COALESCE` included.
+fn within_precision(value: Value) -> Result<Value> {
+    let Value::Column(column) = &value else {
+        return Ok(value);
+    };
+    let DataType::Decimal128(precision, scale) = *column.data_type() else {
+        return Ok(value);
+    };
+    use arrow::array::AsArray;
+    let decimals = column.as_primitive::<arrow::datatypes::Decimal128Type>();
+    let fits = |v: &i128| decimal::fits(*v, precision);
+    if decimals.iter().all(|v| v.as_ref().is_none_or(fits)) {
+        return Ok(value);
+    }
+    let nulled: Decimal128Array = decimals.iter().map(|v| v.filter(fits)).collect();
+    Ok(Value::Column(Arc::new(
+        nulled.with_precision_and_scale(precision, scale)?,
+    )))
 }
 
 fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
@@ -1382,7 +1409,7 @@ fn call(op: Op, values: Vec<Value>, rows: usize) -> Result<Value> {
                 let mask = true_only(boolean(&condition.into_column(rows)?)?);
                 result = Value::Column(zip(&mask, value.datum(), result.datum())?);
             }
-            Ok(result)
+            within_precision(result)
         }
         Op::Coalesce => {
             let mut values = values;
@@ -1582,6 +1609,53 @@ mod tests {
             out.column(2).as_boolean().iter().collect::<Vec<_>>(),
             vec![Some(true), Some(true), Some(false), Some(true)]
         );
+    }
+
+    #[test]
+    fn case_nulls_a_decimal_past_its_precision_which_coalesce_and_cast_keep() {
+        // Flink's text cast rounds '9.99' into DECIMAL(2, 1) as the unscaled 100 and keeps it;
+        // CASE and IF (a CASE here) give NULL for it, COALESCE keeps it.
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("s", DataType::Utf8, true),
+            Field::new("d", DataType::Decimal128(2, 1), true),
+        ]));
+        let d = decimal::decimals(vec![Some(100), Some(15), None], 2, 1);
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(StringArray::from(vec!["9.99", "1.5", "x"])), d],
+        )
+        .unwrap();
+        let cast = r#"{"kind":"cast","type":"DECIMAL(2,1)","parses":true,"input":{"kind":"column","index":0}}"#;
+        let zero = r#"{"kind":"literal","type":"DECIMAL(2,1)","value":"0.0"}"#;
+        let present = |index: usize| {
+            format!(
+                r#"{{"kind":"call","op":"IS_NOT_NULL","args":[{{"kind":"column","index":{index}}}]}}"#
+            )
+        };
+        let spec = format!(
+            r#"{{"filter": null, "projections": [
+                {{"kind":"call","op":"CASE","args":[{}, {cast}, {zero}]}},
+                {{"kind":"call","op":"COALESCE","args":[{cast}, {zero}]}},
+                {cast},
+                {{"kind":"call","op":"CASE","args":[{}, {{"kind":"column","index":1}}, {zero}]}}],
+            "names": ["case", "coalesce", "cast", "column"]}}"#,
+            present(0),
+            present(1)
+        );
+        let out = Calc::try_new(&schema, &spec)
+            .unwrap()
+            .apply(&batch)
+            .unwrap();
+        let column = |i: usize| -> Vec<Option<i128>> {
+            out.column(i)
+                .as_primitive::<arrow::datatypes::Decimal128Type>()
+                .iter()
+                .collect()
+        };
+        assert_eq!(column(0), vec![None, Some(15), Some(0)]);
+        assert_eq!(column(1), vec![Some(100), Some(15), Some(0)]);
+        assert_eq!(column(2), vec![Some(100), Some(15), Some(0)]);
+        assert_eq!(column(3), vec![None, Some(15), Some(0)]);
     }
 
     #[test]

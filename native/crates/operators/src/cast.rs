@@ -24,10 +24,11 @@
 //!   hexadecimal one (`0x` digits `p` exponent), and an optional `f`, `F`, `d` or `D` after a
 //!   number; rounded to the nearest `double`, ties to even. Anything else fails with Java's
 //!   `NumberFormatException` message.
+//! * to DECIMAL from text: `BinaryStringDataUtil.toDecimal`, in the crate's `text_decimal` module.
 //! * to text from a TIMESTAMP whose precision is its Arrow unit's: [`functions::timestamp_text`].
 //!
 //! Casts from FLOAT or DOUBLE to DECIMAL (which go through Java's shortest decimal text of the
-//! number and fail on NaN) and from text to DECIMAL or FLOAT are not here. (Java 17's
+//! number and fail on NaN) and from text to FLOAT are not here. (Java 17's
 //! `Float.parseFloat` is not correctly rounded on every input, so text to FLOAT would differ
 //! between the JVMs Flink runs on.)
 
@@ -44,6 +45,7 @@ use arrow::datatypes::{
 use crate::calc::{CalcError, is_integer, is_numeric};
 use crate::decimal::fits;
 use crate::functions;
+use crate::text_decimal;
 
 /// A row's value as the cast reads it.
 #[derive(Clone, Copy)]
@@ -64,7 +66,11 @@ pub(crate) fn supported(from: &DataType, to: &DataType) -> bool {
     let approximate = matches!(from, DataType::Float32 | DataType::Float64);
     (is_number(from) && is_number(to) && !(approximate && matches!(to, DataType::Decimal128(..))))
         || (*from == DataType::Utf8
-            && (is_integer(to) || matches!(to, DataType::Boolean | DataType::Float64)))
+            && (is_integer(to)
+                || matches!(
+                    to,
+                    DataType::Boolean | DataType::Float64 | DataType::Decimal128(..)
+                )))
         || (matches!(from, DataType::Timestamp(_, None)) && *to == DataType::Utf8)
 }
 
@@ -73,7 +79,12 @@ pub(crate) fn cast(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcErro
     let values: Vec<Option<Number>> = match array.data_type() {
         DataType::Utf8 if *to == DataType::Boolean => return parse_booleans(array),
         DataType::Utf8 if *to == DataType::Float64 => return parse_doubles(array),
-        DataType::Utf8 => return parse_integers(array, to),
+        DataType::Utf8 => {
+            return match to {
+                DataType::Decimal128(p, s) => text_decimal::parse_decimals(array, *p, *s),
+                _ => parse_integers(array, to),
+            };
+        }
         DataType::Timestamp(_, None) if *to == DataType::Utf8 => {
             return functions::timestamp_text(array).map_err(CalcError::Spec);
         }
@@ -177,7 +188,7 @@ fn parse_integers(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, CalcError
 }
 
 /// `array` as the text column a parsing cast reads.
-fn texts(array: &ArrayRef) -> Result<&StringArray, CalcError> {
+pub(crate) fn texts(array: &ArrayRef) -> Result<&StringArray, CalcError> {
     array
         .as_string_opt::<i32>()
         .ok_or_else(|| CalcError::Spec(format!("CAST of {} as text", array.data_type())))

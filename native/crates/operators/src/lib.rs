@@ -16,3 +16,4 @@ mod cast;
 mod decimal;
 pub mod exchange;
 mod functions;
+mod text_decimal;

@@ -205,10 +205,13 @@ final class CalcDescription {
                                 call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively",
                                 "a CAST to STRING, or to a VARCHAR as long as the longest value's text");
                     }
-                    // Text parses as Flink parses it into integers, BOOLEANs and DOUBLEs (failing where Flink
-                    // fails).
+                    // Text parses as Flink parses it into integers, BOOLEANs, DOUBLEs and DECIMALs (failing
+                    // where Flink fails).
                     boolean parsesText = from.equals("STRING") && !to.equals("STRING");
-                    boolean parsed = isInteger(to) || to.equals("BOOLEAN") || to.equals("DOUBLE");
+                    boolean parsed = isInteger(to)
+                            || to.equals("BOOLEAN")
+                            || to.equals("DOUBLE")
+                            || call.getType().getSqlTypeName() == SqlTypeName.DECIMAL;
                     // A TIMESTAMP written as text, whose precision is its Arrow unit's (3, 6 or 9 digits of a
                     // second, which the native text takes from the unit).
                     boolean timestampText = source.getSqlTypeName() == SqlTypeName.TIMESTAMP
@@ -217,7 +220,8 @@ final class CalcDescription {
                     if (!widens(from, to) && !narrowsNumber(from, to) && !(parsesText && parsed) && !timestampText) {
                         throw new Unsupported(
                                 call + ": only casts between numbers (but from FLOAT or DOUBLE to DECIMAL), from text to "
-                                        + "integers, BOOLEAN and DOUBLE, from TIMESTAMP to text and casts that keep every value are evaluated natively",
+                                        + "integers, BOOLEAN, DOUBLE and DECIMAL, from TIMESTAMP to text and casts that keep every "
+                                        + "value are evaluated natively",
                                 "a CAST to a type that holds every value (a wider integer, DOUBLE, STRING)");
                     }
                     ObjectNode cast = cast(expression(operands.get(0)), to, false);

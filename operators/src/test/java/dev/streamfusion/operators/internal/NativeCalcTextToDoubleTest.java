@@ -3,11 +3,9 @@ package dev.streamfusion.operators.internal;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -77,17 +75,6 @@ class NativeCalcTextToDoubleTest {
         }
     }
 
-    private static VectorSchemaRoot texts(BufferAllocator allocator, List<String> texts) {
-        VarCharVector vector = new VarCharVector("s", allocator);
-        vector.allocateNew(texts.size());
-        for (int i = 0; i < texts.size(); i++) {
-            vector.setSafe(i, texts.get(i).getBytes(StandardCharsets.UTF_8));
-        }
-        VectorSchemaRoot root = VectorSchemaRoot.of(vector);
-        root.setRowCount(texts.size());
-        return root;
-    }
-
     @Test
     void generatedTextsParseAsJavaParsesThem() {
         Random random = new Random(20261203);
@@ -108,7 +95,7 @@ class NativeCalcTextToDoubleTest {
         assertThat(parsed).hasSizeGreaterThan(10_000);
         assertThat(failing).hasSizeGreaterThan(1_000);
         try (BufferAllocator allocator = new RootAllocator()) {
-            try (VectorSchemaRoot root = texts(allocator, parsed);
+            try (VectorSchemaRoot root = TextBatches.of(allocator, parsed);
                     NativeCalc calc = NativeCalc.create(allocator, root.getSchema(), CAST)) {
                 Float8Vector doubles = (Float8Vector) calc.apply(root).getVector(0);
                 for (int i = 0; i < parsed.size(); i++) {
@@ -118,7 +105,7 @@ class NativeCalcTextToDoubleTest {
                 }
             }
             for (int i = 0; i < failing.size(); i++) {
-                try (VectorSchemaRoot root = texts(allocator, List.of("1.5", failing.get(i)));
+                try (VectorSchemaRoot root = TextBatches.of(allocator, List.of("1.5", failing.get(i)));
                         NativeCalc calc = NativeCalc.create(allocator, root.getSchema(), CAST)) {
                     assertThatThrownBy(() -> calc.apply(root))
                             .as("%s", failing.get(i))
