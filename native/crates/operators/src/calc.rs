@@ -1287,14 +1287,16 @@ fn case_on_reached_rows(args: &[Expr], batch: &RecordBatch, prepared: &Prepared)
 /// text cast makes such values (`9.99` as DECIMAL(2, 1) is the unscaled 100), which it keeps
 /// elsewhere, `COALESCE` included.
 fn within_precision(value: Value) -> Result<Value> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::Decimal128Type;
+
     let Value::Column(column) = &value else {
         return Ok(value);
     };
     let DataType::Decimal128(precision, scale) = *column.data_type() else {
         return Ok(value);
     };
-    use arrow::array::AsArray;
-    let decimals = column.as_primitive::<arrow::datatypes::Decimal128Type>();
+    let decimals = column.as_primitive::<Decimal128Type>();
     let fits = |v: &i128| decimal::fits(*v, precision);
     if decimals.iter().all(|v| v.as_ref().is_none_or(fits)) {
         return Ok(value);
