@@ -40,6 +40,7 @@ use arrow::array::{ArrayRef, Decimal128Array};
 
 use crate::calc::CalcError;
 use crate::cast::texts;
+use crate::decimal::fits;
 
 /// Flink's table of powers of ten for compact decimals (`DecimalData.POW10`), 10^0 to 10^18.
 const POW10: [i64; 19] = {
@@ -74,19 +75,30 @@ pub(crate) fn parse_decimals(
     precision: u8,
     scale: i8,
 ) -> Result<ArrayRef, CalcError> {
+    // One buffer for the digits of every text read the wide way.
+    let mut digits = Vec::new();
     let values = texts(array)?
         .iter()
-        .map(|s| s.map(|s| text_decimal(s, precision, scale)).transpose())
+        .map(|s| {
+            s.map(|s| text_decimal(s, precision, scale, &mut digits))
+                .transpose()
+        })
         .collect::<Result<Vec<Option<i128>>, CalcError>>()?;
     Ok(Arc::new(
         Decimal128Array::from(values).with_precision_and_scale(precision, scale)?,
     ))
 }
 
-/// One text as `BinaryStringDataUtil.toDecimal` reads it: the unscaled value, or Flink's error.
-fn text_decimal(text: &str, precision: u8, scale: i8) -> Result<i128, CalcError> {
+/// One text as `BinaryStringDataUtil.toDecimal` reads it: the unscaled value, or Flink's error;
+/// `digits` is scratch space for the wide way.
+fn text_decimal(
+    text: &str,
+    precision: u8,
+    scale: i8,
+    digits: &mut Vec<u8>,
+) -> Result<i128, CalcError> {
     let value = if usize::from(precision) > COMPACT || text.len() > COMPACT {
-        big(text, precision, scale)?
+        big(text, precision, scale, digits)?
     } else {
         compact(text.as_bytes(), precision, scale)?.map(i128::from)
     };
@@ -97,19 +109,17 @@ fn blank(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t')
 }
 
-fn index_out_of_bounds(index: i32) -> CalcError {
-    CalcError::IndexOutOfBounds(format!(
-        "Index {index} out of bounds for length {}",
-        POW10.len()
-    ))
-}
-
 /// `POW10[index]`, or the error Java's array access fails with.
 fn power10(index: i32) -> Result<i64, CalcError> {
     usize::try_from(index)
         .ok()
         .and_then(|i| POW10.get(i).copied())
-        .ok_or_else(|| index_out_of_bounds(index))
+        .ok_or_else(|| {
+            CalcError::IndexOutOfBounds(format!(
+                "Index {index} out of bounds for length {}",
+                POW10.len()
+            ))
+        })
 }
 
 /// Short text into a compact DECIMAL, byte by byte (see the module); `None` where Flink's reading
@@ -219,30 +229,39 @@ fn number_format(message: &str) -> CalcError {
 }
 
 /// Text read by `BigDecimal`, then rounded half up to the scale (see the module): the unscaled
-/// value, `None` where it does not fit the precision, or Java's error.
-fn big(text: &str, precision: u8, scale: i8) -> Result<Option<i128>, CalcError> {
+/// value, `None` where it does not fit the precision, or Java's error; its digits go to `digits`.
+fn big(
+    text: &str,
+    precision: u8,
+    scale: i8,
+    digits: &mut Vec<u8>,
+) -> Result<Option<i128>, CalcError> {
     // Flink trims blanks at both ends; text of blanks alone is kept whole.
     let trimmed = text.trim_matches(|c: char| c.is_ascii() && blank(c as u8));
     let trimmed = if trimmed.is_empty() { text } else { trimmed };
     // `BigDecimal` reads UTF-16 code units; ASCII text is read as its bytes.
     let number = if trimmed.is_ascii() {
-        parse(trimmed.as_bytes())?
+        parse(trimmed.as_bytes(), digits)?
     } else {
-        parse(&trimmed.encode_utf16().collect::<Vec<u16>>())?
+        parse(&trimmed.encode_utf16().collect::<Vec<u16>>(), digits)?
     };
     number.rescale(precision, scale)
 }
 
 /// A number as `BigDecimal` holds it: its digits without leading zeros (none for zero), its sign
 /// and its scale (the value is the digits times ten to minus the scale).
-struct Number {
-    digits: Vec<u8>,
+struct Number<'a> {
+    digits: &'a [u8],
     negative: bool,
     scale: i64,
 }
 
-/// `units` as `BigDecimal(char[], int, int)` reads them, with its errors.
-fn parse<T: Copy + Into<u32>>(units: &[T]) -> Result<Number, CalcError> {
+/// `units` as `BigDecimal(char[], int, int)` reads them, with its errors; the number's digits are
+/// kept in `digits`.
+fn parse<'a, T: Copy + Into<u32>>(
+    units: &[T],
+    digits: &'a mut Vec<u8>,
+) -> Result<Number<'a>, CalcError> {
     let unit = |i: usize| -> Option<u32> { units.get(i).map(|&u| u.into()) };
     let (negative, start) = match unit(0) {
         Some(0x2D) => (true, 1),
@@ -252,7 +271,7 @@ fn parse<T: Copy + Into<u32>>(units: &[T]) -> Result<Number, CalcError> {
     let rest = &units[start..];
     // Up to 18 characters are parsed into a `long` and name a bad character; more are not.
     let compact = rest.len() <= COMPACT;
-    let mut digits = Vec::new();
+    digits.clear();
     let mut any_digit = false;
     let mut point = false;
     let mut fraction_digits: i64 = 0;
@@ -338,14 +357,13 @@ fn java_exponent<T: Copy + Into<u32>>(after: &[T]) -> Result<i64, CalcError> {
     Ok(if negative { -exponent } else { exponent })
 }
 
-impl Number {
+impl Number<'_> {
     /// The number at `scale`, rounded half up (`BigDecimal.setScale(scale, HALF_UP)`), if it has
     /// at most `precision` digits.
     fn rescale(&self, precision: u8, scale: i8) -> Result<Option<i128>, CalcError> {
         if self.digits.is_empty() {
             return Ok(Some(0));
         }
-        let precision = i64::from(precision);
         let shift = i64::from(scale) - self.scale;
         if shift > i64::from(i32::MAX) {
             // `BigDecimal.checkScale` of the new scale's distance.
@@ -366,7 +384,7 @@ impl Number {
             (kept.max(0), first_dropped.is_some_and(|&d| d >= 5))
         };
         // Past the precision before rounding, rounding cannot bring it back.
-        if kept + shift.max(0) > precision {
+        if kept + shift.max(0) > i64::from(precision) {
             return Ok(None);
         }
         let mut value: i128 = 0;
@@ -376,10 +394,9 @@ impl Number {
         if round_up {
             value += 1;
         }
-        for _ in 0..shift.max(0) {
-            value *= 10;
-        }
-        if value.unsigned_abs() >= 10_u128.pow(precision as u32) {
+        // At most `precision` digits before the shift, so neither step leaves `i128`.
+        value *= 10_i128.pow(shift.max(0) as u32);
+        if !fits(value, precision) {
             return Ok(None);
         }
         Ok(Some(if self.negative { -value } else { value }))
@@ -397,7 +414,7 @@ mod tests {
     /// and message; all as Flink 2.2.1 on JDK 17 gives them.
     fn check<E: AsRef<str>>(precision: u8, scale: i8, cases: &[(&str, Result<i128, E>)]) {
         for (text, expected) in cases {
-            let got = text_decimal(text, precision, scale).map_err(|e| match e {
+            let got = text_decimal(text, precision, scale, &mut Vec::new()).map_err(|e| match e {
                 CalcError::NumberFormat(m) => format!("NumberFormatException: {m}"),
                 CalcError::IndexOutOfBounds(m) => format!("ArrayIndexOutOfBoundsException: {m}"),
                 CalcError::Arithmetic(m) => format!("ArithmeticException: {m}"),

@@ -208,10 +208,7 @@ final class CalcDescription {
                     // Text parses as Flink parses it into integers, BOOLEANs, DOUBLEs and DECIMALs (failing
                     // where Flink fails).
                     boolean parsesText = from.equals("STRING") && !to.equals("STRING");
-                    boolean parsed = isInteger(to)
-                            || to.equals("BOOLEAN")
-                            || to.equals("DOUBLE")
-                            || call.getType().getSqlTypeName() == SqlTypeName.DECIMAL;
+                    boolean parsed = isInteger(to) || to.equals("BOOLEAN") || to.equals("DOUBLE") || isDecimal(to);
                     // A TIMESTAMP written as text, whose precision is its Arrow unit's (3, 6 or 9 digits of a
                     // second, which the native text takes from the unit).
                     boolean timestampText = source.getSqlTypeName() == SqlTypeName.TIMESTAMP
