@@ -1,6 +1,7 @@
 package dev.streamfusion.e2e;
 
 import dev.streamfusion.testkit.fluss.ChildJvmFlussCluster;
+import dev.streamfusion.testkit.nexmark.NexmarkModel;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -20,10 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * narrow (5 columns) and wide (the Parquet benchmark's 20) log tables of two buckets, with each of
  * Fluss's log compressions. An append is a bounded job of generated rows into the table, timed to
  * its end; a read is a streaming job from the table's first record into a blackhole sink, timed
- * until it has read the rows. One warm-up run per connector and case, then the best of two.
+ * until it has read the rows. Then the Nexmark writer ({@link NexmarkFluss}): the model's events
+ * appended into its three tables, checked against the model. One warm-up run per connector and
+ * case, then the best of two.
  *
- * <p>{@code ./bin/bench-fluss [rows] [narrow|wide] [NONE|LZ4_FRAME|ZSTD]}: 1,000,000 rows by default,
- * every shape and compression unless one is named.
+ * <p>{@code ./bin/bench-fluss [rows] [narrow|wide|nexmark] [NONE|LZ4_FRAME|ZSTD]}: 1,000,000 rows
+ * (or Nexmark events) by default, every case and compression unless one is named.
  */
 public final class FlussBenchmark {
 
@@ -42,11 +45,14 @@ public final class FlussBenchmark {
 
     private static final List<String> COMPRESSIONS = List.of("NONE", "LZ4_FRAME", "ZSTD");
 
+    /** The case of the Nexmark writer: the model's events into its three tables. */
+    private static final String NEXMARK = "nexmark";
+
     private FlussBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000L;
-        // Optionally one shape and one compression only: [rows] [narrow|wide] [NONE|LZ4_FRAME|ZSTD].
+        // Optionally one case and one compression only: [rows] [narrow|wide|nexmark] [NONE|LZ4_FRAME|ZSTD].
         String onlyShape = args.length > 1 && !args[1].isEmpty() ? args[1] : null;
         String onlyCompression = args.length > 2 && !args[2].isEmpty() ? args[2] : null;
         try (ChildJvmFlussCluster fluss = ChildJvmFlussCluster.start()) {
@@ -74,7 +80,44 @@ public final class FlussBenchmark {
                             fusedRead / stockRead);
                 }
             }
+            if (onlyShape == null || onlyShape.equals(NEXMARK)) {
+                nexmark(servers, rows);
+            }
         }
+    }
+
+    /**
+     * The Nexmark writer ({@link NexmarkFluss}): the model's first {@code events} events appended
+     * into fresh tables {@code person}, {@code auction} and {@code bid} (two buckets, Fluss's default
+     * compression) by one job through each connector; then the last tables of each are checked to
+     * hold the model's rows, value for value.
+     */
+    private static void nexmark(String servers, long events) throws Exception {
+        TableEnvironment env = NexmarkFluss.tables(servers, 1, events);
+        List<String> catalogs = List.of(NexmarkFluss.STOCK, NexmarkFluss.FUSED);
+        long[] best = {Long.MAX_VALUE, Long.MAX_VALUE};
+        // Round 0 warms up.
+        for (int round = 0; round <= RUNS; round++) {
+            for (int c = 0; c < catalogs.size(); c++) {
+                String database = "nexmark_" + catalogs.get(c) + "_" + round;
+                NexmarkFluss.create(env, database, 2);
+                long millis = NexmarkFluss.write(env, catalogs.get(c), database);
+                best[c] = round == 0 ? best[c] : Math.min(best[c], millis);
+            }
+        }
+        for (NexmarkModel.Kind kind : NexmarkModel.Kind.values()) {
+            List<String> model = NexmarkFluss.expected(kind, events);
+            for (String catalog : catalogs) {
+                String database = "nexmark_" + catalog + "_" + RUNS;
+                if (!NexmarkFluss.rows(servers, database, kind).equals(model)) {
+                    throw new IllegalStateException("the Fluss table " + database + "." + NexmarkFluss.name(kind)
+                            + " does not hold the model's " + NexmarkModel.count(kind, events) + " rows");
+                }
+            }
+        }
+        double stock = events * 1000.0 / best[0];
+        double fused = events * 1000.0 / best[1];
+        System.out.printf("| append Nexmark events (person, auction, bid) | %,.0f | %,.0f | %.2fx |%n", stock, fused, fused / stock);
     }
 
     /** A timed run: its milliseconds. */
