@@ -72,6 +72,10 @@ final class FlussLogs {
                 ScanRecords records = scanner.poll(Duration.ofMillis(200));
                 for (TableBucket bucket : records.buckets()) {
                     for (ScanRecord record : records.records(bucket)) {
+                        if (record.logOffset() >= end.get(bucket.getBucket())) {
+                            // Appended after the read began.
+                            continue;
+                        }
                         InternalRow row = record.getRow();
                         rows.add(text(getters.stream().map(g -> javaValue(g.getFieldOrNull(row))).collect(Collectors.toList())));
                         next.put(bucket.getBucket(), record.logOffset() + 1);

@@ -6,7 +6,6 @@ import dev.streamfusion.testkit.nexmark.NexmarkTableFactory;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
@@ -74,7 +73,7 @@ final class NexmarkFluss {
 
     /**
      * Writes every event of {@code env}'s model into the tables of {@code database} through the
-     * catalog {@code catalog}, in one job; returns the milliseconds from submitting it to its end.
+     * catalog {@code catalog}, in one job; returns the milliseconds from planning it to its end.
      */
     static long write(TableEnvironment env, String catalog, String database) throws Exception {
         StatementSet inserts = env.createStatementSet();
@@ -110,16 +109,16 @@ final class NexmarkFluss {
         return rows;
     }
 
-    /** A Flink value as the Java value it stands for, as {@link FlussLogs} reads Fluss's. */
+    /**
+     * A value of the model (BIGINT, STRING or TIMESTAMP) as the Java value it stands for, as
+     * {@link FlussLogs} reads Fluss's.
+     */
     private static Object javaValue(Object value) {
         if (value instanceof StringData) {
             return value.toString();
         }
         if (value instanceof TimestampData) {
             return ((TimestampData) value).toLocalDateTime();
-        }
-        if (value instanceof DecimalData) {
-            return ((DecimalData) value).toBigDecimal();
         }
         return value;
     }
