@@ -22,11 +22,14 @@
 //! Arrow Java ignores the C Data `offset` field on import, so every array exported to Java is
 //! first rewritten to offset zero at every level ([`compact_offsets`]).
 
-use arrow::array::{Array, ArrayData, MutableArrayData, RecordBatch, StructArray};
+use arrow::array::{Array, ArrayData, MutableArrayData, RecordBatch, StringBuilder, StructArray};
 use arrow::datatypes::{DataType, Schema, SchemaRef};
+use arrow::error::ArrowError;
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};
 use jni::sys::jlong;
 use std::sync::Arc;
+use streamfusion_operators::binary_rows_to_arrow::InvalidText;
+use streamfusion_operators::java_text;
 
 use crate::errors::{NativeError, NativeResult};
 
@@ -60,6 +63,21 @@ pub unsafe fn export_schema(schema: &Schema, addr: jlong) -> NativeResult<()> {
 /// `addr` must be the address of a valid, exported `ArrowArray` struct of struct type whose
 /// children match `schema`.
 pub unsafe fn import_batch(addr: jlong, schema: &SchemaRef) -> NativeResult<RecordBatch> {
+    // SAFETY: guaranteed by the caller.
+    unsafe { import_batch_with(addr, schema, InvalidText::Refuse) }
+}
+
+/// As [`import_batch`], making `invalid_text` of text whose bytes are not UTF-8 (Java's vectors
+/// hold a Flink `STRING`'s bytes as they are): refused, naming the column, or read as Java reads
+/// it ([`java_text`]) for sinks whose stock counterparts write `StringData.toString()`.
+///
+/// # Safety
+/// As for [`import_batch`].
+pub unsafe fn import_batch_with(
+    addr: jlong,
+    schema: &SchemaRef,
+    invalid_text: InvalidText,
+) -> NativeResult<RecordBatch> {
     let ptr = non_null::<FFI_ArrowArray>(addr, "ArrowArray")?;
     // SAFETY: guaranteed by the caller; `from_raw` moves the content out.
     let ffi = unsafe { FFI_ArrowArray::from_raw(ptr) };
@@ -69,12 +87,80 @@ pub unsafe fn import_batch(addr: jlong, schema: &SchemaRef) -> NativeResult<Reco
     // Java's allocations are aligned to 8 bytes, and a batch read from an IPC message (one that
     // crossed a network exchange) can leave a 16-byte DECIMAL buffer there: copied when so.
     data.align_buffers();
-    data.validate_full()?;
+    if let Err(e) = data.validate_full() {
+        if invalid_text == InvalidText::Refuse {
+            return Err(naming_the_column(&data, schema, e).into());
+        }
+        // Only a batch that fails the check pays for reading its text again.
+        data = text_as_java_reads_it(data)?;
+        data.validate_full()?;
+    }
     let columns = StructArray::from(data);
     Ok(RecordBatch::try_new(
         schema.clone(),
         columns.columns().to_vec(),
     )?)
+}
+
+/// The batch's check failure `e`, naming the first column whose own check fails.
+fn naming_the_column(data: &ArrayData, schema: &SchemaRef, e: ArrowError) -> ArrowError {
+    schema
+        .fields()
+        .iter()
+        .zip(data.child_data())
+        .find_map(|(field, column)| {
+            column.validate_full().err().map(|column_error| {
+                ArrowError::InvalidArgumentError(format!("column {}: {column_error}", field.name()))
+            })
+        })
+        .unwrap_or(e)
+}
+
+/// `data` with each text column at any depth rebuilt as Java reads its values' bytes; other
+/// problems are left for the full check that follows.
+fn text_as_java_reads_it(data: ArrayData) -> Result<ArrayData, ArrowError> {
+    // Buffer sizes and the outer offsets, before any offset is read.
+    data.validate()?;
+    match data.data_type() {
+        DataType::Utf8 => {
+            let offsets = data.buffer::<i32>(0);
+            let bytes = data.buffers()[1].as_slice();
+            let mut text = StringBuilder::with_capacity(data.len(), bytes.len());
+            for i in 0..data.len() {
+                if data.is_null(i) {
+                    text.append_null();
+                    continue;
+                }
+                let (start, end) = (offsets[i], offsets[i + 1]);
+                let value = usize::try_from(start)
+                    .ok()
+                    .zip(usize::try_from(end).ok())
+                    .and_then(|(start, end)| bytes.get(start..end))
+                    .ok_or_else(|| {
+                        ArrowError::InvalidArgumentError(format!(
+                            "text value {i} at offsets {start}..{end}, outside its {} bytes",
+                            bytes.len()
+                        ))
+                    })?;
+                text.append_value(java_text::decode(value));
+            }
+            Ok(text.finish().into_data())
+        }
+        DataType::Struct(_)
+        | DataType::List(_)
+        | DataType::LargeList(_)
+        | DataType::FixedSizeList(..)
+        | DataType::Map(..) => {
+            let children = data
+                .child_data()
+                .iter()
+                .cloned()
+                .map(text_as_java_reads_it)
+                .collect::<Result<Vec<_>, _>>()?;
+            data.into_builder().child_data(children).build()
+        }
+        _ => Ok(data),
+    }
 }
 
 /// A reader's next batch exported into the empty `ArrowArray` struct at `addr`: its rows, or -1
@@ -133,6 +219,7 @@ fn has_offset(data: &ArrayData) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow::array::AsArray;
     use arrow::array::{
         BooleanArray, Int32Array, ListArray, StringArray, StructArray as Struct, new_empty_array,
     };
@@ -206,6 +293,74 @@ mod tests {
         };
         assert_eq!(imported, batch);
         assert!(array_struct.is_released());
+    }
+
+    /// A batch of a text column and a list of texts whose bytes are not all UTF-8, as Java's
+    /// vectors can hold them, exported into `array` (what Java hands Rust).
+    fn export_invalid_text(array: &mut FFI_ArrowArray) -> SchemaRef {
+        let text = |values: &[u8], ends: &[i32]| {
+            let mut offsets = vec![0i32];
+            offsets.extend_from_slice(ends);
+            // SAFETY: test data; the import checks it.
+            unsafe {
+                ArrayData::builder(DataType::Utf8)
+                    .len(ends.len())
+                    .add_buffer(arrow::buffer::Buffer::from_vec(offsets))
+                    .add_buffer(arrow::buffer::Buffer::from_vec(values.to_vec()))
+                    .build_unchecked()
+            }
+        };
+        // "ok", "a" + an encoded surrogate + "b", and a lead cut short by the end
+        let s = text(b"oka\xed\xa0\x80b\xe4\xb8", &[2, 7, 9]);
+        let element = Arc::new(Field::new("element", DataType::Utf8, true));
+        let list_type = DataType::List(element);
+        // SAFETY: as above.
+        let list = unsafe {
+            ArrayData::builder(list_type.clone())
+                .len(3)
+                .add_buffer(arrow::buffer::Buffer::from_vec(vec![0i32, 1, 1, 2]))
+                .add_child_data(text(b"\x80x\xc3", &[2, 3]))
+                .build_unchecked()
+        };
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("s", DataType::Utf8, true),
+            Field::new("l", list_type, true),
+        ]));
+        // SAFETY: as above.
+        let batch = unsafe {
+            ArrayData::builder(DataType::Struct(schema.fields().clone()))
+                .len(3)
+                .add_child_data(s)
+                .add_child_data(list)
+                .build_unchecked()
+        };
+        *array = FFI_ArrowArray::new(&batch);
+        schema
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_is_refused_naming_its_column_or_read_as_java_reads_it() {
+        let mut array = FFI_ArrowArray::empty();
+        let schema = export_invalid_text(&mut array);
+        let addr = &mut array as *mut FFI_ArrowArray as jlong;
+        // SAFETY: the struct holds a live export of that schema.
+        let error = unsafe { import_batch(addr, &schema) }.unwrap_err();
+        assert!(error.to_string().contains("column s: "), "{error}");
+
+        let mut array = FFI_ArrowArray::empty();
+        let schema = export_invalid_text(&mut array);
+        let addr = &mut array as *mut FFI_ArrowArray as jlong;
+        // SAFETY: as above.
+        let batch =
+            unsafe { import_batch_with(addr, &schema, InvalidText::AsJavaReadsIt) }.unwrap();
+        let s = batch.column(0).as_string::<i32>();
+        let texts: Vec<_> = (0..3).map(|i| s.value(i)).collect();
+        assert_eq!(texts, ["ok", "a\u{FFFD}b", "\u{FFFD}"]);
+        let l = batch.column(1).as_list::<i32>();
+        let elements = l.values().as_string::<i32>();
+        assert_eq!(elements.value(0), "\u{FFFD}x");
+        assert_eq!(elements.value(1), "\u{FFFD}");
+        assert_eq!(l.value_offsets(), &[0, 1, 1, 2]);
     }
 
     #[test]

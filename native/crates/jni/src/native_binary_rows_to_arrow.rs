@@ -5,9 +5,9 @@
 use arrow::datatypes::SchemaRef;
 use jni::EnvUnowned;
 use jni::objects::{JByteArray, JClass, JIntArray};
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use streamfusion_operators::binary_rows::ColumnType;
-use streamfusion_operators::binary_rows_to_arrow::BinaryRowsToArrow;
+use streamfusion_operators::binary_rows_to_arrow::{BinaryRowsToArrow, InvalidText};
 
 use crate::args::{bytes, check_len, code_pairs, ints};
 use crate::arrow_ffi::{export_batch, import_schema};
@@ -40,12 +40,20 @@ pub extern "system" fn Java_dev_streamfusion_bridge_columnar_BinaryRowsToArrow_c
     schema_addr: jlong,
     codes: JIntArray<'local>,
     precisions: JIntArray<'local>,
+    text_as_java: jboolean,
 ) -> jlong {
     run(env, |env| {
         let types = column_types(&ints(env, &codes)?, &ints(env, &precisions)?)?;
         // SAFETY: Java passes an exported schema (see `BinaryRowsToArrow.create`).
         let schema: SchemaRef = unsafe { import_schema(schema_addr) }?;
-        Ok(into_handle(BinaryRowsToArrow::try_new(schema, types)?))
+        let invalid_text = if text_as_java {
+            InvalidText::AsJavaReadsIt
+        } else {
+            InvalidText::Refuse
+        };
+        Ok(into_handle(
+            BinaryRowsToArrow::try_new(schema, types)?.with_invalid_text(invalid_text),
+        ))
     })
 }
 

@@ -7,12 +7,13 @@ use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use jni::EnvUnowned;
 use jni::objects::{JByteArray, JClass, JObjectArray, JString};
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use streamfusion_formats::options::FormatOptions;
 use streamfusion_formats::{Encoder, MessageSchema, create_encoder_with};
+use streamfusion_operators::binary_rows_to_arrow::InvalidText;
 
 use crate::args::{message_schema_args, strings};
-use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
+use crate::arrow_ffi::{export_batch, export_schema, import_batch_with, import_schema};
 use crate::errors::run;
 use crate::handle::{drop_handle, into_handle, object_of};
 
@@ -23,6 +24,8 @@ const KIND: &str = "format encoder";
 pub struct FormatEncoder {
     pub(crate) encoder: Box<dyn Encoder>,
     messages: SchemaRef,
+    /// What the encoder makes of text that is not UTF-8 in the batches Java hands it.
+    invalid_text: InvalidText,
 }
 
 /// # Safety
@@ -38,6 +41,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_create<
     out_schema_addr: jlong,
     descriptors: JByteArray<'local>,
     message: JString<'local>,
+    text_as_java: jboolean,
 ) -> jlong {
     run(env, |env| {
         let format = format.try_to_string(env)?;
@@ -59,7 +63,16 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_create<
         )]));
         // SAFETY: Java passes a freshly allocated, empty schema struct.
         unsafe { export_schema(&messages, out_schema_addr) }?;
-        Ok(into_handle(FormatEncoder { encoder, messages }))
+        let invalid_text = if text_as_java {
+            InvalidText::AsJavaReadsIt
+        } else {
+            InvalidText::Refuse
+        };
+        Ok(into_handle(FormatEncoder {
+            encoder,
+            messages,
+            invalid_text,
+        }))
     })
 }
 
@@ -78,7 +91,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_encode<
         let this = object_of::<FormatEncoder>(handle, KIND)?;
         let schema = this.encoder.schema().clone();
         // SAFETY: Java exported a batch of the handle's row schema.
-        let rows = unsafe { import_batch(rows_addr, &schema) }?;
+        let rows = unsafe { import_batch_with(rows_addr, &schema, this.invalid_text) }?;
         let messages: ArrayRef = Arc::new(this.encoder.encode(&rows)?);
         let batch = RecordBatch::try_new(this.messages.clone(), vec![messages])?;
         // SAFETY: Java passes a freshly allocated, empty array struct.

@@ -33,11 +33,24 @@ use crate::binary_rows::{
     BinaryRowsError, ColumnType, FlinkType, MAX_COMPACT_DECIMAL_PRECISION,
     MAX_COMPACT_TIMESTAMP_PRECISION, null_bits_bytes,
 };
+use crate::java_text;
 
 type Result<T> = std::result::Result<T, BinaryRowsError>;
 
 /// Bit of a slot that marks text or bytes held in the slot itself.
 const INLINE_MARK: u64 = 0x80 << 56;
+
+/// What a reader makes of a text value whose bytes are not UTF-8 (Flink's `STRING` holds any
+/// bytes: `CAST(<bytes> AS STRING)` keeps them as they are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvalidText {
+    /// An error naming the column and value: for sinks that store text as UTF-8 and whose stock
+    /// counterparts would store the bytes as they are.
+    Refuse,
+    /// The text Java reads from the bytes ([`crate::java_text`]), as Flink's formats write a
+    /// `STRING` through `StringData.toString()`.
+    AsJavaReadsIt,
+}
 
 /// The reader of one row type's binary rows into batches of one Arrow schema.
 #[derive(Debug)]
@@ -46,6 +59,7 @@ pub struct BinaryRowsToArrow {
     types: Vec<ColumnType>,
     null_bits: usize,
     fixed: usize,
+    invalid_text: InvalidText,
 }
 
 /// A batch's rows: the bytes and the start of each row and the end of the last.
@@ -157,6 +171,7 @@ impl<'a> Slots<'a> for Values<'a> {
 struct Column<'n> {
     name: &'n str,
     limit: usize,
+    invalid_text: InvalidText,
 }
 
 impl Column<'_> {
@@ -211,7 +226,14 @@ impl BinaryRowsToArrow {
             types,
             null_bits,
             fixed,
+            invalid_text: InvalidText::Refuse,
         })
+    }
+
+    /// This reader, making `invalid_text` of text that is not UTF-8 (by default it refuses it).
+    pub fn with_invalid_text(mut self, invalid_text: InvalidText) -> Self {
+        self.invalid_text = invalid_text;
+        self
     }
 
     /// The rows in `bytes`, row `r` from `starts[r]` to `starts[r + 1]`, as one batch.
@@ -235,6 +257,7 @@ impl BinaryRowsToArrow {
                 let column_of = Column {
                     name: field.name(),
                     limit: bytes.len(),
+                    invalid_text: self.invalid_text,
                 };
                 column(&slots, &column_of, column_type, field.data_type())
             })
@@ -648,10 +671,17 @@ fn flat_column<'a>(
                     continue;
                 };
                 let value = held_bytes(slot, c, &mut held, "bytes of text")?;
-                let text = std::str::from_utf8(value).map_err(|e| {
-                    BinaryRowsError(format!("column {c}, value {i}: text is not UTF-8: {e}"))
-                })?;
-                builder.append_value(text);
+                match std::str::from_utf8(value) {
+                    Ok(text) => builder.append_value(text),
+                    Err(_) if c.invalid_text == InvalidText::AsJavaReadsIt => {
+                        builder.append_value(java_text::decode(value))
+                    }
+                    Err(e) => {
+                        return Err(BinaryRowsError(format!(
+                            "column {c}, value {i}: text is not UTF-8: {e}"
+                        )));
+                    }
+                }
             }
             Ok(Arc::new(builder.finish()))
         }
@@ -1249,6 +1279,40 @@ mod tests {
                 .contains("column nested: more nested values than the 156 bytes"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_is_refused_naming_the_column_or_read_as_java_reads_it() {
+        // "a", an encoded surrogate (one malformed sequence to Java), "b", a stray byte
+        let bytes = b"a\xed\xa0\x80b\x80";
+        let row = single_field_row((16u64 << 32) | bytes.len() as u64, bytes);
+        let refusing = reader_of("s", DataType::Utf8, ColumnType::Flat(FlinkType::Bytes));
+        let error = refusing.read(&row, &[0, row.len() as i32]).unwrap_err();
+        assert!(
+            error.0.contains("column s, value 0: text is not UTF-8"),
+            "{error}"
+        );
+        let reading = reader_of("s", DataType::Utf8, ColumnType::Flat(FlinkType::Bytes))
+            .with_invalid_text(InvalidText::AsJavaReadsIt);
+        let batch = reading.read(&row, &[0, row.len() as i32]).unwrap();
+        assert_eq!(
+            batch.column(0).as_string::<i32>().value(0),
+            "a\u{FFFD}b\u{FFFD}"
+        );
+
+        // within an ARRAY<STRING> too
+        let texts = reader_of(
+            "texts",
+            DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))),
+            ColumnType::Array(Box::new(ColumnType::Flat(FlinkType::Bytes))),
+        )
+        .with_invalid_text(InvalidText::AsJavaReadsIt);
+        // one element, its text after the array's slot: at 4 + 4 + 8 = 16 within the array
+        let array = array_of_slots(1, (16u64 << 32) | 2, b"\xc3x");
+        let row = single_field_row((16u64 << 32) | array.len() as u64, &array);
+        let batch = texts.read(&row, &[0, row.len() as i32]).unwrap();
+        let list = batch.column(0).as_list::<i32>().value(0);
+        assert_eq!(list.as_string::<i32>().value(0), "\u{FFFD}x");
     }
 
     #[test]

@@ -16,4 +16,5 @@ mod cast;
 mod decimal;
 pub mod exchange;
 mod functions;
+pub mod java_text;
 mod text_decimal;

@@ -101,7 +101,8 @@ public final class NativeFormatEncoder extends NativeHandle {
         String message = protobuf == null ? null : protobuf.messageName();
         long[] address = {0};
         Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
-        SinkRows writer = SinkRows.create(rowType, allocator, nullMapKeys(format, options));
+        boolean textAsJava = writesTextAsJavaReadsIt(format, options);
+        SinkRows writer = SinkRows.forFormat(rowType, allocator, nullMapKeys(format, options), textAsJava);
         try {
             ArrowBatchImporter messages =
                     ArrowBatchImporter.importSchema(
@@ -119,7 +120,8 @@ public final class NativeFormatEncoder extends NativeHandle {
                                                                     in,
                                                                     out,
                                                                     descriptors,
-                                                                    message)));
+                                                                    message,
+                                                                    textAsJava)));
             return new NativeFormatEncoder(allocator, writer, address[0], rowSchema, messages);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
@@ -145,6 +147,26 @@ public final class NativeFormatEncoder extends NativeHandle {
                     "Option '" + format + ".subject' is required to register the writer schema of a " + format + " sink");
         }
         setSchemaId(address(), HttpSchemaRegistryClient.fromOptions(options).register(subject, schema));
+    }
+
+    /**
+     * Whether {@code format} writes a {@code STRING} whose bytes are not UTF-8 as Flink's format
+     * does, through {@code StringData.toString()} (Java's reading of the bytes, each malformed
+     * sequence one U+FFFD): every format but {@code raw} with the UTF-8 charset, which Flink writes
+     * with the value's bytes as they are. Arrow text cannot hold those, so such a value is an error
+     * naming the column there rather than other bytes than Flink's.
+     */
+    private static boolean writesTextAsJavaReadsIt(String format, Map<String, String> options) {
+        if (!"raw".equals(format)) {
+            return true;
+        }
+        try {
+            return !java.nio.charset.Charset.forName(options.getOrDefault("charset", "UTF-8"))
+                    .equals(java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            // An unknown charset: the native encoder refuses the option, naming it.
+            return true;
+        }
     }
 
     /**
@@ -246,7 +268,8 @@ public final class NativeFormatEncoder extends NativeHandle {
             long rowsSchemaAddress,
             long outSchemaAddress,
             byte[] descriptors,
-            String message);
+            String message,
+            boolean textAsJava);
 
     private static native int encode(long handle, long rowsAddress, long outArrayAddress);
 

@@ -52,9 +52,19 @@ public final class BinaryRowsToArrow extends NativeHandle {
 
     /**
      * A reader of rows of {@code rowType} into batches from {@code allocator}, or {@code null}
-     * where a field of {@code rowType} has no native binary layout.
+     * where a field of {@code rowType} has no native binary layout. Text whose bytes are not UTF-8
+     * is an error naming the column.
      */
     public static BinaryRowsToArrow create(BufferAllocator allocator, RowType rowType) {
+        return create(allocator, rowType, false);
+    }
+
+    /**
+     * As {@link #create(BufferAllocator, RowType)}; where {@code textAsJava}, text whose bytes are
+     * not UTF-8 (a Flink {@code STRING} holds any bytes) is read as Java reads it, each malformed
+     * sequence one U+FFFD as {@code StringData.toString()} gives it, rather than refused.
+     */
+    public static BinaryRowsToArrow create(BufferAllocator allocator, RowType rowType, boolean textAsJava) {
         if (!supports(rowType)) {
             return null;
         }
@@ -62,7 +72,8 @@ public final class BinaryRowsToArrow extends NativeHandle {
         int[][] types = BinaryRowsWriter.describe(rowType);
         Schema schema = ArrowTypes.toArrowSchema(rowType);
         long address =
-                ArrowBatchExporter.exportSchema(allocator, schema, schemaAddress -> create(schemaAddress, types[0], types[1]));
+                ArrowBatchExporter.exportSchema(
+                allocator, schema, schemaAddress -> create(schemaAddress, types[0], types[1], textAsJava));
         return new BinaryRowsToArrow(allocator, schema, rowType.getFieldCount(), address);
     }
 
@@ -119,7 +130,7 @@ public final class BinaryRowsToArrow extends NativeHandle {
         importer.close();
     }
 
-    private static native long create(long schemaAddress, int[] codes, int[] precisions);
+    private static native long create(long schemaAddress, int[] codes, int[] precisions, boolean textAsJava);
 
     private static native int read(long handle, byte[] rows, int length, int[] starts, int count, long arrayAddress);
 

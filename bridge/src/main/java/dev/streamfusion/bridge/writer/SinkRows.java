@@ -50,17 +50,30 @@ public final class SinkRows implements AutoCloseable {
         this.binary = binary;
     }
 
-    /** Rows of {@code rowType} into batches from {@code allocator}; a NULL map key is an error. */
+    /**
+     * Rows of {@code rowType} into batches from {@code allocator}, for a sink that stores them: a
+     * NULL map key is an error, and so is text whose bytes are not UTF-8 (where the natively read
+     * batch is made, or where the Java writer's batch is checked as it crosses to Rust).
+     */
     public static SinkRows create(RowType rowType, BufferAllocator allocator) {
-        return create(rowType, allocator, NullMapKeys.REJECT);
+        return create(rowType, allocator, NullMapKeys.REJECT, false);
     }
 
-    /** Rows whose NULL map keys the Java writer treats as {@code nullKeys} says. */
-    public static SinkRows create(RowType rowType, BufferAllocator allocator, NullMapKeys nullKeys) {
+    /**
+     * Rows of {@code rowType} into batches from {@code allocator}, for a format: NULL map keys as
+     * {@code nullKeys} says; where {@code textAsJava}, text whose bytes are not UTF-8 is read as
+     * {@code StringData.toString()} reads it where the batch is read natively from binary rows
+     * (the encoder reads the Java writer's batch that way as it crosses), else it is an error.
+     */
+    public static SinkRows forFormat(RowType rowType, BufferAllocator allocator, NullMapKeys nullKeys, boolean textAsJava) {
+        return create(rowType, allocator, nullKeys, textAsJava);
+    }
+
+    private static SinkRows create(RowType rowType, BufferAllocator allocator, NullMapKeys nullKeys, boolean textAsJava) {
         RowDataArrowWriter java = RowDataArrowWriter.create(rowType, allocator, nullKeys);
         try {
             boolean nativeReader = nullKeys == NullMapKeys.REJECT || !holdsMap(rowType);
-            return new SinkRows(java, nativeReader ? BinaryRowsToArrow.create(allocator, rowType) : null);
+            return new SinkRows(java, nativeReader ? BinaryRowsToArrow.create(allocator, rowType, textAsJava) : null);
         } catch (RuntimeException e) {
             java.close();
             throw e;

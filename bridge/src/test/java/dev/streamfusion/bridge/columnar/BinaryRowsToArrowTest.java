@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.function.BiConsumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class BinaryRowsToArrowTest {
 
@@ -133,6 +134,34 @@ class BinaryRowsToArrowTest {
                 GenericRowData.of(DecimalData.fromUnscaledLong(-99, 2, 1)));
         readAsTheJavaWriterWrites(RowType.of(new DecimalType(2, 1)), rows, (actual, binary) ->
                 assertThat(actual.getVector(0).getObject(0)).isEqualTo(new BigDecimal("10.0")));
+    }
+
+    /**
+     * A Flink STRING holds any bytes. A reader for a sink that stores text refuses bytes that are
+     * not UTF-8, naming the column; one for a format reads them as {@code StringData.toString()}
+     * does, which Flink's formats write.
+     */
+    @Test
+    void textThatIsNotUtf8IsRefusedNamingTheColumnOrReadAsJavaReadsIt() {
+        RowType type = RowType.of(new IntType(), VarCharType.STRING_TYPE);
+        // "a", an encoded surrogate, "b", a stray byte, and a lead cut short by the end
+        byte[] text = {'a', (byte) 0xed, (byte) 0xa0, (byte) 0x80, 'b', (byte) 0x80, (byte) 0xe4, (byte) 0xb8};
+        StringData string = StringData.fromBytes(text);
+        BinaryRowData row = new RowDataSerializer(type).toBinaryRow(GenericRowData.of(1, string)).copy();
+        try (BufferAllocator allocator = new RootAllocator()) {
+            try (BinaryRowsToArrow refusing = BinaryRowsToArrow.create(allocator, type)) {
+                refusing.append(row);
+                assertThatThrownBy(refusing::finishBatch)
+                        .hasMessageContaining("column f1, value 0: text is not UTF-8");
+            }
+            try (BinaryRowsToArrow reading = BinaryRowsToArrow.create(allocator, type, true)) {
+                reading.append(row);
+                VectorSchemaRoot batch = reading.finishBatch();
+                assertThat(batch.getVector(1).getObject(0).toString())
+                        .isEqualTo(string.toString())
+                        .isEqualTo("a\ufffdb\ufffd\ufffd");
+            }
+        }
     }
 
     @Test

@@ -189,7 +189,7 @@ class SinkRowsTest {
                         .hasMessageContaining("column f0: a MAP key is NULL, which Arrow maps cannot hold");
             }
             try (RowDataArrowWriter java = RowDataArrowWriter.create(type, allocator, NullMapKeys.DROP);
-                    SinkRows dropping = SinkRows.create(type, allocator, NullMapKeys.DROP)) {
+                    SinkRows dropping = SinkRows.forFormat(type, allocator, NullMapKeys.DROP, true)) {
                 VectorSchemaRoot expected = java.write(rows);
                 assertThat(expected.getVector(0).getObject(0).toString()).doesNotContain("2");
                 assertThat(dropping.write(binary).equals(expected)).isTrue();

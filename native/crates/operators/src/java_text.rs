@@ -1,0 +1,201 @@
+//! Bytes read as text the way Java reads UTF-8.
+//!
+//! A Flink `STRING` is a run of bytes that need not be UTF-8 (`CAST(<bytes> AS STRING)` keeps them
+//! as they are). Flink's formats write such a value through `StringData.toString()`, which reads
+//! bytes that are not UTF-8 with `new String(bytes, UTF_8)`: each malformed sequence becomes one
+//! U+FFFD, by the JDK's own rules of where a malformed sequence ends (JDK 17's
+//! `String.decodeUTF8_UTF16`). They differ from Rust's `String::from_utf8_lossy`: the three bytes
+//! of an encoded surrogate are one U+FFFD to Java and three to Rust, and a sequence cut short by
+//! the end of the value ends the text at one U+FFFD whatever follows its lead.
+
+use std::borrow::Cow;
+
+const REPLACEMENT: char = '\u{FFFD}';
+
+/// `bytes` as Java's `new String(bytes, UTF_8)` reads them: borrowed where they are UTF-8.
+pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(e) => {
+            let (valid, rest) = bytes.split_at(e.valid_up_to());
+            let mut text = String::with_capacity(bytes.len() + 2);
+            // The bytes before the first malformed one are UTF-8, and end where a character does.
+            text.push_str(std::str::from_utf8(valid).unwrap_or_default());
+            decode_malformed(rest, &mut text);
+            Cow::Owned(text)
+        }
+    }
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xc0 == 0x80
+}
+
+/// An `E0` lead followed by a byte that makes the sequence an overlong form.
+fn overlong3(b1: u8, b2: u8) -> bool {
+    b1 == 0xe0 && b2 & 0xe0 == 0x80
+}
+
+/// A four-byte lead followed by a byte that cannot follow it.
+fn bad_second_of_four(b1: u8, b2: u8) -> bool {
+    (b1 == 0xf0 && !(0x90..=0xbf).contains(&b2))
+        || (b1 == 0xf4 && b2 & 0xf0 != 0x80)
+        || !is_continuation(b2)
+}
+
+fn payload(b: u8) -> u32 {
+    u32::from(b & 0x3f)
+}
+
+/// Appends `bytes` as Java decodes them, one step of JDK 17's decoder per sequence.
+fn decode_malformed(bytes: &[u8], out: &mut String) {
+    let end = bytes.len();
+    let mut at = 0;
+    while at < end {
+        let b1 = bytes[at];
+        at += 1;
+        match b1 {
+            0x00..=0x7f => out.push(char::from(b1)),
+            0xc2..=0xdf => {
+                let Some(&b2) = bytes.get(at) else {
+                    out.push(REPLACEMENT);
+                    break;
+                };
+                if is_continuation(b2) {
+                    at += 1;
+                    let c = (u32::from(b1 & 0x1f) << 6) | payload(b2);
+                    out.push(char::from_u32(c).unwrap_or(REPLACEMENT));
+                } else {
+                    // The byte after the lead starts the next sequence.
+                    out.push(REPLACEMENT);
+                }
+            }
+            0xe0..=0xef => {
+                if at + 1 < end {
+                    let (b2, b3) = (bytes[at], bytes[at + 1]);
+                    if overlong3(b1, b2) || !is_continuation(b2) || !is_continuation(b3) {
+                        out.push(REPLACEMENT);
+                        // The malformed sequence is the lead alone, or the lead and its second
+                        // byte where that one could follow it.
+                        if !overlong3(b1, b2) && is_continuation(b2) {
+                            at += 1;
+                        }
+                    } else {
+                        at += 2;
+                        let c = (u32::from(b1 & 0x0f) << 12) | (payload(b2) << 6) | payload(b3);
+                        // A surrogate's three bytes are one malformed sequence.
+                        out.push(char::from_u32(c).unwrap_or(REPLACEMENT));
+                    }
+                    continue;
+                }
+                out.push(REPLACEMENT);
+                match bytes.get(at) {
+                    Some(&b2) if overlong3(b1, b2) || !is_continuation(b2) => {}
+                    // Cut short by the end: the rest is one malformed sequence.
+                    _ => break,
+                }
+            }
+            0xf0..=0xf7 => {
+                if at + 2 < end {
+                    let (b2, b3, b4) = (bytes[at], bytes[at + 1], bytes[at + 2]);
+                    let c = (u32::from(b1 & 0x07) << 18)
+                        | (payload(b2) << 12)
+                        | (payload(b3) << 6)
+                        | payload(b4);
+                    let malformed = !is_continuation(b2)
+                        || !is_continuation(b3)
+                        || !is_continuation(b4)
+                        || !(0x1_0000..=0x10_ffff).contains(&c);
+                    if malformed {
+                        out.push(REPLACEMENT);
+                        // The lead alone; the lead and its second byte; or those and the third,
+                        // as far as they could go on.
+                        if b1 <= 0xf4 && !bad_second_of_four(b1, b2) {
+                            at += if is_continuation(b3) { 2 } else { 1 };
+                        }
+                    } else {
+                        at += 3;
+                        out.push(char::from_u32(c).unwrap_or(REPLACEMENT));
+                    }
+                    continue;
+                }
+                out.push(REPLACEMENT);
+                if b1 > 0xf4 || bytes.get(at).is_some_and(|&b2| bad_second_of_four(b1, b2)) {
+                    continue;
+                }
+                // The lead and its second byte, cut short by the end (or by a third byte that
+                // cannot go on, which starts the next sequence).
+                at += 1;
+                match bytes.get(at) {
+                    Some(&b3) if !is_continuation(b3) => {}
+                    _ => break,
+                }
+            }
+            // A continuation byte without its lead, an overlong two-byte lead, or a lead of more
+            // than four bytes.
+            _ => out.push(REPLACEMENT),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn java(bytes: &[u8]) -> String {
+        decode(bytes).into_owned()
+    }
+
+    const R: &str = "\u{FFFD}";
+
+    #[test]
+    fn utf8_is_borrowed_as_it_is() {
+        let text = "plain, é, 中, 😀";
+        assert!(matches!(decode(text.as_bytes()), Cow::Borrowed(t) if t == text));
+        assert!(matches!(decode(b""), Cow::Borrowed("")));
+    }
+
+    #[test]
+    fn malformed_sequences_end_where_java_ends_them() {
+        let cases: &[(&[u8], String)] = &[
+            // Stray bytes: each one.
+            (b"a\x80b", format!("a{R}b")),
+            (b"\xbf\xbf", format!("{R}{R}")),
+            (b"\xc0\x80", format!("{R}{R}")),
+            (b"\xc1\xbf", format!("{R}{R}")),
+            (b"\xf8\x88\x80\x80\x80", R.repeat(5)),
+            (b"\xff", R.to_string()),
+            // Two bytes: the lead alone where the next cannot follow; cut short at the end.
+            (b"\xc3x", format!("{R}x")),
+            (b"\xc3\xc3\xa9", format!("{R}é")),
+            (b"x\xc3", format!("x{R}")),
+            // Three bytes.
+            (b"\xe0\x80\x80", R.repeat(3)),
+            (b"\xe0\xa0\x80", "\u{800}".to_string()),
+            (b"\xe4\xb8x", format!("{R}x")),
+            (b"\xe4x\xad", format!("{R}x{R}")),
+            (b"\xed\xa0\x80", R.to_string()),
+            (b"\xed\xbf\xbfz", format!("{R}z")),
+            (b"\xe4\xb8", R.to_string()),
+            (b"\xe4", R.to_string()),
+            (b"\xe4x", format!("{R}x")),
+            (b"\xe0\x9f", format!("{R}{R}")),
+            // Four bytes.
+            (b"\xf0\x9f\x98\x80", "😀".to_string()),
+            (b"\xf0\x8f\xbf\xbf", R.repeat(4)),
+            (b"\xf4\x90\x80\x80", R.repeat(4)),
+            (b"\xf5\x80\x80\x80", R.repeat(4)),
+            (b"\xf0\x9f\x98x", format!("{R}x")),
+            (b"\xf0\x9fxx", format!("{R}xx")),
+            (b"\xf0\x9f\x98", R.to_string()),
+            (b"\xf0\x9f", R.to_string()),
+            (b"\xf0\x9fx", format!("{R}x")),
+            (b"\xf0\x8f", format!("{R}{R}")),
+            (b"\xf5\x80", format!("{R}{R}")),
+            (b"\xf0", R.to_string()),
+        ];
+        for (bytes, expected) in cases {
+            assert_eq!(&java(bytes), expected, "{bytes:x?}");
+        }
+    }
+}
