@@ -12,6 +12,13 @@ pub trait Encoder: Send + std::fmt::Debug {
 
     fn schema(&self) -> &SchemaRef;
 
+    /// Whether a text value whose bytes are not UTF-8 is written as Java reads it, as Flink's
+    /// formats write `StringData.toString()`. Flink's `raw` in UTF-8 writes the value's bytes as
+    /// they are, which Arrow text cannot hold: there such a value is refused instead.
+    fn reads_invalid_text_as_java(&self) -> bool {
+        true
+    }
+
     /// The writer schema a registry must know before messages can name it (avro-confluent).
     fn writer_schema(&self) -> Option<&str> {
         None

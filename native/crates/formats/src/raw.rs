@@ -301,6 +301,10 @@ impl RawEncoder {
 }
 
 impl Encoder for RawEncoder {
+    fn reads_invalid_text_as_java(&self) -> bool {
+        self.options.charset != Charset::Utf8
+    }
+
     fn encode(&mut self, batch: &RecordBatch) -> Result<BinaryArray> {
         let column: &ArrayRef = batch.column(0);
         let be = self.options.big_endian;

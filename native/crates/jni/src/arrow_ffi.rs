@@ -28,8 +28,7 @@ use arrow::error::ArrowError;
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};
 use jni::sys::jlong;
 use std::sync::Arc;
-use streamfusion_operators::binary_rows_to_arrow::InvalidText;
-use streamfusion_operators::java_text;
+use streamfusion_operators::java_text::{self, InvalidText};
 
 use crate::errors::{NativeError, NativeResult};
 
@@ -92,8 +91,9 @@ pub unsafe fn import_batch_with(
             return Err(naming_the_column(&data, schema, e).into());
         }
         // Only a batch that fails the check pays for reading its text again.
-        data = text_as_java_reads_it(data)?;
-        data.validate_full()?;
+        data = text_as_java_reads_it(data.clone())
+            .and_then(|read| read.validate_full().map(|()| read))
+            .map_err(|e| naming_the_column(&data, schema, e))?;
     }
     let columns = StructArray::from(data);
     Ok(RecordBatch::try_new(
@@ -102,7 +102,8 @@ pub unsafe fn import_batch_with(
     )?)
 }
 
-/// The batch's check failure `e`, naming the first column whose own check fails.
+/// The batch's failure `e`, naming the first column whose own check fails (where none does, the
+/// failure as it is).
 fn naming_the_column(data: &ArrayData, schema: &SchemaRef, e: ArrowError) -> ArrowError {
     schema
         .fields()
@@ -126,6 +127,7 @@ fn text_as_java_reads_it(data: ArrayData) -> Result<ArrayData, ArrowError> {
             let offsets = data.buffer::<i32>(0);
             let bytes = data.buffers()[1].as_slice();
             let mut text = StringBuilder::with_capacity(data.len(), bytes.len());
+            let mut length = 0usize;
             for i in 0..data.len() {
                 if data.is_null(i) {
                     text.append_null();
@@ -142,7 +144,16 @@ fn text_as_java_reads_it(data: ArrayData) -> Result<ArrayData, ArrowError> {
                             bytes.len()
                         ))
                     })?;
-                text.append_value(java_text::decode(value));
+                let value = java_text::decode(value);
+                // Each malformed byte can grow to three: the column must still fit Arrow's
+                // 32-bit offsets.
+                length += value.len();
+                if length > i32::MAX as usize {
+                    return Err(ArrowError::InvalidArgumentError(
+                        "more than 2 GiB of text".into(),
+                    ));
+                }
+                text.append_value(value);
             }
             Ok(text.finish().into_data())
         }

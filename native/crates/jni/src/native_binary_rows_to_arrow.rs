@@ -7,7 +7,8 @@ use jni::EnvUnowned;
 use jni::objects::{JByteArray, JClass, JIntArray};
 use jni::sys::{jboolean, jint, jlong};
 use streamfusion_operators::binary_rows::ColumnType;
-use streamfusion_operators::binary_rows_to_arrow::{BinaryRowsToArrow, InvalidText};
+use streamfusion_operators::binary_rows_to_arrow::BinaryRowsToArrow;
+use streamfusion_operators::java_text::InvalidText;
 
 use crate::args::{bytes, check_len, code_pairs, ints};
 use crate::arrow_ffi::{export_batch, import_schema};

@@ -10,11 +10,11 @@ use jni::objects::{JByteArray, JClass, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use streamfusion_formats::options::FormatOptions;
 use streamfusion_formats::{Encoder, MessageSchema, create_encoder_with};
-use streamfusion_operators::binary_rows_to_arrow::InvalidText;
+use streamfusion_operators::java_text::InvalidText;
 
 use crate::args::{message_schema_args, strings};
 use crate::arrow_ffi::{export_batch, export_schema, import_batch_with, import_schema};
-use crate::errors::run;
+use crate::errors::{NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
 
 const KIND: &str = "format encoder";
@@ -26,6 +26,17 @@ pub struct FormatEncoder {
     messages: SchemaRef,
     /// What the encoder makes of text that is not UTF-8 in the batches Java hands it.
     invalid_text: InvalidText,
+}
+
+impl FormatEncoder {
+    /// The batch of rows Java exported at `rows_addr`, its text read as the format writes it.
+    ///
+    /// # Safety
+    /// `rows_addr` is an exported `ArrowArray` of the encoder's row schema.
+    pub(crate) unsafe fn import_rows(&self, rows_addr: jlong) -> NativeResult<RecordBatch> {
+        // SAFETY: guaranteed by the caller.
+        unsafe { import_batch_with(rows_addr, self.encoder.schema(), self.invalid_text) }
+    }
 }
 
 /// # Safety
@@ -41,7 +52,6 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_create<
     out_schema_addr: jlong,
     descriptors: JByteArray<'local>,
     message: JString<'local>,
-    text_as_java: jboolean,
 ) -> jlong {
     run(env, |env| {
         let format = format.try_to_string(env)?;
@@ -63,7 +73,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_create<
         )]));
         // SAFETY: Java passes a freshly allocated, empty schema struct.
         unsafe { export_schema(&messages, out_schema_addr) }?;
-        let invalid_text = if text_as_java {
+        let invalid_text = if encoder.reads_invalid_text_as_java() {
             InvalidText::AsJavaReadsIt
         } else {
             InvalidText::Refuse
@@ -89,13 +99,26 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_encode<
 ) -> jint {
     run(env, |_| {
         let this = object_of::<FormatEncoder>(handle, KIND)?;
-        let schema = this.encoder.schema().clone();
         // SAFETY: Java exported a batch of the handle's row schema.
-        let rows = unsafe { import_batch_with(rows_addr, &schema, this.invalid_text) }?;
+        let rows = unsafe { this.import_rows(rows_addr) }?;
         let messages: ArrayRef = Arc::new(this.encoder.encode(&rows)?);
         let batch = RecordBatch::try_new(this.messages.clone(), vec![messages])?;
         // SAFETY: Java passes a freshly allocated, empty array struct.
         unsafe { export_batch(batch, out_array_addr) }
+    })
+}
+
+/// Whether the encoder reads text that is not UTF-8 as Java does (else it refuses it), which the
+/// rows' native reader must do alike.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_readsTextAsJava<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jboolean {
+    run(env, |_| {
+        let this = object_of::<FormatEncoder>(handle, KIND)?;
+        Ok(this.invalid_text == InvalidText::AsJavaReadsIt)
     })
 }
 

@@ -13,7 +13,6 @@ use jni::{Env, EnvUnowned};
 use streamfusion_kafka::{BatchProducer, OutRecord};
 
 use crate::args::{check_len, strings};
-use crate::arrow_ffi::import_batch;
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
 use crate::native_format_encoder::FormatEncoder;
@@ -31,9 +30,8 @@ fn timeout(millis: jlong) -> Duration {
 /// exported `ArrowArray` of its row schema.
 unsafe fn encode(encoder: jlong, rows_addr: jlong) -> NativeResult<BinaryArray> {
     let encoder = object_of::<FormatEncoder>(encoder, "format encoder")?;
-    let schema = encoder.encoder.schema().clone();
     // SAFETY: guaranteed by the caller.
-    let rows = unsafe { import_batch(rows_addr, &schema) }?;
+    let rows = unsafe { encoder.import_rows(rows_addr) }?;
     Ok(encoder.encoder.encode(&rows)?)
 }
 

@@ -33,24 +33,12 @@ use crate::binary_rows::{
     BinaryRowsError, ColumnType, FlinkType, MAX_COMPACT_DECIMAL_PRECISION,
     MAX_COMPACT_TIMESTAMP_PRECISION, null_bits_bytes,
 };
-use crate::java_text;
+use crate::java_text::{self, InvalidText};
 
 type Result<T> = std::result::Result<T, BinaryRowsError>;
 
 /// Bit of a slot that marks text or bytes held in the slot itself.
 const INLINE_MARK: u64 = 0x80 << 56;
-
-/// What a reader makes of a text value whose bytes are not UTF-8 (Flink's `STRING` holds any
-/// bytes: `CAST(<bytes> AS STRING)` keeps them as they are).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InvalidText {
-    /// An error naming the column and value: for sinks that store text as UTF-8 and whose stock
-    /// counterparts would store the bytes as they are.
-    Refuse,
-    /// The text Java reads from the bytes ([`crate::java_text`]), as Flink's formats write a
-    /// `STRING` through `StringData.toString()`.
-    AsJavaReadsIt,
-}
 
 /// The reader of one row type's binary rows into batches of one Arrow schema.
 #[derive(Debug)]
@@ -674,7 +662,15 @@ fn flat_column<'a>(
                 match std::str::from_utf8(value) {
                     Ok(text) => builder.append_value(text),
                     Err(_) if c.invalid_text == InvalidText::AsJavaReadsIt => {
-                        builder.append_value(java_text::decode(value))
+                        let text = java_text::decode(value);
+                        // Each malformed byte can grow to three: the column must still fit
+                        // Arrow's 32-bit offsets.
+                        if builder.values_slice().len() + text.len() > i32::MAX as usize {
+                            return Err(BinaryRowsError(format!(
+                                "column {c}: more than 2 GiB of text"
+                            )));
+                        }
+                        builder.append_value(text)
                     }
                     Err(e) => {
                         return Err(BinaryRowsError(format!(

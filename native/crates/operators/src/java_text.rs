@@ -1,27 +1,37 @@
 //! Bytes read as text the way Java reads UTF-8.
 //!
-//! A Flink `STRING` is a run of bytes that need not be UTF-8 (`CAST(<bytes> AS STRING)` keeps them
-//! as they are). Flink's formats write such a value through `StringData.toString()`, which reads
-//! bytes that are not UTF-8 with `new String(bytes, UTF_8)`: each malformed sequence becomes one
-//! U+FFFD, by the JDK's own rules of where a malformed sequence ends (JDK 17's
-//! `String.decodeUTF8_UTF16`). They differ from Rust's `String::from_utf8_lossy`: the three bytes
-//! of an encoded surrogate are one U+FFFD to Java and three to Rust, and a sequence cut short by
-//! the end of the value ends the text at one U+FFFD whatever follows its lead.
+//! A Flink `STRING` is a run of bytes that need not be UTF-8: Flink's `raw` format in UTF-8, its
+//! Parquet reader and user functions hand over a value's bytes as they are. Flink's formats write
+//! such a value through `StringData.toString()`, which reads bytes that are not UTF-8 with
+//! `new String(bytes, UTF_8)`: each malformed sequence becomes one U+FFFD, by the JDK's own rules
+//! of where a malformed sequence ends (JDK 17's `String.decodeUTF8_UTF16`).
+//!
+//! They differ from Rust's `String::from_utf8_lossy` where a sequence would encode a surrogate:
+//! its three bytes are one U+FFFD to Java and three to Rust, and its first two bytes, cut short by
+//! a byte that cannot follow or by the end, one U+FFFD to Java and two to Rust.
 
 use std::borrow::Cow;
 
 const REPLACEMENT: char = '\u{FFFD}';
 
+/// What a reader of Java's bytes makes of a text value whose bytes are not UTF-8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvalidText {
+    /// An error naming the column and value: for sinks that store text as UTF-8 and whose stock
+    /// counterparts would store the bytes as they are.
+    Refuse,
+    /// The text Java reads from the bytes ([`decode`]), as Flink's formats write a `STRING`
+    /// through `StringData.toString()`.
+    AsJavaReadsIt,
+}
+
 /// `bytes` as Java's `new String(bytes, UTF_8)` reads them: borrowed where they are UTF-8.
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
-        Err(e) => {
-            let (valid, rest) = bytes.split_at(e.valid_up_to());
+        Err(_) => {
             let mut text = String::with_capacity(bytes.len() + 2);
-            // The bytes before the first malformed one are UTF-8, and end where a character does.
-            text.push_str(std::str::from_utf8(valid).unwrap_or_default());
-            decode_malformed(rest, &mut text);
+            decode_as_java(bytes, &mut text);
             Cow::Owned(text)
         }
     }
@@ -48,7 +58,7 @@ fn payload(b: u8) -> u32 {
 }
 
 /// Appends `bytes` as Java decodes them, one step of JDK 17's decoder per sequence.
-fn decode_malformed(bytes: &[u8], out: &mut String) {
+fn decode_as_java(bytes: &[u8], out: &mut String) {
     let end = bytes.len();
     let mut at = 0;
     while at < end {
@@ -176,6 +186,9 @@ mod tests {
             (b"\xe4x\xad", format!("{R}x{R}")),
             (b"\xed\xa0\x80", R.to_string()),
             (b"\xed\xbf\xbfz", format!("{R}z")),
+            // A surrogate's first two bytes: one malformed sequence to Java, two to Rust.
+            (b"\xed\xa0A", format!("{R}A")),
+            (b"\xed\xa0", R.to_string()),
             (b"\xe4\xb8", R.to_string()),
             (b"\xe4", R.to_string()),
             (b"\xe4x", format!("{R}x")),

@@ -1140,6 +1140,42 @@ class StreamFusionKafkaITCase {
         }
     }
 
+    /**
+     * A STRING whose bytes are not UTF-8 (Flink's raw format in UTF-8 reads a value's bytes as
+     * they are) is written as Flink's formats write it, through {@code StringData.toString()}:
+     * each malformed sequence one U+FFFD, the messages equal to the stock sink's.
+     */
+    @Test
+    void textThatIsNotUtf8IsWrittenAsFlinksFormatsWriteIt() throws Exception {
+        String source = "invalid-text";
+        KAFKA.cluster().createTopic(source, 1);
+        HexFormat hex = HexFormat.of();
+        List<String> texts = List.of("61eda0806280", "e4b8", "f09f98", "c3a9", "eda041", "80");
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (String text : texts) {
+                producer.send(new ProducerRecord<>(source, 0, null, hex.parseHex(text))).get();
+            }
+        }
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("texts", "kafka", "text STRING", bidsTable("topic", source, Map.of("format", "raw"))));
+        for (String format : List.of("json", "csv")) {
+            String stockTopic = "text-stock-" + format;
+            String fusedTopic = "text-fused-" + format;
+            KAFKA.cluster().createTopic(stockTopic, 1);
+            KAFKA.cluster().createTopic(fusedTopic, 1);
+            tables.executeSql(ddl("stock_" + format, "kafka", "text STRING", sinkTable(stockTopic, format)));
+            tables.executeSql(ddl("fused_" + format, "streamfusion-kafka", "text STRING", sinkTable(fusedTopic, format)));
+            tables.executeSql("INSERT INTO stock_" + format + " SELECT text FROM texts").await(2, TimeUnit.MINUTES);
+            tables.executeSql("INSERT INTO fused_" + format + " SELECT text FROM texts").await(2, TimeUnit.MINUTES);
+            List<String> stock = values(stockTopic);
+            assertThat(stock).hasSize(texts.size());
+            if (format.equals("json")) {
+                assertThat(stock).contains(hex.formatHex("{\"text\":\"a\ufffdb\ufffd\"}".getBytes(StandardCharsets.UTF_8)));
+            }
+            assertThat(values(fusedTopic)).as(format).containsExactlyInAnyOrderElementsOf(stock);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"json", "csv", "avro"})
     void theSinkWritesTheBytesFlinkWrites(String format) throws Exception {

@@ -101,10 +101,9 @@ public final class NativeFormatEncoder extends NativeHandle {
         String message = protobuf == null ? null : protobuf.messageName();
         long[] address = {0};
         Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
-        boolean textAsJava = writesTextAsJavaReadsIt(format, options);
-        SinkRows writer = SinkRows.forFormat(rowType, allocator, nullMapKeys(format, options), textAsJava);
+        ArrowBatchImporter messages = null;
         try {
-            ArrowBatchImporter messages =
+            messages =
                     ArrowBatchImporter.importSchema(
                             allocator,
                             out ->
@@ -120,14 +119,18 @@ public final class NativeFormatEncoder extends NativeHandle {
                                                                     in,
                                                                     out,
                                                                     descriptors,
-                                                                    message,
-                                                                    textAsJava)));
+                                                                    message)));
+            // The rows' native reader makes of text that is not UTF-8 what the encoder does.
+            SinkRows writer =
+                    SinkRows.forFormat(rowType, allocator, nullMapKeys(format, options), readsTextAsJava(address[0]));
             return new NativeFormatEncoder(allocator, writer, address[0], rowSchema, messages);
         } catch (RuntimeException e) {
             if (address[0] != 0) {
                 free0(address[0]);
             }
-            writer.close();
+            if (messages != null) {
+                messages.close();
+            }
             throw e;
         }
     }
@@ -147,26 +150,6 @@ public final class NativeFormatEncoder extends NativeHandle {
                     "Option '" + format + ".subject' is required to register the writer schema of a " + format + " sink");
         }
         setSchemaId(address(), HttpSchemaRegistryClient.fromOptions(options).register(subject, schema));
-    }
-
-    /**
-     * Whether {@code format} writes a {@code STRING} whose bytes are not UTF-8 as Flink's format
-     * does, through {@code StringData.toString()} (Java's reading of the bytes, each malformed
-     * sequence one U+FFFD): every format but {@code raw} with the UTF-8 charset, which Flink writes
-     * with the value's bytes as they are. Arrow text cannot hold those, so such a value is an error
-     * naming the column there rather than other bytes than Flink's.
-     */
-    private static boolean writesTextAsJavaReadsIt(String format, Map<String, String> options) {
-        if (!"raw".equals(format)) {
-            return true;
-        }
-        try {
-            return !java.nio.charset.Charset.forName(options.getOrDefault("charset", "UTF-8"))
-                    .equals(java.nio.charset.StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            // An unknown charset: the native encoder refuses the option, naming it.
-            return true;
-        }
     }
 
     /**
@@ -268,10 +251,16 @@ public final class NativeFormatEncoder extends NativeHandle {
             long rowsSchemaAddress,
             long outSchemaAddress,
             byte[] descriptors,
-            String message,
-            boolean textAsJava);
+            String message);
 
     private static native int encode(long handle, long rowsAddress, long outArrayAddress);
+
+    /**
+     * Whether the encoder reads text whose bytes are not UTF-8 as Java does, as Flink's format
+     * writes {@code StringData.toString()}; else (raw in UTF-8, which Flink writes with the bytes
+     * as they are) it refuses such text, naming the column.
+     */
+    private static native boolean readsTextAsJava(long handle);
 
     private static native void free0(long handle);
 
