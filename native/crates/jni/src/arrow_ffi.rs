@@ -127,7 +127,6 @@ fn text_as_java_reads_it(data: ArrayData) -> Result<ArrayData, ArrowError> {
             let offsets = data.buffer::<i32>(0);
             let bytes = data.buffers()[1].as_slice();
             let mut text = StringBuilder::with_capacity(data.len(), bytes.len());
-            let mut length = 0usize;
             for i in 0..data.len() {
                 if data.is_null(i) {
                     text.append_null();
@@ -144,16 +143,11 @@ fn text_as_java_reads_it(data: ArrayData) -> Result<ArrayData, ArrowError> {
                             bytes.len()
                         ))
                     })?;
-                let value = java_text::decode(value);
-                // Each malformed byte can grow to three: the column must still fit Arrow's
-                // 32-bit offsets.
-                length += value.len();
-                if length > i32::MAX as usize {
+                if !java_text::append_decoded(&mut text, value) {
                     return Err(ArrowError::InvalidArgumentError(
                         "more than 2 GiB of text".into(),
                     ));
                 }
-                text.append_value(value);
             }
             Ok(text.finish().into_data())
         }

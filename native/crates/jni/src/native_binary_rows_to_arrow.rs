@@ -47,13 +47,9 @@ pub extern "system" fn Java_dev_streamfusion_bridge_columnar_BinaryRowsToArrow_c
         let types = column_types(&ints(env, &codes)?, &ints(env, &precisions)?)?;
         // SAFETY: Java passes an exported schema (see `BinaryRowsToArrow.create`).
         let schema: SchemaRef = unsafe { import_schema(schema_addr) }?;
-        let invalid_text = if text_as_java {
-            InvalidText::AsJavaReadsIt
-        } else {
-            InvalidText::Refuse
-        };
         Ok(into_handle(
-            BinaryRowsToArrow::try_new(schema, types)?.with_invalid_text(invalid_text),
+            BinaryRowsToArrow::try_new(schema, types)?
+                .with_invalid_text(InvalidText::as_java_if(text_as_java)),
         ))
     })
 }

@@ -73,11 +73,7 @@ pub extern "system" fn Java_dev_streamfusion_formats_NativeFormatEncoder_create<
         )]));
         // SAFETY: Java passes a freshly allocated, empty schema struct.
         unsafe { export_schema(&messages, out_schema_addr) }?;
-        let invalid_text = if encoder.reads_invalid_text_as_java() {
-            InvalidText::AsJavaReadsIt
-        } else {
-            InvalidText::Refuse
-        };
+        let invalid_text = InvalidText::as_java_if(encoder.reads_invalid_text_as_java());
         Ok(into_handle(FormatEncoder {
             encoder,
             messages,

@@ -662,15 +662,11 @@ fn flat_column<'a>(
                 match std::str::from_utf8(value) {
                     Ok(text) => builder.append_value(text),
                     Err(_) if c.invalid_text == InvalidText::AsJavaReadsIt => {
-                        let text = java_text::decode(value);
-                        // Each malformed byte can grow to three: the column must still fit
-                        // Arrow's 32-bit offsets.
-                        if builder.values_slice().len() + text.len() > i32::MAX as usize {
+                        if !java_text::append_decoded(&mut builder, value) {
                             return Err(BinaryRowsError(format!(
                                 "column {c}: more than 2 GiB of text"
                             )));
                         }
-                        builder.append_value(text)
                     }
                     Err(e) => {
                         return Err(BinaryRowsError(format!(

@@ -12,6 +12,8 @@
 
 use std::borrow::Cow;
 
+use arrow::array::StringBuilder;
+
 const REPLACEMENT: char = '\u{FFFD}';
 
 /// What a reader of Java's bytes makes of a text value whose bytes are not UTF-8.
@@ -23,6 +25,28 @@ pub enum InvalidText {
     /// The text Java reads from the bytes ([`decode`]), as Flink's formats write a `STRING`
     /// through `StringData.toString()`.
     AsJavaReadsIt,
+}
+
+impl InvalidText {
+    /// [`InvalidText::AsJavaReadsIt`] where `as_java`, else [`InvalidText::Refuse`].
+    pub fn as_java_if(as_java: bool) -> Self {
+        if as_java {
+            InvalidText::AsJavaReadsIt
+        } else {
+            InvalidText::Refuse
+        }
+    }
+}
+
+/// Appends `bytes` as Java reads them to `text`; `false` (nothing appended) where the column
+/// would outgrow Arrow's 32-bit offsets, as each malformed byte can grow to three.
+pub fn append_decoded(text: &mut StringBuilder, bytes: &[u8]) -> bool {
+    let value = decode(bytes);
+    if text.values_slice().len() + value.len() > i32::MAX as usize {
+        return false;
+    }
+    text.append_value(value);
+    true
 }
 
 /// `bytes` as Java's `new String(bytes, UTF_8)` reads them: borrowed where they are UTF-8.
