@@ -6,6 +6,7 @@ import dev.streamfusion.testkit.iceberg.IcebergRestCatalogExtension;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.catalog.Column;
@@ -41,6 +42,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -199,6 +202,91 @@ class StreamFusionIcebergITCase {
         assertThat(first).hasSize(3000);
         assertSameRows(env, "types", "SELECT id, ts FROM %s /*+ OPTIONS('tag' = 'first-tag') */");
         assertSameRows(env, "types", "SELECT id, d FROM %s /*+ OPTIONS('split-size' = '1024', 'split-file-open-cost' = '1') */");
+    }
+
+    @Test
+    void boundedReadsRunAtTheParallelismIcebergFlinkInfersAndTheWritersTakeItOn() throws Exception {
+        Schema schema = new Schema(required(1, "id", Types.LongType.get()), optional(2, "s", Types.StringType.get()));
+        // A split size iceberg-flink never reads: its job-wide split settings have defaults, and they
+        // take the place of the table's read.split.* properties.
+        Table spread = catalog.createTable(TableIdentifier.of("db", "spread"), schema, PartitionSpec.unpartitioned(),
+                Map.of(TableProperties.SPLIT_SIZE, "1"));
+        for (int file = 0; file < 3; file++) {
+            List<Record> rows = new ArrayList<>();
+            for (long id = file * 100L; id < (file + 1) * 100L; id++) {
+                GenericRecord r = GenericRecord.create(schema);
+                r.setField("id", id);
+                r.setField("s", id % 9 == 0 ? null : "s" + id);
+                rows.add(r);
+            }
+            IcebergJavaTables.append(spread, rows, "spread-" + file);
+        }
+        catalog.createTable(TableIdentifier.of("db", "spread_stock"), schema, PartitionSpec.unpartitioned());
+        catalog.createTable(TableIdentifier.of("db", "spread_ours"), schema, PartitionSpec.unpartitioned());
+        TableEnvironment env = batch();
+        // Every file its own split: three splits.
+        String split = " /*+ OPTIONS('split-size' = '1') */";
+        String[] copies = {
+            "INSERT INTO %2$s SELECT * FROM %1$s" + split,
+            "INSERT INTO %2$s SELECT id + 1, UPPER(s) FROM %1$s" + split + " WHERE id > 5",
+        };
+        // Every operator's parallelism, in the job's order, as the plan gives them to Flink.
+        for (String copy : copies) {
+            List<Integer> stock = parallelisms(env, String.format(copy, "stock.db.spread", "stock.db.spread_stock"));
+            assertThat(stock.subList(0, 2)).containsOnly(3);
+            assertThat(parallelisms(env, String.format(copy, "sf_spread", "sf_spread_ours"))).isEqualTo(stock);
+        }
+        String unhinted = "INSERT INTO %2$s SELECT * FROM %1$s";
+        assertThat(parallelisms(env, String.format(unhinted, "sf_spread", "sf_spread_ours")))
+                .isEqualTo(parallelisms(env, String.format(unhinted, "stock.db.spread", "stock.db.spread_stock")))
+                .startsWith(1, 1);
+        TableEnvironment jobWide = batch();
+        jobWide.getConfig().set("connector.iceberg.split-size", "1");
+        assertThat(parallelisms(jobWide, String.format(unhinted, "sf_spread", "sf_spread_ours")))
+                .isEqualTo(parallelisms(jobWide, String.format(unhinted, "stock.db.spread", "stock.db.spread_stock")))
+                .startsWith(3, 3);
+        String limited = "INSERT INTO %2$s SELECT * FROM %1$s" + split + " LIMIT 2";
+        assertThat(parallelisms(env, String.format(limited, "sf_spread", "sf_spread_ours")))
+                .isEqualTo(parallelisms(env, String.format(limited, "stock.db.spread", "stock.db.spread_stock")))
+                .startsWith(2);
+
+        // A copy at the inferred parallelism writes each row once, at most one file per reader (a
+        // reader that asks for its splits late may find none left).
+        env.executeSql(String.format(copies[0], "sf_spread", "sf_spread_ours")).await();
+        assertThat(collect(env, "SELECT * FROM sf_spread_ours"))
+                .hasSize(300)
+                .containsExactlyInAnyOrderElementsOf(collect(env, "SELECT * FROM stock.db.spread"));
+        catalog.loadTable(TableIdentifier.of("db", "spread_ours")).refresh();
+        assertThat(Integer.parseInt(catalog.loadTable(TableIdentifier.of("db", "spread_ours")).currentSnapshot().summary()
+                        .get("added-data-files")))
+                .isBetween(1, 3);
+
+        // iceberg-flink's options: a lower maximum, and no inference (the default parallelism).
+        env.getConfig().set("table.exec.iceberg.infer-source-parallelism.max", "2");
+        String scan = "INSERT INTO %2$s SELECT * FROM %1$s" + split;
+        assertThat(parallelisms(env, String.format(scan, "sf_spread", "sf_spread_ours")))
+                .isEqualTo(parallelisms(env, String.format(scan, "stock.db.spread", "stock.db.spread_stock")))
+                .startsWith(2, 2);
+        env.getConfig().set("table.exec.iceberg.infer-source-parallelism", "false");
+        assertThat(parallelisms(env, String.format(scan, "sf_spread", "sf_spread_ours")))
+                .isEqualTo(parallelisms(env, String.format(scan, "stock.db.spread", "stock.db.spread_stock")))
+                .startsWith(2, 2);
+        env.getConfig().set("table.exec.iceberg.infer-source-parallelism", "true");
+        env.getConfig().set("table.exec.iceberg.infer-source-parallelism.max", "0");
+        assertThatThrownBy(() -> parallelisms(env, String.format(scan, "sf_spread", "sf_spread_ours")))
+                .hasStackTraceContaining("table.exec.iceberg.infer-source-parallelism.max is 0");
+    }
+
+    /** The parallelism of every operator of {@code sql}'s job, in the order of Flink's execution plan. */
+    private static List<Integer> parallelisms(TableEnvironment env, String sql) {
+        String plan = env.explainSql(sql, ExplainDetail.JSON_EXECUTION_PLAN);
+        Matcher m = Pattern.compile("\"parallelism\" : (\\d+)").matcher(plan.substring(plan.indexOf("== Physical Execution Plan ==")));
+        List<Integer> parallelisms = new ArrayList<>();
+        while (m.find()) {
+            parallelisms.add(Integer.parseInt(m.group(1)));
+        }
+        assertThat(parallelisms).isNotEmpty();
+        return parallelisms;
     }
 
     @Test

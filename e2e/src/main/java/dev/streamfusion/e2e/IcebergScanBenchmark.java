@@ -42,7 +42,9 @@ import java.util.concurrent.TimeUnit;
  * through the operator island (the reader's batches handed to the writer whole). Refuses a debug
  * native build.
  *
- * <p>{@code ./bin/bench-iceberg [rows]}: 5,000,000 rows by default.
+ * <p>{@code ./bin/bench-iceberg [rows [jobs]]}: 5,000,000 rows by default; {@code jobs} is a
+ * comma-separated choice of {@code scans}, {@code copy} and {@code island} (all three by default),
+ * so that one kind of job can be run alone, under a profiler for instance.
  */
 public final class IcebergScanBenchmark {
 
@@ -61,6 +63,10 @@ public final class IcebergScanBenchmark {
     public static void main(String[] args) throws Exception {
         NativeLibrary.requireRelease("the Iceberg benchmark");
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
+        List<String> jobs = List.of((args.length > 1 ? args[1] : "scans,copy,island").split(","));
+        if (!List.of("scans", "copy", "island").containsAll(jobs)) {
+            throw new IllegalArgumentException("jobs '" + args[1] + "': a choice of scans, copy and island");
+        }
         Path warehouse = Files.createTempDirectory("streamfusion-iceberg-bench");
         try {
             String uri = warehouse.toUri().toString();
@@ -68,17 +74,27 @@ public final class IcebergScanBenchmark {
             System.out.printf("%n| query | iceberg-flink (rows/s) | `streamfusion-iceberg` (rows/s) | ratio |%n");
             System.out.println("|---|---|---|---|");
             for (Map.Entry<String, String> query : QUERIES.entrySet()) {
+                if (!jobs.contains("scans")) {
+                    break;
+                }
                 double stock = ParquetScanBenchmark.bestRate(() -> scan(uri, "stock", query.getValue()), rows);
                 double fused = ParquetScanBenchmark.bestRate(() -> scan(uri, "sf", query.getValue()), rows);
                 System.out.printf("| %s | %,.0f | %,.0f | %.2fx |%n", query.getKey(), stock, fused, fused / stock);
             }
+            if (!jobs.contains("copy") && !jobs.contains("island")) {
+                return;
+            }
             double stockCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "stock", false), rows);
-            double fusedCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", false), rows);
-            System.out.printf("| copy 20 columns (read and write) | %,.0f | %,.0f | %.2fx |%n",
-                    stockCopy, fusedCopy, fusedCopy / stockCopy);
-            double islandCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", true), rows);
-            System.out.printf("| copy 20 columns, island (batches from the reader to the writer) | %,.0f | %,.0f | %.2fx |%n",
-                    stockCopy, islandCopy, islandCopy / stockCopy);
+            if (jobs.contains("copy")) {
+                double fusedCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", false), rows);
+                System.out.printf("| copy 20 columns (read and write) | %,.0f | %,.0f | %.2fx |%n",
+                        stockCopy, fusedCopy, fusedCopy / stockCopy);
+            }
+            if (jobs.contains("island")) {
+                double islandCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", true), rows);
+                System.out.printf("| copy 20 columns, island (batches from the reader to the writer) | %,.0f | %,.0f | %.2fx |%n",
+                        stockCopy, islandCopy, islandCopy / stockCopy);
+            }
         } finally {
             ParquetScanBenchmark.delete(warehouse);
         }

@@ -124,6 +124,20 @@ class IslandIcebergITCase {
         assertThat(writtenAsBatches(island, "SELECT * FROM " + TABLE, "sf.db.copy",
                         "NativeSourceBatches(" + identifier(TABLE) + ")", "NativeSinkBatches(" + identifier("sf.db.copy") + ")"))
                 .hasSize(6000);
+
+        // Every file its own split: a reader per file (the parallelism iceberg-flink infers), each
+        // chained to a writer of its own. Splits go to the readers that ask first, so a reader
+        // scheduled late may find none left and write no file.
+        HadoopCatalog catalog = new HadoopCatalog(new Configuration(), warehouse.toUri().toString());
+        int files = writersByPartition(catalog.loadTable(TableIdentifier.of("db", "t"))).get("").size();
+        assertThat(files).isGreaterThan(1);
+        island.executeSql("CREATE TABLE sf.db.spread (" + COLUMNS + ")");
+        assertThat(writtenAsBatches(island, "SELECT * FROM " + TABLE + " /*+ OPTIONS('split-size' = '1') */", "sf.db.spread",
+                        "NativeSourceBatches(" + identifier(TABLE) + ")", "NativeSinkBatches(" + identifier("sf.db.spread") + ")"))
+                .hasSize(6000);
+        assertThat(writersByPartition(catalog.loadTable(TableIdentifier.of("db", "spread"))).get(""))
+                .hasSizeBetween(2, files)
+                .doesNotHaveDuplicates();
     }
 
     /**
@@ -160,7 +174,7 @@ class IslandIcebergITCase {
         PartitionSpec spec = PartitionSpec.builderFor(schema).identity("flag").bucket("id", 3).build();
         catalog.createTable(TableIdentifier.of("db", "hashed"), schema, spec,
                 Map.of(TableProperties.WRITE_DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE_HASH));
-        TableEnvironment island = env(false, 2, true);
+        TableEnvironment island = twoReaders(env(false, 2, true));
         assertThat(writtenAsBatches(island, "SELECT * FROM " + TABLE, "sf.db.hashed",
                         "NativeSourceBatches(" + identifier(TABLE) + ")", "NativeSinkBatches(" + identifier("sf.db.hashed") + ")"))
                 .hasSize(6000);
@@ -200,9 +214,19 @@ class IslandIcebergITCase {
         return writers;
     }
 
+    /**
+     * {@code env} with its bounded Iceberg reads at parallelism 2, whatever their splits (the number
+     * of splits otherwise, as iceberg-flink infers it).
+     */
+    private static TableEnvironment twoReaders(TableEnvironment env) {
+        env.getConfig().set("table.exec.iceberg.infer-source-parallelism", "false");
+        env.getConfig().set("table.exec.resource.default-parallelism", "2");
+        return env;
+    }
+
     @Test
     void writersOfTheirOwnParallelismTakeTheBatchesAcrossTheExchange() throws Exception {
-        TableEnvironment island = env(false, 2, true);
+        TableEnvironment island = twoReaders(env(false, 2, true));
         island.executeSql("CREATE TABLE sf.db.single (" + COLUMNS + ")");
         String insert = "INSERT INTO sf.db.single /*+ OPTIONS('write-parallelism' = '1') */ SELECT * FROM " + TABLE;
         assertThat(StreamFusion.explain(island, insert).nativeNodes())

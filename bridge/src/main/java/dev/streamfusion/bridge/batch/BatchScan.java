@@ -26,6 +26,14 @@ public interface BatchScan {
     Source<ArrowBatch, ?, ?> createBatchSource(ScanTableSource.ScanContext context);
 
     /**
+     * The parallelism this scan's readers run at where the scan sets its own, as its row source's
+     * provider does (a bounded Iceberg read's splits, for instance); empty for the planner's.
+     */
+    default Optional<Integer> batchParallelism() {
+        return Optional.empty();
+    }
+
+    /**
      * The watermarks of {@link #createBatchSource}'s batches: those the scan's rows would have
      * (where the planner pushed a watermark into the scan), or none.
      */

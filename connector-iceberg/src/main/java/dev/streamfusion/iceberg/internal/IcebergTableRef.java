@@ -10,8 +10,10 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.Serializable;
+import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * An Iceberg table as the job finds it again wherever it runs: the catalog's name and properties
@@ -66,6 +68,23 @@ public final class IcebergTableRef implements Serializable {
     /** Loads the table from {@code catalog} (one {@link #catalog()} built). */
     public Table loadFrom(Catalog catalog) {
         return catalog.loadTable(identifier());
+    }
+
+    /**
+     * What {@code action} makes of the table, loaded from a catalog built for the call and closed
+     * after it.
+     */
+    public <T> T withTable(Function<Table, T> action) {
+        Catalog catalog = catalog();
+        try {
+            return action.apply(loadFrom(catalog));
+        } finally {
+            try {
+                close(catalog);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot close the Iceberg catalog of table " + this, e);
+            }
+        }
     }
 
     /** Closes {@code catalog} when it holds resources (connections, clients). */

@@ -58,9 +58,8 @@ public final class IcebergSink implements Serializable {
                 "IcebergWriter(" + table + ")",
                 TypeInformation.of(WriteResult.class),
                 new DataFileWriterOperator.Rows(table, description, rowType));
-        if (parallelism != null) {
-            written.setParallelism(parallelism);
-        }
+        // As iceberg-flink's writers: the input's parallelism unless write-parallelism is given.
+        written.setParallelism(parallelism == null ? routed.getParallelism() : parallelism);
         uids.apply("streamfusion-iceberg-writer").ifPresent(written::uid);
         return commit(written, uids);
     }

@@ -57,6 +57,11 @@ public final class ScanPlanner implements Serializable {
         return options;
     }
 
+    /** How many splits the bounded read the options describe has, planned on {@code t} now. */
+    public int boundedSplitCount(Table t) {
+        return planBounded(t).size();
+    }
+
     /** Splits of the bounded read the options describe. */
     List<TaskSplit> planBounded(Table t) {
         if (options.startSnapshotId != null) {

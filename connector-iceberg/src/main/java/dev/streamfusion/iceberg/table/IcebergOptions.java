@@ -8,6 +8,9 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+
+import org.apache.iceberg.TableProperties;
 
 import java.time.Duration;
 import java.util.List;
@@ -88,12 +91,32 @@ public final class IcebergOptions {
             .noDefaultValue()
             .withDescription("The writers' parallelism; by default the input's.");
 
+    /**
+     * iceberg-flink's job-wide split settings ({@code connector.iceberg.*} in the job's
+     * configuration), used where a table's options and hints set none. Their defaults are Iceberg's,
+     * and as in iceberg-flink 1.11 they take the place of the table's {@code read.split.*}
+     * properties: iceberg-flink never reaches those, and splits (so a bounded read's inferred
+     * parallelism) are planned as it plans them.
+     */
+    static final ConfigOption<Long> JOB_SPLIT_SIZE = ConfigOptions.key("connector.iceberg.split-size")
+            .longType()
+            .defaultValue(TableProperties.SPLIT_SIZE_DEFAULT);
+    static final ConfigOption<Integer> JOB_SPLIT_LOOKBACK = ConfigOptions.key("connector.iceberg.split-lookback")
+            .intType()
+            .defaultValue(TableProperties.SPLIT_LOOKBACK_DEFAULT);
+    static final ConfigOption<Long> JOB_SPLIT_FILE_OPEN_COST = ConfigOptions.key("connector.iceberg.split-file-open-cost")
+            .longType()
+            .defaultValue(TableProperties.SPLIT_OPEN_FILE_COST_DEFAULT);
+
     /** The connector's own options: neither catalog properties nor table properties. */
     static final List<String> CONNECTOR_KEYS =
             List.of("connector", CATALOG_NAME.key(), CATALOG_DATABASE.key(), CATALOG_TABLE.key(), RowLayout.KEY);
 
-    /** The scan the table's options (and a query's hints, merged into them) describe. */
-    static ScanOptions scanOptions(Map<String, String> options) {
+    /**
+     * The scan the table's options (and a query's hints, merged into them) describe, with the
+     * job's split settings ({@code job}) where they set none.
+     */
+    static ScanOptions scanOptions(Map<String, String> options, ReadableConfig job) {
         Configuration c = Configuration.fromMap(options);
         ScanOptions scan = new ScanOptions()
                 .streaming(c.get(STREAMING))
@@ -106,9 +129,10 @@ public final class IcebergOptions {
                 .asOfTimestamp(c.get(AS_OF_TIMESTAMP))
                 .branch(c.get(BRANCH))
                 .tag(c.get(TAG))
-                .splitSize(c.getOptional(SPLIT_SIZE).map(MemorySize::getBytes).orElse(null))
-                .splitLookback(c.get(SPLIT_LOOKBACK))
-                .splitOpenFileCost(c.getOptional(SPLIT_FILE_OPEN_COST).map(MemorySize::getBytes).orElse(null))
+                .splitSize(c.getOptional(SPLIT_SIZE).map(MemorySize::getBytes).orElse(job.get(JOB_SPLIT_SIZE)))
+                .splitLookback(c.getOptional(SPLIT_LOOKBACK).orElse(job.get(JOB_SPLIT_LOOKBACK)))
+                .splitOpenFileCost(
+                        c.getOptional(SPLIT_FILE_OPEN_COST).map(MemorySize::getBytes).orElse(job.get(JOB_SPLIT_FILE_OPEN_COST)))
                 .maxPlanningSnapshotCount(c.get(MAX_PLANNING_SNAPSHOT_COUNT))
                 .caseSensitive(c.get(CASE_SENSITIVE));
         int pinned = (c.get(SNAPSHOT_ID) != null ? 1 : 0) + (c.get(AS_OF_TIMESTAMP) != null ? 1 : 0)

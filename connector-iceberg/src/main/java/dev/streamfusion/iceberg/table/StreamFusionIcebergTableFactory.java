@@ -115,9 +115,10 @@ public final class StreamFusionIcebergTableFactory
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
         Schema schema = ensureTable(ref, context.getCatalogTable(), rowType);
         try {
-            return new StreamFusionIcebergTableSource(ref, IcebergOptions.scanOptions(options), schema, rowType,
+            return new StreamFusionIcebergTableSource(ref, IcebergOptions.scanOptions(options, context.getConfiguration()), schema, rowType,
                     Long.parseLong(options.getOrDefault(IcebergOptions.LIMIT.key(), "-1")),
-                    Configuration.fromMap(options).get(RowLayout.OPTION).binary(context.getConfiguration()));
+                    Configuration.fromMap(options).get(RowLayout.OPTION).binary(context.getConfiguration()),
+                    ReadParallelism.of(context.getConfiguration()));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
         }

@@ -26,13 +26,10 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -135,17 +132,10 @@ final class StreamFusionIcebergTableSink
 
     /** The writing topology, from the table as the catalog has it now. */
     private IcebergSink plan(boolean bounded) {
-        Catalog catalog = table.catalog();
         try {
-            return plan(table.loadFrom(catalog), bounded);
+            return table.withTable(loaded -> plan(loaded, bounded));
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
-        } finally {
-            try {
-                IcebergTableRef.close(catalog);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
         }
     }
 

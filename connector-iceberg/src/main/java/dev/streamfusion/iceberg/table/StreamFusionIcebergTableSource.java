@@ -8,14 +8,21 @@ import dev.streamfusion.iceberg.source.ScanOptions;
 import dev.streamfusion.iceberg.source.ScanPlanner;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
@@ -47,10 +54,15 @@ final class StreamFusionIcebergTableSource
     private long limit;
     /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
     private final boolean binaryRows;
+    private final ReadParallelism readParallelism;
+    /** The parallelism of this bounded read, once planned; null until then. */
+    private Integer parallelism;
 
     StreamFusionIcebergTableSource(
-            IcebergTableRef table, ScanOptions options, Schema schema, RowType rowType, long limit, boolean binaryRows) {
+            IcebergTableRef table, ScanOptions options, Schema schema, RowType rowType, long limit, boolean binaryRows,
+            ReadParallelism readParallelism) {
         this.binaryRows = binaryRows;
+        this.readParallelism = readParallelism;
         this.table = table;
         this.options = options;
         this.schema = schema;
@@ -65,7 +77,48 @@ final class StreamFusionIcebergTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        return SourceProvider.of(source(context));
+        IcebergSource source = source(context);
+        Optional<Integer> parallelism = batchParallelism();
+        if (parallelism.isEmpty()) {
+            return SourceProvider.of(source);
+        }
+        // Not SourceProvider.of(source, parallelism): the planner would then run the operators after
+        // the source at its default parallelism. iceberg-flink's source sets its own parallelism, and
+        // the operators after it (its writers in a copy) take it on, chained.
+        return new DataStreamScanProvider() {
+            @Override
+            public DataStream<RowData> produceDataStream(ProviderContext provider, StreamExecutionEnvironment env) {
+                return env.fromSource(source, WatermarkStrategy.noWatermarks(), asSummaryString(), source.getProducedType())
+                        .setParallelism(parallelism.get());
+            }
+
+            @Override
+            public boolean isBounded() {
+                return true;
+            }
+        };
+    }
+
+    /**
+     * A bounded read's parallelism, as iceberg-flink infers its source's (the splits planned now,
+     * see {@link ReadParallelism}); none for a streaming read.
+     */
+    @Override
+    public Optional<Integer> batchParallelism() {
+        if (options.isStreaming()) {
+            return Optional.empty();
+        }
+        if (parallelism == null) {
+            ScanPlanner planner = new ScanPlanner(table.toString(), options, producedType.getFieldNames());
+            parallelism = readParallelism.of(limit, () -> {
+                try {
+                    return table.withTable(planner::boundedSplitCount);
+                } catch (RuntimeException e) {
+                    throw new ValidationException("Cannot plan the read of Iceberg table " + table + ": " + e.getMessage(), e);
+                }
+            });
+        }
+        return Optional.of(parallelism);
     }
 
     private IcebergSource source(ScanContext context) {
@@ -110,6 +163,7 @@ final class StreamFusionIcebergTableSource
             }
         }
         options.filter(pruning);
+        parallelism = null;
         return Result.of(List.of(), filters);
     }
 
@@ -125,11 +179,13 @@ final class StreamFusionIcebergTableSource
     @Override
     public void applyLimit(long rows) {
         limit = limit < 0 ? rows : Math.min(limit, rows);
+        parallelism = null;
     }
 
     @Override
     public DynamicTableSource copy() {
-        return new StreamFusionIcebergTableSource(table, options.copy(), schema, producedType, limit, binaryRows);
+        return new StreamFusionIcebergTableSource(
+                table, options.copy(), schema, producedType, limit, binaryRows, readParallelism);
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.streamfusion.bridge.batch.BatchScan;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.runtime.connector.source.ScanRuntimeProviderContext;
@@ -28,13 +29,14 @@ public abstract class NativeSourceBatchesExec extends IslandExecNode<ArrowBatch>
     // The planner's execution environment has no replacement accessor; Flink's own scans use it.
     @SuppressWarnings("deprecation")
     protected Transformation<ArrowBatch> translateToPlanInternal(PlannerBase planner, ExecNodeConfig config) {
-        return planner.getExecEnv()
+        DataStreamSource<ArrowBatch> batches = planner.getExecEnv()
                 .fromSource(
                         scan.createBatchSource(ScanRuntimeProviderContext.INSTANCE),
                         scan.batchWatermarks(),
                         createTransformationName(config),
-                        new ArrowBatchTypeInfo((RowType) getOutputType()))
-                .getTransformation();
+                        new ArrowBatchTypeInfo((RowType) getOutputType()));
+        scan.batchParallelism().ifPresent(batches::setParallelism);
+        return batches.getTransformation();
     }
 
     /** The node in {@code streaming} or batch mode. */
