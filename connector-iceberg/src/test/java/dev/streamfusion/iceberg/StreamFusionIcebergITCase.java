@@ -4,6 +4,9 @@ import dev.streamfusion.testkit.flink.FailOnce;
 import dev.streamfusion.testkit.flink.MiniClusters;
 import dev.streamfusion.testkit.iceberg.IcebergRestCatalogExtension;
 
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
@@ -275,6 +278,27 @@ class StreamFusionIcebergITCase {
         env.getConfig().set("table.exec.iceberg.infer-source-parallelism.max", "0");
         assertThatThrownBy(() -> parallelisms(env, String.format(scan, "sf_spread", "sf_spread_ours")))
                 .hasStackTraceContaining("table.exec.iceberg.infer-source-parallelism.max is 0");
+    }
+
+    @Test
+    void aBoundedReadReadsTheSplitsPlannedToInferItsParallelismAsIcebergFlinksDoes() throws Exception {
+        Table t = catalog.createTable(TableIdentifier.of("db", "planned"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
+        IcebergJavaTables.append(t, IcebergJavaTables.typedRows(0, 100, 41), "planned-1");
+        // Each job is translated (its read planned) before a second append, and runs after it.
+        List<DataStream<Row>> reads = new ArrayList<>();
+        for (String table : List.of("stock.db.planned", "sf_planned")) {
+            StreamExecutionEnvironment streams = StreamExecutionEnvironment.getExecutionEnvironment();
+            streams.setRuntimeMode(RuntimeExecutionMode.BATCH);
+            StreamTableEnvironment tables = StreamTableEnvironment.create(streams);
+            registerBoth(tables);
+            reads.add(tables.toDataStream(tables.sqlQuery("SELECT id FROM " + table)));
+        }
+        IcebergJavaTables.append(t, IcebergJavaTables.typedRows(100, 50, 42), "planned-2");
+        List<List<Row>> read = new ArrayList<>();
+        for (DataStream<Row> rows : reads) {
+            read.add(rows.executeAndCollect(1000));
+        }
+        assertThat(read.get(1)).hasSize(100).containsExactlyInAnyOrderElementsOf(read.get(0));
     }
 
     /** The parallelism of every operator of {@code sql}'s job, in the order of Flink's execution plan. */

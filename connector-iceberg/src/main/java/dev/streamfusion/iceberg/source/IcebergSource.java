@@ -42,6 +42,12 @@ public final class IcebergSource
     private final TypeInformation<RowData> producedType;
     /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
     private final boolean binaryRows;
+    /**
+     * A bounded read's splits as planned when the job was submitted ({@link
+     * TaskEnumerator#plannedState}), which the enumerator then hands out instead of planning again;
+     * {@code null} to plan when the enumerator starts.
+     */
+    private final byte[] plan;
 
     public IcebergSource(
             IcebergTableRef table,
@@ -49,8 +55,10 @@ public final class IcebergSource
             RowType rowType,
             long limit,
             TypeInformation<RowData> producedType,
-            boolean binaryRows) {
+            boolean binaryRows,
+            byte[] plan) {
         this.binaryRows = binaryRows;
+        this.plan = plan;
         this.table = table;
         this.planner = planner;
         this.rowType = rowType;
@@ -92,7 +100,8 @@ public final class IcebergSource
     @Override
     public SplitEnumerator<TaskSplit, TaskEnumerator.Checkpoint> createEnumerator(
             SplitEnumeratorContext<TaskSplit> context) {
-        return new TaskEnumerator(context, table, planner, TaskEnumerator.Checkpoint.EMPTY);
+        return new TaskEnumerator(
+                context, table, planner, plan == null ? TaskEnumerator.Checkpoint.EMPTY : TaskEnumerator.planned(plan));
     }
 
     @Override

@@ -57,9 +57,25 @@ public final class ScanPlanner implements Serializable {
         return options;
     }
 
-    /** How many splits the bounded read the options describe has, planned on {@code t} now. */
-    public int boundedSplitCount(Table t) {
-        return planBounded(t).size();
+    /**
+     * The bounded read the options describe, planned on {@code t} now, for an {@link IcebergSource}
+     * to start its enumeration from.
+     */
+    public PlannedRead planAhead(Table t) {
+        List<TaskSplit> splits = planBounded(t);
+        return new PlannedRead(TaskEnumerator.plannedState(splits), splits.size());
+    }
+
+    /** A bounded read planned before its job runs: its splits, serialized, and how many. */
+    public static final class PlannedRead {
+        /** What {@link IcebergSource}'s enumerator starts from. */
+        public final byte[] state;
+        public final int splits;
+
+        PlannedRead(byte[] state, int splits) {
+            this.state = state;
+            this.splits = splits;
+        }
     }
 
     /** Splits of the bounded read the options describe. */

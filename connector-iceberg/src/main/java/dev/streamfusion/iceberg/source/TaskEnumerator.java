@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -171,6 +172,25 @@ final class TaskEnumerator implements SplitEnumerator<TaskSplit, TaskEnumerator.
             this.pending = List.copyOf(pending);
             this.position = position;
             this.planned = planned;
+        }
+    }
+
+    /** A bounded read's splits planned before the job ran, as the state its enumerator starts from. */
+    static byte[] plannedState(List<TaskSplit> splits) {
+        try {
+            return new StateSerializer().serialize(new Checkpoint(splits, null, true));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot hold the planned splits of an Iceberg read", e);
+        }
+    }
+
+    /** The state {@link #plannedState} holds. */
+    static Checkpoint planned(byte[] state) {
+        StateSerializer serializer = new StateSerializer();
+        try {
+            return serializer.deserialize(serializer.getVersion(), state);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the planned splits of an Iceberg read", e);
         }
     }
 

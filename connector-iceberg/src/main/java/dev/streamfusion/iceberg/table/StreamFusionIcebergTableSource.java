@@ -55,8 +55,10 @@ final class StreamFusionIcebergTableSource
     /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
     private final boolean binaryRows;
     private final ReadParallelism readParallelism;
-    /** The parallelism of this bounded read, once planned; null until then. */
+    /** The parallelism of this bounded read, once inferred; null until then. */
     private Integer parallelism;
+    /** The splits planned to infer {@link #parallelism}, which the read then reads; null if none. */
+    private ScanPlanner.PlannedRead planned;
 
     StreamFusionIcebergTableSource(
             IcebergTableRef table, ScanOptions options, Schema schema, RowType rowType, long limit, boolean binaryRows,
@@ -77,8 +79,8 @@ final class StreamFusionIcebergTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        IcebergSource source = source(context);
         Optional<Integer> parallelism = batchParallelism();
+        IcebergSource source = source(context);
         if (parallelism.isEmpty()) {
             return SourceProvider.of(source);
         }
@@ -101,7 +103,8 @@ final class StreamFusionIcebergTableSource
 
     /**
      * A bounded read's parallelism, as iceberg-flink infers its source's (the splits planned now,
-     * see {@link ReadParallelism}); none for a streaming read.
+     * see {@link ReadParallelism}; the read then reads those splits, as iceberg-flink's does); none
+     * for a streaming read.
      */
     @Override
     public Optional<Integer> batchParallelism() {
@@ -109,22 +112,27 @@ final class StreamFusionIcebergTableSource
             return Optional.empty();
         }
         if (parallelism == null) {
-            ScanPlanner planner = new ScanPlanner(table.toString(), options, producedType.getFieldNames());
             parallelism = readParallelism.of(limit, () -> {
                 try {
-                    return table.withTable(planner::boundedSplitCount);
+                    planned = table.withTable(planner()::planAhead);
                 } catch (RuntimeException e) {
                     throw new ValidationException("Cannot plan the read of Iceberg table " + table + ": " + e.getMessage(), e);
                 }
+                return planned.splits;
             });
         }
         return Optional.of(parallelism);
     }
 
+    private ScanPlanner planner() {
+        return new ScanPlanner(table.toString(), options, producedType.getFieldNames());
+    }
+
+    /** The source of this read: of the splits planned to infer its parallelism, where they were. */
     private IcebergSource source(ScanContext context) {
-        ScanPlanner planner = new ScanPlanner(table.toString(), options, producedType.getFieldNames());
-        return new IcebergSource(
-                table, planner, producedType, limit, context.createTypeInformation(producedType), binaryRows);
+        batchParallelism();
+        return new IcebergSource(table, planner(), producedType, limit, context.createTypeInformation(producedType),
+                binaryRows, planned == null ? null : planned.state);
     }
 
     @Override
@@ -146,6 +154,13 @@ final class StreamFusionIcebergTableSource
     @Override
     public void applyProjection(int[][] projectedFields, DataType producedDataType) {
         producedType = (RowType) producedDataType.getLogicalType();
+        forgetPlan();
+    }
+
+    /** Plans again when next asked: what was pushed into the read changes its splits. */
+    private void forgetPlan() {
+        parallelism = null;
+        planned = null;
     }
 
     /**
@@ -163,7 +178,7 @@ final class StreamFusionIcebergTableSource
             }
         }
         options.filter(pruning);
-        parallelism = null;
+        forgetPlan();
         return Result.of(List.of(), filters);
     }
 
@@ -179,7 +194,7 @@ final class StreamFusionIcebergTableSource
     @Override
     public void applyLimit(long rows) {
         limit = limit < 0 ? rows : Math.min(limit, rows);
-        parallelism = null;
+        forgetPlan();
     }
 
     @Override
