@@ -7,6 +7,7 @@ import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -33,6 +34,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static dev.streamfusion.operators.IslandTesting.identifier;
 import static dev.streamfusion.operators.IslandTesting.nativeCalcGivesStockRows;
@@ -126,18 +129,21 @@ class IslandIcebergITCase {
                 .hasSize(6000);
 
         // Every file its own split: a reader per file (the parallelism iceberg-flink infers), each
-        // chained to a writer of its own. Splits go to the readers that ask first, so a reader
-        // scheduled late may find none left and write no file.
+        // chained to a writer of its own.
         HadoopCatalog catalog = new HadoopCatalog(new Configuration(), warehouse.toUri().toString());
         int files = writersByPartition(catalog.loadTable(TableIdentifier.of("db", "t"))).get("").size();
         assertThat(files).isGreaterThan(1);
         island.executeSql("CREATE TABLE sf.db.spread (" + COLUMNS + ")");
-        assertThat(writtenAsBatches(island, "SELECT * FROM " + TABLE + " /*+ OPTIONS('split-size' = '1') */", "sf.db.spread",
+        String spread = "SELECT * FROM " + TABLE + " /*+ OPTIONS('split-size' = '1') */";
+        String plan = island.explainSql("INSERT INTO sf.db.spread " + spread, ExplainDetail.JSON_EXECUTION_PLAN);
+        Matcher readers = Pattern.compile("\"type\" : \"Source: NativeSourceBatches[^\"]*\".*?\"parallelism\" : (\\d+)",
+                        Pattern.DOTALL)
+                .matcher(plan);
+        assertThat(readers.find()).as(plan).isTrue();
+        assertThat(Integer.parseInt(readers.group(1))).isEqualTo(files);
+        assertThat(writtenAsBatches(island, spread, "sf.db.spread",
                         "NativeSourceBatches(" + identifier(TABLE) + ")", "NativeSinkBatches(" + identifier("sf.db.spread") + ")"))
                 .hasSize(6000);
-        assertThat(writersByPartition(catalog.loadTable(TableIdentifier.of("db", "spread"))).get(""))
-                .hasSizeBetween(2, files)
-                .doesNotHaveDuplicates();
     }
 
     /**

@@ -26,11 +26,12 @@ public interface BatchScan {
     Source<ArrowBatch, ?, ?> createBatchSource(ScanTableSource.ScanContext context);
 
     /**
-     * The parallelism this scan's readers run at where the scan sets its own, as its row source's
-     * provider does (a bounded Iceberg read's splits, for instance); empty for the planner's.
+     * This scan's batches as the planner translates it: {@link #createBatchSource}'s, at the
+     * planner's parallelism unless the scan sets its own as its row source's provider does (a
+     * bounded Iceberg read runs at its number of splits, planned here, once per translation).
      */
-    default Optional<Integer> batchParallelism() {
-        return Optional.empty();
+    default Batches batches(ScanTableSource.ScanContext context) {
+        return new Batches(createBatchSource(context), null);
     }
 
     /**
@@ -39,5 +40,25 @@ public interface BatchScan {
      */
     default WatermarkStrategy<ArrowBatch> batchWatermarks() {
         return WatermarkStrategy.noWatermarks();
+    }
+
+    /** A scan's source of batches, and the parallelism its readers run at where the scan sets one. */
+    final class Batches {
+        private final Source<ArrowBatch, ?, ?> source;
+        private final Integer parallelism;
+
+        /** {@code source}'s batches, at {@code parallelism}, or at the planner's when it is null. */
+        public Batches(Source<ArrowBatch, ?, ?> source, Integer parallelism) {
+            this.source = source;
+            this.parallelism = parallelism;
+        }
+
+        public Source<ArrowBatch, ?, ?> source() {
+            return source;
+        }
+
+        public Optional<Integer> parallelism() {
+            return Optional.ofNullable(parallelism);
+        }
     }
 }

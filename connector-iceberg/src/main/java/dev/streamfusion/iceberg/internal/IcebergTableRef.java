@@ -76,15 +76,23 @@ public final class IcebergTableRef implements Serializable {
      */
     public <T> T withTable(Function<Table, T> action) {
         Catalog catalog = catalog();
+        T result;
         try {
-            return action.apply(loadFrom(catalog));
-        } finally {
+            result = action.apply(loadFrom(catalog));
+        } catch (RuntimeException e) {
             try {
                 close(catalog);
-            } catch (IOException e) {
-                throw new UncheckedIOException("Cannot close the Iceberg catalog of table " + this, e);
+            } catch (IOException | RuntimeException closing) {
+                e.addSuppressed(closing);
             }
+            throw e;
         }
+        try {
+            close(catalog);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot close the Iceberg catalog of table " + this, e);
+        }
+        return result;
     }
 
     /** Closes {@code catalog} when it holds resources (connections, clients). */

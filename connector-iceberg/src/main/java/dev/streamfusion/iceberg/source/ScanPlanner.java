@@ -63,18 +63,41 @@ public final class ScanPlanner implements Serializable {
      */
     public PlannedRead planAhead(Table t) {
         List<TaskSplit> splits = planBounded(t);
-        return new PlannedRead(TaskEnumerator.plannedState(splits), splits.size());
+        byte[] state = TaskEnumerator.plannedState(splits);
+        if (state.length > MAX_CARRIED_PLAN_BYTES) {
+            LOG.info("Table {}: the {} splits planned take {} bytes; the enumerator plans them again when the job starts",
+                    table, splits.size(), state.length);
+            state = null;
+        }
+        return new PlannedRead(state, splits.size());
     }
 
-    /** A bounded read planned before its job runs: its splits, serialized, and how many. */
+    /**
+     * The most bytes of planned splits a job carries to its enumerator; a larger plan (each task
+     * holds its table's schema) is made again by the enumerator rather than shipped with the job.
+     */
+    static final int MAX_CARRIED_PLAN_BYTES = 8 << 20;
+
+    /** A bounded read planned before its job runs: how many splits, and the splits themselves. */
     public static final class PlannedRead {
-        /** What {@link IcebergSource}'s enumerator starts from. */
-        public final byte[] state;
-        public final int splits;
+        private final byte[] state;
+        private final int splits;
 
         PlannedRead(byte[] state, int splits) {
             this.state = state;
             this.splits = splits;
+        }
+
+        /**
+         * What an {@link IcebergSource}'s enumerator starts from; null where the plan is too large
+         * to carry with the job.
+         */
+        public byte[] state() {
+            return state;
+        }
+
+        public int splits() {
+            return splits;
         }
     }
 

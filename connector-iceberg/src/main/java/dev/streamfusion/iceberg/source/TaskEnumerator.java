@@ -27,7 +27,9 @@ import java.util.List;
 /**
  * Hands the splits Iceberg Java plans to readers as they ask.
  *
- * <p>Bounded, the read is planned once, off the coordinator thread, when the job starts. Streaming,
+ * <p>Bounded, the read starts from the splits planned when the job was translated (where they were,
+ * to infer its parallelism, and were small enough to carry), or is planned once, off the
+ * coordinator thread, when the job starts. Streaming,
  * the table is refreshed every {@code monitor-interval} and the appends of the snapshots after the
  * last one planned become splits. The checkpoint holds the splits not handed out and the last
  * snapshot planned, so a restored job neither reads a snapshot twice nor skips one.

@@ -100,13 +100,19 @@ public final class IcebergOptions {
      */
     static final ConfigOption<Long> JOB_SPLIT_SIZE = ConfigOptions.key("connector.iceberg.split-size")
             .longType()
-            .defaultValue(TableProperties.SPLIT_SIZE_DEFAULT);
+            .defaultValue(TableProperties.SPLIT_SIZE_DEFAULT)
+            .withDescription("The target size of a bounded read's splits where a table's "
+                    + "options set none (iceberg-flink's job-wide option).");
     static final ConfigOption<Integer> JOB_SPLIT_LOOKBACK = ConfigOptions.key("connector.iceberg.split-lookback")
             .intType()
-            .defaultValue(TableProperties.SPLIT_LOOKBACK_DEFAULT);
+            .defaultValue(TableProperties.SPLIT_LOOKBACK_DEFAULT)
+            .withDescription("How many splits planning looks back to fill where a table's "
+                    + "options set none (iceberg-flink's job-wide option).");
     static final ConfigOption<Long> JOB_SPLIT_FILE_OPEN_COST = ConfigOptions.key("connector.iceberg.split-file-open-cost")
             .longType()
-            .defaultValue(TableProperties.SPLIT_OPEN_FILE_COST_DEFAULT);
+            .defaultValue(TableProperties.SPLIT_OPEN_FILE_COST_DEFAULT)
+            .withDescription("The least bytes a file counts for when splits are filled, where a "
+                    + "table's options set none (iceberg-flink's job-wide option).");
 
     /** The connector's own options: neither catalog properties nor table properties. */
     static final List<String> CONNECTOR_KEYS =

@@ -46,23 +46,21 @@ final class ReadParallelism {
 
     /** The settings of {@code config}, the job's configuration as the planner hands it to a factory. */
     static ReadParallelism of(ReadableConfig config) {
-        boolean infer = config.get(INFER);
-        int inferMax = config.get(INFER_MAX);
-        if (infer && inferMax < 1) {
-            throw new ValidationException(INFER_MAX.key() + " is " + inferMax + ": it cannot be less than 1");
-        }
         return new ReadParallelism(
-                infer,
-                inferMax,
+                config.get(INFER),
+                config.get(INFER_MAX),
                 config.get(ExecutionConfigOptions.TABLE_EXEC_RESOURCE_DEFAULT_PARALLELISM),
                 config.get(PipelineOptions.MAX_PARALLELISM));
     }
 
     /**
      * The parallelism of a bounded read of at most {@code limit} rows (-1: no limit) whose splits
-     * {@code splits} plans (asked only when inference is on).
+     * {@code splits} plans (asked only when inference is on; a maximum below 1 is refused then).
      */
     int of(long limit, IntSupplier splits) {
+        if (infer && inferMax < 1) {
+            throw new ValidationException(INFER_MAX.key() + " is " + inferMax + ": it cannot be less than 1");
+        }
         int parallelism = infer ? Math.min(splits.getAsInt(), inferMax) : defaultParallelism;
         if (limit > 0) {
             parallelism = (int) Math.min(parallelism, limit);

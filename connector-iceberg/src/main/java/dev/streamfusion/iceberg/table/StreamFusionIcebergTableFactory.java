@@ -115,7 +115,11 @@ public final class StreamFusionIcebergTableFactory
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
         Schema schema = ensureTable(ref, context.getCatalogTable(), rowType);
         try {
-            return new StreamFusionIcebergTableSource(ref, IcebergOptions.scanOptions(options, context.getConfiguration()), schema, rowType,
+            return new StreamFusionIcebergTableSource(
+                    ref,
+                    IcebergOptions.scanOptions(options, context.getConfiguration()),
+                    schema,
+                    rowType,
                     Long.parseLong(options.getOrDefault(IcebergOptions.LIMIT.key(), "-1")),
                     Configuration.fromMap(options).get(RowLayout.OPTION).binary(context.getConfiguration()),
                     ReadParallelism.of(context.getConfiguration()));

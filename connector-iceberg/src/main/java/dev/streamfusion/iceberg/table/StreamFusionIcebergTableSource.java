@@ -9,6 +9,7 @@ import dev.streamfusion.iceberg.source.ScanPlanner;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -55,10 +56,6 @@ final class StreamFusionIcebergTableSource
     /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
     private final boolean binaryRows;
     private final ReadParallelism readParallelism;
-    /** The parallelism of this bounded read, once inferred; null until then. */
-    private Integer parallelism;
-    /** The splits planned to infer {@link #parallelism}, which the read then reads; null if none. */
-    private ScanPlanner.PlannedRead planned;
 
     StreamFusionIcebergTableSource(
             IcebergTableRef table, ScanOptions options, Schema schema, RowType rowType, long limit, boolean binaryRows,
@@ -79,19 +76,20 @@ final class StreamFusionIcebergTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        Optional<Integer> parallelism = batchParallelism();
-        IcebergSource source = source(context);
-        if (parallelism.isEmpty()) {
-            return SourceProvider.of(source);
+        TypeInformation<RowData> type = context.createTypeInformation(producedType);
+        if (options.isStreaming()) {
+            return SourceProvider.of(source(type, null));
         }
         // Not SourceProvider.of(source, parallelism): the planner would then run the operators after
         // the source at its default parallelism. iceberg-flink's source sets its own parallelism, and
-        // the operators after it (its writers in a copy) take it on, chained.
+        // the operators chained after it (its writers in a copy) take it on. Planned here, once per
+        // translation, as iceberg-flink plans: not when the planner first asks for the provider.
         return new DataStreamScanProvider() {
             @Override
             public DataStream<RowData> produceDataStream(ProviderContext provider, StreamExecutionEnvironment env) {
-                return env.fromSource(source, WatermarkStrategy.noWatermarks(), asSummaryString(), source.getProducedType())
-                        .setParallelism(parallelism.get());
+                BoundedRead read = planBounded();
+                return env.fromSource(source(type, read.plan), WatermarkStrategy.noWatermarks(), asSummaryString(), type)
+                        .setParallelism(read.parallelism);
             }
 
             @Override
@@ -101,49 +99,67 @@ final class StreamFusionIcebergTableSource
         };
     }
 
-    /**
-     * A bounded read's parallelism, as iceberg-flink infers its source's (the splits planned now,
-     * see {@link ReadParallelism}; the read then reads those splits, as iceberg-flink's does); none
-     * for a streaming read.
-     */
+    /** For the island: a bounded read's batches at the parallelism its rows would have. */
     @Override
-    public Optional<Integer> batchParallelism() {
+    public Batches batches(ScanContext context) {
+        TypeInformation<RowData> type = context.createTypeInformation(producedType);
         if (options.isStreaming()) {
-            return Optional.empty();
+            return new Batches(source(type, null).batches(), null);
         }
-        if (parallelism == null) {
-            parallelism = readParallelism.of(limit, () -> {
-                try {
-                    planned = table.withTable(planner()::planAhead);
-                } catch (RuntimeException e) {
-                    throw new ValidationException("Cannot plan the read of Iceberg table " + table + ": " + e.getMessage(), e);
-                }
-                return planned.splits;
-            });
+        BoundedRead read = planBounded();
+        return new Batches(source(type, read.plan).batches(), read.parallelism);
+    }
+
+    @Override
+    public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
+        return batches(context).source();
+    }
+
+    /** A bounded read as planned for one job: its parallelism, and the splits its source reads. */
+    private static final class BoundedRead {
+        final int parallelism;
+        /** The splits planned to infer the parallelism; null where none were (or too many to carry). */
+        final byte[] plan;
+
+        BoundedRead(int parallelism, byte[] plan) {
+            this.parallelism = parallelism;
+            this.plan = plan;
         }
-        return Optional.of(parallelism);
+    }
+
+    /**
+     * This bounded read planned now: its parallelism as iceberg-flink infers its source's (see
+     * {@link ReadParallelism}), and the splits planned for it, which the read then reads as
+     * iceberg-flink's does.
+     */
+    private BoundedRead planBounded() {
+        ScanPlanner.PlannedRead[] planned = new ScanPlanner.PlannedRead[1];
+        int parallelism = readParallelism.of(limit, () -> {
+            try {
+                planned[0] = table.withTable(planner()::planAhead);
+            } catch (ValidationException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new ValidationException("Cannot plan the read of Iceberg table " + table + ": " + e.getMessage(), e);
+            }
+            return planned[0].splits();
+        });
+        return new BoundedRead(parallelism, planned[0] == null ? null : planned[0].state());
     }
 
     private ScanPlanner planner() {
         return new ScanPlanner(table.toString(), options, producedType.getFieldNames());
     }
 
-    /** The source of this read: of the splits planned to infer its parallelism, where they were. */
-    private IcebergSource source(ScanContext context) {
-        batchParallelism();
-        return new IcebergSource(table, planner(), producedType, limit, context.createTypeInformation(producedType),
-                binaryRows, planned == null ? null : planned.state);
+    /** The source of this read, starting from the splits {@code plan} holds where it is not null. */
+    private IcebergSource source(TypeInformation<RowData> type, byte[] plan) {
+        return new IcebergSource(table, planner(), producedType, limit, type, binaryRows, plan);
     }
 
     @Override
     public Optional<String> batchesUnsupported() {
         // Every produced column comes from the data files, deletes applied: the batches are the rows.
         return Optional.empty();
-    }
-
-    @Override
-    public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
-        return source(context).batches();
     }
 
     @Override
@@ -154,13 +170,6 @@ final class StreamFusionIcebergTableSource
     @Override
     public void applyProjection(int[][] projectedFields, DataType producedDataType) {
         producedType = (RowType) producedDataType.getLogicalType();
-        forgetPlan();
-    }
-
-    /** Plans again when next asked: what was pushed into the read changes its splits. */
-    private void forgetPlan() {
-        parallelism = null;
-        planned = null;
     }
 
     /**
@@ -178,7 +187,6 @@ final class StreamFusionIcebergTableSource
             }
         }
         options.filter(pruning);
-        forgetPlan();
         return Result.of(List.of(), filters);
     }
 
@@ -194,7 +202,6 @@ final class StreamFusionIcebergTableSource
     @Override
     public void applyLimit(long rows) {
         limit = limit < 0 ? rows : Math.min(limit, rows);
-        forgetPlan();
     }
 
     @Override

@@ -44,8 +44,14 @@ class ReadParallelismTest {
 
     @Test
     void aMaximumBelowOneIsRefusedNamingTheOption() {
-        assertThatThrownBy(() -> of(Map.of("table.exec.iceberg.infer-source-parallelism.max", "0")))
+        ReadParallelism zero = of(Map.of("table.exec.iceberg.infer-source-parallelism.max", "0"));
+        assertThatThrownBy(() -> zero.of(-1, () -> 3))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("table.exec.iceberg.infer-source-parallelism.max is 0");
+        // Only a read that infers its parallelism asks for the maximum.
+        assertThat(of(Map.of("table.exec.iceberg.infer-source-parallelism.max", "0",
+                        "table.exec.iceberg.infer-source-parallelism", "false"))
+                .of(-1, () -> 3))
+                .isEqualTo(1);
     }
 }

@@ -29,14 +29,15 @@ public abstract class NativeSourceBatchesExec extends IslandExecNode<ArrowBatch>
     // The planner's execution environment has no replacement accessor; Flink's own scans use it.
     @SuppressWarnings("deprecation")
     protected Transformation<ArrowBatch> translateToPlanInternal(PlannerBase planner, ExecNodeConfig config) {
-        DataStreamSource<ArrowBatch> batches = planner.getExecEnv()
+        BatchScan.Batches batches = scan.batches(ScanRuntimeProviderContext.INSTANCE);
+        DataStreamSource<ArrowBatch> source = planner.getExecEnv()
                 .fromSource(
-                        scan.createBatchSource(ScanRuntimeProviderContext.INSTANCE),
+                        batches.source(),
                         scan.batchWatermarks(),
                         createTransformationName(config),
                         new ArrowBatchTypeInfo((RowType) getOutputType()));
-        scan.batchParallelism().ifPresent(batches::setParallelism);
-        return batches.getTransformation();
+        batches.parallelism().ifPresent(source::setParallelism);
+        return source.getTransformation();
     }
 
     /** The node in {@code streaming} or batch mode. */
