@@ -79,7 +79,7 @@ public final class IcebergTableRef implements Serializable {
         T result;
         try {
             result = action.apply(loadFrom(catalog));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             try {
                 close(catalog);
             } catch (IOException | RuntimeException closing) {

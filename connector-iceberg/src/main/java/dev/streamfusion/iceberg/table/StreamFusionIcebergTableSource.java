@@ -110,9 +110,10 @@ final class StreamFusionIcebergTableSource
         return new Batches(source(type, read.plan).batches(), read.parallelism);
     }
 
+    /** The read's batches, planned by the enumerator when the job starts ({@link #batches} plans ahead). */
     @Override
     public Source<ArrowBatch, ?, ?> createBatchSource(ScanContext context) {
-        return batches(context).source();
+        return source(context.createTypeInformation(producedType), null).batches();
     }
 
     /** A bounded read as planned for one job: its parallelism, and the splits its source reads. */
@@ -140,7 +141,8 @@ final class StreamFusionIcebergTableSource
             } catch (ValidationException e) {
                 throw e;
             } catch (RuntimeException e) {
-                throw new ValidationException("Cannot plan the read of Iceberg table " + table + ": " + e.getMessage(), e);
+                throw new ValidationException("Cannot plan the read of Iceberg table " + table + ": "
+                        + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
             }
             return planned[0].splits();
         });
