@@ -1,6 +1,7 @@
 package dev.streamfusion.iceberg.internal;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.ValidationException;
 
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
@@ -71,14 +72,19 @@ public final class IcebergTableRef implements Serializable {
     }
 
     /**
-     * What {@code action} makes of the table, loaded from a catalog built for the call and closed
-     * after it.
+     * What {@code action} makes of a catalog built for the call and closed after it, for planning:
+     * a catalog that cannot be built is a {@link ValidationException} naming the table.
      */
-    public <T> T withTable(Function<Table, T> action) {
-        Catalog catalog = catalog();
+    public <T> T withCatalog(Function<Catalog, T> action) {
+        Catalog catalog;
+        try {
+            catalog = catalog();
+        } catch (RuntimeException e) {
+            throw new ValidationException("Cannot open the Iceberg catalog of table " + this + ": " + e.getMessage(), e);
+        }
         T result;
         try {
-            result = action.apply(loadFrom(catalog));
+            result = action.apply(catalog);
         } catch (RuntimeException | Error e) {
             try {
                 close(catalog);
@@ -93,6 +99,11 @@ public final class IcebergTableRef implements Serializable {
             throw new UncheckedIOException("Cannot close the Iceberg catalog of table " + this, e);
         }
         return result;
+    }
+
+    /** What {@code action} makes of the table, loaded as {@link #withCatalog} says. */
+    public <T> T withTable(Function<Table, T> action) {
+        return withCatalog(catalog -> action.apply(loadFrom(catalog)));
     }
 
     /** Closes {@code catalog} when it holds resources (connections, clients). */

@@ -43,7 +43,7 @@ public final class IcebergSource
     /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
     private final boolean binaryRows;
     /**
-     * A bounded read's splits as planned when the job was submitted ({@link
+     * A bounded read's splits as planned when the job was translated ({@link
      * TaskEnumerator#plannedState}), which the enumerator then hands out instead of planning again;
      * {@code null} to plan when the enumerator starts.
      */

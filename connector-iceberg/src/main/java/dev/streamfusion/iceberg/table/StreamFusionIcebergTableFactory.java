@@ -22,14 +22,11 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -158,13 +155,7 @@ public final class StreamFusionIcebergTableFactory
 
     /** The table's current schema, after creating the table (and its database) if it is missing. */
     private static Schema ensureTable(IcebergTableRef ref, ResolvedCatalogTable flinkTable, RowType rowType) {
-        Catalog catalog;
-        try {
-            catalog = ref.catalog();
-        } catch (RuntimeException e) {
-            throw new ValidationException("Cannot open the Iceberg catalog of table " + ref + ": " + e.getMessage(), e);
-        }
-        try {
+        return ref.withCatalog(catalog -> {
             TableIdentifier id = ref.identifier();
             if (catalog.tableExists(id)) {
                 return ref.loadFrom(catalog).schema();
@@ -194,12 +185,6 @@ public final class StreamFusionIcebergTableFactory
             } catch (AlreadyExistsException raced) {
                 return ref.loadFrom(catalog).schema();
             }
-        } finally {
-            try {
-                IcebergTableRef.close(catalog);
-            } catch (IOException e) {
-                throw new UncheckedIOException("Cannot close the Iceberg catalog of table " + ref, e);
-            }
-        }
+        });
     }
 }

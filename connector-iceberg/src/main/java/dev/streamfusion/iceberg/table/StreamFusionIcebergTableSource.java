@@ -102,12 +102,12 @@ final class StreamFusionIcebergTableSource
     /** For the island: a bounded read's batches at the parallelism its rows would have. */
     @Override
     public Batches batches(ScanContext context) {
-        TypeInformation<RowData> type = context.createTypeInformation(producedType);
         if (options.isStreaming()) {
-            return new Batches(source(type, null).batches(), null);
+            return BatchScan.super.batches(context);
         }
         BoundedRead read = planBounded();
-        return new Batches(source(type, read.plan).batches(), read.parallelism);
+        return new Batches(
+                source(context.createTypeInformation(producedType), read.plan).batches(), read.parallelism);
     }
 
     /** The read's batches, planned by the enumerator when the job starts ({@link #batches} plans ahead). */
