@@ -48,6 +48,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -80,6 +81,8 @@ class StreamFusionIcebergITCase {
     private static String warehouseUri;
     /** The snapshot after the first append to {@code db.types}. */
     private static long firstSnapshot;
+    /** The snapshot after the second append to {@code db.types}. */
+    private static long secondSnapshot;
 
     @BeforeAll
     static void writeTables() throws Exception {
@@ -91,6 +94,7 @@ class StreamFusionIcebergITCase {
         DataFile first = IcebergJavaTables.append(types, IcebergJavaTables.typedRows(0, 3000, 1), "first");
         firstSnapshot = types.currentSnapshot().snapshotId();
         IcebergJavaTables.append(types, IcebergJavaTables.typedRows(3000, 3000, 2), "second");
+        secondSnapshot = types.currentSnapshot().snapshotId();
         IcebergJavaTables.append(types, IcebergJavaTables.typedRows(6000, 3000, 3), "third");
         List<Long> everySeventh = LongStream.range(0, 3000).filter(p -> p % 7 == 3).boxed().collect(Collectors.toList());
         List<Long> elevens = LongStream.range(0, 9000).filter(id -> id % 11 == 0).boxed().collect(Collectors.toList());
@@ -101,6 +105,7 @@ class StreamFusionIcebergITCase {
         // Appended after the deletes: its ids divisible by 11 stay.
         IcebergJavaTables.append(types, IcebergJavaTables.typedRows(9000, 1000, 4), "fourth");
         types.manageSnapshots().createTag("first-tag", firstSnapshot).commit();
+        types.manageSnapshots().createTag("second-tag", secondSnapshot).commit();
         types.manageSnapshots().createBranch("audit", firstSnapshot).commit();
         types.newAppend()
                 .appendFile(IcebergJavaTables.writeData(types, IcebergJavaTables.typedRows(20000, 50, 31), "audit"))
@@ -205,6 +210,44 @@ class StreamFusionIcebergITCase {
         assertThat(first).hasSize(3000);
         assertSameRows(env, "types", "SELECT id, ts FROM %s /*+ OPTIONS('tag' = 'first-tag') */");
         assertSameRows(env, "types", "SELECT id, d FROM %s /*+ OPTIONS('split-size' = '1024', 'split-file-open-cost' = '1') */");
+    }
+
+    @Test
+    void incrementalReadsBetweenTagsOrUpToASnapshotAndALimitOfZeroReadAsStockReadsThem() throws Exception {
+        TableEnvironment env = batch();
+        // The appends after the first tag's snapshot up to the second tag's: the second file.
+        List<Row> between = assertSameRows(env, "types",
+                "SELECT id, s FROM %s /*+ OPTIONS('start-tag' = 'first-tag', 'end-tag' = 'second-tag') */");
+        assertThat(between).hasSize(3000);
+        // The appends up to a snapshot, from the oldest: the first two files.
+        assertThat(assertSameRows(env, "types", "SELECT id FROM %s /*+ OPTIONS('end-snapshot-id' = '" + secondSnapshot + "') */"))
+                .hasSize(6000);
+        assertThat(assertSameRows(env, "types", "SELECT id FROM %s /*+ OPTIONS('start-tag' = 'second-tag') */"))
+                .isNotEmpty();
+        // A limit of 0 is none, in iceberg-flink's terms.
+        assertThat(assertSameRows(env, "types",
+                "SELECT id FROM %s /*+ OPTIONS('snapshot-id' = '" + firstSnapshot + "', 'limit' = '0') */")).hasSize(3000);
+        assertThatThrownBy(() -> collect(env, "SELECT id FROM sf_types /*+ OPTIONS('start-tag' = 'no-such-tag') */"))
+                .hasStackTraceContaining("no-such-tag");
+    }
+
+    @Test
+    void readOptionsIcebergFlinkRefusesOrThatCannotBeHonouredAreRefusedNamingTheOption() {
+        TableEnvironment env = batch();
+        String[][] refused = {
+            {"'streaming' = 'true', 'end-snapshot-id' = '" + secondSnapshot + "'", "'end-snapshot-id' cannot be set"},
+            {"'streaming' = 'true', 'end-tag' = 'second-tag'", "'end-tag' cannot be set"},
+            {"'start-snapshot-id' = '" + firstSnapshot + "', 'start-tag' = 'first-tag'", "'start-snapshot-id' and 'start-tag'"},
+            {"'end-snapshot-id' = '" + secondSnapshot + "', 'end-tag' = 'second-tag'", "'end-snapshot-id' and 'end-tag'"},
+            {"'max-allowed-planning-failures' = '-2'", "'max-allowed-planning-failures' is -2"},
+            {"'watermark-column' = 'ts'", "'watermark-column'"},
+        };
+        for (String[] options : refused) {
+            assertThatThrownBy(() -> collect(env, "SELECT id FROM sf_types /*+ OPTIONS(" + options[0] + ") */"))
+                    .as(options[0])
+                    .hasStackTraceContaining(options[1])
+                    .hasStackTraceContaining("sf_types");
+        }
     }
 
     @Test
@@ -375,6 +418,9 @@ class StreamFusionIcebergITCase {
         assertThat(assertSameRows(batch(), "evolved", "SELECT id, extra FROM %s WHERE extra > 12000 AND label <> 'm130'"))
                 .hasSize(39);
         assertThat(assertSameRows(batch(), "evolved", "SELECT id FROM %s WHERE extra IS NULL")).hasSize(100);
+        // A value out of the older file's INT range keeps that file's rows.
+        assertThat(assertSameRows(batch(), "evolved", "SELECT id FROM %s WHERE id < 3000000000")).hasSize(150);
+        assertThat(assertSameRows(batch(), "evolved", "SELECT id FROM %s WHERE id <> 3000000000 AND id > 97")).hasSize(52);
         assertThat(rows).contains(Row.of("n1", 1L, 0.5d, null), Row.of("m120", 120L, 30.0d, 14400L));
         // Iceberg Java's own reader agrees too.
         try (CloseableIterable<Record> generic = IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("db", "evolved"))).build()) {
@@ -979,7 +1025,7 @@ class StreamFusionIcebergITCase {
         int[] ids = {types.schema().findField("id").fieldId(), types.schema().findField("s").fieldId()};
         List<dev.streamfusion.iceberg.internal.TaskDescription> tasks = new ArrayList<>();
         try (CloseableIterable<org.apache.iceberg.FileScanTask> planned = types.newScan().planFiles()) {
-            planned.forEach(t -> tasks.add(dev.streamfusion.iceberg.internal.TaskDescription.of(t, types.schema(), ids, null, false)));
+            planned.forEach(t -> tasks.add(dev.streamfusion.iceberg.internal.TaskDescription.of(t, types.schema(), Set.of(), ids, null, false)));
         }
         assertThat(tasks).anyMatch(t -> t.json().contains("\"equality\"")).anyMatch(t -> t.json().contains("\"position\""));
         try (org.apache.arrow.memory.RootAllocator allocator = new org.apache.arrow.memory.RootAllocator()) {

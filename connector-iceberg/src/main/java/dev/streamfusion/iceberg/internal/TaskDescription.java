@@ -16,10 +16,12 @@ import org.apache.iceberg.expressions.ExpressionVisitors;
 import org.apache.iceberg.expressions.UnboundPredicate;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -113,7 +115,7 @@ public final class TaskDescription implements Serializable {
      * @throws UnsupportedTaskException when the native reader cannot read the task correctly
      */
     public static TaskDescription of(
-            FileScanTask task, Schema schema, int[] projectedIds, String nameMapping, boolean caseSensitive) {
+            FileScanTask task, Schema schema, Set<Integer> retyped, int[] projectedIds, String nameMapping, boolean caseSensitive) {
         String path = task.file().location();
         check(task.file().format() == FileFormat.PARQUET, path, "its format is " + task.file().format() + ", not Parquet");
         for (DeleteFile delete : task.deletes()) {
@@ -152,7 +154,7 @@ public final class TaskDescription implements Serializable {
         if (nameMapping != null) {
             json.append(",\"name-mapping\":").append(nameMapping);
         }
-        String filter = filterJson(task.residual(), schema, caseSensitive);
+        String filter = filterJson(task.residual(), schema, retyped, caseSensitive);
         if (filter != null) {
             json.append(",\"filter\":").append(filter);
         }
@@ -171,11 +173,31 @@ public final class TaskDescription implements Serializable {
      * are. A predicate of any other kind or type is {@code {"op":"unknown"}}, which the reader
      * treats as every row possibly matching.
      */
-    static String filterJson(Expression residual, Schema schema, boolean caseSensitive) {
+    static String filterJson(Expression residual, Schema schema, Set<Integer> retyped, boolean caseSensitive) {
         if (residual == null || residual.op() == Expression.Operation.TRUE) {
             return null;
         }
-        return ExpressionVisitors.visit(residual, new FilterJson(schema, caseSensitive));
+        return ExpressionVisitors.visit(residual, new FilterJson(schema, retyped, caseSensitive));
+    }
+
+    /**
+     * The ids of {@code schema}'s fields whose type another of the table's {@code schemas} gives
+     * differently (a promoted column: INT to BIGINT, FLOAT to DOUBLE, a wider DECIMAL). The native
+     * reader casts a filter's value to the type a file holds, and a value out of that narrower
+     * type's range would drop every row of the file, so filters on these columns are not passed
+     * to it (Flink checks every row).
+     */
+    public static Set<Integer> retypedIds(Schema schema, Iterable<Schema> schemas) {
+        Set<Integer> retyped = new HashSet<>();
+        for (Schema other : schemas) {
+            for (Map.Entry<Integer, Types.NestedField> field : TypeUtil.indexById(other.asStruct()).entrySet()) {
+                Type now = schema.findType(field.getKey());
+                if (now != null && now.isPrimitiveType() && !now.equals(field.getValue().type())) {
+                    retyped.add(field.getKey());
+                }
+            }
+        }
+        return retyped;
     }
 
     /** Writes a filter as {@link #filterJson} describes. */
@@ -183,10 +205,12 @@ public final class TaskDescription implements Serializable {
         private static final String UNKNOWN = "{\"op\":\"unknown\"}";
 
         private final Schema schema;
+        private final Set<Integer> retyped;
         private final boolean caseSensitive;
 
-        FilterJson(Schema schema, boolean caseSensitive) {
+        FilterJson(Schema schema, Set<Integer> retyped, boolean caseSensitive) {
             this.schema = schema;
+            this.retyped = retyped;
             this.caseSensitive = caseSensitive;
         }
 
@@ -233,7 +257,7 @@ public final class TaskDescription implements Serializable {
             }
             int id = ((BoundReference<T>) predicate.term()).fieldId();
             Type type = schema.findType(id);
-            if (type == null || !type.isPrimitiveType()) {
+            if (type == null || !type.isPrimitiveType() || retyped.contains(id)) {
                 return UNKNOWN;
             }
             String head = "{\"id\":" + id + ",\"op\":";

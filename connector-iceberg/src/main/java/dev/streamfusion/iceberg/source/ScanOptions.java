@@ -33,6 +33,8 @@ public final class ScanOptions implements Serializable {
     Long startSnapshotId;
     Long startSnapshotTimestamp;
     Long endSnapshotId;
+    String startTag;
+    String endTag;
     Long snapshotId;
     Long asOfTimestamp;
     String branch;
@@ -41,6 +43,7 @@ public final class ScanOptions implements Serializable {
     Integer splitLookback;
     Long splitOpenFileCost;
     int maxPlanningSnapshotCount = Integer.MAX_VALUE;
+    int maxAllowedPlanningFailures = 3;
     boolean caseSensitive;
     Expression filter = Expressions.alwaysTrue();
 
@@ -56,6 +59,8 @@ public final class ScanOptions implements Serializable {
         c.startSnapshotId = startSnapshotId;
         c.startSnapshotTimestamp = startSnapshotTimestamp;
         c.endSnapshotId = endSnapshotId;
+        c.startTag = startTag;
+        c.endTag = endTag;
         c.snapshotId = snapshotId;
         c.asOfTimestamp = asOfTimestamp;
         c.branch = branch;
@@ -64,6 +69,7 @@ public final class ScanOptions implements Serializable {
         c.splitLookback = splitLookback;
         c.splitOpenFileCost = splitOpenFileCost;
         c.maxPlanningSnapshotCount = maxPlanningSnapshotCount;
+        c.maxAllowedPlanningFailures = maxAllowedPlanningFailures;
         c.caseSensitive = caseSensitive;
         c.filter = filter;
         return c;
@@ -100,6 +106,16 @@ public final class ScanOptions implements Serializable {
 
     public ScanOptions endSnapshotId(Long value) {
         endSnapshotId = value;
+        return this;
+    }
+
+    public ScanOptions startTag(String value) {
+        startTag = value;
+        return this;
+    }
+
+    public ScanOptions endTag(String value) {
+        endTag = value;
         return this;
     }
 
@@ -141,6 +157,15 @@ public final class ScanOptions implements Serializable {
     public ScanOptions maxPlanningSnapshotCount(int value) {
         maxPlanningSnapshotCount = value;
         return this;
+    }
+
+    public ScanOptions maxAllowedPlanningFailures(int value) {
+        maxAllowedPlanningFailures = value;
+        return this;
+    }
+
+    public int maxAllowedPlanningFailures() {
+        return maxAllowedPlanningFailures;
     }
 
     public ScanOptions caseSensitive(boolean value) {

@@ -25,6 +25,7 @@ import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Plans a table's reads with Iceberg Java: which snapshot (or which appends, when streaming), which
@@ -101,13 +102,29 @@ public final class ScanPlanner implements Serializable {
         }
     }
 
+    /** The id of the snapshot {@code tag} names in {@code t}. */
+    private Long tagged(Table t, String tag) {
+        Snapshot snapshot = t.snapshot(tag);
+        if (snapshot == null) {
+            throw new IllegalArgumentException("Table " + table + " has no tag " + tag);
+        }
+        return snapshot.snapshotId();
+    }
+
     /** Splits of the bounded read the options describe. */
     List<TaskSplit> planBounded(Table t) {
-        if (options.startSnapshotId != null) {
-            IncrementalAppendScan scan = configure(t.newIncrementalAppendScan())
-                    .fromSnapshotExclusive(options.startSnapshotId);
-            if (options.endSnapshotId != null) {
-                scan = scan.toSnapshot(options.endSnapshotId);
+        if (options.startSnapshotId != null || options.endSnapshotId != null || options.startTag != null
+                || options.endTag != null) {
+            // The appends between two snapshots, as iceberg-flink reads them: from the oldest
+            // ancestor where no start is set, up to the current snapshot where no end is.
+            IncrementalAppendScan scan = configure(t.newIncrementalAppendScan());
+            Long start = options.startTag != null ? tagged(t, options.startTag) : options.startSnapshotId;
+            if (start != null) {
+                scan = scan.fromSnapshotExclusive(start);
+            }
+            Long end = options.endTag != null ? tagged(t, options.endTag) : options.endSnapshotId;
+            if (end != null) {
+                scan = scan.toSnapshot(end);
             }
             return plan(t, scan, "bounded");
         }
@@ -269,6 +286,7 @@ public final class ScanPlanner implements Serializable {
 
     private List<TaskSplit> plan(Table t, Scan<?, FileScanTask, CombinedScanTask> scan, String idPrefix) {
         Schema schema = t.schema();
+        Set<Integer> retyped = TaskDescription.retypedIds(schema, t.schemas().values());
         int[] projected = projectedIds(schema);
         String nameMapping = t.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
         List<TaskSplit> splits = new ArrayList<>();
@@ -278,7 +296,7 @@ public final class ScanPlanner implements Serializable {
             for (CombinedScanTask combined : tasks) {
                 List<TaskDescription> described = new ArrayList<>();
                 for (FileScanTask task : combined.files()) {
-                    TaskDescription description = describe(task, schema, projected, nameMapping);
+                    TaskDescription description = describe(task, schema, retyped, projected, nameMapping);
                     if (description.readByJava()) {
                         javaTasks.add(description);
                     }
@@ -301,9 +319,9 @@ public final class ScanPlanner implements Serializable {
      * {@code task} for the native reader, or for Iceberg Java's reader where the native one cannot
      * read it correctly; refused naming the table, the file and both reasons where neither can.
      */
-    private TaskDescription describe(FileScanTask task, Schema schema, int[] projected, String nameMapping) {
+    private TaskDescription describe(FileScanTask task, Schema schema, Set<Integer> retyped, int[] projected, String nameMapping) {
         try {
-            return TaskDescription.of(task, schema, projected, nameMapping, options.caseSensitive);
+            return TaskDescription.of(task, schema, retyped, projected, nameMapping, options.caseSensitive);
         } catch (TaskDescription.UnsupportedTaskException nativeRefusal) {
             try {
                 return TaskDescription.forJava(task, projected, nameMapping, options.caseSensitive, nativeRefusal.getMessage());

@@ -48,6 +48,8 @@ final class TaskEnumerator implements SplitEnumerator<TaskSplit, TaskEnumerator.
     private volatile Long position;
     /** Bounded: the plan is done and its splits are pending. */
     private boolean planned;
+    /** Discoveries of new snapshots failed in a row (coordinator thread only). */
+    private int failedDiscoveries;
     private Catalog catalog;
     private Table table;
 
@@ -99,8 +101,20 @@ final class TaskEnumerator implements SplitEnumerator<TaskSplit, TaskEnumerator.
 
     private void addIncrement(ScanPlanner.Increment increment, Throwable error) {
         if (error != null) {
-            throw new FlinkRuntimeException("Cannot plan the appends of Iceberg table " + tableRef + ": " + error.getMessage(), error);
+            // As iceberg-flink's enumerator: a discovery may fail 'max-allowed-planning-failures'
+            // times in a row (-1: any number) and is tried again at the next interval.
+            failedDiscoveries++;
+            int allowed = planner.options().maxAllowedPlanningFailures();
+            if (allowed >= 0 && failedDiscoveries > allowed) {
+                throw new FlinkRuntimeException("Cannot plan the appends of Iceberg table " + tableRef + " ("
+                        + failedDiscoveries + " failures in a row, 'max-allowed-planning-failures' is " + allowed + "): "
+                        + error.getMessage(), error);
+            }
+            LOG.warn("Cannot plan the appends of Iceberg table {} ({} of {} failures in a row allowed); trying again",
+                    tableRef, failedDiscoveries, allowed < 0 ? "any number of" : String.valueOf(allowed), error);
+            return;
         }
+        failedDiscoveries = 0;
         if (!java.util.Objects.equals(increment.from, position)) {
             // Planned from a position an earlier discovery has moved past: planned again next time.
             return;

@@ -60,6 +60,14 @@ public final class IcebergOptions {
     public static final ConfigOption<Long> START_SNAPSHOT_TIMESTAMP =
             ConfigOptions.key("start-snapshot-timestamp").longType().noDefaultValue();
     public static final ConfigOption<Long> END_SNAPSHOT_ID = ConfigOptions.key("end-snapshot-id").longType().noDefaultValue();
+    public static final ConfigOption<String> START_TAG = ConfigOptions.key("start-tag")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("A bounded read of the appends after the snapshot of this tag.");
+    public static final ConfigOption<String> END_TAG = ConfigOptions.key("end-tag")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("A bounded read of the appends up to the snapshot of this tag.");
     public static final ConfigOption<Long> SNAPSHOT_ID = ConfigOptions.key("snapshot-id").longType().noDefaultValue();
     public static final ConfigOption<Long> AS_OF_TIMESTAMP = ConfigOptions.key("as-of-timestamp").longType().noDefaultValue();
     public static final ConfigOption<String> BRANCH = ConfigOptions.key("branch").stringType().noDefaultValue();
@@ -70,11 +78,29 @@ public final class IcebergOptions {
             ConfigOptions.key("split-file-open-cost").memoryType().noDefaultValue();
     public static final ConfigOption<Integer> MAX_PLANNING_SNAPSHOT_COUNT =
             ConfigOptions.key("max-planning-snapshot-count").intType().defaultValue(Integer.MAX_VALUE);
-    public static final ConfigOption<Long> LIMIT = ConfigOptions.key("limit").longType().defaultValue(-1L);
+    public static final ConfigOption<Integer> MAX_ALLOWED_PLANNING_FAILURES =
+            ConfigOptions.key("max-allowed-planning-failures")
+                    .intType()
+                    .defaultValue(3)
+                    .withDescription("How many discoveries of new snapshots in a row a streaming read lets fail "
+                            + "before the job fails; -1 for no bound.");
+    public static final ConfigOption<Long> LIMIT = ConfigOptions.key("limit")
+            .longType()
+            .defaultValue(-1L)
+            .withDescription("Rows each reader emits at most; 0 or less for no limit.");
     public static final ConfigOption<Boolean> CASE_SENSITIVE = ConfigOptions.key("case-sensitive").booleanType().defaultValue(false);
     public static final ConfigOption<Boolean> INCLUDE_COLUMN_STATS =
             ConfigOptions.key("include-column-stats").booleanType().defaultValue(false)
                     .withDescription("Accepted for iceberg-flink's sake; the native reader needs no column statistics in splits.");
+    public static final ConfigOption<String> WATERMARK_COLUMN = ConfigOptions.key("watermark-column")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("iceberg-flink's watermarks from a column's statistics; refused: declare a WATERMARK in "
+                    + "the table's schema instead.");
+    public static final ConfigOption<String> WATERMARK_COLUMN_TIME_UNIT = ConfigOptions.key("watermark-column-time-unit")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The time unit of 'watermark-column'; refused with it.");
 
     public static final ConfigOption<Boolean> UPSERT_ENABLED = ConfigOptions.key("upsert-enabled")
             .booleanType()
@@ -114,6 +140,43 @@ public final class IcebergOptions {
             .withDescription("The least bytes a file counts for when splits are filled, where a "
                     + "table's options set none (iceberg-flink's job-wide option).");
 
+    /**
+     * iceberg-flink's job-wide read settings ({@code connector.iceberg.*} in the job's
+     * configuration), used where a table's options and hints set none, with iceberg-flink's
+     * defaults.
+     */
+    static final ConfigOption<Boolean> JOB_STREAMING =
+            ConfigOptions.key("connector.iceberg.streaming").booleanType().defaultValue(false);
+    static final ConfigOption<Duration> JOB_MONITOR_INTERVAL =
+            ConfigOptions.key("connector.iceberg.monitor-interval").durationType().defaultValue(Duration.ofSeconds(60));
+    static final ConfigOption<ScanOptions.StartingStrategy> JOB_STARTING_STRATEGY =
+            ConfigOptions.key("connector.iceberg.starting-strategy")
+                    .enumType(ScanOptions.StartingStrategy.class)
+                    .defaultValue(ScanOptions.StartingStrategy.TABLE_SCAN_THEN_INCREMENTAL);
+    static final ConfigOption<Integer> JOB_MAX_PLANNING_SNAPSHOT_COUNT =
+            ConfigOptions.key("connector.iceberg.max-planning-snapshot-count").intType().defaultValue(Integer.MAX_VALUE);
+    static final ConfigOption<Integer> JOB_MAX_ALLOWED_PLANNING_FAILURES =
+            ConfigOptions.key("connector.iceberg.max-allowed-planning-failures").intType().defaultValue(3);
+    static final ConfigOption<Long> JOB_LIMIT = ConfigOptions.key("connector.iceberg.limit").longType().defaultValue(-1L);
+    static final ConfigOption<Boolean> JOB_CASE_SENSITIVE =
+            ConfigOptions.key("connector.iceberg.case-sensitive").booleanType().defaultValue(false);
+    static final ConfigOption<String> JOB_WATERMARK_COLUMN =
+            ConfigOptions.key("connector.iceberg.watermark-column").stringType().noDefaultValue();
+
+    /** A table's option (or hint), else the job's counterpart (with iceberg-flink's default). */
+    private static <T> T tableOrJob(Configuration table, ConfigOption<T> option, ReadableConfig job, ConfigOption<T> jobOption) {
+        return table.getOptional(option).orElseGet(() -> job.get(jobOption));
+    }
+
+    /**
+     * The rows each reader emits at most (the table's {@code limit}, else the job's), or -1 for
+     * no limit: as in iceberg-flink, a limit of 0 or less is none.
+     */
+    static long limit(Map<String, String> options, ReadableConfig job) {
+        long limit = tableOrJob(Configuration.fromMap(options), LIMIT, job, JOB_LIMIT);
+        return limit > 0 ? limit : -1;
+    }
+
     /** The connector's own options: neither catalog properties nor table properties. */
     static final List<String> CONNECTOR_KEYS =
             List.of("connector", CATALOG_NAME.key(), CATALOG_DATABASE.key(), CATALOG_TABLE.key(), RowLayout.KEY);
@@ -124,13 +187,19 @@ public final class IcebergOptions {
      */
     static ScanOptions scanOptions(Map<String, String> options, ReadableConfig job) {
         Configuration c = Configuration.fromMap(options);
+        if (c.getOptional(WATERMARK_COLUMN).or(() -> job.getOptional(JOB_WATERMARK_COLUMN)).isPresent()) {
+            throw new IllegalArgumentException("'" + WATERMARK_COLUMN.key() + "' (watermarks from a column's statistics) "
+                    + "is not supported; declare a WATERMARK in the table's schema instead");
+        }
         ScanOptions scan = new ScanOptions()
-                .streaming(c.get(STREAMING))
-                .monitorInterval(c.get(MONITOR_INTERVAL))
-                .startingStrategy(c.get(STARTING_STRATEGY))
+                .streaming(tableOrJob(c, STREAMING, job, JOB_STREAMING))
+                .monitorInterval(tableOrJob(c, MONITOR_INTERVAL, job, JOB_MONITOR_INTERVAL))
+                .startingStrategy(tableOrJob(c, STARTING_STRATEGY, job, JOB_STARTING_STRATEGY))
                 .startSnapshotId(c.get(START_SNAPSHOT_ID))
                 .startSnapshotTimestamp(c.get(START_SNAPSHOT_TIMESTAMP))
                 .endSnapshotId(c.get(END_SNAPSHOT_ID))
+                .startTag(c.get(START_TAG))
+                .endTag(c.get(END_TAG))
                 .snapshotId(c.get(SNAPSHOT_ID))
                 .asOfTimestamp(c.get(AS_OF_TIMESTAMP))
                 .branch(c.get(BRANCH))
@@ -139,20 +208,33 @@ public final class IcebergOptions {
                 .splitLookback(c.getOptional(SPLIT_LOOKBACK).orElse(job.get(JOB_SPLIT_LOOKBACK)))
                 .splitOpenFileCost(
                         c.getOptional(SPLIT_FILE_OPEN_COST).map(MemorySize::getBytes).orElse(job.get(JOB_SPLIT_FILE_OPEN_COST)))
-                .maxPlanningSnapshotCount(c.get(MAX_PLANNING_SNAPSHOT_COUNT))
-                .caseSensitive(c.get(CASE_SENSITIVE));
+                .maxPlanningSnapshotCount(tableOrJob(c, MAX_PLANNING_SNAPSHOT_COUNT, job, JOB_MAX_PLANNING_SNAPSHOT_COUNT))
+                .maxAllowedPlanningFailures(tableOrJob(c, MAX_ALLOWED_PLANNING_FAILURES, job, JOB_MAX_ALLOWED_PLANNING_FAILURES))
+                .caseSensitive(tableOrJob(c, CASE_SENSITIVE, job, JOB_CASE_SENSITIVE));
         int pinned = (c.get(SNAPSHOT_ID) != null ? 1 : 0) + (c.get(AS_OF_TIMESTAMP) != null ? 1 : 0)
                 + (c.get(BRANCH) != null && !scan.isStreaming() ? 1 : 0) + (c.get(TAG) != null ? 1 : 0);
         if (pinned > 1) {
             throw new IllegalArgumentException(
                     "Set at most one of 'snapshot-id', 'as-of-timestamp', 'branch' and 'tag' for a bounded read");
         }
-        if (scan.isStreaming() && (c.get(SNAPSHOT_ID) != null || c.get(AS_OF_TIMESTAMP) != null || c.get(TAG) != null)) {
-            throw new IllegalArgumentException(
-                    "A streaming read ('streaming' = 'true') reads new snapshots; 'snapshot-id', 'as-of-timestamp' and 'tag' pin one");
+        if (scan.isStreaming()) {
+            // iceberg-flink's checks of a streaming read, in its order.
+            for (ConfigOption<?> pinning : List.of(SNAPSHOT_ID, AS_OF_TIMESTAMP, TAG, END_SNAPSHOT_ID, END_TAG)) {
+                if (c.getOptional(pinning).isPresent()) {
+                    throw new IllegalArgumentException("A streaming read ('streaming' = 'true') reads new snapshots as they "
+                            + "come; '" + pinning.key() + "' cannot be set for it");
+                }
+            }
         }
-        if (c.get(END_SNAPSHOT_ID) != null && c.get(START_SNAPSHOT_ID) == null && !scan.isStreaming()) {
-            throw new IllegalArgumentException("'end-snapshot-id' needs 'start-snapshot-id' for a bounded read");
+        if (c.get(START_SNAPSHOT_ID) != null && c.get(START_TAG) != null) {
+            throw new IllegalArgumentException("Set at most one of 'start-snapshot-id' and 'start-tag'");
+        }
+        if (c.get(END_SNAPSHOT_ID) != null && c.get(END_TAG) != null) {
+            throw new IllegalArgumentException("Set at most one of 'end-snapshot-id' and 'end-tag'");
+        }
+        if (scan.maxAllowedPlanningFailures() < -1) {
+            throw new IllegalArgumentException("'" + MAX_ALLOWED_PLANNING_FAILURES.key() + "' is "
+                    + scan.maxAllowedPlanningFailures() + "; it must be -1 (no bound) or at least 0");
         }
         return scan;
     }

@@ -17,6 +17,8 @@ import org.apache.iceberg.types.Types;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Set;
+
 import static org.apache.iceberg.types.Types.NestedField.optional;
 import static org.apache.iceberg.types.Types.NestedField.required;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,7 +58,7 @@ class TaskDescriptionTest {
         DeleteFile positions = delete().ofPositionDeletes().withPath("file:/t/d \"1\".parquet").withFormat(FileFormat.PARQUET).build();
         DeleteFile equality = delete().ofEqualityDeletes(1).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
         TaskDescription description = TaskDescription.of(
-                task(data("file:/t/a.parquet", FileFormat.PARQUET), positions, equality), SCHEMA, new int[] {1}, null, false);
+                task(data("file:/t/a.parquet", FileFormat.PARQUET), positions, equality), SCHEMA, Set.of(), new int[] {1}, null, false);
         String json = description.json();
         assertThat(json)
                 .startsWith("{\"path\":\"file:/t/a.parquet\",\"file-size\":100,\"start\":0,\"length\":100,")
@@ -87,18 +89,31 @@ class TaskDescriptionTest {
                                 Expressions.and(Expressions.equal("dt", "2024-01-02"),
                                         Expressions.and(Expressions.greaterThan("ts", "2024-01-01T00:00:00.000001"),
                                                 Expressions.equal("d", 0.0d))))));
-        assertThat(TaskDescription.filterJson(filter, schema, false))
+        assertThat(TaskDescription.filterJson(filter, schema, Set.of(), false))
                 .isEqualTo("{\"and\":[{\"or\":[{\"id\":1,\"op\":\"gt\",\"value\":5},{\"id\":3,\"op\":\"is-null\"}]},"
                         + "{\"and\":[{\"not\":{\"id\":3,\"op\":\"eq\",\"value\":\"b\\\"c\"}},"
                         + "{\"and\":[{\"id\":4,\"op\":\"lt-eq\",\"value\":\"12.50\"},"
                         + "{\"and\":[{\"id\":5,\"op\":\"eq\",\"value\":19724},"
                         + "{\"and\":[{\"id\":6,\"op\":\"gt\",\"value\":1704067200000001},{\"op\":\"unknown\"}]}]}]}]}]}");
-        assertThat(TaskDescription.filterJson(Expressions.alwaysTrue(), schema, false)).isNull();
+        assertThat(TaskDescription.filterJson(Expressions.alwaysTrue(), schema, Set.of(), false)).isNull();
+
+        // Promoted columns (an INT id, a DECIMAL(8, 2) amount in an older schema) keep their filters
+        // from the native reader; a column of unchanged type keeps its own.
+        org.apache.iceberg.Schema older = new org.apache.iceberg.Schema(
+                required(1, "id", Types.IntegerType.get()),
+                optional(4, "amount", Types.DecimalType.of(8, 2)),
+                optional(5, "dt", Types.DateType.get()));
+        Set<Integer> retyped = TaskDescription.retypedIds(schema, java.util.List.of(older, schema));
+        assertThat(retyped).containsExactlyInAnyOrder(1, 4);
+        assertThat(TaskDescription.filterJson(
+                Expressions.and(Expressions.lessThan("id", 3_000_000_000L), Expressions.equal("dt", "2024-01-02")),
+                schema, retyped, false))
+                .isEqualTo("{\"and\":[{\"op\":\"unknown\"},{\"id\":5,\"op\":\"eq\",\"value\":19724}]}");
         String json = TaskDescription.of(
                 new BaseFileScanTask(data("/t/a.parquet", FileFormat.PARQUET), new DeleteFile[0], SchemaParser.toJson(SCHEMA),
                         PartitionSpecParser.toJson(PartitionSpec.unpartitioned()),
                         ResidualEvaluator.unpartitioned(Expressions.lessThan("id", 3L))),
-                SCHEMA, new int[] {1}, null, false).json();
+                SCHEMA, Set.of(), new int[] {1}, null, false).json();
         assertThat(json).contains(",\"filter\":{\"id\":1,\"op\":\"lt\",\"value\":3}");
     }
 
@@ -107,7 +122,7 @@ class TaskDescriptionTest {
         DeleteFile positions = delete().ofPositionDeletes().withPath("s3://bucket/d.parquet").withFormat(FileFormat.PARQUET)
                 .build();
         String json = TaskDescription.of(
-                task(data("s3://bucket/a.parquet", FileFormat.PARQUET), positions), SCHEMA, new int[] {1}, null, false).json();
+                task(data("s3://bucket/a.parquet", FileFormat.PARQUET), positions), SCHEMA, Set.of(), new int[] {1}, null, false).json();
         assertThat(json)
                 .startsWith("{\"path\":\"s3://bucket/a.parquet\",")
                 .contains("{\"path\":\"s3://bucket/d.parquet\",");
@@ -115,16 +130,16 @@ class TaskDescriptionTest {
 
     @Test
     void whatTheNativeReaderCannotReadIsRefusedNamingTheFileAndTheReason() {
-        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.orc", FileFormat.ORC)), SCHEMA, new int[] {1}, null, false))
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.orc", FileFormat.ORC)), SCHEMA, Set.of(), new int[] {1}, null, false))
                 .hasMessageContaining("/t/a.orc")
                 .hasMessageContaining("ORC");
         DeleteFile vector = delete().ofPositionDeletes().withPath("/t/dv.puffin").withFormat(FileFormat.PUFFIN)
                 .withReferencedDataFile("/t/a.parquet").withContentOffset(4).withContentSizeInBytes(40).build();
-        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), vector), SCHEMA, new int[] {1}, null, false))
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), vector), SCHEMA, Set.of(), new int[] {1}, null, false))
                 .hasMessageContaining("/t/dv.puffin")
                 .hasMessageContaining("deletion vectors");
         DeleteFile onList = delete().ofEqualityDeletes(3).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
-        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), onList), SCHEMA, new int[] {1}, null, false))
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), onList), SCHEMA, Set.of(), new int[] {1}, null, false))
                 .hasMessageContaining("/t/e.parquet")
                 .hasMessageContaining("equality field 3 is nested");
     }
@@ -149,7 +164,7 @@ class TaskDescriptionTest {
             assertThat(d.contentOffset()).isEqualTo(4L);
         });
         assertThat(back.schema().sameSchema(SCHEMA)).isTrue();
-        assertThat(TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET)), SCHEMA, new int[] {1}, null, false)
+        assertThat(TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET)), SCHEMA, Set.of(), new int[] {1}, null, false)
                 .readByJava()).isFalse();
 
         assertThatThrownBy(() -> TaskDescription.forJava(task(data("/t/a.meta", FileFormat.METADATA)), new int[] {1}, null, false, "why"))
