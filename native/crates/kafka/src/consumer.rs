@@ -63,6 +63,9 @@ pub struct SplitConsumer {
     batch: Vec<RawMessage>,
     api_timeout: Duration,
     poll: Poll,
+    /// Where `auto.offset.reset` moves a read without a valid starting offset: `Some(true)` to
+    /// the partition's first offset, `Some(false)` to its end, `None` nowhere (an error).
+    reset_to_earliest: Option<bool>,
     /// Last, so it is dropped after the queue that refers to it.
     consumer: BaseConsumer<ClientLog>,
 }
@@ -143,6 +146,11 @@ impl SplitConsumer {
             config.set(key, value);
         }
         let commits = config.get("group.id").is_some();
+        let reset_to_earliest = match config.get("auto.offset.reset").unwrap_or("largest") {
+            "smallest" | "earliest" | "beginning" => Some(true),
+            "largest" | "latest" | "end" => Some(false),
+            _ => None,
+        };
         if !commits {
             config.set(
                 "group.id",
@@ -179,6 +187,7 @@ impl SplitConsumer {
             commits,
             api_timeout,
             poll: Poll::default(),
+            reset_to_earliest,
         })
     }
 
@@ -226,11 +235,17 @@ impl SplitConsumer {
             finished: false,
         });
         if let Some(stop) = stop {
+            // Where the read really starts: librdkafka moves a start it has no valid offset for
+            // (no committed offset, or one out of the partition's range) by `auto.offset.reset`,
+            // and only a record read would show the split its position then.
             let position = match from {
-                Offset::Offset(offset) => Some(offset),
+                Offset::Offset(offset) => self.valid_or_reset(topic, partition, offset)?,
                 Offset::Beginning => Some(self.watermarks(topic, partition)?.0),
                 Offset::End => Some(self.watermarks(topic, partition)?.1),
-                _ => self.committed(topic, partition)?,
+                _ => match self.committed(topic, partition)? {
+                    Some(offset) => self.valid_or_reset(topic, partition, offset)?,
+                    None => self.reset_position(self.watermarks(topic, partition)?),
+                },
             };
             if position.is_some_and(|p| p >= stop) {
                 self.finish(id, false)?;
@@ -528,6 +543,28 @@ impl SplitConsumer {
             self.finish(id, true)?;
         }
         Ok(())
+    }
+
+    /// `offset` where it lies within the partition's offsets, else where `auto.offset.reset`
+    /// moves the read (`None`: it moves it nowhere).
+    fn valid_or_reset(
+        &self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+    ) -> Result<Option<i64>, ClientError> {
+        let (low, high) = self.watermarks(topic, partition)?;
+        Ok(if (low..=high).contains(&offset) {
+            Some(offset)
+        } else {
+            self.reset_position((low, high))
+        })
+    }
+
+    /// Where `auto.offset.reset` moves a read of a partition of `watermarks` (first offset, end).
+    fn reset_position(&self, (low, high): (i64, i64)) -> Option<i64> {
+        self.reset_to_earliest
+            .map(|earliest| if earliest { low } else { high })
     }
 
     fn watermarks(&self, topic: &str, partition: i32) -> Result<(i64, i64), ClientError> {

@@ -66,6 +66,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -132,6 +133,8 @@ class StreamFusionKafkaITCase {
 
     private static final String BIDS = "bids-json";
     private static final String BAD = "bids-bad-json";
+    /** Two partitions, the second never written to. */
+    private static final String SPARSE = "bids-sparse-json";
     private static final int PARTITIONS = 3;
     private static final int COUNT = 3_000;
     /** Record timestamps start an hour ago (brokers refuse timestamps far in the future). */
@@ -146,6 +149,7 @@ class StreamFusionKafkaITCase {
     static void produce() throws Exception {
         KAFKA.cluster().createTopic(BIDS, PARTITIONS);
         KAFKA.cluster().createTopic(BAD, 1);
+        KAFKA.cluster().createTopic(SPARSE, 2);
         JsonRowDataSerializationSchema json = json();
         List<RowData> bids = new NexmarkBids(5).next(COUNT);
         List<Future<RecordMetadata>> sent = new ArrayList<>();
@@ -154,6 +158,9 @@ class StreamFusionKafkaITCase {
                 // Record i goes to partition i % 3 with timestamp base + i: offset n of every
                 // partition has a timestamp between base + 3n and base + 3n + 2.
                 sent.add(producer.send(new ProducerRecord<>(BIDS, i % PARTITIONS, BASE_TIME + i, null, json.serialize(bids.get(i)))));
+            }
+            for (int i = 0; i < 10; i++) {
+                sent.add(producer.send(new ProducerRecord<>(SPARSE, 0, BASE_TIME + i, null, json.serialize(bids.get(i)))));
             }
             List<String> bad = List.of("{\"auction\": 1, \"price\": 5}", "{\"auction\": oops", "{\"auction\": 3, \"price\": 7}");
             for (String value : bad) {
@@ -236,6 +243,29 @@ class StreamFusionKafkaITCase {
     @MethodSource("readModes")
     void startupAndBoundedModesReadWhatFlinkReads(Map<String, String> mode) throws Exception {
         assertSameRows("SELECT * FROM %s", bidsTable("topic", BIDS, mode));
+    }
+
+    /**
+     * A bounded read starting where the group's committed offsets are, for a group that has
+     * committed none: where it starts is `auto.offset.reset`'s to say, and a partition with
+     * nothing between there and the end finishes at once, as in Flink, instead of waiting for a
+     * record forever.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"earliest", "latest"})
+    @Timeout(180)
+    void aBoundedReadFromOffsetsNeverCommittedEndsAsFlinksDoes(String reset) throws Exception {
+        Map<String, String> options = bidsTable("topic", SPARSE, Map.of(
+                "scan.startup.mode", "group-offsets",
+                "properties.group.id", "never-committed-" + reset,
+                "properties.auto.offset.reset", reset,
+                "scan.bounded.mode", "latest-offset"));
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("stock", "kafka", BID_COLUMNS, options));
+        tables.executeSql(ddl("fused", "streamfusion-kafka", BID_COLUMNS, options));
+        List<String> expected = collect(tables.executeSql("SELECT * FROM stock"));
+        assertThat(expected).hasSize(reset.equals("earliest") ? 10 : 0);
+        assertThat(collect(tables.executeSql("SELECT * FROM fused"))).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     @Test

@@ -361,6 +361,37 @@ public final class LibrdkafkaConfig {
         return new String[][] {keys, values};
     }
 
+    /**
+     * What a librdkafka producer is configured with: the translated properties, and kafka-clients'
+     * defaults where librdkafka's differ and the table sets none. kafka-clients produces
+     * idempotently with at most 5 requests in flight per connection, so a retried request neither
+     * duplicates records nor puts them out of order; librdkafka by default does neither. As in
+     * kafka-clients, idempotence stays off where the table asks for what it cannot have: acks other
+     * than all, no retries, or more than 5 requests in flight.
+     */
+    public Map<String, String> producerProperties() {
+        Map<String, String> all = new TreeMap<>(properties);
+        all.putIfAbsent("max.in.flight", "5");
+        String acks = all.getOrDefault("acks", "all").trim().toLowerCase(Locale.ROOT);
+        boolean conflicting = !(acks.equals("all") || acks.equals("-1"))
+                || "0".equals(all.getOrDefault("retries", "").trim())
+                || !fitsIdempotence(all.get("max.in.flight"));
+        if (!conflicting) {
+            all.putIfAbsent("enable.idempotence", "true");
+        }
+        return all;
+    }
+
+    /** Whether requests in flight of {@code value} (a number, or not) allow idempotence. */
+    private static boolean fitsIdempotence(String value) {
+        try {
+            return Integer.parseInt(value.trim()) <= 5;
+        } catch (NumberFormatException e) {
+            // librdkafka reports the property itself.
+            return true;
+        }
+    }
+
     /** librdkafka's properties: the translated ones. */
     public Map<String, String> properties() {
         return properties;

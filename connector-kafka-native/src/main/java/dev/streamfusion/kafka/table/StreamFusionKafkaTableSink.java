@@ -199,7 +199,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
 
     private NativeRungSink nativeRungSink(RecordLayout layout) {
         return new NativeRungSink(
-                LibrdkafkaConfig.producer(properties).properties(),
+                LibrdkafkaConfig.producer(properties).producerProperties(),
                 LibrdkafkaConfig.maxBlockMs(properties),
                 topics.get(0),
                 writing.formats.format,

@@ -180,6 +180,31 @@ class LibrdkafkaConfigTest {
                                 + "[PLAIN, SCRAM-SHA-256, SCRAM-SHA-512]");
     }
 
+    /**
+     * Producers are idempotent with at most 5 requests in flight, as kafka-clients' are, unless the
+     * table asks for what idempotence cannot have (then kafka-clients, too, produces without it).
+     */
+    @Test
+    void producersAreIdempotentUnlessToldOtherwiseAsKafkaClientsAre() {
+        Map<String, String> defaults = LibrdkafkaConfig.producer(properties(Map.of())).producerProperties();
+        assertThat(defaults).containsEntry("enable.idempotence", "true").containsEntry("max.in.flight", "5");
+        assertThat(LibrdkafkaConfig.producer(properties(Map.of("acks", "-1"))).producerProperties())
+                .containsEntry("enable.idempotence", "true");
+        assertThat(LibrdkafkaConfig.producer(properties(Map.of("enable.idempotence", "false"))).producerProperties())
+                .containsEntry("enable.idempotence", "false");
+        for (Map<String, String> conflicting : List.of(
+                Map.of("acks", "1"),
+                Map.of("retries", "0"),
+                Map.of("max.in.flight.requests.per.connection", "6"))) {
+            assertThat(LibrdkafkaConfig.producer(properties(conflicting)).producerProperties())
+                    .as("%s", conflicting)
+                    .doesNotContainKey("enable.idempotence");
+        }
+        assertThat(LibrdkafkaConfig.producer(properties(Map.of("max.in.flight.requests.per.connection", "2"))).producerProperties())
+                .containsEntry("max.in.flight", "2")
+                .containsEntry("enable.idempotence", "true");
+    }
+
     @Test
     void producerPropertiesHaveATableOfTheirOwn() {
         LibrdkafkaConfig config =
