@@ -105,13 +105,16 @@ final class StreamFusionParquetTableSource
     }
 
     /**
-     * Keeps the filters row-group statistics can decide, to skip row groups; reports none as
-     * accepted, since skipping row groups is not filtering rows: Flink applies every filter.
+     * Keeps the filters row-group statistics can decide, to skip row groups. Every filter is
+     * reported both accepted and remaining, as Flink's filesystem source reports them: skipping
+     * row groups is not filtering rows, so Flink applies every filter; and the accepted ones are
+     * in the scan's digest, so the planner never takes two scans of the table that skip different
+     * row groups for one.
      */
     @Override
     public Result applyFilters(List<ResolvedExpression> filters) {
         listing = listing.withPredicates(ColumnPredicates.of(filters));
-        return Result.of(List.of(), filters);
+        return Result.of(filters, filters);
     }
 
     @Override

@@ -14,11 +14,13 @@ import org.apache.calcite.rex.RexLocalRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.avatica.util.TimeUnitRange;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlTrimFunction;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.Sarg;
 
 import java.math.BigDecimal;
 import java.util.EnumSet;
@@ -110,8 +112,35 @@ final class CalcDescription {
     }
 
     /** {@code ref} as an expression tree over the input, with {@code SEARCH} as comparisons. */
-    private RexNode expand(RexLocalRef ref) {
-        return RexUtil.expandSearch(rexBuilder, null, program.expandLocalRef(ref));
+    private RexNode expand(RexLocalRef ref) throws Unsupported {
+        RexNode expression = program.expandLocalRef(ref);
+        RexCall floatingSet = floatingPointSet(expression);
+        if (floatingSet != null) {
+            // Flink looks a FLOAT or DOUBLE up in a hash set of the values, by their bits: -0.0 is
+            // not 0.0 there and NaN is NaN, unlike in the comparisons the search expands into.
+            throw new Unsupported(floatingSet + ": a FLOAT or DOUBLE tested against a set of values is not evaluated "
+                    + "natively", "a comparison with each value, or the values as DECIMALs");
+        }
+        return RexUtil.expandSearch(rexBuilder, null, expression);
+    }
+
+    /** The first search of a FLOAT or DOUBLE for a set of points in {@code expression}, or null. */
+    private static RexCall floatingPointSet(RexNode expression) {
+        RexCall[] found = new RexCall[1];
+        expression.accept(new RexVisitorImpl<Void>(true) {
+            @Override
+            public Void visitCall(RexCall call) {
+                if (found[0] == null && call.getKind() == SqlKind.SEARCH
+                        && SqlTypeName.APPROX_TYPES.contains(call.getOperands().get(0).getType().getSqlTypeName())) {
+                    Sarg<?> sarg = ((RexLiteral) call.getOperands().get(1)).getValueAs(Sarg.class);
+                    if (sarg != null && (sarg.isPoints() || sarg.isComplementedPoints())) {
+                        found[0] = call;
+                    }
+                }
+                return super.visitCall(call);
+            }
+        });
+        return found[0];
     }
 
     private String describe(List<String> outputNames) throws Unsupported {
@@ -148,6 +177,16 @@ final class CalcDescription {
     private ObjectNode call(RexCall call) throws Unsupported {
         SqlKind kind = call.getKind();
         List<RexNode> operands = call.getOperands();
+        boolean nanos = isNanoTimestamp(call.getType());
+        for (RexNode operand : operands) {
+            nanos |= isNanoTimestamp(operand.getType());
+        }
+        if (nanos) {
+            // Natively such a timestamp is a count of nanoseconds, which holds the years 1677 to
+            // 2262 only; Flink's holds any. They pass through the island, uncomputed.
+            throw new Unsupported(call + ": computations over timestamps of more than 6 fractional digits are not "
+                    + "evaluated natively", "a timestamp of at most 6 fractional digits");
+        }
         if (COMPARISONS.containsKey(kind)) {
             String common = commonType(call, operands.get(0).getType(), operands.get(1).getType());
             return op(COMPARISONS.get(kind), as(operands.get(0), common), as(operands.get(1), common));
@@ -200,6 +239,19 @@ final class CalcDescription {
                     String to = sqlType(call.getType());
                     RelDataType source = operands.get(0).getType();
                     String from = sqlType(source);
+                    if (isTimestamp(from) && isTimestamp(to) && call.getType().getPrecision() < source.getPrecision()) {
+                        // Flink truncates to the fewer digits; the native cast keeps the Arrow unit's.
+                        throw new Unsupported(
+                                call + ": a CAST to a timestamp of fewer fractional digits is not evaluated natively",
+                                "a CAST to a timestamp of as many digits");
+                    }
+                    if (to.equals("STRING") && isDecimal(from) && operands.get(0).getKind() == SqlKind.CAST
+                            && SqlTypeFamily.CHARACTER.contains(((RexCall) operands.get(0)).getOperands().get(0).getType())) {
+                        // Text Flink parses into a DECIMAL may hold more digits than its precision, which
+                        // the native text of a DECIMAL would cut.
+                        throw new Unsupported(call + ": a DECIMAL parsed from text is not written back as text natively",
+                                "the text itself");
+                    }
                     if (to.equals("STRING") && !fitsText(source, call.getType())) {
                         throw new Unsupported(
                                 call + ": a CAST to " + call.getType() + " that may cut the text is not evaluated natively",
@@ -686,6 +738,13 @@ final class CalcDescription {
     }
 
     /** The largest precision of the Arrow time unit a TIMESTAMP of {@code precision} is held in. */
+    /** Whether {@code type} is a TIMESTAMP or TIMESTAMP_LTZ kept natively in nanoseconds. */
+    private static boolean isNanoTimestamp(RelDataType type) {
+        SqlTypeName name = type.getSqlTypeName();
+        return (name == SqlTypeName.TIMESTAMP || name == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE)
+                && unitPrecision(type.getPrecision()) == 9;
+    }
+
     private static int unitPrecision(int precision) {
         return precision <= 3 ? 3 : precision <= 6 ? 6 : 9;
     }

@@ -95,9 +95,13 @@ public final class IslandRels {
 
         @Override
         public RelWriter explainTerms(RelWriter pw) {
+            // The scan's own digest (what was pushed into it: partitions, filters, projections,
+            // hints), as the planner's reuse of equal subplans tells scans apart, keeps two scans
+            // of one table apart.
             return super.explainTerms(pw)
                     .item("table", tableName(scan))
-                    .item("fields", String.join(", ", getRowType().getFieldNames()));
+                    .item("fields", String.join(", ", getRowType().getFieldNames()))
+                    .item("scan", scan.getDigest());
         }
 
         @Override
