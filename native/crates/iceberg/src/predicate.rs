@@ -91,7 +91,7 @@ fn leaf(
 }
 
 /// A value of a column of type `primitive`, as Java writes it.
-fn datum(primitive: &PrimitiveType, value: &Value) -> Option<Datum> {
+pub(crate) fn datum(primitive: &PrimitiveType, value: &Value) -> Option<Datum> {
     Some(match primitive {
         PrimitiveType::Boolean => Datum::bool(value.as_bool()?),
         PrimitiveType::Int => Datum::int(i32::try_from(value.as_i64()?).ok()?),

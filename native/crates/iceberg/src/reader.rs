@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow::datatypes::SchemaRef;
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Schema as ArrowSchema, SchemaRef};
+use arrow::error::ArrowError;
 use futures::StreamExt;
 use futures::stream;
 use iceberg::arrow::ArrowReaderBuilder;
@@ -125,6 +127,10 @@ impl TaskReader {
                 return Ok(None);
             };
             let batch = batch.map_err(|e| read_error(&self.path, &e))?;
+            let batch = expand_run_ends(batch).map_err(|e| IcebergReadError::Read {
+                path: self.path.clone(),
+                reason: format!("expanding partition constants: {e}"),
+            })?;
             let batch = self
                 .equality
                 .apply(batch)
@@ -170,6 +176,45 @@ impl TaskReader {
         RecordBatch::try_new(Arc::clone(&self.target), columns)
             .map_err(|e| schema_error(e.to_string()))
     }
+}
+
+/// `batch` with its run-end encoded columns (the partition constants iceberg-rust adds for
+/// identity fields) expanded into plain arrays of their values' type, which the equality deletes
+/// and the bridge take.
+fn expand_run_ends(batch: RecordBatch) -> Result<RecordBatch, ArrowError> {
+    let schema = batch.schema();
+    if !schema
+        .fields()
+        .iter()
+        .any(|f| matches!(f.data_type(), DataType::RunEndEncoded(..)))
+    {
+        return Ok(batch);
+    }
+    let mut fields = Vec::with_capacity(schema.fields().len());
+    let mut columns = Vec::with_capacity(schema.fields().len());
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        if let DataType::RunEndEncoded(_, values) = field.data_type() {
+            columns.push(cast(column, values.data_type())?);
+            fields.push(Arc::new(
+                field
+                    .as_ref()
+                    .clone()
+                    .with_data_type(values.data_type().clone()),
+            ));
+        } else {
+            columns.push(Arc::clone(column));
+            fields.push(Arc::clone(field));
+        }
+    }
+    let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    RecordBatch::try_new_with_options(
+        Arc::new(ArrowSchema::new_with_metadata(
+            fields,
+            schema.metadata().clone(),
+        )),
+        columns,
+        &options,
+    )
 }
 
 /// The field read when a task projects no column: the first top-level primitive column (cheapest

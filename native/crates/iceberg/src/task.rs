@@ -4,7 +4,10 @@ use std::sync::Arc;
 
 use iceberg::expr::{Bind, Predicate};
 use iceberg::scan::{FileScanTask, FileScanTaskDeleteFile};
-use iceberg::spec::{DataContentType, DataFileFormat, NameMapping, Schema};
+use iceberg::spec::{
+    DataContentType, DataFileFormat, Literal, NameMapping, PartitionSpec, Schema, Struct,
+    Transform, Type,
+};
 use serde::Deserialize;
 
 use crate::reader::IcebergReadError;
@@ -33,6 +36,15 @@ pub struct TaskDescription {
     /// The task's residual filter (see the `predicate` module), for pruning and dropping rows.
     #[serde(default)]
     pub filter: Option<serde_json::Value>,
+    /// The data file's partition spec (as Iceberg Java's `PartitionSpecParser` writes it), when
+    /// it has identity fields with values: rows take those values for the fields' columns, as
+    /// Iceberg's readers give them (a file may lack the column, as a migrated one does).
+    #[serde(default)]
+    pub partition_spec: Option<serde_json::Value>,
+    /// The file's partition values, one per spec field: an identity field's value as a filter
+    /// value of its column's type is written, anything else `null`.
+    #[serde(default)]
+    pub partition: Option<Vec<serde_json::Value>>,
     pub case_sensitive: bool,
 }
 
@@ -87,6 +99,7 @@ impl TaskDescription {
             // A predicate the schema does not bind (a value out of a column's range) is dropped:
             // it only ever narrows the rows read.
             .and_then(|p| p.bind(Arc::clone(&schema), true).ok());
+        let (partition, partition_spec) = self.partition_constants(&schema)?;
         Ok(FileScanTask {
             file_size_in_bytes: self.file_size,
             start: self.start,
@@ -98,8 +111,8 @@ impl TaskDescription {
             project_field_ids: projected,
             predicate,
             deletes,
-            partition: None,
-            partition_spec: None,
+            partition,
+            partition_spec,
             name_mapping,
             case_sensitive: self.case_sensitive,
         })
@@ -107,6 +120,53 @@ impl TaskDescription {
 }
 
 impl TaskDescription {
+    /// The file's partition values and spec for iceberg-rust, which reads an identity field's
+    /// value as its column's (spec: column projection, rule 1); none where the task has none.
+    fn partition_constants(
+        &self,
+        schema: &Schema,
+    ) -> Result<(Option<Struct>, Option<Arc<PartitionSpec>>), IcebergReadError> {
+        let (Some(spec), Some(values)) = (&self.partition_spec, &self.partition) else {
+            return Ok((None, None));
+        };
+        let spec: PartitionSpec = serde_json::from_value(spec.clone())
+            .map_err(|e| IcebergReadError::Task(format!("partition spec: {e}")))?;
+        if spec.fields().len() != values.len() {
+            return Err(IcebergReadError::Task(format!(
+                "{} partition values for a spec of {} fields",
+                values.len(),
+                spec.fields().len()
+            )));
+        }
+        let mut literals = Vec::with_capacity(values.len());
+        for (field, value) in spec.fields().iter().zip(values) {
+            if value.is_null() || field.transform != Transform::Identity {
+                literals.push(None);
+                continue;
+            }
+            let column = schema.field_by_id(field.source_id).ok_or_else(|| {
+                IcebergReadError::Task(format!(
+                    "partition source {} not in the schema",
+                    field.source_id
+                ))
+            })?;
+            let Type::Primitive(primitive) = column.field_type.as_ref() else {
+                return Err(IcebergReadError::Task(format!(
+                    "identity partition of the non-primitive column {}",
+                    column.name
+                )));
+            };
+            let datum = crate::predicate::datum(primitive, value).ok_or_else(|| {
+                IcebergReadError::Task(format!(
+                    "partition value {value} of column {} ({primitive})",
+                    column.name
+                ))
+            })?;
+            literals.push(Some(Literal::Primitive(datum.literal().clone())));
+        }
+        Ok((Some(Struct::from_iter(literals)), Some(Arc::new(spec))))
+    }
+
     /// The task's equality delete files: path, size and equality field ids.
     pub(crate) fn equality_deletes(&self) -> Vec<(String, u64, Vec<i32>)> {
         self.deletes
@@ -176,6 +236,37 @@ mod tests {
         assert_eq!(scan.project_field_ids, vec![1]);
         assert_eq!(scan.deletes.len(), 1);
         assert_eq!(scan.deletes[0].file_type, DataContentType::PositionDeletes);
+        Ok(())
+    }
+
+    /// Identity fields' values become the task's partition constants, in the column's type
+    /// (an INT partition value of a column since promoted to BIGINT is a long); other fields'
+    /// are none; a value count that does not match the spec is refused.
+    #[test]
+    fn identity_partition_values_become_the_tasks_constants() -> Result<(), IcebergReadError> {
+        let with_partition = |values: &str| {
+            task("").replace(
+                r#""case-sensitive""#,
+                &format!(
+                    r#""partition-spec":{{"spec-id":3,"fields":[{{"name":"id","transform":"identity","source-id":1,"field-id":1000}},{{"name":"id_bucket","transform":"bucket[4]","source-id":1,"field-id":1001}}]}},"partition":{values},"case-sensitive""#
+                ),
+            )
+        };
+        let description = TaskDescription::parse(&with_partition("[7,null]"))?;
+        let schema = Arc::new(description.table_schema()?);
+        let scan = description.to_scan_task(Arc::clone(&schema), vec![1])?;
+        let partition = scan
+            .partition
+            .ok_or_else(|| IcebergReadError::Task("no partition".into()))?;
+        assert_eq!(
+            partition.iter().collect::<Vec<_>>(),
+            vec![Some(&Literal::long(7)), None]
+        );
+        assert_eq!(scan.partition_spec.map(|s| s.spec_id()), Some(3));
+        let refused = TaskDescription::parse(&with_partition("[7]"))?.to_scan_task(schema, vec![1]);
+        assert!(
+            matches!(refused, Err(IcebergReadError::Task(m)) if m.contains("1 partition values"))
+        );
         Ok(())
     }
 

@@ -253,7 +253,7 @@ class StreamFusionKafkaITCase {
      */
     @ParameterizedTest
     @ValueSource(strings = {"earliest", "latest"})
-    @Timeout(180)
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aBoundedReadFromOffsetsNeverCommittedEndsAsFlinksDoes(String reset) throws Exception {
         Map<String, String> options = bidsTable("topic", SPARSE, Map.of(
                 "scan.startup.mode", "group-offsets",

@@ -6,6 +6,8 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.ScanTaskParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
@@ -154,6 +156,7 @@ public final class TaskDescription implements Serializable {
         if (nameMapping != null) {
             json.append(",\"name-mapping\":").append(nameMapping);
         }
+        json.append(partitionJson(task, schema, path));
         String filter = filterJson(task.residual(), schema, retyped, caseSensitive);
         if (filter != null) {
             json.append(",\"filter\":").append(filter);
@@ -178,6 +181,38 @@ public final class TaskDescription implements Serializable {
             return null;
         }
         return ExpressionVisitors.visit(residual, new FilterJson(schema, retyped, caseSensitive));
+    }
+
+    /**
+     * The task's partition for the native reader, {@code ,"partition-spec":..,"partition":[..]},
+     * where its spec has identity fields with values: rows take those values for the fields'
+     * columns, as Iceberg's readers give them (a file may lack such a column, as files migrated
+     * from a Hive table do). The values are written as filter values of their column's current
+     * type, other fields' as {@code null}; empty where there is no such field.
+     *
+     * @throws UnsupportedTaskException for an identity value of a type not passed to the reader
+     */
+    private static String partitionJson(FileScanTask task, Schema schema, String path) {
+        List<PartitionField> fields = task.spec().fields();
+        StringBuilder values = new StringBuilder();
+        boolean constants = false;
+        for (int pos = 0; pos < fields.size(); pos++) {
+            PartitionField field = fields.get(pos);
+            Type type = schema.findType(field.sourceId());
+            Object raw = task.file().partition().get(pos, Object.class);
+            String value = null;
+            if (field.transform().isIdentity() && type != null && raw != null) {
+                value = FilterJson.value(type, raw);
+                check(value != null, path, "its identity partition value of column " + schema.findColumnName(field.sourceId())
+                        + " (" + type + ") is not passed to the native reader");
+                constants = true;
+            }
+            values.append(pos == 0 ? "" : ",").append(value == null ? "null" : value);
+        }
+        if (!constants) {
+            return "";
+        }
+        return ",\"partition-spec\":" + PartitionSpecParser.toJson(task.spec()) + ",\"partition\":[" + values + "]";
     }
 
     /**
@@ -311,7 +346,7 @@ public final class TaskDescription implements Serializable {
         }
 
         /** A bound literal of a column of {@code type} as JSON, or {@code null} for a type not passed on. */
-        private static String value(Type type, Object value) {
+        static String value(Type type, Object value) {
             switch (type.typeId()) {
                 case BOOLEAN:
                 case INTEGER:

@@ -169,10 +169,17 @@ public final class ScanPlanner implements Serializable {
     private Increment planIncrementFrom(Table t, Long position) {
         Snapshot current = options.branch == null ? t.currentSnapshot() : t.snapshot(options.branch);
         if (current == null) {
-            // An empty table read from its latest snapshot on: every snapshot committed from now
-            // on is new, not only the latest one at the next discovery.
-            boolean fromLatest = options.startingStrategy == ScanOptions.StartingStrategy.INCREMENTAL_FROM_LATEST_SNAPSHOT;
-            return new Increment(List.of(), position == null && fromLatest ? BEFORE_FIRST_SNAPSHOT : position);
+            // An empty table: as iceberg-flink's enumerator, every strategy that starts at a
+            // snapshot of the table (the current one, or the oldest) reads the appends of every
+            // snapshot committed from now on, from the first; a table scan of whichever snapshot
+            // is current at the next discovery would read rows that snapshots after the first
+            // deleted or overwrote.
+            if (position == null && options.startingStrategy == ScanOptions.StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_ID) {
+                throw new IllegalArgumentException("Table " + table + " has no snapshot " + options.startSnapshotId
+                        + " (start-snapshot-id); it is empty");
+            }
+            boolean fromFirst = options.startingStrategy != ScanOptions.StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP;
+            return new Increment(List.of(), position == null && fromFirst ? BEFORE_FIRST_SNAPSHOT : position);
         }
         if (position == null) {
             return planStart(t, current);

@@ -175,21 +175,25 @@ final class StreamFusionIcebergTableSource
     }
 
     /**
-     * Keeps the filters Iceberg can evaluate against file metrics, for planning to prune files;
-     * reports none as accepted, since pruning files is not filtering rows: Flink applies every
-     * filter to the rows read.
+     * Keeps the filters Iceberg can evaluate against file metrics, for planning to prune files
+     * (and the native reader to skip rows). Those are reported accepted, and every filter
+     * remaining, as iceberg-flink reports them: pruning files is not filtering rows, so Flink
+     * applies every filter; and the accepted ones are in the scan's digest, so the planner never
+     * takes two scans of the table that prune differently for one.
      */
     @Override
     public Result applyFilters(List<ResolvedExpression> filters) {
         Expression pruning = options.filter();
+        List<ResolvedExpression> accepted = new ArrayList<>();
         for (ResolvedExpression filter : filters) {
             Optional<Expression> converted = IcebergFilters.convert(filter, schema, options.caseSensitive());
             if (converted.isPresent() && binds(converted.get())) {
                 pruning = Expressions.and(pruning, converted.get());
+                accepted.add(filter);
             }
         }
         options.filter(pruning);
-        return Result.of(List.of(), filters);
+        return Result.of(accepted, filters);
     }
 
     private boolean binds(Expression expression) {
