@@ -737,6 +737,34 @@ class StreamFusionIcebergITCase {
     }
 
     /**
+     * Discoveries that fail (here: the table was dropped) are tried again at the next interval up
+     * to 'max-allowed-planning-failures' times in a row; the next failure fails the job, saying so.
+     */
+    @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aStreamingReadFailsOnceItsDiscoveriesFailMoreOftenThanAllowed() throws Exception {
+        Table t = catalog.createTable(TableIdentifier.of("db", "dropped"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
+        IcebergJavaTables.append(t, IcebergJavaTables.typedRows(0, 50, 43), "d1");
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.executeSql("CREATE TABLE sf_dropped (id BIGINT NOT NULL, s STRING) WITH ('connector' = 'streamfusion-iceberg', "
+                + "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'catalog-table' = 'dropped', 'streaming' = 'true', "
+                + "'monitor-interval' = '200ms', 'max-allowed-planning-failures' = '2')");
+        TableResult result = env.executeSql("SELECT id FROM sf_dropped");
+        try (CloseableIterator<Row> it = result.collect()) {
+            for (int i = 0; i < 50; i++) {
+                it.next();
+            }
+            catalog.dropTable(TableIdentifier.of("db", "dropped"), true);
+            assertThatThrownBy(() -> {
+                while (it.hasNext()) {
+                    it.next();
+                }
+            }).hasStackTraceContaining("3 failures in a row, 'max-allowed-planning-failures' is 2");
+        }
+    }
+
+    /**
      * A streaming read that starts on an empty table reads the appends of every snapshot from the
      * first, as iceberg-flink's does: a delete committed before its next discovery does not take
      * rows the first snapshot appended away (a table scan of the then current snapshot would).
