@@ -146,22 +146,26 @@ public final class IcebergOptions {
      * defaults.
      */
     static final ConfigOption<Boolean> JOB_STREAMING =
-            ConfigOptions.key("connector.iceberg.streaming").booleanType().defaultValue(false);
+            ConfigOptions.key(job(STREAMING)).booleanType().defaultValue(STREAMING.defaultValue());
     static final ConfigOption<Duration> JOB_MONITOR_INTERVAL =
-            ConfigOptions.key("connector.iceberg.monitor-interval").durationType().defaultValue(Duration.ofSeconds(60));
+            ConfigOptions.key(job(MONITOR_INTERVAL)).durationType().defaultValue(MONITOR_INTERVAL.defaultValue());
     static final ConfigOption<ScanOptions.StartingStrategy> JOB_STARTING_STRATEGY =
-            ConfigOptions.key("connector.iceberg.starting-strategy")
+            ConfigOptions.key(job(STARTING_STRATEGY))
                     .enumType(ScanOptions.StartingStrategy.class)
-                    .defaultValue(ScanOptions.StartingStrategy.TABLE_SCAN_THEN_INCREMENTAL);
+                    .defaultValue(STARTING_STRATEGY.defaultValue());
     static final ConfigOption<Integer> JOB_MAX_PLANNING_SNAPSHOT_COUNT =
-            ConfigOptions.key("connector.iceberg.max-planning-snapshot-count").intType().defaultValue(Integer.MAX_VALUE);
+            ConfigOptions.key(job(MAX_PLANNING_SNAPSHOT_COUNT)).intType().defaultValue(MAX_PLANNING_SNAPSHOT_COUNT.defaultValue());
     static final ConfigOption<Integer> JOB_MAX_ALLOWED_PLANNING_FAILURES =
-            ConfigOptions.key("connector.iceberg.max-allowed-planning-failures").intType().defaultValue(3);
-    static final ConfigOption<Long> JOB_LIMIT = ConfigOptions.key("connector.iceberg.limit").longType().defaultValue(-1L);
+            ConfigOptions.key(job(MAX_ALLOWED_PLANNING_FAILURES)).intType().defaultValue(MAX_ALLOWED_PLANNING_FAILURES.defaultValue());
+    static final ConfigOption<Long> JOB_LIMIT = ConfigOptions.key(job(LIMIT)).longType().defaultValue(LIMIT.defaultValue());
     static final ConfigOption<Boolean> JOB_CASE_SENSITIVE =
-            ConfigOptions.key("connector.iceberg.case-sensitive").booleanType().defaultValue(false);
-    static final ConfigOption<String> JOB_WATERMARK_COLUMN =
-            ConfigOptions.key("connector.iceberg.watermark-column").stringType().noDefaultValue();
+            ConfigOptions.key(job(CASE_SENSITIVE)).booleanType().defaultValue(CASE_SENSITIVE.defaultValue());
+    static final ConfigOption<String> JOB_WATERMARK_COLUMN = ConfigOptions.key(job(WATERMARK_COLUMN)).stringType().noDefaultValue();
+
+    /** The job-wide key of a table's read option, as iceberg-flink names it. */
+    private static String job(ConfigOption<?> table) {
+        return "connector.iceberg." + table.key();
+    }
 
     /** A table's option (or hint), else the job's counterpart (with iceberg-flink's default). */
     private static <T> T tableOrJob(Configuration table, ConfigOption<T> option, ReadableConfig job, ConfigOption<T> jobOption) {
