@@ -162,6 +162,23 @@ final class IcebergJavaTables {
         return file;
     }
 
+    /**
+     * Appends the Parquet file {@code written} (by any table) to {@code table}, recorded with only
+     * its path, size and row count (no metrics, no split offsets), in {@code partitionPath} (or
+     * none), as a file added from outside Iceberg is.
+     */
+    static void appendAsBareFile(Table table, DataFile written, String partitionPath) {
+        org.apache.iceberg.DataFiles.Builder file = org.apache.iceberg.DataFiles.builder(table.spec())
+                .withPath(written.location())
+                .withFileSizeInBytes(written.fileSizeInBytes())
+                .withRecordCount(written.recordCount())
+                .withFormat(FileFormat.PARQUET);
+        if (partitionPath != null) {
+            file.withPartitionPath(partitionPath);
+        }
+        table.newAppend().appendFile(file.build()).commit();
+    }
+
     /** Appends {@code rows} as one data file of {@code format} to the unpartitioned table, in its own commit. */
     static DataFile append(Table table, List<Record> rows, String name, FileFormat format) throws IOException {
         DataFile file = writeData(table, rows, name, null, format);

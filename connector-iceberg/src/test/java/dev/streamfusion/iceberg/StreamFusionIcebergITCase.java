@@ -219,6 +219,27 @@ class StreamFusionIcebergITCase {
     }
 
     /**
+     * Files of many row groups read in byte ranges smaller than a row group: each row group is read
+     * by exactly one split, whether the splits follow the row groups the file's split offsets name
+     * or, for a file recorded without them, cut the file at the split size.
+     */
+    @Test
+    void filesOfManyRowGroupsReadInSmallSplitsReadEveryRowOnce() throws Exception {
+        Table table = catalog.createTable(TableIdentifier.of("db", "row_groups"), IcebergJavaTables.TYPES,
+                PartitionSpec.unpartitioned(), Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "8192"));
+        DataFile offsets = IcebergJavaTables.append(table, IcebergJavaTables.typedRows(0, 2000, 7), "offsets");
+        assertThat(offsets.splitOffsets()).hasSizeGreaterThan(4);
+        DataFile bare = IcebergJavaTables.writeData(table, IcebergJavaTables.typedRows(2000, 2000, 8), "bare");
+        IcebergJavaTables.appendAsBareFile(table, bare, null);
+        TableEnvironment env = batch();
+        env.getConfig().set("table.exec.iceberg.infer-source-parallelism.max", "4");
+        String small = " /*+ OPTIONS('split-size' = '3000', 'split-file-open-cost' = '1') */";
+        List<Row> rows = assertSameRows(env, "row_groups", "SELECT * FROM %s" + small);
+        assertThat(rows.stream().map(r -> r.getField("id")).distinct().count()).isEqualTo(4000);
+        assertThat(assertSameRows(env, "row_groups", "SELECT id, s FROM %s" + small + " WHERE MOD(id, 3) = 0")).hasSize(1334);
+    }
+
+    /**
      * Files without their identity partition column (as files migrated from a Hive table are) read
      * the partition's value for it, as Iceberg's readers give it.
      */
@@ -239,15 +260,7 @@ class StreamFusionIcebergITCase {
                 rows.add(r);
             }
             DataFile file = IcebergJavaTables.writeData(hive, rows, "hive-" + part);
-            migrated.newAppend()
-                    .appendFile(org.apache.iceberg.DataFiles.builder(migrated.spec())
-                            .withPath(file.location())
-                            .withFileSizeInBytes(file.fileSizeInBytes())
-                            .withRecordCount(file.recordCount())
-                            .withFormat(FileFormat.PARQUET)
-                            .withPartitionPath("dt=d" + part + "/on_day=2024-01-0" + (part + 1))
-                            .build())
-                    .commit();
+            IcebergJavaTables.appendAsBareFile(migrated, file, "dt=d" + part + "/on_day=2024-01-0" + (part + 1));
         }
         List<Row> rows = assertSameRows(batch(), "migrated", "SELECT id, s, dt, on_day FROM %s");
         assertThat(rows).hasSize(20).contains(Row.of(3L, "s3", "d0", java.time.LocalDate.of(2024, 1, 1)));

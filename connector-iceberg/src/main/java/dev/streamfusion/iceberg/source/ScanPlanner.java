@@ -178,8 +178,10 @@ public final class ScanPlanner implements Serializable {
                 throw new IllegalArgumentException("Table " + table + " has no snapshot " + options.startSnapshotId
                         + " (start-snapshot-id); it is empty");
             }
-            boolean fromFirst = options.startingStrategy != ScanOptions.StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP;
-            return new Increment(List.of(), position == null && fromFirst ? BEFORE_FIRST_SNAPSHOT : position);
+            if (position == null && options.startingStrategy == ScanOptions.StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP) {
+                throw noSnapshotAfterStart(null);
+            }
+            return new Increment(List.of(), position == null ? BEFORE_FIRST_SNAPSHOT : position);
         }
         if (position == null) {
             return planStart(t, current);
@@ -211,6 +213,8 @@ public final class ScanPlanner implements Serializable {
             case INCREMENTAL_FROM_LATEST_SNAPSHOT:
                 startInclusive = current.snapshotId();
                 break;
+            case INCREMENTAL_FROM_LATEST_SNAPSHOT_EXCLUSIVE:
+                return new Increment(List.of(), current.snapshotId());
             case INCREMENTAL_FROM_EARLIEST_SNAPSHOT:
                 startInclusive = SnapshotUtil.oldestAncestorOf(t, current.snapshotId()).snapshotId();
                 break;
@@ -229,11 +233,7 @@ public final class ScanPlanner implements Serializable {
                     throw new IllegalArgumentException(
                             "starting-strategy INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP needs 'start-snapshot-timestamp'");
                 }
-                Snapshot first = firstSnapshotAtOrAfter(t, current, options.startSnapshotTimestamp);
-                if (first == null) {
-                    return new Increment(List.of(), current.snapshotId());
-                }
-                startInclusive = first.snapshotId();
+                startInclusive = oldestAncestorAtOrAfter(t, current, options.startSnapshotTimestamp).snapshotId();
                 break;
             default:
                 throw new IllegalStateException("Unknown starting strategy " + options.startingStrategy);
@@ -245,16 +245,36 @@ public final class ScanPlanner implements Serializable {
         return new Increment(plan(t, scan, String.valueOf(target.snapshotId())), target.snapshotId());
     }
 
-    private static Snapshot firstSnapshotAtOrAfter(Table t, Snapshot current, long timestamp) {
+    /**
+     * The oldest ancestor of {@code current} committed at or after {@code timestamp}, as
+     * iceberg-flink's enumerator finds it: a start after the current snapshot, or one older than
+     * the oldest snapshot the table still holds when older ones have expired, fails planning (and
+     * counts against {@code max-allowed-planning-failures}), for the appends before it can no
+     * longer be read.
+     */
+    private Snapshot oldestAncestorAtOrAfter(Table t, Snapshot current, long timestamp) {
         Snapshot found = null;
         for (Snapshot s = current; s != null; s = s.parentId() == null ? null : t.snapshot(s.parentId())) {
-            if (s.timestampMillis() >= timestamp) {
-                found = s;
-            } else {
-                break;
+            if (s.timestampMillis() < timestamp) {
+                if (found == null) {
+                    throw noSnapshotAfterStart(current);
+                }
+                return found;
+            }
+            found = s;
+            if (s.timestampMillis() == timestamp || s.parentId() == null) {
+                return s;
             }
         }
-        return found;
+        throw new IllegalStateException("Table " + table + ": start-snapshot-timestamp " + timestamp
+                + " is older than the oldest snapshot the table still holds (" + found.snapshotId()
+                + ", committed at " + found.timestampMillis() + "); the snapshots before it have expired");
+    }
+
+    private IllegalArgumentException noSnapshotAfterStart(Snapshot current) {
+        return new IllegalArgumentException("Table " + table + " has no snapshot committed at or after start-snapshot-timestamp "
+                + options.startSnapshotTimestamp + (current == null ? "; it is empty"
+                        : "; its current snapshot " + current.snapshotId() + " was committed at " + current.timestampMillis()));
     }
 
     /** {@code current}, or the snapshot {@code max-planning-snapshot-count} after {@code from}. */
