@@ -29,6 +29,7 @@ pub mod decimal;
 pub mod decoder;
 pub mod encoder;
 pub mod error;
+pub mod java_utf8;
 pub mod javatext;
 pub mod json;
 pub mod messages;

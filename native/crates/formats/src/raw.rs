@@ -55,7 +55,7 @@ impl Charset {
 
     fn decode(self, bytes: &[u8]) -> String {
         match self {
-            Charset::Utf8 => String::from_utf8_lossy(bytes).into_owned(),
+            Charset::Utf8 => crate::java_utf8::decode(bytes).into_owned(),
             Charset::Ascii => bytes
                 .iter()
                 .map(|&b| if b < 0x80 { b as char } else { '\u{FFFD}' })

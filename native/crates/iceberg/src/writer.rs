@@ -3,7 +3,6 @@
 //! for Iceberg Java to commit. A table written with equality fields takes changelogs: deleted and
 //! replaced rows become position and equality delete files ([`crate::delta`]).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use std::collections::HashMap;
@@ -110,8 +109,12 @@ pub struct DataFilesWriter {
     builder: FileWriterBuilder,
     /// How deletes are written, for a table written from a changelog.
     deltas: Option<Deltas>,
-    /// Open files by partition path (one entry, "", for an unpartitioned table).
-    partitions: BTreeMap<String, PartitionFiles>,
+    /// Open files by partition, in the order the partitions were opened: by the partition's
+    /// values, not its path, which writes a NULL and the text "null" alike (one entry, `None`, for
+    /// an unpartitioned table).
+    partitions: Vec<PartitionFiles>,
+    /// The index in `partitions` of each partition's files.
+    partition_index: HashMap<Option<Struct>, usize>,
     rows: u64,
     /// The FLOAT and DOUBLE fields inside structs, whose counts Iceberg Java keeps differently.
     nested_floats: Vec<NestedFloat>,
@@ -351,13 +354,18 @@ impl DataFilesWriter {
                 spec: spec.clone(),
             })
         };
-        // Row groups close by size only, as parquet-java's do (no row count limit).
+        // Row groups close by size only, as parquet-java's do (no row count limit). Statistics
+        // are kept whole, as parquet-java keeps them: iceberg-rust leaves a row group's truncated
+        // (inexact) minimum or maximum out of the file's bounds, and bounds taken from the other
+        // row groups alone would be too narrow, so readers pruning by them would skip the file
+        // for values it holds. The bounds are cut to the table's metrics mode in Java.
         let mut properties = WriterProperties::builder()
             .set_compression(compression(
                 &description.compression,
                 description.compression_level,
             )?)
-            .set_max_row_group_row_count(None);
+            .set_max_row_group_row_count(None)
+            .set_statistics_truncate_length(None);
         let size = |value: Option<u64>| value.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
         if let Some(bytes) = size(description.row_group_size) {
             properties = properties.set_max_row_group_bytes(Some(bytes));
@@ -401,7 +409,8 @@ impl DataFilesWriter {
             partitioner,
             builder: DataFileWriterBuilder::new(files.rolling(Arc::clone(&schema), None)),
             deltas,
-            partitions: BTreeMap::new(),
+            partitions: Vec::new(),
+            partition_index: HashMap::new(),
             rows: 0,
         })
     }
@@ -459,10 +468,10 @@ impl DataFilesWriter {
                 .copied()
                 .filter(|&r| matches!(kinds[r as usize], INSERT | UPDATE_AFTER))
                 .collect();
-            let path = self.write_data(key, take_rows(&batch, &inserted)?)?;
+            let at = self.write_data(key, take_rows(&batch, &inserted)?)?;
             let location = self.location.clone();
             let (Some(deltas), Some(partition)) =
-                (self.deltas.as_ref(), self.partitions.get_mut(&path))
+                (self.deltas.as_ref(), self.partitions.get_mut(at))
             else {
                 continue;
             };
@@ -507,30 +516,33 @@ impl DataFilesWriter {
     }
 
     /// Writes `part` to the data file open for the partition `key` (opening one when there is
-    /// none); the partition's path.
+    /// none); the partition's index in `partitions`.
     fn write_data(
         &mut self,
         key: Option<PartitionKey>,
         part: RecordBatch,
-    ) -> Result<String, IcebergWriteError> {
+    ) -> Result<usize, IcebergWriteError> {
         let runtime = runtime().map_err(|e| IcebergWriteError::Runtime(e.to_string()))?;
-        let path = key.as_ref().map(PartitionKey::to_path).unwrap_or_default();
-        if !self.partitions.contains_key(&path) {
-            let data = runtime
-                .block_on(self.builder.build(key.clone()))
-                .map_err(|e| self.write_error(&e))?;
-            self.partitions.insert(
-                path.clone(),
-                PartitionFiles {
+        let values = key.as_ref().map(|k| k.data().clone());
+        let at = match self.partition_index.get(&values) {
+            Some(&at) => at,
+            None => {
+                let data = runtime
+                    .block_on(self.builder.build(key.clone()))
+                    .map_err(|e| self.write_error(&e))?;
+                self.partitions.push(PartitionFiles {
                     key,
                     data,
                     deletes: None,
-                },
-            );
-        }
+                });
+                self.partition_index
+                    .insert(values, self.partitions.len() - 1);
+                self.partitions.len() - 1
+            }
+        };
         let rows = part.num_rows() as u64;
         if rows == 0 {
-            return Ok(path);
+            return Ok(at);
         }
         let location = self.location.clone();
         let absent = self
@@ -538,7 +550,7 @@ impl DataFilesWriter {
             .iter()
             .map(|field| Ok((field.id, field.absent_rows(&part)?)))
             .collect::<Result<Vec<_>, IcebergWriteError>>()?;
-        if let Some(partition) = self.partitions.get_mut(&path) {
+        if let Some(partition) = self.partitions.get_mut(at) {
             runtime
                 .block_on(partition.data.write(part))
                 .map_err(|e| write_error(&location, &e))?;
@@ -554,7 +566,7 @@ impl DataFilesWriter {
             }
         }
         self.rows += rows;
-        Ok(path)
+        Ok(at)
     }
 
     /// Rows written since the last [`Self::finish`].
@@ -567,7 +579,8 @@ impl DataFilesWriter {
     pub fn finish(&mut self) -> Result<String, IcebergWriteError> {
         let runtime = runtime().map_err(|e| IcebergWriteError::Runtime(e.to_string()))?;
         let mut files = Vec::new();
-        for (_, mut partition) in std::mem::take(&mut self.partitions) {
+        self.partition_index.clear();
+        for mut partition in std::mem::take(&mut self.partitions) {
             let key = partition.key.as_ref();
             let mut written = runtime
                 .block_on(partition.data.close())
@@ -972,6 +985,101 @@ mod tests {
         // A slice counts its own rows.
         assert_eq!(fields[1].absent_rows(&batch.slice(1, 3))?, 1);
         Ok(())
+    }
+
+    fn text_table(dir: &std::path::Path, spec: Value, row_group_size: u64) -> DataFilesWriter {
+        let description = json!({
+            "schema": {"type": "struct", "schema-id": 0, "fields": [
+                {"id": 1, "name": "k", "required": true, "type": "int"},
+                {"id": 2, "name": "v", "required": false, "type": "string"}]},
+            "spec": spec,
+            "data-location": dir.to_string_lossy(),
+            "file-prefix": "test",
+            "target-file-size": 1 << 30,
+            "compression": "zstd",
+            "row-group-size": row_group_size,
+        });
+        DataFilesWriter::open(&description.to_string(), None)
+            .unwrap_or_else(|e| panic!("a writer of the description: {e}"))
+    }
+
+    fn text_batch(keys: &[i32], values: &[Option<&str>]) -> RecordBatch {
+        let schema = ArrowSchema::new(vec![
+            arrow::datatypes::Field::new("k", DataType::Int32, false),
+            arrow::datatypes::Field::new("v", DataType::Utf8, true),
+        ]);
+        RecordBatch::try_new(
+            Arc::new(schema),
+            vec![
+                Arc::new(arrow::array::Int32Array::from(keys.to_vec())),
+                Arc::new(arrow::array::StringArray::from(values.to_vec())),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("a batch of the test schema: {e}"))
+    }
+
+    fn written(json: &str) -> Vec<Value> {
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("JSON of written files: {e}"))
+    }
+
+    #[test]
+    fn a_null_partition_value_and_the_text_null_are_two_partitions() {
+        let dir =
+            std::env::temp_dir().join(format!("streamfusion-null-part-{}", std::process::id()));
+        let spec = json!({"spec-id": 0, "fields": [
+            {"source-id": 2, "field-id": 1000, "name": "v", "transform": "identity"}]});
+        let mut writer = text_table(&dir, spec, 128 << 20);
+        writer
+            .write(&text_batch(&[1, 2, 3], &[None, Some("null"), None]))
+            .unwrap_or_else(|e| panic!("rows written: {e}"));
+        let files = written(
+            &writer
+                .finish()
+                .unwrap_or_else(|e| panic!("files closed: {e}")),
+        );
+        let mut partitions: Vec<(Value, Value)> = files
+            .iter()
+            .map(|f| (f["partition"].clone(), f["record-count"].clone()))
+            .collect();
+        partitions.sort_by_key(|(p, _)| p.to_string());
+        assert_eq!(
+            partitions,
+            vec![(json!(["null"]), json!(1)), (json!([null]), json!(2))],
+            "{files:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn bounds_of_long_text_hold_every_row_group() {
+        let dir = std::env::temp_dir().join(format!("streamfusion-bounds-{}", std::process::id()));
+        // A row group per write: the second holds text longer than parquet-rs's default
+        // statistics cut (64 bytes).
+        let mut writer = text_table(&dir, json!({"spec-id": 0, "fields": []}), 1);
+        let long = "z".repeat(100);
+        writer
+            .write(&text_batch(&[1, 2], &[Some("a"), Some("b")]))
+            .unwrap_or_else(|e| panic!("rows written: {e}"));
+        writer
+            .write(&text_batch(&[3], &[Some(&long)]))
+            .unwrap_or_else(|e| panic!("rows written: {e}"));
+        let files = written(
+            &writer
+                .finish()
+                .unwrap_or_else(|e| panic!("files closed: {e}")),
+        );
+        assert_eq!(files.len(), 1);
+        let path = files[0]["path"].as_str().unwrap_or_default();
+        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let metadata = parquet::file::reader::FileReader::metadata(
+            &parquet::file::reader::SerializedFileReader::new(file)
+                .unwrap_or_else(|e| panic!("{path}: {e}")),
+        )
+        .clone();
+        assert_eq!(metadata.num_row_groups(), 2, "one row group per write");
+        assert_eq!(files[0]["upper-bounds"]["2"], json!(hex(long.as_bytes())));
+        assert_eq!(files[0]["lower-bounds"]["2"], json!(hex(b"a")));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

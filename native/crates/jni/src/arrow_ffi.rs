@@ -28,7 +28,7 @@ use arrow::error::ArrowError;
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};
 use jni::sys::jlong;
 use std::sync::Arc;
-use streamfusion_operators::java_text::{self, InvalidText};
+use streamfusion_formats::java_utf8::{self, InvalidText};
 
 use crate::errors::{NativeError, NativeResult};
 
@@ -68,7 +68,7 @@ pub unsafe fn import_batch(addr: jlong, schema: &SchemaRef) -> NativeResult<Reco
 
 /// As [`import_batch`], making `invalid_text` of text whose bytes are not UTF-8 (Java's vectors
 /// hold a Flink `STRING`'s bytes as they are): refused, naming the column, or read as Java reads
-/// it ([`java_text`]) for sinks whose stock counterparts write `StringData.toString()`.
+/// it ([`java_utf8`]) for sinks whose stock counterparts write `StringData.toString()`.
 ///
 /// # Safety
 /// As for [`import_batch`].
@@ -143,7 +143,7 @@ fn text_as_java_reads_it(data: ArrayData) -> Result<ArrayData, ArrowError> {
                             bytes.len()
                         ))
                     })?;
-                if !java_text::append_decoded(&mut text, value) {
+                if !java_utf8::append_decoded(&mut text, value) {
                     return Err(ArrowError::InvalidArgumentError(
                         "more than 2 GiB of text".into(),
                     ));

@@ -6,9 +6,9 @@ use arrow::datatypes::SchemaRef;
 use jni::EnvUnowned;
 use jni::objects::{JByteArray, JClass, JIntArray};
 use jni::sys::{jboolean, jint, jlong};
+use streamfusion_formats::java_utf8::InvalidText;
 use streamfusion_operators::binary_rows::ColumnType;
 use streamfusion_operators::binary_rows_to_arrow::BinaryRowsToArrow;
-use streamfusion_operators::java_text::InvalidText;
 
 use crate::args::{bytes, check_len, code_pairs, ints};
 use crate::arrow_ffi::{export_batch, import_schema};

@@ -8,9 +8,9 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use jni::EnvUnowned;
 use jni::objects::{JByteArray, JClass, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
+use streamfusion_formats::java_utf8::InvalidText;
 use streamfusion_formats::options::FormatOptions;
 use streamfusion_formats::{Encoder, MessageSchema, create_encoder_with};
-use streamfusion_operators::java_text::InvalidText;
 
 use crate::args::{message_schema_args, strings};
 use crate::arrow_ffi::{export_batch, export_schema, import_batch_with, import_schema};

@@ -33,7 +33,7 @@ use crate::binary_rows::{
     BinaryRowsError, ColumnType, FlinkType, MAX_COMPACT_DECIMAL_PRECISION,
     MAX_COMPACT_TIMESTAMP_PRECISION, null_bits_bytes,
 };
-use crate::java_text::{self, InvalidText};
+use streamfusion_formats::java_utf8::{self, InvalidText};
 
 type Result<T> = std::result::Result<T, BinaryRowsError>;
 
@@ -662,7 +662,7 @@ fn flat_column<'a>(
                 match std::str::from_utf8(value) {
                     Ok(text) => builder.append_value(text),
                     Err(_) if c.invalid_text == InvalidText::AsJavaReadsIt => {
-                        if !java_text::append_decoded(&mut builder, value) {
+                        if !java_utf8::append_decoded(&mut builder, value) {
                             return Err(BinaryRowsError(format!(
                                 "column {c}: more than 2 GiB of text"
                             )));

@@ -16,5 +16,4 @@ mod cast;
 mod decimal;
 pub mod exchange;
 mod functions;
-pub mod java_text;
 mod text_decimal;

@@ -240,10 +240,11 @@ fn read_scalar<'a>(writer: &'a AvroSchema, r: &mut AvroReader<'a>) -> Result<Sca
             let n = r.length()?;
             Scalar::Bytes(r.take(n)?)
         }
-        // Flink reads strings through Java's UTF-8 decoder, which replaces what is not UTF-8.
+        // Flink reads strings through Java's UTF-8 decoder, which replaces what is not UTF-8
+        // by its own rules.
         AvroSchema::String => {
             let n = r.length()?;
-            Scalar::Str(String::from_utf8_lossy(r.take(n)?))
+            Scalar::Str(crate::java_utf8::decode(r.take(n)?))
         }
         AvroSchema::Fixed(size) => Scalar::Bytes(r.take(*size)?),
         AvroSchema::Enum(symbols) => {
@@ -309,7 +310,7 @@ fn push_scalar(
         (Scalar::Str(s), TableNode::String | TableNode::Bytes) => push_bytes(builder, s.as_bytes()),
         (Scalar::Bytes(b), TableNode::Bytes) => push_bytes(builder, b),
         (Scalar::Bytes(b), TableNode::String) => {
-            push_bytes(builder, String::from_utf8_lossy(b).as_bytes())
+            push_bytes(builder, crate::java_utf8::decode(b).as_bytes())
         }
         (Scalar::Bytes(b), TableNode::Decimal(precision)) => {
             let ColumnBuilder::Decimal128(c) = builder else {

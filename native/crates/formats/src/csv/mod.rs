@@ -144,7 +144,7 @@ impl CsvDecoder {
         };
         if values.len() > self.physical_width {
             let trailing_blank = values.len() == self.physical_width + 1
-                && values.last().is_some_and(|v| v.trim().is_empty());
+                && values.last().is_some_and(|v| java_trim(v).is_empty());
             if !trailing_blank {
                 let extra = &values[self.physical_width];
                 return Err(format!(
@@ -250,15 +250,20 @@ fn parse_record(
 ) -> std::result::Result<Option<Vec<String>>, String> {
     let mut text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if options.allow_comments {
+        // As Jackson's CSV parser before a record: spaces (only U+0020), blank lines and comment
+        // lines go, so a record starts at its first other character.
         loop {
-            let line_end = text.find(['\n', '\r']).unwrap_or(text.len());
-            if !text[..line_end].trim_start().starts_with('#') {
+            text = text.trim_start_matches(' ');
+            if let Some(comment) = text.strip_prefix('#') {
+                text = &comment[comment.find(['\n', '\r']).unwrap_or(comment.len())..];
+            } else if let Some(rest) = text.strip_prefix(['\n', '\r']) {
+                text = rest;
+            } else {
                 break;
             }
-            text = text[line_end..].trim_start_matches(['\n', '\r']);
-            if text.is_empty() {
-                return Ok(None);
-            }
+        }
+        if text.is_empty() {
+            return Ok(None);
         }
     }
     if text.is_empty() {
@@ -276,7 +281,7 @@ fn parse_record(
             loop {
                 match chars.next() {
                     None => return Err("Missing closing quote for value".into()),
-                    Some(c) if Some(c) == options.escape => value.push(unescape(chars.next())),
+                    Some(c) if Some(c) == options.escape => value.push(unescape(chars.next())?),
                     Some(c) if c == quote => {
                         if chars.peek() == Some(&quote) {
                             chars.next();
@@ -312,7 +317,7 @@ fn parse_record(
                         return Ok(Some(fields));
                     }
                     Some(c) if c == delimiter => break,
-                    Some(c) if Some(c) == options.escape => value.push(unescape(chars.next())),
+                    Some(c) if Some(c) == options.escape => value.push(unescape(chars.next())?),
                     Some(c) => value.push(c),
                 }
             }
@@ -321,14 +326,16 @@ fn parse_record(
     }
 }
 
-fn unescape(c: Option<char>) -> char {
+/// The character an escape character and `c` after it stand for; an escape at the end of the
+/// input is an error, as in Jackson's CSV parser.
+fn unescape(c: Option<char>) -> std::result::Result<char, String> {
     match c {
-        Some('0') => '\0',
-        Some('n') => '\n',
-        Some('r') => '\r',
-        Some('t') => '\t',
-        Some(other) => other,
-        None => '\\',
+        Some('0') => Ok('\0'),
+        Some('n') => Ok('\n'),
+        Some('r') => Ok('\r'),
+        Some('t') => Ok('\t'),
+        Some(other) => Ok(other),
+        None => Err("Unexpected EOF in escaped character".into()),
     }
 }
 
@@ -344,7 +351,7 @@ fn convert_field(
             let ColumnBuilder::List { element: child, .. } = builder else {
                 return Err("not a list column".into());
             };
-            if !text.trim().is_empty() {
+            if !java_trim(text).is_empty() {
                 for item in text.split(options.array_element_delimiter) {
                     convert_scalar(element, item, child, options)?;
                 }
@@ -353,7 +360,7 @@ fn convert_field(
             Ok(())
         }
         DataType::Struct(fields) => {
-            if text.trim().is_empty() {
+            if java_trim(text).is_empty() {
                 builder.push_null();
                 return Ok(());
             }

@@ -282,9 +282,9 @@ impl JsonDecoder {
         let options = JsonDecodeOptions::parse(options)?;
         let plan = StructPlan::new(physical.fields(), produced.fields())?;
         let columns = builders_for(produced.fields())?;
-        // As Flink's deserializer: decimals anywhere in the row decide how a STRING column
-        // spells the floats of an object or array it is given.
-        let has_decimal = physical
+        // As Flink's deserializer: decimals anywhere in the row it produces (the projected one)
+        // decide how a STRING column spells the floats of an object or array it is given.
+        let has_decimal = produced
             .fields()
             .iter()
             .any(|f| contains_decimal(f.data_type()));
@@ -1049,8 +1049,12 @@ fn int_value(msg: &Message<'_, '_>, i: usize, min: i64, max: i64, java: &str) ->
             i64::try_from(*v).ok().filter(|v| (min..=max).contains(v))
         }
         Node::Static(StaticNode::F64(_)) => {
-            let d: f64 = number_text(msg, i)?.parse().unwrap_or(f64::NAN);
-            if d.is_nan() || d < min as f64 || d > max as f64 {
+            let text = number_text(msg, i)?;
+            let d: f64 = text.parse().unwrap_or(f64::NAN);
+            // An integer token past 64 bits (simd-json gives it as a float): Jackson reads it as
+            // a BigInteger, out of range of any Java long, however close the float rounds.
+            let integral = !text.contains(['.', 'e', 'E']);
+            if integral || d.is_nan() || d < min as f64 || d > max as f64 {
                 None
             } else {
                 Some(d.trunc() as i64)

@@ -35,6 +35,13 @@ impl JsonDecodeOptions {
                 "fail-on-missing-field and ignore-parse-errors shouldn't both be true.",
             ));
         }
+        // With it off, Flink reads through Jackson's tree model, which spells some values
+        // differently (a number read as STRING as Java prints it, a FLOAT through a double).
+        if !options.boolean("decode.json-parser.enabled", true)? {
+            return Err(FormatError::config(
+                "'json.decode.json-parser.enabled' = 'false' (Flink's tree-model decoder) is not decoded natively",
+            ));
+        }
         Ok(Self {
             fail_on_missing_field,
             ignore_parse_errors,

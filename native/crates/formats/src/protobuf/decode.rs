@@ -414,7 +414,9 @@ fn push_scalar(
                     std::str::from_utf8(b).map_err(|_| "Protocol message had invalid UTF-8.")?,
                 )
             } else {
-                String::from_utf8_lossy(b)
+                // proto2 strings are read by Java's UTF-8 decoder, which replaces what is not
+                // UTF-8 by its own rules.
+                crate::java_utf8::decode(b)
             };
             c.push(text.as_bytes()).map_err(|e| e.to_string())?
         }

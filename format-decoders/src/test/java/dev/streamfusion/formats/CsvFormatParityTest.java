@@ -110,6 +110,12 @@ class CsvFormatParityTest {
             return this;
         }
 
+        Options allowComments() {
+            table.put("allow-comments", "true");
+            reader.add(b -> b.setAllowComments(true));
+            return this;
+        }
+
         Options scientific() {
             table.put("write-bigdecimal-in-scientific-notation", "true");
             writer.add(b -> b.setWriteBigDecimalInScientificNotation(true));
@@ -148,6 +154,34 @@ class CsvFormatParityTest {
         List<byte[]> messages = flinkSerialize(physical, rows, options);
         RowType projected = FormatTestRows.project(physical, "r", "s", "dec_38_18", "ts9");
         assertSameDecoding(physical, projected, options, messages);
+    }
+
+    /**
+     * Hand-written records at the edges of Jackson's CSV parser, which Flink's format reads them
+     * with: what it skips before a record where comments are allowed, what it trims (Java's
+     * {@code String.trim}: characters up to U+0020, not U+00A0) before reading an empty array or
+     * row, and an escape character with nothing after it.
+     */
+    @Test
+    void recordsAtTheParsersEdgesDecodeAsFlinkDecodesThem() throws Exception {
+        RowType pair =
+                (RowType) DataTypes.ROW(FIELD("s", DataTypes.STRING()), FIELD("i", DataTypes.INT())).notNull().getLogicalType();
+        List<byte[]> commented = List.of(utf8("  x,1"), utf8("\n\ny,2"), utf8("# note\nz,3"), utf8("\t#a,4"),
+                utf8(" # note\r\n w,5"), utf8("v,6"));
+        assertSameDecoding(pair, pair, new Options().allowComments(), commented);
+
+        RowType nested = (RowType) DataTypes.ROW(
+                        FIELD("a", DataTypes.ARRAY(DataTypes.STRING())),
+                        FIELD("r", DataTypes.ROW(FIELD("x", DataTypes.STRING()), FIELD("y", DataTypes.STRING()))))
+                .notNull()
+                .getLogicalType();
+        List<byte[]> blank = List.of(utf8("\u00a0,p;q"), utf8("\u0001,p;q"), utf8("p;\u0001,\u0001"), utf8(" ,\u00a0;q"));
+        assertSameDecoding(nested, nested, new Options(), blank);
+
+        RowType texts =
+                (RowType) DataTypes.ROW(FIELD("s", DataTypes.STRING()), FIELD("t", DataTypes.STRING())).notNull().getLogicalType();
+        List<byte[]> escaped = List.of(utf8("x,y\\"), utf8("x,y\\,"), utf8("x\\,y,z"), utf8("\\n,\\t"));
+        assertSameDecoding(texts, texts, new Options().escape('\\'), escaped);
     }
 
     @Test

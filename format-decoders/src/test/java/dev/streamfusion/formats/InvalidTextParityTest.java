@@ -5,13 +5,17 @@ import dev.streamfusion.formats.testproto.Inner;
 
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.avro.AvroFormatOptions.AvroEncoding;
+import org.apache.flink.formats.avro.AvroRowDataDeserializationSchema;
 import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.formats.raw.RawFormatDeserializationSchema;
 import org.apache.flink.formats.raw.RawFormatSerializationSchema;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -139,6 +143,45 @@ class InvalidTextParityTest {
                 assertThatThrownBy(() -> encoder.encode(List.of(binary)))
                         .hasMessageContaining("column s, value 0: text is not UTF-8");
                 assertThat(encoder.encode(List.of(good))).singleElement().isEqualTo("fine".getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    /**
+     * The decoders read such text as Flink's do: Avro strings through Java's UTF-8 decoder, the
+     * raw format's UTF-8 value as bytes whose text ({@code StringData.toString()}) is that
+     * decoder's; each malformed sequence one U+FFFD by the JDK's rules, not Rust's.
+     */
+    @Test
+    void avroAndRawReadTextThatIsNotUtf8AsFlinkDoes() throws Exception {
+        List<byte[]> texts = texts();
+        List<byte[]> avro = new ArrayList<>();
+        for (byte[] text : texts) {
+            // The union's second branch (string), the length, the bytes: zig-zag varints.
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            out.write(2);
+            out.write(text.length << 1);
+            out.write(text);
+            avro.add(out.toByteArray());
+        }
+        AvroRowDataDeserializationSchema avroFlink =
+                new AvroRowDataDeserializationSchema(TEXT, InternalTypeInfo.of(TEXT), AvroEncoding.BINARY, true);
+        avroFlink.open(null);
+        RawFormatDeserializationSchema rawFlink =
+                new RawFormatDeserializationSchema(TEXT.getTypeAt(0), InternalTypeInfo.of(TEXT), "UTF-8", true);
+        rawFlink.open(null);
+        try (NativeFormatDecoder avroNative = NativeFormatDecoder.create(arrow.allocator(), "avro", Map.of(), TEXT);
+                NativeFormatDecoder rawNative = NativeFormatDecoder.create(arrow.allocator(), "raw", Map.of(), TEXT)) {
+            List<List<Object>> avroRows = FormatTestRows.rows(avroNative.decode(avro), TEXT);
+            List<List<Object>> rawRows = FormatTestRows.rows(rawNative.decode(texts), TEXT);
+            for (int i = 0; i < texts.size(); i++) {
+                String hex = HexFormat.of().formatHex(texts.get(i));
+                assertThat(String.valueOf(avroRows.get(i).get(0)))
+                        .as("avro %s", hex)
+                        .isEqualTo(avroFlink.deserialize(avro.get(i)).getString(0).toString());
+                assertThat(String.valueOf(rawRows.get(i).get(0)))
+                        .as("raw %s", hex)
+                        .isEqualTo(rawFlink.deserialize(texts.get(i)).getString(0).toString());
             }
         }
     }

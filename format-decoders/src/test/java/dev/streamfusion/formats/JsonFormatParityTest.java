@@ -181,6 +181,52 @@ class JsonFormatParityTest {
         }
     }
 
+    /**
+     * A STRING given an object spells its floats as the row Flink's deserializer produces decides:
+     * with a DECIMAL among the columns read as BigDecimals ({@code 1E+2}), else as doubles
+     * ({@code 100.0}); a column the query does not read does not count.
+     */
+    @Test
+    void aStringOfAnObjectSpellsItsFloatsAsTheColumnsReadDecide() throws Exception {
+        RowType physical = (RowType) DataTypes.ROW(FIELD("s", DataTypes.STRING()), FIELD("d", DataTypes.DECIMAL(10, 2)))
+                .notNull()
+                .getLogicalType();
+        List<byte[]> messages = List.of(utf8("{\"s\":{\"x\":100.0,\"y\":[1.50]},\"d\":1}"));
+        for (RowType produced : List.of(FormatTestRows.project(physical, "s"), physical)) {
+            JsonParserRowDataDeserializationSchema flink = new JsonParserRowDataDeserializationSchema(
+                    produced, InternalTypeInfo.of(produced), false, false, TimestampFormat.SQL,
+                    produced.getFieldNames().stream().map(n -> new String[] {n}).toArray(String[][]::new));
+            flink.open(null);
+            List<RowData> decoded = new ArrayList<>();
+            flink.deserialize(messages.get(0), new ListCollector<>(decoded));
+            try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), physical, produced)) {
+                List<List<Object>> actual = FormatTestRows.rows(decoder.decode(messages), produced);
+                RowDataValues.assertSameRows(actual, RowDataValues.ofRows(decoded, produced));
+            }
+        }
+    }
+
+    /**
+     * An integer token past a Java long, however close to its range, is an error for Flink (Jackson
+     * reads it as a BigInteger) and for the native decoder; a float token at the range's edge is
+     * read by both.
+     */
+    @Test
+    void integersPastALongFailAsInFlink() throws Exception {
+        RowType type = (RowType) DataTypes.ROW(FIELD("b", DataTypes.BIGINT())).notNull().getLogicalType();
+        JsonParserRowDataDeserializationSchema flink =
+                new JsonParserRowDataDeserializationSchema(type, InternalTypeInfo.of(type), false, false, TimestampFormat.SQL);
+        flink.open(null);
+        for (String past : List.of("-9223372036854775809", "-9223372036854775900", "9223372036854775808")) {
+            byte[] message = utf8("{\"b\":" + past + "}");
+            assertThatThrownBy(() -> flink.deserialize(message, new ListCollector<>(new ArrayList<>()))).as(past);
+            try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), type)) {
+                assertThatThrownBy(() -> decoder.decode(List.of(message))).as(past).isInstanceOf(NativeDecodeException.class);
+            }
+        }
+        assertSameDecoding(type, TimestampFormat.SQL, Map.of(), List.of(utf8("{\"b\":-9223372036854775809.0}")));
+    }
+
     @Test
     void invalidOptionsAreRejectedWhenTheDecoderIsCreated() {
         RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
@@ -201,6 +247,15 @@ class JsonFormatParityTest {
         assertThatThrownBy(() -> NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), intKeys))
                 .isInstanceOf(NativeConfigException.class)
                 .hasMessageContaining("non-string as key type of map");
+        // Flink's tree-model decoder spells some values its own way: read by Flink, not natively.
+        assertThatThrownBy(
+                        () -> NativeFormatDecoder.create(arrow.allocator(), "json", Map.of("decode.json-parser.enabled", "false"), type))
+                .isInstanceOf(NativeConfigException.class)
+                .hasMessageContaining("json.decode.json-parser.enabled");
+        try (NativeFormatDecoder parser =
+                NativeFormatDecoder.create(arrow.allocator(), "json", Map.of("decode.json-parser.enabled", "true"), type)) {
+            assertThat(parser).isNotNull();
+        }
     }
 
     private void assertParity(RowType type, TimestampFormat timestamps, Map<String, String> options, long seed)

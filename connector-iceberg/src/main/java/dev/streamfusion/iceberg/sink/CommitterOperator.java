@@ -40,10 +40,11 @@ import java.util.TreeMap;
  * committer records them). Checkpoints with delete files are committed one snapshot each, in
  * order, so that a checkpoint's equality deletes apply to the rows of the checkpoints before it;
  * appends of several checkpoints go in one snapshot. A batch {@code INSERT OVERWRITE} replaces the
- * partitions it writes (the whole table when it is unpartitioned). A commit is made exactly once: after a restore, the files of
- * checkpoints the table's snapshots already record for the restored job are dropped, and the rest
- * are committed, and results of those checkpoints that arrive again (replayed from unaligned
- * checkpoints' channel state) are dropped. Files a writer closed at the end of its input belong to
+ * partitions it writes (the whole table when it is unpartitioned). A checkpoint's completion
+ * commits the files the committer's snapshots up to it took ({@link PendingCommits}). A commit is
+ * made exactly once: after a restore, the files of checkpoints the table's snapshots already
+ * record for the restored job are dropped, and the rest are committed; results replayed from an
+ * unaligned checkpoint's channel state were never committed, and are kept. Files a writer closed at the end of its input belong to
  * the checkpoint taken after it (the final one, when checkpointing is on); without checkpoints
  * they are committed at the end of the input. Files are rebuilt with the partition spec the job
  * was planned with. Runs as a single subtask.
@@ -65,14 +66,12 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     /** Replace the partitions written instead of appending to them. */
     private final boolean overwrite;
     /** Files by checkpoint, not committed yet. */
-    private final NavigableMap<Long, List<String>> pending = new TreeMap<>();
+    private transient PendingCommits pending;
     private transient ListState<WriteResult> pendingState;
     private transient ListState<String> jobState;
     private transient Catalog catalog;
     private transient Table table;
     private transient String jobId;
-    /** The highest checkpoint the table recorded as committed when the committer was restored. */
-    private transient long committedAtRestore = -1;
 
     CommitterOperator(IcebergTableRef tableRef, String branch, int specId, boolean overwrite) {
         this.tableRef = tableRef;
@@ -85,6 +84,7 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         jobId = getRuntimeContext().getJobInfo().getJobId().toString();
+        pending = new PendingCommits();
         catalog = tableRef.catalog();
         table = tableRef.loadFrom(catalog);
         pendingState = context.getOperatorStateStore()
@@ -98,15 +98,10 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         for (String id : jobState.get()) {
             restoredJob = id;
         }
-        for (WriteResult result : pendingState.get()) {
-            pending.computeIfAbsent(result.checkpointId, k -> new ArrayList<>()).add(result.files);
-        }
-        long committed = restoredJob == null ? -1 : maxCommittedCheckpoint(restoredJob);
-        committedAtRestore = committed;
-        pending.headMap(committed, true).clear();
+        pending.restore(pendingState.get(), restoredJob == null ? -1 : maxCommittedCheckpoint(restoredJob));
         // What is left belongs to the checkpoint restored from, which completed: commit it now.
         long restoredCheckpoint = context.getRestoredCheckpointId().orElse(Long.MAX_VALUE);
-        commitUpTo(restoredCheckpoint, restoredJob == null ? jobId : restoredJob);
+        commit(pending.upTo(restoredCheckpoint), restoredJob == null ? jobId : restoredJob);
     }
 
     /** The highest checkpoint of {@code job} the table's snapshots (of the branch) record as committed. */
@@ -129,31 +124,20 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     @Override
     public void processElement(StreamRecord<WriteResult> element) {
         WriteResult result = element.getValue();
-        if (result.checkpointId <= committedAtRestore) {
-            // Replayed after a restore, and committed before it.
-            return;
-        }
-        pending.computeIfAbsent(result.checkpointId, k -> new ArrayList<>()).add(result.files);
+        pending.received(result.checkpointId, result.files);
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        // Files closed at the end of a writer's input belong to this checkpoint.
-        List<String> ended = pending.remove(Long.MAX_VALUE);
-        if (ended != null) {
-            pending.computeIfAbsent(context.getCheckpointId(), k -> new ArrayList<>()).addAll(ended);
-        }
-        List<WriteResult> state = new ArrayList<>();
-        pending.forEach((checkpoint, files) -> files.forEach(f -> state.add(new WriteResult(checkpoint, f))));
-        pendingState.update(state);
+        pendingState.update(pending.snapshot(context.getCheckpointId()));
         jobState.update(List.of(jobId));
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        commitUpTo(checkpointId, jobId);
+        commit(pending.upTo(checkpointId), jobId);
     }
 
     /**
@@ -168,16 +152,15 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
                         .map(interval -> !interval.isZero() && !interval.isNegative())
                         .orElse(false);
         if (!checkpointed) {
-            commitUpTo(Long.MAX_VALUE, jobId);
+            commit(pending.all(), jobId);
         }
     }
 
     /**
-     * Commits the files of every pending checkpoint up to {@code checkpointId}: in one snapshot,
-     * or one snapshot a checkpoint when there are delete files.
+     * Commits the files of the checkpoints {@code ready} holds: in one snapshot, or one snapshot a
+     * checkpoint when there are delete files; then clears {@code ready}.
      */
-    private void commitUpTo(long checkpointId, String job) {
-        NavigableMap<Long, List<String>> ready = pending.headMap(checkpointId, true);
+    private void commit(NavigableMap<Long, List<String>> ready, String job) {
         if (ready.isEmpty()) {
             return;
         }
@@ -202,6 +185,14 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
             return;
         }
         if (overwrite) {
+            // A table with equality fields is written as a changelog: two rows of one key in the
+            // overwriting input leave a position delete, which replacing partitions cannot
+            // carry. iceberg-flink's committer refuses the same.
+            if (!deletes.isEmpty()) {
+                throw new IllegalStateException("INSERT OVERWRITE into Iceberg table " + tableRef + " wrote " + deletes.size()
+                        + " delete file(s) (rows of the same key in its input), and partitions cannot be replaced with "
+                        + "delete files; nothing was committed");
+            }
             ReplacePartitions replace = table.newReplacePartitions();
             data.forEach(replace::addFile);
             commit(replace, checkpoint, job);
