@@ -518,9 +518,10 @@ pub struct RowGroupReader {
     /// Per target column: the index of its top-level column in the batches read and the path to
     /// it within that column (empty for a top-level column), or `None` when the file lacks it.
     sources: Vec<Option<(usize, Vec<String>)>>,
-    /// Per leaf read (in the order the batches hold them): whether the file stores it as INT96
-    /// timestamps.
-    int96: Vec<bool>,
+    /// Per leaf read (in the order the batches hold them): whether the file stores it as
+    /// timestamps Flink reads as wall-clock time of a zone (INT96, or INT64 with a timestamp
+    /// annotation).
+    zoned: Vec<bool>,
     /// A reader in milliseconds of the INT96 leaves read in microseconds or nanoseconds (with
     /// their top-level columns), and per leaf it reads where it is among the leaves read and
     /// whether it is one to compare: whether a value wrapped.
@@ -534,7 +535,7 @@ pub struct RowGroupReader {
     /// Rows returned so far.
     returned_rows: u64,
     batch_size: usize,
-    /// The zone INT96 timestamps read as wall-clock time of, or `None` for UTC.
+    /// The zone the `zoned` leaves read as wall-clock time of, or `None` for UTC.
     int96_zone: Option<Tz>,
 }
 
@@ -550,9 +551,10 @@ impl std::fmt::Debug for RowGroupReader {
 impl RowGroupReader {
     /// A reader of `row_groups` of the file at `path`, decoding only the target's columns,
     /// `batch_size` rows at a time, skipping the pages whose page-index bounds prove that none of
-    /// their rows satisfies every predicate. INT96 timestamps read as UTC wall-clock time, or, given
-    /// `int96_zone` (a zone id such as `Europe/Berlin` or `+08:00`), as the wall-clock time of
-    /// that zone, as Flink reads them with `parquet.utc-timezone` true or false.
+    /// their rows satisfies every predicate. Timestamps stored as INT96, or as INT64 with a
+    /// timestamp annotation, read as UTC wall-clock time, or, given `int96_zone` (a zone id such
+    /// as `Europe/Berlin` or `+08:00`), as the wall-clock time of that zone, as Flink reads both
+    /// with `parquet.utc-timezone` true or false.
     pub fn open(
         path: &str,
         row_groups: &[usize],
@@ -650,14 +652,14 @@ impl RowGroupReader {
                 Some(cache.held_bytes())
             }
         };
-        let int96: Vec<bool> = selected
+        let zoned: Vec<bool> = selected
             .iter()
-            .map(|leaf| leaves[*leaf].physical_type() == PhysicalType::INT96)
+            .map(|leaf| zoned_timestamps(&leaves[*leaf]))
             .collect();
         let int96_units = int96_units(leaves, &selected, &columns, &target);
-        // The zone matters, and is parsed, only for files with INT96 timestamps to read.
+        // The zone matters, and is parsed, only for files with such timestamps to read.
         let int96_zone = match int96_zone {
-            _ if int96_units.is_empty() => None,
+            _ if !zoned.contains(&true) => None,
             None | Some("UTC" | "Z" | "GMT" | "Etc/UTC") => None,
             Some(zone) => Some(
                 zone.parse::<Tz>()
@@ -763,7 +765,7 @@ impl RowGroupReader {
             held,
             target,
             sources,
-            int96,
+            zoned,
             skipped_rows,
             expected_rows: total.saturating_sub(skipped_rows),
             returned_rows: 0,
@@ -878,7 +880,7 @@ impl RowGroupReader {
         Ok(())
     }
 
-    /// The batch with its INT96 timestamps, at any depth, as wall-clock time of the zone.
+    /// The batch with its `zoned` timestamps, at any depth, as wall-clock time of the zone.
     fn int96_wall_clock(&self, batch: RecordBatch) -> Result<RecordBatch, ParquetFileError> {
         let Some(zone) = &self.int96_zone else {
             return Ok(batch);
@@ -887,7 +889,7 @@ impl RowGroupReader {
         let mut columns = Vec::with_capacity(batch.num_columns());
         for column in batch.columns() {
             let shifted = map_leaves(column, &mut leaf, &mut |k, array| {
-                if self.int96.get(k).copied().unwrap_or(false) {
+                if self.zoned.get(k).copied().unwrap_or(false) {
                     wall_clock(array, zone)
                 } else {
                     Ok(Arc::clone(array))
@@ -1085,7 +1087,7 @@ fn map_list_leaves<O: arrow::array::OffsetSizeTrait>(
 
 /// The array with every leaf array (in depth-first order, counted from `leaf`) replaced by `f`
 /// of its index and itself; structs, lists and maps are rebuilt around the new leaves.
-fn map_leaves(
+pub(crate) fn map_leaves(
     array: &ArrayRef,
     leaf: &mut usize,
     f: &mut dyn FnMut(usize, &ArrayRef) -> Result<ArrayRef, String>,
@@ -1130,6 +1132,26 @@ fn map_leaves(
             *leaf += 1;
             f(index, array)
         }
+    }
+}
+
+/// Whether Flink reads the leaf's values as timestamps of the reading JVM's zone under
+/// `parquet.utc-timezone` = `false`: INT96, and INT64 with a timestamp annotation (its
+/// `isAdjustedToUTC` aside, as Flink's reader takes no notice of it).
+fn zoned_timestamps(leaf: &parquet::schema::types::ColumnDescPtr) -> bool {
+    match leaf.physical_type() {
+        PhysicalType::INT96 => true,
+        PhysicalType::INT64 => {
+            matches!(
+                leaf.logical_type_ref(),
+                Some(parquet::basic::LogicalType::Timestamp { .. })
+            ) || matches!(
+                leaf.converted_type(),
+                parquet::basic::ConvertedType::TIMESTAMP_MILLIS
+                    | parquet::basic::ConvertedType::TIMESTAMP_MICROS
+            )
+        }
+        _ => false,
     }
 }
 
@@ -1275,6 +1297,42 @@ fn reinterpret_unsigned(column: &ArrayRef, target: &DataType) -> Result<ArrayRef
 
 /// Timestamps (UTC wall-clock time) as the wall-clock time of `zone` at the same instants.
 fn wall_clock(column: &ArrayRef, zone: &Tz) -> Result<ArrayRef, String> {
+    map_timestamps(column, |v, per_second| {
+        v.checked_add(i64::from(zone_offset(zone, v.div_euclid(per_second))) * per_second)
+    })
+}
+
+/// Timestamps (wall-clock time of `zone`) as the instants they name there, in UTC wall-clock
+/// time, as Flink's Parquet writer turns them into epoch values under `parquet.utc-timezone` =
+/// `false` (`java.sql.Timestamp.valueOf(..).getTime()`): a time a zone skips (moving its clocks
+/// forward) is read with the offset before the move, a time it repeats (moving them back) as its
+/// later instant.
+pub(crate) fn instants_of_wall_clock(column: &ArrayRef, zone: &Tz) -> Result<ArrayRef, String> {
+    const DAY: i64 = 86_400;
+    map_timestamps(column, |v, per_second| {
+        let local = v.div_euclid(per_second);
+        // The offsets around the time: one before any move of the clocks near it, one after.
+        let before = i64::from(zone_offset(zone, local.saturating_sub(DAY)));
+        let after = i64::from(zone_offset(zone, local.saturating_add(DAY)));
+        let names =
+            |offset: i64| i64::from(zone_offset(zone, local.saturating_sub(offset))) == offset;
+        let offset = match (names(before), names(after)) {
+            // Repeated: the later instant, of the smaller offset.
+            (true, true) => before.min(after),
+            (false, true) => after,
+            // Skipped: the offset before the move.
+            (true, false) | (false, false) => before,
+        };
+        v.checked_sub(offset * per_second)
+    })
+}
+
+/// A timestamp column with each value through `shift` (given the value and its unit's count per
+/// second; `None` where the result would overflow, an error); other columns as they are.
+fn map_timestamps(
+    column: &ArrayRef,
+    shift: impl Fn(i64, i64) -> Option<i64>,
+) -> Result<ArrayRef, String> {
     let DataType::Timestamp(unit, _) = column.data_type() else {
         return Ok(Arc::clone(column));
     };
@@ -1289,8 +1347,7 @@ fn wall_clock(column: &ArrayRef, zone: &Tz) -> Result<ArrayRef, String> {
     let shifted: Int64Array = values
         .as_primitive::<Int64Type>()
         .try_unary(|v| {
-            let offset = zone_offset(zone, v.div_euclid(per_second));
-            v.checked_add(i64::from(offset) * per_second)
+            shift(v, per_second)
                 .ok_or_else(|| ArrowError::ComputeError(format!("timestamp {v} out of range")))
         })
         .map_err(|e| e.to_string())?;

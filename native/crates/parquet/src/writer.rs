@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
+use arrow::array::timezone::Tz;
 use arrow::array::{Array, ArrayRef, MutableArrayData, RecordBatch, make_array};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -58,7 +59,14 @@ enum TimestampUnit {
 pub struct WriterSettings {
     properties: WriterProperties,
     timestamps: TimestampUnit,
+    /// The zone whose wall-clock time timestamps are written as the instants of, or `None` to
+    /// write them as UTC wall-clock time.
+    zone: Option<Tz>,
 }
+
+/// The option naming the zone timestamps are wall-clock time of (the writing JVM's, under
+/// `parquet.utc-timezone` = `false`), which the connector adds to the table's options.
+pub const TIMESTAMP_ZONE_OPTION: &str = "streamfusion.timestamp-zone";
 
 const BLOCK_SIZE_DEFAULT: usize = 128 * 1024 * 1024;
 const PAGE_SIZE_DEFAULT: usize = 1024 * 1024;
@@ -78,6 +86,7 @@ impl WriterSettings {
         let mut codec = "SNAPPY".to_string();
         let mut zstd_level = 3;
         let mut int64_timestamps = false;
+        let mut zone = None;
         let mut unit = TimeUnit::Microsecond;
         for (key, value) in options {
             let bad = |reason: &str| WriterOptionError {
@@ -169,6 +178,15 @@ impl WriterSettings {
                         .ok_or_else(|| bad("expected a positive number of rows"))?;
                 }
                 "parquet.writer.max-padding" => {}
+                TIMESTAMP_ZONE_OPTION => {
+                    zone = match value.trim() {
+                        "UTC" | "Z" | "GMT" | "Etc/UTC" => None,
+                        id => Some(
+                            id.parse::<Tz>()
+                                .map_err(|e| bad(&format!("not a time zone: {e}")))?,
+                        ),
+                    }
+                }
                 _ => return Err(bad("not a Parquet option StreamFusion supports")),
             }
         }
@@ -202,6 +220,7 @@ impl WriterSettings {
             } else {
                 TimestampUnit::OfPrecision
             },
+            zone,
         })
     }
 }
@@ -380,6 +399,18 @@ impl Encoder {
     }
 }
 
+/// Whether a column of `data_type` holds timestamps, at any depth.
+fn holds_timestamps(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Timestamp(_, _) => true,
+        DataType::Struct(fields) => fields.iter().any(|f| holds_timestamps(f.data_type())),
+        DataType::List(f) | DataType::LargeList(f) | DataType::Map(f, _) => {
+            holds_timestamps(f.data_type())
+        }
+        _ => false,
+    }
+}
+
 /// `column` copied into memory of its own: the caller may reuse or free the batch's buffers once
 /// [`ParquetFileWriter::write`] returns, while the encoder reads the copy later.
 fn owned(column: &ArrayRef) -> ArrayRef {
@@ -394,6 +425,8 @@ pub struct ParquetFileWriter {
     path: String,
     input: SchemaRef,
     file_schema: SchemaRef,
+    /// [`WriterSettings::zone`].
+    zone: Option<Tz>,
     encoder: Arc<Encoder>,
     spool: SharedSpool,
     finished: bool,
@@ -482,6 +515,7 @@ impl ParquetFileWriter {
     /// A writer of batches of `input` into the file at `path` (named in errors only).
     pub fn new(path: &str, input: SchemaRef, settings: WriterSettings) -> Result<Self, WriteError> {
         let file_schema = file_schema(&input, settings.timestamps);
+        let zone = settings.zone;
         let max_bytes = settings.properties.max_row_group_bytes();
         let options = ArrowWriterOptions::new()
             .with_properties(settings.properties)
@@ -509,6 +543,7 @@ impl ParquetFileWriter {
             path: path.to_string(),
             input,
             file_schema,
+            zone,
             encoder,
             spool,
             finished: false,
@@ -526,6 +561,18 @@ impl ParquetFileWriter {
             .iter()
             .zip(self.file_schema.fields())
             .map(|(column, field)| {
+                let zoned = match &self.zone {
+                    Some(zone) if holds_timestamps(column.data_type()) => Some(
+                        crate::reader::map_leaves(column, &mut 0, &mut |_, leaf| {
+                            crate::reader::instants_of_wall_clock(leaf, zone)
+                        })
+                        .map_err(|e| {
+                            write_error(&self.path, format!("column '{}': {e}", field.name()))
+                        })?,
+                    ),
+                    _ => None,
+                };
+                let column = zoned.as_ref().unwrap_or(column);
                 if column.data_type() == field.data_type() {
                     Ok(owned(column))
                 } else {

@@ -196,6 +196,7 @@ class StreamFusionParquetITCase {
     /**
      * Row groups built so that a prune Flink's comparison semantics do not allow loses rows: NaNs
      * (which statistics leave out, and which {@code <>} keeps), -0.0 beside 0.0, a FLOAT literal,
+     * an integer a FLOAT column compares with as a FLOAT (16777217 as 16777216),
      * narrow integers, CHAR padding. Every filter gives stock's rows. A chunk with NaNs has an
      * offset index and no column index, which must not stop the read.
      */
@@ -216,7 +217,10 @@ class StreamFusionParquetITCase {
                         "{\"d\": -0.0, \"f\": 0.5, \"ti\": -128, \"s\": \"b\", \"c\": \"x\", \"v\": \"x\"}\n"
                                 + "{\"d\": 0.0, \"f\": 0.5, \"ti\": 127, \"s\": \"b\", \"c\": \"x\", \"v\": \"x\"}\n",
                         "{\"d\": 2.0, \"f\": \"NaN\", \"ti\": 3, \"s\": \"c\", \"c\": \"cd\", \"v\": \"cd\"}\n"
-                                + "{\"d\": null, \"f\": null, \"ti\": null, \"s\": null, \"c\": null, \"v\": null}\n");
+                                + "{\"d\": null, \"f\": null, \"ti\": null, \"s\": null, \"c\": null, \"v\": null}\n",
+                        // 2^24, where FLOATs stop holding every integer.
+                        "{\"d\": 3.0, \"f\": 16777216.0, \"ti\": 4, \"s\": \"d\", \"c\": \"ef\", \"v\": \"ef\"}\n"
+                                + "{\"d\": 3.0, \"f\": -16777216.0, \"ti\": 5, \"s\": \"d\", \"c\": \"ef\", \"v\": \"ef\"}\n");
         for (int i = 0; i < files.size(); i++) {
             Path json = tables.resolve("edges-json-" + i);
             java.nio.file.Files.createDirectories(json);
@@ -238,6 +242,10 @@ class StreamFusionParquetITCase {
                         "f <> CAST(0.5 AS FLOAT)",
                         "f > CAST(0.2 AS FLOAT)",
                         "f > 0.05",
+                        "f >= 16777217",
+                        "f = 16777217",
+                        "f <= -16777217",
+                        "f > 16777215",
                         "ti = CAST(1 AS TINYINT)",
                         "ti < 0",
                         "ti > CAST(100 AS TINYINT)",
@@ -395,6 +403,54 @@ class StreamFusionParquetITCase {
                 byOption.put(utc, expected);
             }
             assertThat(byOption.get("false")).isNotEqualTo(byOption.get("true"));
+        } finally {
+            TimeZone.setDefault(original);
+        }
+    }
+
+    /**
+     * INT64 timestamps (what `parquet.write.int64.timestamp` writes, and what the StreamFusion sink
+     * always writes) under `parquet.utc-timezone`, in a zone that moves its clocks: Flink writes
+     * and reads them as the instants their wall-clock time names in the JVM's zone unless the
+     * option is true. Files Flink writes read alike through both connectors, and files the
+     * StreamFusion sink writes read back by Flink as Flink's own files do (a time the zone skips
+     * moved on, as Flink moves it).
+     */
+    @Test
+    void int64TimestampsFollowParquetUtcTimezoneAsFlinkDoes() throws Exception {
+        // Flat columns: Flink's reader refuses INT64 timestamps nested in rows ("Unsupported operation").
+        String columns = "i INT, ts TIMESTAMP(3), micros TIMESTAMP(6)";
+        String values = "VALUES (1, TIMESTAMP '2024-03-31 02:30:00', TIMESTAMP '2024-10-27 02:30:00.123456'), "
+                + "(2, TIMESTAMP '1970-01-01 00:00:00', TIMESTAMP '2100-07-01 12:00:00.5'), "
+                + "(3, TIMESTAMP '2024-07-01 12:00:00', TIMESTAMP '2024-01-01 00:00:00')";
+        TimeZone original = TimeZone.getDefault();
+        TimeZone.setDefault(TimeZone.getTimeZone("Europe/Berlin"));
+        try {
+            Map<String, List<String>> byOption = new java.util.HashMap<>();
+            for (String utc : List.of("false", "true")) {
+                Path flinks = tables.resolve("int64-flink-" + utc);
+                Path ours = tables.resolve("int64-ours-" + utc);
+                TableEnvironment env = batch();
+                String with = "'format' = 'parquet', 'parquet.utc-timezone' = '" + utc + "', 'parquet.write.int64.timestamp' = 'true'";
+                for (String[] table : List.of(new String[] {"stock_flinks", "filesystem", flinks.toString()},
+                        new String[] {"fused_flinks", "streamfusion-parquet", flinks.toString()},
+                        new String[] {"stock_ours", "filesystem", ours.toString()},
+                        new String[] {"fused_ours", "streamfusion-parquet", ours.toString()})) {
+                    env.executeSql("CREATE TABLE " + table[0] + " (" + columns + ") WITH ('connector' = '" + table[1]
+                            + "', 'path' = '" + table[2] + "', " + with + ")");
+                }
+                env.executeSql("INSERT INTO stock_flinks " + values).await();
+                env.executeSql("INSERT INTO fused_ours " + values).await();
+                List<String> expected = rows(env, "SELECT * FROM stock_flinks");
+                assertThat(expected).as(utc).hasSize(3);
+                assertThat(rows(env, "SELECT * FROM fused_flinks")).as(utc).containsExactlyInAnyOrderElementsOf(expected);
+                assertThat(rows(env, "SELECT * FROM stock_ours")).as(utc).containsExactlyInAnyOrderElementsOf(expected);
+                assertThat(rows(env, "SELECT * FROM fused_ours")).as(utc).containsExactlyInAnyOrderElementsOf(expected);
+                byOption.put(utc, expected);
+            }
+            // The skipped time reads on as Flink moves it; UTC keeps it.
+            assertThat(byOption.get("false")).anyMatch(row -> row.contains("2024-03-31T03:30"));
+            assertThat(byOption.get("true")).anyMatch(row -> row.contains("2024-03-31T02:30"));
         } finally {
             TimeZone.setDefault(original);
         }

@@ -8,6 +8,7 @@ import org.apache.flink.table.expressions.ValueLiteralExpression;
 import org.apache.flink.table.functions.BuiltInFunctionDefinitions;
 import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -95,7 +96,8 @@ public final class ColumnPredicates implements Serializable {
             if (kind == 2 && op == 1) {
                 continue;
             }
-            String[] value = literal.isNull() ? null : value(kind, literal);
+            boolean floatColumn = field.getOutputDataType().getLogicalType().getTypeRoot() == LogicalTypeRoot.FLOAT;
+            String[] value = literal.isNull() ? null : value(kind, floatColumn, literal);
             if (value == null) {
                 continue;
             }
@@ -130,11 +132,12 @@ public final class ColumnPredicates implements Serializable {
      * The literal as the native call compares it with a column of {@code kind}: its kind (1 an
      * integer, compared exactly; 2 a double; 3 a string) and text; or {@code null} when its type
      * does not compare exactly with the column's statistics. Integers compare with integer
-     * columns, and with FLOAT and DOUBLE columns when a double holds them exactly; FLOAT and
+     * columns, and with FLOAT and DOUBLE columns when the column's type holds them exactly (Flink
+     * compares a FLOAT with an integer as FLOATs: {@code f >= 16777217} holds for 16777216); FLOAT and
      * DOUBLE literals with FLOAT and DOUBLE columns (a FLOAT widened exactly, as Flink compares
      * two FLOATs); strings with VARCHAR columns.
      */
-    private static String[] value(int kind, ValueLiteralExpression literal) {
+    private static String[] value(int kind, boolean floatColumn, ValueLiteralExpression literal) {
         LogicalType type = literal.getOutputDataType().getLogicalType();
         switch (type.getTypeRoot()) {
             case TINYINT:
@@ -145,7 +148,7 @@ public final class ColumnPredicates implements Serializable {
                 if (integer == null) {
                     return null;
                 }
-                boolean exact = kind == 1 || (kind == 2 && Math.abs(integer) < EXACT_DOUBLES);
+                boolean exact = kind == 1 || (kind == 2 && Math.abs(integer) < (floatColumn ? EXACT_FLOATS : EXACT_DOUBLES));
                 return exact ? new String[] {"1", String.valueOf(integer)} : null;
             case FLOAT:
             case DOUBLE:
@@ -160,6 +163,9 @@ public final class ColumnPredicates implements Serializable {
                 return null;
         }
     }
+
+    /** Floats below this magnitude hold every integer exactly. */
+    private static final long EXACT_FLOATS = 1L << 24;
 
     /** Doubles below this magnitude hold every integer exactly. */
     private static final long EXACT_DOUBLES = 1L << 53;

@@ -44,8 +44,9 @@ public final class NativeParquetReader extends NativeBatchReader {
     }
 
     /**
-     * The zone INT96 timestamps read in under {@code parquet.utc-timezone}: {@code null} (UTC)
-     * when it is true, else, as Flink's reader does, the zone of the JVM that reads them.
+     * The zone timestamps (INT96, and INT64 with a timestamp annotation) read in under {@code
+     * parquet.utc-timezone}: {@code null} (UTC) when it is true, else, as Flink's reader does, the
+     * zone of the JVM that reads them.
      */
     public static String int96Zone(boolean utcTimestamps) {
         // A fixed offset however it is spelled (GMT+08:00 reads as +08:00); regions by name.

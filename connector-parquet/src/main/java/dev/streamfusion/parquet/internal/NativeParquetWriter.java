@@ -50,16 +50,30 @@ public final class NativeParquetWriter extends NativeHandle {
         validate0(keys(options), values(options));
     }
 
-    /** A writer of rows of {@code rowType}; {@code file} names the file in errors. */
+    /**
+     * A writer of rows of {@code rowType}; {@code file} names the file in errors. Under {@code
+     * parquet.utc-timezone} = {@code false} (the default) timestamps are written as the instants
+     * their wall-clock time names in this JVM's zone, as Flink's writer writes them; as UTC
+     * wall-clock time when it is {@code true}.
+     */
     public static NativeParquetWriter open(
             BufferAllocator allocator, String file, RowType rowType, Map<String, String> options) {
         NativeLibrary.load();
         Schema schema = ArrowTypes.toArrowSchema(rowType);
+        Map<String, String> zoned = new java.util.LinkedHashMap<>(options);
+        String zone = NativeParquetReader.int96Zone(
+                "true".equalsIgnoreCase(options.getOrDefault("parquet.utc-timezone", "false").trim()));
+        if (zone != null) {
+            zoned.put(TIMESTAMP_ZONE_OPTION, zone);
+        }
         long address =
                 ArrowBatchExporter.exportSchema(
-                        allocator, schema, exported -> create(file, exported, keys(options), values(options)));
+                        allocator, schema, exported -> create(file, exported, keys(zoned), values(zoned)));
         return new NativeParquetWriter(address, allocator, schema, file);
     }
+
+    /** The native writer's option naming the zone timestamps are wall-clock time of. */
+    static final String TIMESTAMP_ZONE_OPTION = "streamfusion.timestamp-zone";
 
     /**
      * Encodes the batch in {@code root}.
