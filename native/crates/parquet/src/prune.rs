@@ -157,6 +157,12 @@ fn may_match_one(group: &RowGroupMetaData, predicate: &ColumnPredicate) -> bool 
         return true;
     };
     let column = group.column(index);
+    // A top-level repeated leaf (a legacy list without its LIST group) counts a row with no
+    // elements as a NULL, while the row reads as an empty, not NULL, array: its statistics
+    // count values, not rows.
+    if column.column_descr().max_rep_level() > 0 {
+        return true;
+    }
     let Some(stats) = column.statistics() else {
         return true;
     };
@@ -449,6 +455,44 @@ mod tests {
                 Some(Value::Text("a0505".into()))
             )])?,
             [true, true, true]
+        );
+        std::fs::remove_file(&path)?;
+        Ok(())
+    }
+
+    /// A legacy repeated leaf outside a LIST: a row group whose rows hold no elements reads as
+    /// empty arrays, not NULLs, though its statistics count a NULL a row.
+    #[test]
+    fn a_legacy_repeated_column_of_empty_rows_is_kept_for_is_not_null()
+    -> Result<(), Box<dyn std::error::Error>> {
+        use parquet::data_type::Int32Type;
+        use parquet::file::writer::SerializedFileWriter;
+        let path = std::env::temp_dir().join(format!(
+            "streamfusion-repeated-{}.parquet",
+            std::process::id()
+        ));
+        let schema = Arc::new(parquet::schema::parser::parse_message_type(
+            "message m { repeated int32 arr; }",
+        )?);
+        let mut writer = SerializedFileWriter::new(
+            std::fs::File::create(&path)?,
+            schema,
+            Arc::new(WriterProperties::builder().build()),
+        )?;
+        let mut group = writer.next_row_group()?;
+        if let Some(mut column) = group.next_column()? {
+            // Three rows, none with an element.
+            column
+                .typed::<Int32Type>()
+                .write_batch(&[], Some(&[0, 0, 0]), Some(&[0, 0, 0]))?;
+            column.close()?;
+        }
+        group.close()?;
+        writer.close()?;
+        let file = path.to_string_lossy().into_owned();
+        assert_eq!(
+            kept(&file, &[predicate("arr", Op::IsNotNull, None)])?,
+            [true]
         );
         std::fs::remove_file(&path)?;
         Ok(())

@@ -727,6 +727,9 @@ fn file_type(data_type: &DataType, timestamps: TimestampUnit) -> DataType {
         (DataType::Timestamp(_, zone), TimestampUnit::Fixed(unit)) => {
             DataType::Timestamp(unit, zone.clone())
         }
+        // As Flink writes every TIME: INT32 milliseconds (all a Flink TIME holds), which its
+        // reader needs.
+        (DataType::Time64(_), _) => DataType::Time32(TimeUnit::Millisecond),
         (DataType::List(element), _) => DataType::List(Arc::new(file_field(element, timestamps))),
         (DataType::Struct(fields), _) => DataType::Struct(
             fields

@@ -113,6 +113,23 @@ class StreamFusionParquetSinkITCase {
         }
     }
 
+    /** TIME of any precision is written as Flink writes it (INT32 milliseconds), which Flink's reader needs. */
+    @Test
+    void timesOfAnyPrecisionReadBackThroughFlink() throws Exception {
+        TableEnvironment env = batch();
+        String columns = "id INT, t0 TIME(0), t3 TIME(3), t6 TIME(6)";
+        Path path = tables.resolve("times");
+        env.executeSql(ddl("times_out", "streamfusion-parquet", columns, path, ""));
+        env.executeSql("INSERT INTO times_out VALUES (1, TIME '00:00:00', TIME '12:34:56.789', TIME '23:59:59.999'), "
+                + "(2, TIME '01:02:03', CAST(NULL AS TIME(3)), TIME '00:00:00.001')").await();
+        env.executeSql(ddl("times_stock", "filesystem", columns, path, ""));
+        env.executeSql(ddl("times_ours", "streamfusion-parquet", columns, path, ""));
+        List<String> stock = rows(env, "SELECT * FROM times_stock");
+        assertThat(stock).containsExactlyInAnyOrder(
+                "+I[1, 00:00, 12:34:56.789, 23:59:59.999]", "+I[2, 01:02:03, null, 00:00:00.001]");
+        assertThat(rows(env, "SELECT * FROM times_ours")).containsExactlyInAnyOrderElementsOf(stock);
+    }
+
     @Test
     void everyTypeWrittenNativelyReadsBackEqualThroughStockFlinkAndStreamFusion() throws Exception {
         Path out = tables.resolve("types_out");
