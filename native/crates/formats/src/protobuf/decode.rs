@@ -193,7 +193,9 @@ fn read_message<'a>(
         let (number, wire) = cursor.field()?;
         if let Some(f) = plan.index_of(number) {
             let field = &plan.fields[f];
-            if wire.wire_type() == field.wire_type || (field.packable && wire.wire_type() == 2) {
+            if (wire.wire_type() == field.wire_type || (field.packable && wire.wire_type() == 2))
+                && !unknown_closed_enum(&field.conv, plan.proto3, &wire)
+            {
                 occurrences.push((f, wire));
             }
         } else if let Some(field) = plan.descriptor.get_field(number) {
@@ -221,6 +223,23 @@ fn read_message<'a>(
         .map_err(|e| format!("field {}: {e}", field.number))?;
     }
     Ok(())
+}
+
+/// Whether `wire` is a number a proto2 enum (closed: protobuf-java keeps a number it does not
+/// declare as an unknown field, so the field reads as absent and a list leaves the element out)
+/// does not declare; for a list, of its element's enum.
+fn unknown_closed_enum(conv: &Conv, proto3: bool, wire: &Wire<'_>) -> bool {
+    let Wire::Varint(v) = wire else {
+        return false;
+    };
+    let number = *v as i32;
+    match conv {
+        _ if proto3 => false,
+        Conv::EnumName(values, _) => !values.iter().any(|(n, _)| *n == number),
+        Conv::EnumNumber(values) => !values.contains(&number),
+        Conv::List(element) => unknown_closed_enum(element, proto3, wire),
+        _ => false,
+    }
 }
 
 /// One occurrence of a field: the field's index in its message plan, and its value.
@@ -266,7 +285,9 @@ fn read_field(
                                 )),
                                 _ => Wire::Varint(c.varint()?),
                             };
-                            push_scalar(element, value, child, proto3, read_defaults, depth)?;
+                            if !unknown_closed_enum(element, proto3, &value) {
+                                push_scalar(element, value, child, proto3, read_defaults, depth)?;
+                            }
                         }
                     }
                     (wire, _) => push_scalar(element, *wire, child, proto3, read_defaults, depth)?,
@@ -298,6 +319,12 @@ fn read_field(
                         (2, w) if w.wire_type() == wires[1] => v.push((0, w)),
                         _ => {}
                     }
+                }
+                // An entry whose value a closed enum does not declare is an unknown field.
+                if v.last()
+                    .is_some_and(|(_, w)| unknown_closed_enum(value, proto3, w))
+                {
+                    continue;
                 }
                 // protobuf-java checks the strings of map entries in every syntax.
                 if let Some(wire) = &k {

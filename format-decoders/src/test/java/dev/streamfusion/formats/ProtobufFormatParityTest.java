@@ -261,6 +261,23 @@ class ProtobufFormatParityTest {
         assertSameDecoding(type, FormatTestRows.project(type, "mi", "st", "far", "u64", "ts", "color"), EVERYTHING, false, messages);
     }
 
+    /**
+     * proto2 enums are closed: protobuf-java keeps a number the enum does not declare as an
+     * unknown field, so the field reads as absent (NULL, or its default with read-default-values)
+     * and an earlier known value stays.
+     */
+    @Test
+    void unknownProto2EnumNumbersReadAsAbsentAsInFlink() throws Exception {
+        RowType type = legacyType();
+        List<byte[]> messages = List.of(
+                new byte[] {0x18, 0x05},
+                new byte[] {0x18, 0x00, 0x18, 0x05},
+                new byte[] {0x08, 0x03, 0x18, 0x7f, 0x18, 0x01});
+        for (boolean readDefaults : new boolean[] {false, true}) {
+            assertSameDecoding(type, type, LEGACY, readDefaults, messages);
+        }
+    }
+
     @Test
     void proto2PresenceAndDeclaredDefaultsFollowReadDefaultValues() throws Exception {
         RowType type = legacyType();
