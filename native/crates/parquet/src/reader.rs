@@ -622,6 +622,11 @@ impl RowGroupReader {
         if columns.len() != target.fields().len() || columns.iter().any(Vec::is_empty) {
             return Err(file_error(path, "a column path for every column to read"));
         }
+        // A nested field by the file's own spelling of its name, as Flink finds it.
+        let columns: Vec<Vec<String>> = columns
+            .iter()
+            .map(|column| spelled_as_in(loaded.schema(), column))
+            .collect();
         let leaves = loaded.parquet_schema().columns();
         let available = loaded.metadata().num_row_groups();
         if let Some(group) = row_groups.iter().find(|g| **g >= available) {
@@ -959,12 +964,59 @@ fn descend(column: &ArrayRef, path: &[String]) -> Option<ArrayRef> {
     let mut current = Arc::clone(column);
     for name in path {
         let row = current.as_struct_opt()?;
-        let child = row.column_by_name(name)?;
+        let child = child_named(row, name)?;
         let nulls = NullBuffer::union(row.nulls(), child.nulls());
         let data = child.to_data().into_builder().nulls(nulls).build().ok()?;
         current = make_array(data);
     }
     Some(current)
+}
+
+/// A struct's field of the name `name`, or else, as Flink's Parquet reader falls back
+/// (`ParquetSplitReaderUtil.lookupColumnByName`), the first whose name equals it ignoring case.
+fn child_named<'a>(row: &'a StructArray, name: &str) -> Option<&'a ArrayRef> {
+    row.column_by_name(name).or_else(|| {
+        let at = row
+            .fields()
+            .iter()
+            .position(|f| equals_ignoring_case(f.name(), name))?;
+        row.columns().get(at)
+    })
+}
+
+/// Java's `String.equalsIgnoreCase`: the same length, each character equal, or equal upper
+/// or lower cased.
+fn equals_ignoring_case(a: &str, b: &str) -> bool {
+    a.chars().count() == b.chars().count()
+        && a.chars().zip(b.chars()).all(|(x, y)| {
+            x == y || x.to_uppercase().eq(y.to_uppercase()) || x.to_lowercase().eq(y.to_lowercase())
+        })
+}
+
+/// `column` (a top-level column's name, then the names of fields nested in it) with each nested
+/// name spelled as the file's schema spells the field it finds (exactly, else ignoring case);
+/// the top-level name as it is, as Flink matches top-level columns by their exact name.
+fn spelled_as_in(schema: &arrow::datatypes::Schema, column: &[String]) -> Vec<String> {
+    let mut spelled = column.to_vec();
+    let Ok(top) = schema.field_with_name(&column[0]) else {
+        return spelled;
+    };
+    let mut current = top.data_type();
+    for name in spelled.iter_mut().skip(1) {
+        let DataType::Struct(fields) = current else {
+            break;
+        };
+        let found = fields
+            .iter()
+            .find(|f| f.name() == name)
+            .or_else(|| fields.iter().find(|f| equals_ignoring_case(f.name(), name)));
+        let Some(field) = found else {
+            break;
+        };
+        name.clone_from(field.name());
+        current = field.data_type();
+    }
+    spelled
 }
 
 /// A column read from the file as the table's type: the same values, nested columns rebuilt with
@@ -1009,7 +1061,7 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
             let row = column.as_struct();
             let children = targets
                 .iter()
-                .map(|field| match row.column_by_name(field.name()) {
+                .map(|field| match child_named(row, field.name()) {
                     Some(child) => conform(child, field.data_type())
                         .map_err(|e| format!("field '{}': {e}", field.name())),
                     None if field.is_nullable() => Ok(new_null_array(field.data_type(), row.len())),

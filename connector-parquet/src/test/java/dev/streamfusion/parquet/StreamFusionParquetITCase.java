@@ -409,6 +409,26 @@ class StreamFusionParquetITCase {
     }
 
     /**
+     * A nested field the file spells in another case (as Spark and Hive write them) is found as
+     * Flink finds it: by its exact name, else ignoring case; whole rows and projected fields alike.
+     */
+    @Test
+    void nestedFieldsMatchIgnoringCaseAsFlinkMatchesThem() throws Exception {
+        Path path = tables.resolve("mixed-case");
+        TableEnvironment writer = batch();
+        writer.executeSql(ddl("mixed_out", "filesystem", "id INT, u ROW<userid BIGINT, Name STRING>", path.toString()));
+        writer.executeSql("INSERT INTO mixed_out VALUES (1, ROW(10, 'a')), (2, ROW(20, CAST(NULL AS STRING))), "
+                + "(3, CAST(NULL AS ROW<userid BIGINT, Name STRING>))").await();
+        String columns = "id INT, u ROW<userId BIGINT, name STRING>";
+        assertSameRows(columns, path, "SELECT * FROM %s");
+        assertSameRows(columns, path, "SELECT id, u.userId FROM %s");
+        assertSameRows(columns, path, "SELECT u.name, u.userId FROM %s WHERE id < 3");
+        TableEnvironment env = batch();
+        env.executeSql(ddl("mixed", "streamfusion-parquet", columns, path.toString()));
+        assertThat(rows(env, "SELECT id, u.userId, u.name FROM mixed")).contains("+I[1, 10, a]", "+I[2, 20, null]");
+    }
+
+    /**
      * INT64 timestamps (what `parquet.write.int64.timestamp` writes, and what the StreamFusion sink
      * always writes) under `parquet.utc-timezone`, in a zone that moves its clocks: Flink writes
      * and reads them as the instants their wall-clock time names in the JVM's zone unless the
