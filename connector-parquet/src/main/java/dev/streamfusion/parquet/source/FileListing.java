@@ -235,6 +235,16 @@ public final class FileListing implements Serializable {
         return found;
     }
 
+    /**
+     * This listing, with the partitions it reads fixed: those under the path now where the planner
+     * kept all (it applied no partition filter), as Flink's filesystem source fixes the
+     * directories it watches at planning; itself where it reads kept partitions or the table has
+     * no partition keys.
+     */
+    public FileListing withPartitionsFixed() {
+        return partitions != null || partitionKeys.isEmpty() ? this : withPartitions(partitions());
+    }
+
     /** This listing, reading only {@code kept} partitions. */
     public FileListing withPartitions(List<Map<String, String>> kept) {
         return new FileListing(path, pathRegex, predicates, partitionKeys, defaultPartitionName, kept, throughFlink);

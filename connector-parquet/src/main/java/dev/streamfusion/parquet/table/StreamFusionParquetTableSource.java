@@ -177,9 +177,17 @@ final class StreamFusionParquetTableSource
         return SourceProvider.of(rowSource(context.createTypeInformation(producedDataType)));
     }
 
+    /**
+     * The listing the source reads: in continuous mode, only the partitions there at planning, as
+     * Flink's filesystem source watches only them.
+     */
+    private FileListing sourceListing() {
+        return monitorInterval == null ? listing : listing.withPartitionsFixed();
+    }
+
     private ParquetSource rowSource(TypeInformation<RowData> producedType) {
         return new ParquetSource(
-                listing,
+                sourceListing(),
                 monitorInterval,
                 limit,
                 columns(),
