@@ -1126,6 +1126,20 @@ fn write_json(msg: &Message<'_, '_>, i: usize, out: &mut String, decimals: bool)
             write_json_string(s, out, false);
             Ok(i + 1)
         }
+        // Integers as Jackson's tree holds them: a long's digits (-0 is 0) and, past 64 bits
+        // (simd-json gives those as floats), a BigInteger's.
+        Node::Static(StaticNode::I64(v)) => {
+            out.push_str(&v.to_string());
+            Ok(i + 1)
+        }
+        Node::Static(StaticNode::U64(v)) => {
+            out.push_str(&v.to_string());
+            Ok(i + 1)
+        }
+        Node::Static(StaticNode::F64(_)) if !number_text(msg, i)?.contains(['.', 'e', 'E']) => {
+            out.push_str(number_text(msg, i)?);
+            Ok(i + 1)
+        }
         Node::Static(StaticNode::F64(_)) => {
             let text = number_text(msg, i)?;
             if decimals {

@@ -191,14 +191,19 @@ class JsonFormatParityTest {
         RowType physical = (RowType) DataTypes.ROW(FIELD("s", DataTypes.STRING()), FIELD("d", DataTypes.DECIMAL(10, 2)))
                 .notNull()
                 .getLogicalType();
-        List<byte[]> messages = List.of(utf8("{\"s\":{\"x\":100.0,\"y\":[1.50]},\"d\":1}"));
+        List<byte[]> messages = List.of(
+                utf8("{\"s\":{\"x\":100.0,\"y\":[1.50]},\"d\":1}"),
+                // Integers as Jackson's tree holds them: -0 is 0, past 64 bits a BigInteger's digits.
+                utf8("{\"s\":[18446744073709551616,-0,12,-9223372036854775809,9223372036854775808,1.5e3],\"d\":2}"));
         for (RowType produced : List.of(FormatTestRows.project(physical, "s"), physical)) {
             JsonParserRowDataDeserializationSchema flink = new JsonParserRowDataDeserializationSchema(
                     produced, InternalTypeInfo.of(produced), false, false, TimestampFormat.SQL,
                     produced.getFieldNames().stream().map(n -> new String[] {n}).toArray(String[][]::new));
             flink.open(null);
             List<RowData> decoded = new ArrayList<>();
-            flink.deserialize(messages.get(0), new ListCollector<>(decoded));
+            for (byte[] message : messages) {
+                flink.deserialize(message, new ListCollector<>(decoded));
+            }
             try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), physical, produced)) {
                 List<List<Object>> actual = FormatTestRows.rows(decoder.decode(messages), produced);
                 RowDataValues.assertSameRows(actual, RowDataValues.ofRows(decoded, produced));
