@@ -208,6 +208,7 @@ impl Partitioner {
     /// The rows of `batch` by partition, in the order partitions first appear, each partition's
     /// rows in their order.
     fn groups(&self, batch: &RecordBatch) -> iceberg::Result<Vec<(PartitionKey, Vec<u32>)>> {
+        self.check_nanosecond_buckets(batch)?;
         let values = self.calculator.calculate(batch)?;
         let values = arrow_struct_to_literal(&values, &self.partition_type)?;
         let mut index: HashMap<Struct, usize> = HashMap::new();
@@ -238,6 +239,57 @@ impl Partitioner {
                 )
             })
             .collect())
+    }
+
+    /// Fails for a value iceberg-rust 0.10.1 would bucket differently from Iceberg Java: a
+    /// nanosecond timestamp before 1970 that is not a whole microsecond, which iceberg-rust
+    /// turns into microseconds toward zero and Iceberg Java toward the earlier instant (its
+    /// `DateTimeUtil.nanosToMicros`). Its partition value would be wrong, and readers pruning by
+    /// it would skip its file. (Top-level source columns; the column of a nested source is not
+    /// checked.)
+    fn check_nanosecond_buckets(&self, batch: &RecordBatch) -> iceberg::Result<()> {
+        for field in self.spec.fields() {
+            if !matches!(field.transform, iceberg::spec::Transform::Bucket(_)) {
+                continue;
+            }
+            let Some(source) = self.schema.field_by_id(field.source_id) else {
+                continue;
+            };
+            if !matches!(
+                source.field_type.as_ref(),
+                Type::Primitive(PrimitiveType::TimestampNs | PrimitiveType::TimestamptzNs)
+            ) {
+                continue;
+            }
+            let Some(at) = self
+                .schema
+                .as_struct()
+                .fields()
+                .iter()
+                .position(|f| f.id == field.source_id)
+            else {
+                continue;
+            };
+            let Some(column) = batch.columns().get(at) else {
+                continue;
+            };
+            let Ok(nanos) = arrow::compute::cast(column, &DataType::Int64) else {
+                continue;
+            };
+            let nanos = nanos.as_primitive::<arrow::datatypes::Int64Type>();
+            if nanos.iter().flatten().any(|v| v < 0 && v % 1000 != 0) {
+                return Err(iceberg::Error::new(
+                    iceberg::ErrorKind::FeatureUnsupported,
+                    format!(
+                        "column {} holds a timestamp before 1970 with nanoseconds past its \
+                         microseconds, whose bucket ({}) iceberg-rust 0.10.1 computes otherwise \
+                         than Iceberg Java",
+                        source.name, field.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1079,6 +1131,52 @@ mod tests {
         assert_eq!(metadata.num_row_groups(), 2, "one row group per write");
         assert_eq!(files[0]["upper-bounds"]["2"], json!(hex(long.as_bytes())));
         assert_eq!(files[0]["lower-bounds"]["2"], json!(hex(b"a")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_nanosecond_bucket_iceberg_rust_would_compute_otherwise_fails() {
+        let dir =
+            std::env::temp_dir().join(format!("streamfusion-ns-bucket-{}", std::process::id()));
+        let description = json!({
+            "schema": {"type": "struct", "schema-id": 0, "fields": [
+                {"id": 1, "name": "ts", "required": false, "type": "timestamp_ns"}]},
+            "spec": {"spec-id": 0, "fields": [
+                {"source-id": 1, "field-id": 1000, "name": "ts_bucket", "transform": "bucket[4]"}]},
+            "data-location": dir.to_string_lossy(),
+            "file-prefix": "test",
+            "target-file-size": 1 << 30,
+            "compression": "zstd",
+        });
+        let mut writer = DataFilesWriter::open(&description.to_string(), None)
+            .unwrap_or_else(|e| panic!("a writer of the description: {e}"));
+        let batch = |values: Vec<i64>| {
+            let schema = ArrowSchema::new(vec![arrow::datatypes::Field::new(
+                "ts",
+                DataType::Timestamp(arrow::datatypes::TimeUnit::Nanosecond, None),
+                true,
+            )]);
+            RecordBatch::try_new(
+                Arc::new(schema),
+                vec![Arc::new(arrow::array::TimestampNanosecondArray::from(
+                    values,
+                ))],
+            )
+            .unwrap_or_else(|e| panic!("a batch: {e}"))
+        };
+        // Whole microseconds, before 1970 or not, bucket alike in both.
+        assert!(
+            writer
+                .write(&batch(vec![-1000, 0, 1, 1_700_000_000_000_000_001]))
+                .is_ok()
+        );
+        let error = writer
+            .write(&batch(vec![5, -1]))
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("column ts"), "{error}");
+        let _ = writer.finish();
         let _ = std::fs::remove_dir_all(&dir);
     }
 
