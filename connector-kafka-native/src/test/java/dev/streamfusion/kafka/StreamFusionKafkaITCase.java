@@ -1240,12 +1240,20 @@ class StreamFusionKafkaITCase {
 
     @Test
     void keysHeadersAndTimestampsAreWrittenAsFlinkWritesThem() throws Exception {
+        // Fixed, and the producer's own (kafka-clients' murmur2 of the key, librdkafka's
+        // murmur2_random): each key in the same partition either way.
+        for (String partitioning : List.of("fixed", "default")) {
+            assertKeyedRecordsAsFlinkWritesThem(partitioning);
+        }
+    }
+
+    private void assertKeyedRecordsAsFlinkWritesThem(String partitioning) throws Exception {
         String columns =
                 "k_auction BIGINT, k_channel STRING, " + BID_COLUMNS
                         + ", headers MAP<STRING, BYTES> METADATA, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp'";
         Map<String, List<String>> written = new HashMap<>();
         for (String connector : List.of("kafka", "streamfusion-kafka")) {
-            String topic = "sink-keyed-" + connector;
+            String topic = "sink-keyed-" + partitioning + "-" + connector;
             KAFKA.cluster().createTopic(topic, 2);
             Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
             options.remove("format");
@@ -1256,7 +1264,7 @@ class StreamFusionKafkaITCase {
                             "key.fields-prefix", "k_",
                             "value.format", "json",
                             "value.fields-include", "EXCEPT_KEY",
-                            "sink.partitioner", "fixed"));
+                            "sink.partitioner", partitioning));
             if (connector.equals("streamfusion-kafka")) {
                 assertThat(sink(options, columns).asSummaryString())
                         .isEqualTo("StreamFusion Kafka table sink ('json' values and 'json' keys encoded natively per batch, " + PRODUCER + "at-least-once)");
@@ -1272,7 +1280,66 @@ class StreamFusionKafkaITCase {
             written.put(connector, records(topic, true));
         }
         assertThat(written.get("kafka")).hasSize(COUNT);
-        assertThat(written.get("streamfusion-kafka")).containsExactlyInAnyOrderElementsOf(written.get("kafka"));
+        assertThat(written.get("streamfusion-kafka")).as(partitioning).containsExactlyInAnyOrderElementsOf(written.get("kafka"));
+    }
+
+    /**
+     * A record timestamp of 0 is written as 0 by kafka-clients (Flink's writer, the Java rung);
+     * librdkafka would write the time of sending for it, so its producer fails naming the topic.
+     * A negative one fails every producer, as kafka-clients refuses it.
+     */
+    @Test
+    void recordTimestampsLibrdkafkaCannotWriteFailInsteadOfChanging() throws Exception {
+        String columns = BID_COLUMNS + ", ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp'";
+        String row = "SELECT 1, 2, 3, 'c', 'u', TIMESTAMP '2024-01-01 00:00:00', 'e', TO_TIMESTAMP_LTZ(%d, 3)";
+        for (String rung : List.of("NATIVE", "JAVA")) {
+            String topic = "epoch-" + rung.toLowerCase(java.util.Locale.ROOT);
+            KAFKA.cluster().createTopic(topic, 1);
+            Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
+            options.put("streamfusion.rung", rung);
+            StreamTableEnvironment tables = tables();
+            tables.executeSql(ddl("epoch_out", "streamfusion-kafka", columns, options));
+            assertThatThrownBy(() -> tables.executeSql("INSERT INTO epoch_out " + String.format(row, -1)).await(2, TimeUnit.MINUTES))
+                    .as(rung)
+                    .hasStackTraceContaining("Invalid timestamp: -1");
+            if (rung.equals("NATIVE")) {
+                assertThatThrownBy(() -> tables.executeSql("INSERT INTO epoch_out " + String.format(row, 0)).await(2, TimeUnit.MINUTES))
+                        .hasStackTraceContaining("A record timestamp of 0")
+                        .hasStackTraceContaining(topic);
+            } else {
+                tables.executeSql("INSERT INTO epoch_out " + String.format(row, 0)).await(2, TimeUnit.MINUTES);
+                assertThat(KAFKA.cluster().readAll(topic)).singleElement().satisfies(r -> assertThat(r.timestamp()).isZero());
+            }
+        }
+    }
+
+    /**
+     * A streaming job without checkpoints whose rows come slower than a batch fills: each rung's
+     * sink sends them as they come (within its linger), as Flink's writer does, not at the next
+     * checkpoint or when a batch of them fills.
+     */
+    @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aStreamingSinkSendsRowsAsTheyComeWithoutACheckpoint() throws Exception {
+        for (String rung : List.of("NATIVE", "JAVA")) {
+            String topic = "trickle-" + rung.toLowerCase(java.util.Locale.ROOT);
+            KAFKA.cluster().createTopic(topic, 1);
+            Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
+            options.put("streamfusion.rung", rung);
+            StreamTableEnvironment tables = tables();
+            tables.executeSql("CREATE TABLE trickle (" + BID_COLUMNS + ") WITH ('connector' = 'datagen', 'rows-per-second' = '4')");
+            tables.executeSql(ddl("trickle_out", "streamfusion-kafka", options));
+            TableResult job = tables.executeSql("INSERT INTO trickle_out SELECT * FROM trickle");
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (values(topic).size() < 8 && System.nanoTime() < deadline) {
+                    Thread.sleep(500);
+                }
+                assertThat(values(topic)).as(rung).hasSizeGreaterThanOrEqualTo(8);
+            } finally {
+                job.getJobClient().orElseThrow().cancel().get(1, TimeUnit.MINUTES);
+            }
+        }
     }
 
     /**

@@ -367,11 +367,14 @@ public final class LibrdkafkaConfig {
      * idempotently with at most 5 requests in flight per connection, so a retried request neither
      * duplicates records nor puts them out of order; librdkafka by default does neither. As in
      * kafka-clients, idempotence stays off where the table asks for what it cannot have: acks other
-     * than all, no retries, or more than 5 requests in flight.
+     * than all, no retries, or more than 5 requests in flight. A record may be as large as
+     * kafka-clients' {@code max.request.size} allows by default (1 MiB; librdkafka's own default
+     * is a little smaller).
      */
     public Map<String, String> producerProperties() {
         Map<String, String> all = new TreeMap<>(properties);
         all.putIfAbsent("max.in.flight", "5");
+        all.putIfAbsent("message.max.bytes", "1048576");
         String acks = all.getOrDefault("acks", "all").trim().toLowerCase(Locale.ROOT);
         boolean conflicting = !(acks.equals("all") || acks.equals("-1"))
                 || "0".equals(all.getOrDefault("retries", "").trim())

@@ -55,6 +55,8 @@ final class IntervalSends {
                     }
                     if (now >= lastSend + intervalMs) {
                         send.send();
+                        // Nothing to send moves the next timed send on as a send does.
+                        lastSend = Math.max(lastSend, now);
                     }
                     schedule();
                 });

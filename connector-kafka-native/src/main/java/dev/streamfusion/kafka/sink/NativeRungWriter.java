@@ -102,6 +102,24 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         }
     }
 
+    /**
+     * A record's timestamp as librdkafka can write it: a negative one fails as kafka-clients'
+     * {@code ProducerRecord} fails it; 0 (the epoch) fails too, as librdkafka writes the time of
+     * sending for it, where Flink's writer writes 0 (the Java rung writes it).
+     */
+    private long checkedTimestamp(long timestamp) throws IOException {
+        if (timestamp < 0) {
+            throw new IOException("Invalid timestamp: " + timestamp + ". Timestamp should always be non-negative or null "
+                    + "(the 'timestamp' metadata column of a row written to Kafka topic " + topic + ")");
+        }
+        if (timestamp == 0) {
+            throw new IOException("A record timestamp of 0 (1970-01-01T00:00:00Z) cannot be written to Kafka topic " + topic
+                    + " by librdkafka, which writes the time of sending for it; the Java rung ('streamfusion.rung' = 'JAVA') "
+                    + "writes it");
+        }
+        return timestamp;
+    }
+
     private void sendPending() throws IOException {
         if (pending.isEmpty()) {
             return;
@@ -119,7 +137,7 @@ final class NativeRungWriter implements SinkWriter<RowData> {
             }
             if (timestamps != null) {
                 Long timestamp = layout.timestamp(row);
-                timestamps[i] = timestamp == null ? Long.MIN_VALUE : timestamp;
+                timestamps[i] = timestamp == null ? Long.MIN_VALUE : checkedTimestamp(timestamp);
             }
             if (headerCounts != null) {
                 for (Header header : layout.headers(row)) {

@@ -24,6 +24,13 @@ final class PendingRecords implements AutoCloseable {
     /** Rows per native encode call. */
     static final int BATCH = 1024;
 
+    /**
+     * How long a row waits for more to share its encode call (kafka-clients' default {@code
+     * linger.ms}): a stream slower than a batch's worth of rows in that time still reaches the
+     * topic within it, as Flink's writer hands each row to its producer at once.
+     */
+    static final long LINGER_MS = 5;
+
     /** The value encoder. */
     final NativeFormatEncoder values;
     /** The key encoder, or {@code null} when the table writes no key. */
@@ -39,6 +46,12 @@ final class PendingRecords implements AutoCloseable {
     private final Map<RowData, RowData> latest;
     /** The timed sends of reduced rows ({@link #sendEvery}), or {@code null}. */
     private IntervalSends intervalSends;
+    /** Where rows that are not reduced wait at most {@link #LINGER_MS}: the task's timers, or {@code null}. */
+    private ProcessingTimeService lingerTime;
+    private IntervalSends.Send lingerSend;
+    /** Whether a linger timer is registered. */
+    private boolean lingering;
+    private boolean closed;
 
     /** @param copier copies incoming rows when the job reuses objects; {@code null} otherwise */
     PendingRecords(String format, Map<String, String> formatOptions, RecordLayout layout, TypeSerializer<RowData> copier) {
@@ -65,6 +78,15 @@ final class PendingRecords implements AutoCloseable {
             return latest.size() >= layout.reduceRows;
         }
         rows.add(owned);
+        if (lingerTime != null && !lingering) {
+            lingering = true;
+            lingerTime.registerTimer(lingerTime.getCurrentProcessingTime() + LINGER_MS, now -> {
+                lingering = false;
+                if (!closed && !isEmpty()) {
+                    lingerSend.send();
+                }
+            });
+        }
         return rows.size() >= BATCH;
     }
 
@@ -82,12 +104,15 @@ final class PendingRecords implements AutoCloseable {
     }
 
     /**
-     * Under reduction with an interval ({@code sink.buffer-flush.interval}): has {@code send}
-     * (the writer's send of these rows) called once rows have waited the interval without a
-     * send, on the task's thread. Does nothing for other tables.
+     * Has {@code send} (the writer's send of these rows) called on the task's thread: under
+     * reduction with an interval ({@code sink.buffer-flush.interval}) once rows have waited the
+     * interval without a send; without reduction once a row has waited {@link #LINGER_MS}.
      */
     void sendEvery(ProcessingTimeService time, IntervalSends.Send send) {
-        if (latest != null && layout.reduceIntervalMs > 0) {
+        if (latest == null) {
+            lingerTime = time;
+            lingerSend = send;
+        } else if (layout.reduceIntervalMs > 0) {
             intervalSends = IntervalSends.start(time, layout.reduceIntervalMs, send);
         }
     }
@@ -105,6 +130,7 @@ final class PendingRecords implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         if (intervalSends != null) {
             intervalSends.close();
         }

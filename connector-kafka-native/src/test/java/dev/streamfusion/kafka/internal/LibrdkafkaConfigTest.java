@@ -206,6 +206,14 @@ class LibrdkafkaConfigTest {
     }
 
     @Test
+    void producersTakeRecordsAsLargeAsKafkaClientsDoes() {
+        assertThat(LibrdkafkaConfig.producer(properties(Map.of())).producerProperties())
+                .containsEntry("message.max.bytes", "1048576");
+        assertThat(LibrdkafkaConfig.producer(properties(Map.of("max.request.size", "4000000"))).producerProperties())
+                .containsEntry("message.max.bytes", "4000000");
+    }
+
+    @Test
     void producerPropertiesHaveATableOfTheirOwn() {
         LibrdkafkaConfig config =
                 LibrdkafkaConfig.producer(
