@@ -396,6 +396,14 @@ class StreamFusionKafkaITCase {
                 "sink.delivery-guarantee", "at-least-once");
     }
 
+    /** The options of a JSON sink table of a new one-partition {@code topic}, on {@code rung}. */
+    private static Map<String, String> jsonSinkOfRung(String topic, String rung) {
+        KAFKA.cluster().createTopic(topic, 1);
+        Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
+        options.put("streamfusion.rung", rung);
+        return options;
+    }
+
     /** Every value in {@code topic}, as hex. */
     private static List<String> values(String topic) {
         return records(topic, false);
@@ -1294,9 +1302,7 @@ class StreamFusionKafkaITCase {
         String row = "SELECT 1, 2, 3, 'c', 'u', TIMESTAMP '2024-01-01 00:00:00', 'e', TO_TIMESTAMP_LTZ(%d, 3)";
         for (String rung : List.of("NATIVE", "JAVA")) {
             String topic = "epoch-" + rung.toLowerCase(java.util.Locale.ROOT);
-            KAFKA.cluster().createTopic(topic, 1);
-            Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
-            options.put("streamfusion.rung", rung);
+            Map<String, String> options = jsonSinkOfRung(topic, rung);
             StreamTableEnvironment tables = tables();
             tables.executeSql(ddl("epoch_out", "streamfusion-kafka", columns, options));
             assertThatThrownBy(() -> tables.executeSql("INSERT INTO epoch_out " + String.format(row, -1)).await(2, TimeUnit.MINUTES))
@@ -1323,9 +1329,7 @@ class StreamFusionKafkaITCase {
     void aStreamingSinkSendsRowsAsTheyComeWithoutACheckpoint() throws Exception {
         for (String rung : List.of("NATIVE", "JAVA")) {
             String topic = "trickle-" + rung.toLowerCase(java.util.Locale.ROOT);
-            KAFKA.cluster().createTopic(topic, 1);
-            Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
-            options.put("streamfusion.rung", rung);
+            Map<String, String> options = jsonSinkOfRung(topic, rung);
             StreamTableEnvironment tables = tables();
             tables.executeSql("CREATE TABLE trickle (" + BID_COLUMNS + ") WITH ('connector' = 'datagen', 'rows-per-second' = '4')");
             tables.executeSql(ddl("trickle_out", "streamfusion-kafka", options));
