@@ -303,6 +303,7 @@ fn read_field(
             let ColumnBuilder::Map { keys, values, .. } = column else {
                 return Err("not a MAP column".into());
             };
+            let mut entries = 0usize;
             for (_, wire) in found {
                 let Wire::Bytes(entry) = wire else {
                     return Err("a map entry that is not length-delimited".into());
@@ -320,12 +321,6 @@ fn read_field(
                         _ => {}
                     }
                 }
-                // An entry whose value a closed enum does not declare is an unknown field.
-                if v.last()
-                    .is_some_and(|(_, w)| unknown_closed_enum(value, proto3, w))
-                {
-                    continue;
-                }
                 // protobuf-java checks the strings of map entries in every syntax.
                 if let Some(wire) = &k {
                     check_entry_string(key, wire)?;
@@ -333,6 +328,13 @@ fn read_field(
                 for (_, wire) in &v {
                     check_entry_string(value, wire)?;
                 }
+                // An entry whose value a closed enum does not declare is an unknown field.
+                if v.last()
+                    .is_some_and(|(_, w)| unknown_closed_enum(value, proto3, w))
+                {
+                    continue;
+                }
+                entries += 1;
                 push_or_default(key, k, keys, proto3, read_defaults, depth)?;
                 // The entry is one level of nesting; a message value is the next.
                 let merged = merge_messages(value, &v);
@@ -342,7 +344,7 @@ fn read_field(
                     .or(v.last().map(|(_, w)| *w));
                 push_or_default(value, v, values, proto3, read_defaults, depth + 1)?;
             }
-            if found.is_empty() && !read_defaults {
+            if entries == 0 && !read_defaults {
                 column.push_null();
             } else {
                 column.end_nested_value();

@@ -276,6 +276,21 @@ class ProtobufFormatParityTest {
         for (boolean readDefaults : new boolean[] {false, true}) {
             assertSameDecoding(type, type, LEGACY, readDefaults, messages);
         }
+        // In a packed list the element is left out; in a map the entry (a map of none is NULL).
+        RowType listed = (RowType) DataTypes.ROW(
+                        FIELD("i", DataTypes.INT()),
+                        FIELD("rk", DataTypes.ARRAY(DataTypes.STRING())),
+                        FIELD("mk", DataTypes.MAP(DataTypes.STRING(), DataTypes.STRING())))
+                .notNull()
+                .getLogicalType();
+        List<byte[]> collections = List.of(
+                // rk packed [1, 9, 0]; mk {"a": 1}, {"b": 9}.
+                new byte[] {0x52, 0x03, 0x01, 0x09, 0x00, 0x5a, 0x05, 0x0a, 0x01, 'a', 0x10, 0x01, 0x5a, 0x05, 0x0a, 0x01, 'b', 0x10, 0x09},
+                // mk {"c": 7} only; rk unpacked 7 then 0.
+                new byte[] {0x5a, 0x05, 0x0a, 0x01, 'c', 0x10, 0x07, 0x50, 0x07, 0x50, 0x00});
+        for (boolean readDefaults : new boolean[] {false, true}) {
+            assertSameDecoding(listed, listed, LEGACY, readDefaults, collections);
+        }
     }
 
     @Test

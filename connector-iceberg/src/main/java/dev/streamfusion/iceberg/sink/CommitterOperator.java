@@ -169,7 +169,16 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         NavigableMap<Long, WrittenFiles> written = new TreeMap<>();
         MetricsConfig metrics = MetricsConfig.forTable(table);
         ready.forEach((checkpoint, files) -> written.put(checkpoint, WrittenFiles.of(files, spec, table.schema(), metrics)));
-        if (written.values().stream().allMatch(files -> files.deletes.isEmpty())) {
+        int deletes = written.values().stream().mapToInt(files -> files.deletes.size()).sum();
+        if (overwrite && deletes > 0) {
+            // A table with equality fields is written as a changelog: two rows of one key in the
+            // overwriting input leave a position delete, which replacing partitions cannot
+            // carry. iceberg-flink's committer refuses the same. Checked before any commit.
+            throw new IllegalStateException("INSERT OVERWRITE into Iceberg table " + tableRef + " wrote " + deletes
+                    + " delete file(s) (rows of the same key in its input), and partitions cannot be replaced with "
+                    + "delete files; none of the files of checkpoints " + written.keySet() + " was committed");
+        }
+        if (deletes == 0) {
             List<DataFile> data = new ArrayList<>();
             written.values().forEach(files -> data.addAll(files.data));
             commit(data, List.of(), ready.lastKey(), job);
@@ -185,14 +194,6 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
             return;
         }
         if (overwrite) {
-            // A table with equality fields is written as a changelog: two rows of one key in the
-            // overwriting input leave a position delete, which replacing partitions cannot
-            // carry. iceberg-flink's committer refuses the same.
-            if (!deletes.isEmpty()) {
-                throw new IllegalStateException("INSERT OVERWRITE into Iceberg table " + tableRef + " wrote " + deletes.size()
-                        + " delete file(s) (rows of the same key in its input), and partitions cannot be replaced with "
-                        + "delete files; nothing was committed");
-            }
             ReplacePartitions replace = table.newReplacePartitions();
             data.forEach(replace::addFile);
             commit(replace, checkpoint, job);

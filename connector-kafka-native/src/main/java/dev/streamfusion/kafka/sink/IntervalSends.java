@@ -55,8 +55,9 @@ final class IntervalSends {
                     }
                     if (now >= lastSend + intervalMs) {
                         send.send();
-                        // Nothing to send moves the next timed send on as a send does.
-                        lastSend = Math.max(lastSend, now);
+                        // Nothing to send moves the next timed send on as a send does (from now:
+                        // the callback is given the time the timer was due, which may be past).
+                        lastSend = Math.max(lastSend, time.getCurrentProcessingTime());
                     }
                     schedule();
                 });

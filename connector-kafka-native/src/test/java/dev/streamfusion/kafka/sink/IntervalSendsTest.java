@@ -31,11 +31,14 @@ class IntervalSendsTest {
             return null;
         }
 
-        /** Fires the earliest timer at {@code max(now, its time)}; its time. */
+        /**
+         * Fires the earliest timer at {@code max(now, its time)}, handing it the time it was due,
+         * as Flink's timer service does; its time.
+         */
         long fireNext() throws Exception {
             long at = due.remove(0)[0];
             now = Math.max(now, at);
-            callbacks.remove(0).onProcessingTime(now);
+            callbacks.remove(0).onProcessingTime(at);
             return at;
         }
     }
