@@ -32,7 +32,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.TreeMap;
 
 /**
  * Commits the data files the writers closed for a checkpoint once that checkpoint completes, in
@@ -58,6 +57,8 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     static final String JOB_ID = "flink.job-id";
     static final String MAX_COMMITTED_CHECKPOINT_ID = "flink.max-committed-checkpoint-id";
     static final String OPERATOR_ID = "flink.operator-id";
+    /** Where the commit got to ({@link PendingCommits.Position}). */
+    static final String COMMITTED_POSITION = "streamfusion.committed-position";
 
     private final IcebergTableRef tableRef;
     private final String branch;
@@ -98,14 +99,14 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         for (String id : jobState.get()) {
             restoredJob = id;
         }
-        pending.restore(pendingState.get(), restoredJob == null ? -1 : maxCommittedCheckpoint(restoredJob));
+        pending.restore(pendingState.get(), restoredJob == null ? new PendingCommits.Position(-1, -1) : committed(restoredJob));
         // What is left belongs to the checkpoint restored from, which completed: commit it now.
         long restoredCheckpoint = context.getRestoredCheckpointId().orElse(Long.MAX_VALUE);
         commit(pending.upTo(restoredCheckpoint), restoredJob == null ? jobId : restoredJob);
     }
 
-    /** The highest checkpoint of {@code job} the table's snapshots (of the branch) record as committed. */
-    private long maxCommittedCheckpoint(String job) {
+    /** Where the last commit of {@code job} the table's snapshots (of the branch) record got to. */
+    private PendingCommits.Position committed(String job) {
         table.refresh();
         Snapshot snapshot = branch == null ? table.currentSnapshot() : table.snapshot(branch);
         while (snapshot != null) {
@@ -113,12 +114,12 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
             if (job.equals(summary.get(JOB_ID)) && getOperatorID().toString().equals(summary.get(OPERATOR_ID))) {
                 String id = summary.get(MAX_COMMITTED_CHECKPOINT_ID);
                 if (id != null) {
-                    return Long.parseLong(id);
+                    return PendingCommits.Position.committed(summary.get(COMMITTED_POSITION), Long.parseLong(id));
                 }
             }
             snapshot = snapshot.parentId() == null ? null : table.snapshot(snapshot.parentId());
         }
-        return -1;
+        return new PendingCommits.Position(-1, -1);
     }
 
     @Override
@@ -157,66 +158,83 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     }
 
     /**
-     * Commits the files of the checkpoints {@code ready} holds: in one snapshot, or one snapshot a
-     * checkpoint when there are delete files; then clears {@code ready}.
+     * Commits the files {@code ready} holds (by the checkpoint that took them, then the one they
+     * belong to): in one snapshot, or, when there are delete files, one snapshot for each
+     * checkpoint's files in that order, so that a checkpoint's equality deletes apply to the rows
+     * of the checkpoints before it; then clears {@code ready}. Each snapshot records where it got
+     * to.
      */
-    private void commit(NavigableMap<Long, List<String>> ready, String job) {
+    private void commit(NavigableMap<Long, NavigableMap<Long, List<String>>> ready, String job) {
         if (ready.isEmpty()) {
             return;
         }
         table.refresh();
         PartitionSpec spec = table.specs().get(specId);
-        NavigableMap<Long, WrittenFiles> written = new TreeMap<>();
         MetricsConfig metrics = MetricsConfig.forTable(table);
-        ready.forEach((checkpoint, files) -> written.put(checkpoint, WrittenFiles.of(files, spec, table.schema(), metrics)));
-        int deletes = written.values().stream().mapToInt(files -> files.deletes.size()).sum();
+        List<PendingCommits.Position> positions = new ArrayList<>();
+        List<WrittenFiles> written = new ArrayList<>();
+        ready.forEach((takenAt, byCheckpoint) -> byCheckpoint.forEach((checkpoint, files) -> {
+            positions.add(new PendingCommits.Position(takenAt, checkpoint));
+            written.add(WrittenFiles.of(files, spec, table.schema(), metrics));
+        }));
+        if (written.isEmpty()) {
+            ready.clear();
+            return;
+        }
+        int deletes = written.stream().mapToInt(files -> files.deletes.size()).sum();
         if (overwrite && deletes > 0) {
             // A table with equality fields is written as a changelog: two rows of one key in the
             // overwriting input leave a position delete, which replacing partitions cannot
             // carry. iceberg-flink's committer refuses the same. Checked before any commit.
             throw new IllegalStateException("INSERT OVERWRITE into Iceberg table " + tableRef + " wrote " + deletes
                     + " delete file(s) (rows of the same key in its input), and partitions cannot be replaced with "
-                    + "delete files; none of the files of checkpoints " + written.keySet() + " was committed");
+                    + "delete files; none of the files of checkpoints " + ready.keySet() + " was committed");
         }
         if (deletes == 0) {
             List<DataFile> data = new ArrayList<>();
-            written.values().forEach(files -> data.addAll(files.data));
-            commit(data, List.of(), ready.lastKey(), job);
+            written.forEach(files -> data.addAll(files.data));
+            commit(data, List.of(), positions.get(positions.size() - 1), job);
         } else {
-            written.forEach((checkpoint, files) -> commit(files.data, files.deletes, checkpoint, job));
+            for (int i = 0; i < written.size(); i++) {
+                commit(written.get(i).data, written.get(i).deletes, positions.get(i), job);
+            }
         }
         ready.clear();
     }
 
-    /** Commits {@code data} and {@code deletes} in one snapshot, recorded as {@code checkpoint}'s. */
-    private void commit(List<DataFile> data, List<DeleteFile> deletes, long checkpoint, String job) {
+    /** Commits {@code data} and {@code deletes} in one snapshot, recorded as having got to {@code position}. */
+    private void commit(List<DataFile> data, List<DeleteFile> deletes, PendingCommits.Position position, String job) {
         if (data.isEmpty() && deletes.isEmpty()) {
             return;
         }
         if (overwrite) {
             ReplacePartitions replace = table.newReplacePartitions();
             data.forEach(replace::addFile);
-            commit(replace, checkpoint, job);
+            commit(replace, position, job);
         } else if (deletes.isEmpty()) {
             AppendFiles append = table.newAppend();
             data.forEach(append::appendFile);
-            commit(append, checkpoint, job);
+            commit(append, position, job);
         } else {
             RowDelta delta = table.newRowDelta();
             data.forEach(delta::addRows);
             deletes.forEach(delta::addDeletes);
-            commit(delta, checkpoint, job);
+            commit(delta, position, job);
         }
         LOG.info("Committed {} data and {} delete file(s) to Iceberg table {} for checkpoint {}{}",
-                data.size(), deletes.size(), tableRef, checkpoint, overwrite ? ", replacing their partitions" : "");
+                data.size(), deletes.size(), tableRef, position.checkpoint, overwrite ? ", replacing their partitions" : "");
     }
 
-    /** Commits {@code update} to the branch, its summary naming the job, the operator and {@code checkpoint}. */
-    private <T extends SnapshotUpdate<T>> void commit(T update, long checkpoint, String job) {
+    /**
+     * Commits {@code update} to the branch, its summary naming the job, the operator and the
+     * checkpoint as iceberg-flink's committer records them, and the position reached.
+     */
+    private <T extends SnapshotUpdate<T>> void commit(T update, PendingCommits.Position position, String job) {
         T onBranch = branch == null ? update : update.toBranch(branch);
         onBranch.set(JOB_ID, job)
                 .set(OPERATOR_ID, getOperatorID().toString())
-                .set(MAX_COMMITTED_CHECKPOINT_ID, Long.toString(checkpoint))
+                .set(MAX_COMMITTED_CHECKPOINT_ID, Long.toString(position.checkpoint))
+                .set(COMMITTED_POSITION, position.toString())
                 .commit();
     }
 

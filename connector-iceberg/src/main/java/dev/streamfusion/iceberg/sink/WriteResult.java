@@ -13,11 +13,21 @@ public final class WriteResult {
     public long checkpointId;
     /** The files' JSON description. */
     public String files;
+    /**
+     * In the committer's state: the checkpoint whose snapshot took the files (0 in state written
+     * before it was kept, and in a writer's result).
+     */
+    public long takenAt;
 
     public WriteResult() {}
 
     WriteResult(long checkpointId, String files) {
+        this(checkpointId, files, 0);
+    }
+
+    WriteResult(long checkpointId, String files, long takenAt) {
         this.checkpointId = checkpointId;
         this.files = files;
+        this.takenAt = takenAt;
     }
 }
