@@ -116,8 +116,8 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReade
 /// Each column of the schema is the file's column at the path of names in `columns_read` (a
 /// top-level column, or a field nested in one). Pages the page index rules out for the predicates
 /// (see [`predicates`]) are skipped.
-/// `int96_zone` is null to read INT96 timestamps as UTC wall-clock time, or the zone whose
-/// wall-clock time they read as.
+/// `timestamp_zone` is null to read timestamps (INT96, and INT64 with a timestamp annotation) as
+/// UTC wall-clock time, or the zone whose wall-clock time they read as.
 ///
 /// # Safety
 /// `schema_addr` is an exported `ArrowSchema` of the columns to read.
@@ -135,15 +135,15 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReade
     ops: JIntArray<'local>,
     kinds: JIntArray<'local>,
     values: JObjectArray<'local>,
-    int96_zone: JString<'local>,
+    timestamp_zone: JString<'local>,
 ) -> jlong {
     run(env, |env| {
         let file = path(env, &file)?;
         let predicates = predicates(env, &columns, &ops, &kinds, &values)?;
-        let int96_zone = if int96_zone.is_null() {
+        let timestamp_zone = if timestamp_zone.is_null() {
             None
         } else {
-            Some(int96_zone.try_to_string(env)?)
+            Some(timestamp_zone.try_to_string(env)?)
         };
         let mut groups = vec![0; row_groups.len(env)?];
         row_groups.get_region(env, 0, &mut groups)?;
@@ -169,7 +169,7 @@ pub extern "system" fn Java_dev_streamfusion_parquet_internal_NativeParquetReade
             &paths,
             batch_size,
             &predicates,
-            int96_zone.as_deref(),
+            timestamp_zone.as_deref(),
         )?))
     })
 }

@@ -536,7 +536,7 @@ pub struct RowGroupReader {
     returned_rows: u64,
     batch_size: usize,
     /// The zone the `zoned` leaves read as wall-clock time of, or `None` for UTC.
-    int96_zone: Option<Tz>,
+    timestamp_zone: Option<Tz>,
 }
 
 impl std::fmt::Debug for RowGroupReader {
@@ -552,7 +552,7 @@ impl RowGroupReader {
     /// A reader of `row_groups` of the file at `path`, decoding only the target's columns,
     /// `batch_size` rows at a time, skipping the pages whose page-index bounds prove that none of
     /// their rows satisfies every predicate. Timestamps stored as INT96, or as INT64 with a
-    /// timestamp annotation, read as UTC wall-clock time, or, given `int96_zone` (a zone id such
+    /// timestamp annotation, read as UTC wall-clock time, or, given `timestamp_zone` (a zone id such
     /// as `Europe/Berlin` or `+08:00`), as the wall-clock time of that zone, as Flink reads both
     /// with `parquet.utc-timezone` true or false.
     pub fn open(
@@ -561,7 +561,7 @@ impl RowGroupReader {
         target: SchemaRef,
         batch_size: usize,
         predicates: &[ColumnPredicate],
-        int96_zone: Option<&str>,
+        timestamp_zone: Option<&str>,
     ) -> Result<Self, ParquetFileError> {
         Self::open_in(
             path,
@@ -571,7 +571,7 @@ impl RowGroupReader {
             &[],
             batch_size,
             predicates,
-            int96_zone,
+            timestamp_zone,
         )
     }
 
@@ -588,7 +588,7 @@ impl RowGroupReader {
         columns: &[Vec<String>],
         batch_size: usize,
         predicates: &[ColumnPredicate],
-        int96_zone: Option<&str>,
+        timestamp_zone: Option<&str>,
     ) -> Result<Self, ParquetFileError>
     where
         R::T: 'static,
@@ -663,7 +663,7 @@ impl RowGroupReader {
             .collect();
         let int96_units = int96_units(leaves, &selected, &columns, &target);
         // The zone matters, and is parsed, only for files with such timestamps to read.
-        let int96_zone = match int96_zone {
+        let timestamp_zone = match timestamp_zone {
             _ if !zoned.contains(&true) => None,
             None | Some("UTC" | "Z" | "GMT" | "Etc/UTC") => None,
             Some(zone) => Some(
@@ -775,7 +775,7 @@ impl RowGroupReader {
             expected_rows: total.saturating_sub(skipped_rows),
             returned_rows: 0,
             batch_size,
-            int96_zone,
+            timestamp_zone,
         })
     }
 
@@ -817,7 +817,7 @@ impl RowGroupReader {
             Some(Ok(batch)) => {
                 self.returned_rows += u64::try_from(batch.num_rows()).unwrap_or(0);
                 self.check_wide_int96(&batch)?;
-                let batch = self.int96_wall_clock(batch)?;
+                let batch = self.zoned_wall_clock(batch)?;
                 self.convert(&batch).map(Some)
             }
         }
@@ -886,8 +886,8 @@ impl RowGroupReader {
     }
 
     /// The batch with its `zoned` timestamps, at any depth, as wall-clock time of the zone.
-    fn int96_wall_clock(&self, batch: RecordBatch) -> Result<RecordBatch, ParquetFileError> {
-        let Some(zone) = &self.int96_zone else {
+    fn zoned_wall_clock(&self, batch: RecordBatch) -> Result<RecordBatch, ParquetFileError> {
+        let Some(zone) = &self.timestamp_zone else {
             return Ok(batch);
         };
         let mut leaf = 0;

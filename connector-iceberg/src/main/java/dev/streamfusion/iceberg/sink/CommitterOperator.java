@@ -177,10 +177,6 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
             positions.add(new PendingCommits.Position(takenAt, checkpoint));
             written.add(WrittenFiles.of(files, spec, table.schema(), metrics));
         }));
-        if (written.isEmpty()) {
-            ready.clear();
-            return;
-        }
         int deletes = written.stream().mapToInt(files -> files.deletes.size()).sum();
         if (overwrite && deletes > 0) {
             // A table with equality fields is written as a changelog: two rows of one key in the

@@ -125,7 +125,7 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
                                 columns,
                                 BATCH,
                                 ColumnPredicates.NONE,
-                                NativeParquetReader.int96Zone(utcTimestamps));
+                                NativeParquetReader.timestampZone(utcTimestamps));
             } catch (NativeException | IOException e) {
                 if (opened != null) {
                     opened.close();

@@ -2,6 +2,7 @@ package dev.streamfusion.parquet.format;
 
 import dev.streamfusion.bridge.NativeConfigException;
 import dev.streamfusion.parquet.internal.MemoryLimit;
+import dev.streamfusion.parquet.internal.NativeParquetReader;
 import dev.streamfusion.parquet.internal.NativeParquetWriter;
 import dev.streamfusion.parquet.sink.NativeParquetWriterFactory;
 
@@ -119,9 +120,7 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
     @Override
     public BulkDecodingFormat<RowData> createDecodingFormat(
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
-        boolean utcTimestamps =
-                "true".equalsIgnoreCase(
-                        checkedOptions(context, formatOptions).getOrDefault("parquet.utc-timezone", "false").trim());
+        boolean utcTimestamps = NativeParquetReader.utcTimestamps(checkedOptions(context, formatOptions));
         MemoryLimit limit = MemoryLimit.of(formatOptions, MEMORY_LIMIT, context.getObjectIdentifier().asSummaryString());
         return new BulkDecodingFormat<>() {
             @Override

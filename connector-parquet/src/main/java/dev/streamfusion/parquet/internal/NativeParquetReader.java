@@ -43,12 +43,17 @@ public final class NativeParquetReader extends NativeBatchReader {
                 path, ranges, predicates.columns(), predicates.ops(), predicates.kinds(), predicates.values());
     }
 
+    /** {@code parquet.utc-timezone} of a table's (or a format's) options, {@code false} where unset. */
+    public static boolean utcTimestamps(java.util.Map<String, String> options) {
+        return "true".equalsIgnoreCase(options.getOrDefault("parquet.utc-timezone", "false").trim());
+    }
+
     /**
      * The zone timestamps (INT96, and INT64 with a timestamp annotation) read in under {@code
      * parquet.utc-timezone}: {@code null} (UTC) when it is true, else, as Flink's reader does, the
      * zone of the JVM that reads them.
      */
-    public static String int96Zone(boolean utcTimestamps) {
+    public static String timestampZone(boolean utcTimestamps) {
         // A fixed offset however it is spelled (GMT+08:00 reads as +08:00); regions by name.
         return utcTimestamps ? null : ZoneId.systemDefault().normalized().getId();
     }
@@ -59,8 +64,8 @@ public final class NativeParquetReader extends NativeBatchReader {
      * {@code batchSize} rows a batch; column {@code i} of {@code rowType} is the file's column at
      * the path of names {@code columnsRead[i]} (a top-level column or a field nested in one),
      * skipping pages whose page-index bounds prove that none of their rows satisfies {@code
-     * predicates}. INT96 timestamps read as wall-clock time of {@code int96Zone} (a zone id), or
-     * of UTC when it is {@code null}.
+     * predicates}. Timestamps (INT96, and INT64 with a timestamp annotation) read as wall-clock
+     * time of {@code timestampZone} (a zone id), or of UTC when it is {@code null}.
      */
     public static NativeParquetReader open(
             BufferAllocator allocator,
@@ -71,7 +76,7 @@ public final class NativeParquetReader extends NativeBatchReader {
             String[][] columnsRead,
             int batchSize,
             ColumnPredicates predicates,
-            String int96Zone) {
+            String timestampZone) {
         NativeLibrary.load();
         return new NativeParquetReader(create(
                 allocator,
@@ -87,7 +92,7 @@ public final class NativeParquetReader extends NativeBatchReader {
                         predicates.ops(),
                         predicates.kinds(),
                         predicates.values(),
-                        int96Zone)));
+                        timestampZone)));
     }
 
     /**
@@ -117,7 +122,7 @@ public final class NativeParquetReader extends NativeBatchReader {
             int[] ops,
             int[] kinds,
             String[] values,
-            String int96Zone);
+            String timestampZone);
 
     private static native long skippedRows0(long handle);
 

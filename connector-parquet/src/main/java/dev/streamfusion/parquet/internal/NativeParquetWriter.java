@@ -61,8 +61,7 @@ public final class NativeParquetWriter extends NativeHandle {
         NativeLibrary.load();
         Schema schema = ArrowTypes.toArrowSchema(rowType);
         Map<String, String> zoned = new java.util.LinkedHashMap<>(options);
-        String zone = NativeParquetReader.int96Zone(
-                "true".equalsIgnoreCase(options.getOrDefault("parquet.utc-timezone", "false").trim()));
+        String zone = NativeParquetReader.timestampZone(NativeParquetReader.utcTimestamps(options));
         if (zone != null) {
             zoned.put(TIMESTAMP_ZONE_OPTION, zone);
         }

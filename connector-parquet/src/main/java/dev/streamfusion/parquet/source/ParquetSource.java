@@ -96,7 +96,7 @@ public final class ParquetSource
     private <T> ParquetSourceReader<T> reader(
             SourceReaderContext context, boolean whole, RecordEmitter<ParquetBatch.Row, T, RowGroupSplitState> emitter) {
         FetchedBatches fetched = new FetchedBatches();
-        String int96Zone = NativeParquetReader.int96Zone(utcTimestamps);
+        String timestampZone = NativeParquetReader.timestampZone(utcTimestamps);
         ReadMetrics metrics = new ReadMetrics(context.metricGroup());
         return new ParquetSourceReader<>(
                 () -> new RowGroupSplitReader(
@@ -105,7 +105,7 @@ public final class ParquetSource
                         BATCH_SIZE,
                         limit,
                         listing,
-                        int96Zone,
+                        timestampZone,
                         metrics,
                         fetched,
                         memoryLimit,

@@ -36,7 +36,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
     private final String[][] columnsRead;
     private final int batchSize;
     /** The zone INT96 timestamps read as wall-clock time of, or {@code null} for UTC. */
-    private final String int96Zone;
+    private final String timestampZone;
     private final FileListing listing;
     private final ReadMetrics metrics;
     /** Rows left to read under a pushed-down LIMIT, or -1 without one. */
@@ -62,7 +62,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
             int batchSize,
             long limit,
             FileListing listing,
-            String int96Zone,
+            String timestampZone,
             ReadMetrics metrics,
             FetchedBatches fetched,
             MemoryLimit memoryLimit,
@@ -75,7 +75,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
         this.columnsRead = columnsRead;
         this.listing = listing;
         this.metrics = metrics;
-        this.int96Zone = int96Zone;
+        this.timestampZone = timestampZone;
         this.batchSize = batchSize;
         this.remaining = limit;
         this.allocator = fetched.allocator();
@@ -103,7 +103,7 @@ final class RowGroupSplitReader implements SplitReader<ParquetBatch.Row, RowGrou
                             columnsRead,
                             batchSize,
                             listing.predicates(),
-                            int96Zone);
+                            timestampZone);
                     metrics.pageSkippedRows.inc(reader.skippedRows());
                 } catch (NativeException e) {
                     throw new IOException("Cannot read " + current + ": " + e.getMessage(), e);

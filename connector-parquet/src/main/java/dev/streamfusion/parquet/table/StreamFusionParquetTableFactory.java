@@ -8,6 +8,7 @@ import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.parquet.format.StreamFusionParquetFormatFactory;
 import dev.streamfusion.parquet.internal.ColumnPredicates;
 import dev.streamfusion.parquet.internal.MemoryLimit;
+import dev.streamfusion.parquet.internal.NativeParquetReader;
 import dev.streamfusion.parquet.sink.NativeParquetWriterFactory;
 import dev.streamfusion.parquet.sink.ParquetBatchSink;
 import dev.streamfusion.parquet.source.FileListing;
@@ -55,7 +56,6 @@ public final class StreamFusionParquetTableFactory
 
     private static final String PARQUET_PREFIX = "parquet.";
     /** Flink's parquet format option: INT96 timestamps as UTC, or as the JVM's time zone. */
-    private static final String UTC_TIMEZONE = "parquet.utc-timezone";
 
     static final ConfigOption<String> PATH =
             ConfigOptions.key("path").stringType().noDefaultValue().withDescription("A Parquet file, or a directory of them.");
@@ -195,7 +195,7 @@ public final class StreamFusionParquetTableFactory
                 partitionKeys,
                 defaultPartitionName,
                 options.getOptional(MONITOR_INTERVAL).orElse(null),
-                "true".equalsIgnoreCase(context.getCatalogTable().getOptions().getOrDefault(UTC_TIMEZONE, "false").trim()),
+                NativeParquetReader.utcTimestamps(context.getCatalogTable().getOptions()),
                 options.get(FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS)
                         == FileSystemConnectorOptions.FileStatisticsType.ALL,
                 memoryLimit(context, options),
