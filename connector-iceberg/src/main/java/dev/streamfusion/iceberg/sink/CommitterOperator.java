@@ -27,6 +27,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.util.PropertyUtil;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +60,13 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     static final String OPERATOR_ID = "flink.operator-id";
     /** Where the commit got to ({@link PendingCommits.Position}). */
     static final String COMMITTED_POSITION = "streamfusion.committed-position";
+    /**
+     * The table property iceberg-flink's committer reads: after this many completed checkpoints
+     * in a row without files, one is committed as an empty snapshot (recording the job's
+     * progress); the others are skipped.
+     */
+    static final String MAX_CONTINUOUS_EMPTY_COMMITS = "flink.max-continuous-empty-commits";
+    private static final int DEFAULT_MAX_CONTINUOUS_EMPTY_COMMITS = 10;
 
     private final IcebergTableRef tableRef;
     private final String branch;
@@ -73,6 +81,11 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     private transient Catalog catalog;
     private transient Table table;
     private transient String jobId;
+    private transient int maxContinuousEmptyCommits;
+    /** Completed checkpoints in a row without files since the last commit. */
+    private transient int continuousEmptyCheckpoints;
+    /** The latest checkpoint whose completion was handled; older notifications commit nothing. */
+    private transient long completedCheckpoint;
 
     CommitterOperator(IcebergTableRef tableRef, String branch, int specId, boolean overwrite) {
         this.tableRef = tableRef;
@@ -88,6 +101,13 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         pending = new PendingCommits();
         catalog = tableRef.catalog();
         table = tableRef.loadFrom(catalog);
+        maxContinuousEmptyCommits = PropertyUtil.propertyAsInt(
+                table.properties(), MAX_CONTINUOUS_EMPTY_COMMITS, DEFAULT_MAX_CONTINUOUS_EMPTY_COMMITS);
+        if (maxContinuousEmptyCommits <= 0) {
+            throw new IllegalArgumentException("Table property " + MAX_CONTINUOUS_EMPTY_COMMITS + " of Iceberg table "
+                    + tableRef + " must be positive, not " + maxContinuousEmptyCommits);
+        }
+        completedCheckpoint = context.getRestoredCheckpointId().orElse(-1L);
         pendingState = context.getOperatorStateStore()
                 .getListState(new ListStateDescriptor<>("streamfusion-iceberg-pending", TypeInformation.of(WriteResult.class)));
         jobState = context.getOperatorStateStore()
@@ -101,8 +121,11 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         }
         pending.restore(pendingState.get(), restoredJob == null ? new PendingCommits.Position(-1, -1) : committed(restoredJob));
         // What is left belongs to the checkpoint restored from, which completed: commit it now.
-        long restoredCheckpoint = context.getRestoredCheckpointId().orElse(Long.MAX_VALUE);
-        commit(pending.upTo(restoredCheckpoint), restoredJob == null ? jobId : restoredJob);
+        NavigableMap<Long, NavigableMap<Long, List<String>>> restored =
+                pending.upTo(context.getRestoredCheckpointId().orElse(Long.MAX_VALUE));
+        if (!restored.isEmpty()) {
+            commit(restored, restoredJob == null ? jobId : restoredJob, completedCheckpoint);
+        }
     }
 
     /** Where the last commit of {@code job} the table's snapshots (of the branch) record got to. */
@@ -138,7 +161,10 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        commit(pending.upTo(checkpointId), jobId);
+        if (checkpointId > completedCheckpoint) {
+            completedCheckpoint = checkpointId;
+            commit(pending.upTo(checkpointId), jobId, checkpointId);
+        }
     }
 
     /**
@@ -153,21 +179,20 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
                         .map(interval -> !interval.isZero() && !interval.isNegative())
                         .orElse(false);
         if (!checkpointed) {
-            commit(pending.all(), jobId);
+            commit(pending.all(), jobId, Long.MAX_VALUE);
         }
     }
 
     /**
      * Commits the files {@code ready} holds (by the checkpoint that took them, then the one they
-     * belong to): in one snapshot, or, when there are delete files, one snapshot for each
-     * checkpoint's files in that order, so that a checkpoint's equality deletes apply to the rows
-     * of the checkpoints before it; then clears {@code ready}. Each snapshot records where it got
-     * to.
+     * belong to) at the completion of {@code checkpointId}: in one snapshot, or, when there are
+     * delete files, one snapshot for each checkpoint's files in that order, so that a
+     * checkpoint's equality deletes apply to the rows of the checkpoints before it; then clears
+     * {@code ready}. Each snapshot records where it got to. Without files, only every {@link
+     * #MAX_CONTINUOUS_EMPTY_COMMITS}th such checkpoint in a row commits, an empty snapshot, as
+     * iceberg-flink's committer does.
      */
-    private void commit(NavigableMap<Long, NavigableMap<Long, List<String>>> ready, String job) {
-        if (ready.isEmpty()) {
-            return;
-        }
+    private void commit(NavigableMap<Long, NavigableMap<Long, List<String>>> ready, String job, long checkpointId) {
         table.refresh();
         PartitionSpec spec = table.specs().get(specId);
         MetricsConfig metrics = MetricsConfig.forTable(table);
@@ -178,6 +203,14 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
             written.add(WrittenFiles.of(files, spec, table.schema(), metrics));
         }));
         int deletes = written.stream().mapToInt(files -> files.deletes.size()).sum();
+        int total = deletes + written.stream().mapToInt(files -> files.data.size()).sum();
+        continuousEmptyCheckpoints = total == 0 ? continuousEmptyCheckpoints + 1 : 0;
+        if (total == 0 && continuousEmptyCheckpoints % maxContinuousEmptyCommits != 0) {
+            LOG.info("Skipped the commit of checkpoint {} to Iceberg table {}: no data or delete files", checkpointId, tableRef);
+            ready.clear();
+            return;
+        }
+        continuousEmptyCheckpoints = 0;
         if (overwrite && deletes > 0) {
             // A table with equality fields is written as a changelog: two rows of one key in the
             // overwriting input leave a position delete, which replacing partitions cannot
@@ -189,20 +222,24 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         if (deletes == 0) {
             List<DataFile> data = new ArrayList<>();
             written.forEach(files -> data.addAll(files.data));
-            commit(data, List.of(), positions.get(positions.size() - 1), job);
+            commit(data, List.of(), positions.isEmpty()
+                    ? new PendingCommits.Position(checkpointId, checkpointId)
+                    : positions.get(positions.size() - 1), job);
         } else {
             for (int i = 0; i < written.size(); i++) {
-                commit(written.get(i).data, written.get(i).deletes, positions.get(i), job);
+                if (!written.get(i).data.isEmpty() || !written.get(i).deletes.isEmpty()) {
+                    commit(written.get(i).data, written.get(i).deletes, positions.get(i), job);
+                }
             }
         }
         ready.clear();
     }
 
-    /** Commits {@code data} and {@code deletes} in one snapshot, recorded as having got to {@code position}. */
+    /**
+     * Commits {@code data} and {@code deletes} in one snapshot (empty when both are), recorded as
+     * having got to {@code position}.
+     */
     private void commit(List<DataFile> data, List<DeleteFile> deletes, PendingCommits.Position position, String job) {
-        if (data.isEmpty() && deletes.isEmpty()) {
-            return;
-        }
         if (overwrite) {
             ReplacePartitions replace = table.newReplacePartitions();
             data.forEach(replace::addFile);
