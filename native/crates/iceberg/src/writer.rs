@@ -200,7 +200,7 @@ struct PartitionFiles {
 struct Partitioner {
     schema: IcebergSchemaRef,
     spec: PartitionSpec,
-    calculator: PartitionValueCalculator,
+    transforms: SpecTransforms,
     partition_type: StructType,
 }
 
@@ -208,8 +208,7 @@ impl Partitioner {
     /// The rows of `batch` by partition, in the order partitions first appear, each partition's
     /// rows in their order.
     fn groups(&self, batch: &RecordBatch) -> iceberg::Result<Vec<(PartitionKey, Vec<u32>)>> {
-        self.check_nanosecond_buckets(batch)?;
-        let values = self.calculator.calculate(batch)?;
+        let values = self.transforms.calculate(batch)?;
         let values = arrow_struct_to_literal(&values, &self.partition_type)?;
         let mut index: HashMap<Struct, usize> = HashMap::new();
         let mut groups: Vec<(Struct, Vec<u32>)> = Vec::new();
@@ -240,40 +239,130 @@ impl Partitioner {
             })
             .collect())
     }
+}
 
-    /// Fails for a value iceberg-rust 0.10.1 would bucket differently from Iceberg Java: a
-    /// nanosecond timestamp before 1970 that is not a whole microsecond, which iceberg-rust
-    /// turns into microseconds toward zero and Iceberg Java toward the earlier instant (its
-    /// `DateTimeUtil.nanosToMicros`). Its partition value would be wrong, and readers pruning by
-    /// it would skip its file. (Top-level source columns; the column of a nested source is not
-    /// checked.)
-    fn check_nanosecond_buckets(&self, batch: &RecordBatch) -> iceberg::Result<()> {
-        for field in self.spec.fields() {
-            if !matches!(field.transform, iceberg::spec::Transform::Bucket(_)) {
-                continue;
-            }
-            let Some(source) = self.schema.field_by_id(field.source_id) else {
-                continue;
+/// A partition spec's transforms over batches of the table's columns, with the values Iceberg
+/// Java computes. Iceberg Java transforms a nanosecond timestamp (but for `identity`) as its
+/// microseconds, rounded toward the earlier instant (`DateTimeUtil.nanosToMicros` for `bucket`;
+/// `year`, `month`, `day` and `hour` round down alike). iceberg-rust 0.10.1 has no `hour` of
+/// nanoseconds and buckets them as microseconds rounded toward zero, which differs before 1970.
+/// So a top-level nanosecond column that only such transforms read is handed to iceberg-rust as
+/// microseconds, rounded down. One that `identity` reads too keeps its nanoseconds; then a
+/// bucket of a value iceberg-rust would round otherwise fails, naming the column.
+struct SpecTransforms {
+    calculator: PartitionValueCalculator,
+    /// The columns handed over as microseconds, by position.
+    as_micros: Vec<usize>,
+    /// The columns kept in nanoseconds that a bucket reads: (position, column name, field name).
+    bucketed_nanos: Vec<(usize, String, String)>,
+}
+
+impl SpecTransforms {
+    fn try_new(spec: &PartitionSpec, schema: &Schema) -> iceberg::Result<Self> {
+        let mut as_micros = Vec::new();
+        let mut bucketed_nanos = Vec::new();
+        let mut fields = Vec::with_capacity(schema.as_struct().fields().len());
+        for (at, field) in schema.as_struct().fields().iter().enumerate() {
+            let micros = match field.field_type.as_ref() {
+                Type::Primitive(PrimitiveType::TimestampNs) => PrimitiveType::Timestamp,
+                Type::Primitive(PrimitiveType::TimestamptzNs) => PrimitiveType::Timestamptz,
+                _ => {
+                    fields.push(Arc::clone(field));
+                    continue;
+                }
             };
-            if !matches!(
-                source.field_type.as_ref(),
-                Type::Primitive(PrimitiveType::TimestampNs | PrimitiveType::TimestamptzNs)
-            ) {
-                continue;
-            }
-            let Some(at) = self
-                .schema
-                .as_struct()
+            let readers: Vec<_> = spec
                 .fields()
                 .iter()
-                .position(|f| f.id == field.source_id)
+                .filter(|f| f.source_id == field.id)
+                .collect();
+            let identity = readers
+                .iter()
+                .any(|f| f.transform == iceberg::spec::Transform::Identity);
+            if readers.is_empty() || identity {
+                if let Some(bucket) = readers
+                    .iter()
+                    .find(|f| matches!(f.transform, iceberg::spec::Transform::Bucket(_)))
+                {
+                    bucketed_nanos.push((at, field.name.clone(), bucket.name.clone()));
+                }
+                fields.push(Arc::clone(field));
+            } else {
+                as_micros.push(at);
+                let mut field = field.as_ref().clone();
+                field.field_type = Box::new(Type::Primitive(micros));
+                fields.push(Arc::new(field));
+            }
+        }
+        let calculator = if as_micros.is_empty() {
+            PartitionValueCalculator::try_new(spec, schema)?
+        } else {
+            let transformed = Schema::builder()
+                .with_schema_id(schema.schema_id())
+                .with_fields(fields)
+                .build()?;
+            PartitionValueCalculator::try_new(spec, &transformed)?
+        };
+        Ok(SpecTransforms {
+            calculator,
+            as_micros,
+            bucketed_nanos,
+        })
+    }
+
+    /// The partition values of the rows of `batch` (the table's columns in its Arrow types), a
+    /// struct array.
+    fn calculate(&self, batch: &RecordBatch) -> iceberg::Result<ArrayRef> {
+        self.check_nanosecond_buckets(batch)?;
+        if self.as_micros.is_empty() {
+            return self.calculator.calculate(batch);
+        }
+        let mut columns = batch.columns().to_vec();
+        let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
+        for &at in &self.as_micros {
+            let (Some(column), Some(field)) = (columns.get(at), fields.get(at)) else {
+                return Err(iceberg::Error::new(
+                    iceberg::ErrorKind::DataInvalid,
+                    format!("a batch of {} columns has no column {at}", columns.len()),
+                ));
+            };
+            let DataType::Timestamp(arrow::datatypes::TimeUnit::Nanosecond, zone) =
+                column.data_type()
             else {
+                return Err(iceberg::Error::new(
+                    iceberg::ErrorKind::DataInvalid,
+                    format!(
+                        "column {} is {}, not nanosecond timestamps",
+                        field.name(),
+                        column.data_type()
+                    ),
+                ));
+            };
+            let micros = column
+                .as_primitive::<arrow::datatypes::TimestampNanosecondType>()
+                .unary::<_, arrow::datatypes::TimestampMicrosecondType>(|v| v.div_euclid(1000))
+                .with_timezone_opt(zone.clone());
+            let field = field
+                .as_ref()
+                .clone()
+                .with_data_type(micros.data_type().clone());
+            columns[at] = Arc::new(micros);
+            fields[at] = Arc::new(field);
+        }
+        let batch = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
+            .map_err(|e| iceberg::Error::new(iceberg::ErrorKind::DataInvalid, e.to_string()))?;
+        self.calculator.calculate(&batch)
+    }
+
+    /// Fails for a value in a nanosecond column kept as such that iceberg-rust 0.10.1 would
+    /// bucket differently from Iceberg Java: before 1970 and not a whole microsecond. Its
+    /// partition value would be wrong, and readers pruning by it would skip its file.
+    fn check_nanosecond_buckets(&self, batch: &RecordBatch) -> iceberg::Result<()> {
+        for (at, column, bucket) in &self.bucketed_nanos {
+            let Some(values) = batch.columns().get(*at) else {
                 continue;
             };
-            let Some(column) = batch.columns().get(at) else {
-                continue;
-            };
-            let Ok(nanos) = arrow::compute::cast(column, &DataType::Int64) else {
+            let Ok(nanos) = arrow::compute::cast(values, &DataType::Int64) else {
                 continue;
             };
             let nanos = nanos.as_primitive::<arrow::datatypes::Int64Type>();
@@ -281,10 +370,9 @@ impl Partitioner {
                 return Err(iceberg::Error::new(
                     iceberg::ErrorKind::FeatureUnsupported,
                     format!(
-                        "column {} holds a timestamp before 1970 with nanoseconds past its \
-                         microseconds, whose bucket ({}) iceberg-rust 0.10.1 computes otherwise \
-                         than Iceberg Java",
-                        source.name, field.name
+                        "column {column} holds a timestamp before 1970 with nanoseconds past its \
+                         microseconds, whose bucket ({bucket}) iceberg-rust 0.10.1 computes \
+                         otherwise than Iceberg Java (the column is also an identity partition)"
                     ),
                 ));
             }
@@ -325,7 +413,7 @@ impl TableLayout {
 /// partition's rows to one writer.
 pub struct PartitionValues {
     table_arrow: SchemaRef,
-    calculator: PartitionValueCalculator,
+    transforms: SpecTransforms,
 }
 
 impl std::fmt::Debug for PartitionValues {
@@ -346,11 +434,11 @@ impl PartitionValues {
         if layout.spec.is_unpartitioned() {
             return Ok(None);
         }
-        let calculator = PartitionValueCalculator::try_new(&layout.spec, &layout.schema)
+        let transforms = SpecTransforms::try_new(&layout.spec, &layout.schema)
             .map_err(|e| config("spec", &e))?;
         Ok(Some(PartitionValues {
             table_arrow: layout.table_arrow,
-            calculator,
+            transforms,
         }))
     }
 
@@ -359,7 +447,7 @@ impl PartitionValues {
     pub fn columns(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>, IcebergWriteError> {
         let batch = to_table_types(&self.table_arrow, batch)?;
         let values = self
-            .calculator
+            .transforms
             .calculate(&batch)
             .map_err(|e| config("partition values", &e))?;
         let values = values.as_struct_opt().ok_or_else(|| {
@@ -397,7 +485,7 @@ impl DataFilesWriter {
             None
         } else {
             Some(Partitioner {
-                calculator: PartitionValueCalculator::try_new(&spec, &schema)
+                transforms: SpecTransforms::try_new(&spec, &schema)
                     .map_err(|e| config("spec", &e))?,
                 partition_type: spec
                     .partition_type(&schema)
@@ -1138,46 +1226,132 @@ mod tests {
     fn a_nanosecond_bucket_iceberg_rust_would_compute_otherwise_fails() {
         let dir =
             std::env::temp_dir().join(format!("streamfusion-ns-bucket-{}", std::process::id()));
-        let description = json!({
-            "schema": {"type": "struct", "schema-id": 0, "fields": [
-                {"id": 1, "name": "ts", "required": false, "type": "timestamp_ns"}]},
-            "spec": {"spec-id": 0, "fields": [
-                {"source-id": 1, "field-id": 1000, "name": "ts_bucket", "transform": "bucket[4]"}]},
-            "data-location": dir.to_string_lossy(),
-            "file-prefix": "test",
-            "target-file-size": 1 << 30,
-            "compression": "zstd",
-        });
+        // The column is also an identity partition, so it stays in nanoseconds.
+        let description = nanosecond_table(
+            &dir,
+            json!([
+                {"source-id": 1, "field-id": 1000, "name": "ts", "transform": "identity"},
+                {"source-id": 1, "field-id": 1001, "name": "ts_bucket", "transform": "bucket[4]"}]),
+        );
         let mut writer = DataFilesWriter::open(&description.to_string(), None)
             .unwrap_or_else(|e| panic!("a writer of the description: {e}"));
-        let batch = |values: Vec<i64>| {
-            let schema = ArrowSchema::new(vec![arrow::datatypes::Field::new(
-                "ts",
-                DataType::Timestamp(arrow::datatypes::TimeUnit::Nanosecond, None),
-                true,
-            )]);
-            RecordBatch::try_new(
-                Arc::new(schema),
-                vec![Arc::new(arrow::array::TimestampNanosecondArray::from(
-                    values,
-                ))],
-            )
-            .unwrap_or_else(|e| panic!("a batch: {e}"))
-        };
         // Whole microseconds, before 1970 or not, bucket alike in both.
         assert!(
             writer
-                .write(&batch(vec![-1000, 0, 1, 1_700_000_000_000_000_001]))
+                .write(&nanosecond_batch(vec![
+                    Some(-1000),
+                    Some(0),
+                    Some(1),
+                    Some(1_700_000_000_000_000_001)
+                ]))
                 .is_ok()
         );
         let error = writer
-            .write(&batch(vec![5, -1]))
+            .write(&nanosecond_batch(vec![Some(5), Some(-1)]))
             .map(|_| ())
             .unwrap_err()
             .to_string();
         assert!(error.contains("column ts"), "{error}");
         let _ = writer.finish();
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn nanosecond_table(dir: &std::path::Path, spec_fields: Value) -> Value {
+        json!({
+            "schema": {"type": "struct", "schema-id": 0, "fields": [
+                {"id": 1, "name": "ts", "required": false, "type": "timestamp_ns"}]},
+            "spec": {"spec-id": 0, "fields": spec_fields},
+            "data-location": dir.to_string_lossy(),
+            "file-prefix": "test",
+            "target-file-size": 1 << 30,
+            "compression": "zstd",
+        })
+    }
+
+    fn nanosecond_batch(values: Vec<Option<i64>>) -> RecordBatch {
+        let schema = ArrowSchema::new(vec![arrow::datatypes::Field::new(
+            "ts",
+            DataType::Timestamp(arrow::datatypes::TimeUnit::Nanosecond, None),
+            true,
+        )]);
+        RecordBatch::try_new(
+            Arc::new(schema),
+            vec![Arc::new(arrow::array::TimestampNanosecondArray::from(
+                values,
+            ))],
+        )
+        .unwrap_or_else(|e| panic!("a batch: {e}"))
+    }
+
+    /// Iceberg Java's `hour` and `bucket` of a nanosecond timestamp are those of its microseconds
+    /// rounded down (`DateTimeUtil.nanosToHours`, `nanosToMicros`).
+    #[test]
+    fn nanosecond_transforms_are_those_of_the_microseconds_rounded_down() {
+        let dir = std::env::temp_dir().join("streamfusion-ns-transforms");
+        let description = nanosecond_table(
+            &dir,
+            json!([
+                {"source-id": 1, "field-id": 1000, "name": "ts_hour", "transform": "hour"},
+                {"source-id": 1, "field-id": 1001, "name": "ts_bucket", "transform": "bucket[16]"}]),
+        );
+        let values = PartitionValues::open(&description.to_string())
+            .unwrap_or_else(|e| panic!("partition values of the description: {e}"))
+            .unwrap_or_else(|| panic!("a partitioned table"));
+        const HOUR: i64 = 3_600_000_000_000;
+        let nanos = vec![
+            Some(-1),
+            Some(5),
+            Some(-HOUR - 1),
+            Some(HOUR),
+            Some(-24 * HOUR),
+            Some(-1999),
+            None,
+        ];
+        let columns = values
+            .columns(&nanosecond_batch(nanos.clone()))
+            .unwrap_or_else(|e| panic!("partition values: {e}"));
+        let hours: Vec<_> = columns[0]
+            .as_primitive::<arrow::datatypes::Int32Type>()
+            .iter()
+            .collect();
+        assert_eq!(
+            hours,
+            vec![
+                Some(-1),
+                Some(0),
+                Some(-2),
+                Some(1),
+                Some(-24),
+                Some(-1),
+                None
+            ]
+        );
+        // The bucket of the microseconds rounded down, as iceberg-rust buckets microseconds.
+        let micros: ArrayRef = Arc::new(arrow::array::TimestampMicrosecondArray::from(
+            nanos
+                .iter()
+                .map(|v| v.map(|v| v.div_euclid(1000)))
+                .collect::<Vec<_>>(),
+        ));
+        let expected =
+            iceberg::transform::create_transform_function(&iceberg::spec::Transform::Bucket(16))
+                .and_then(|bucket| bucket.transform(micros))
+                .unwrap_or_else(|e| panic!("buckets of microseconds: {e}"));
+        assert_eq!(columns[1].as_ref(), expected.as_ref());
+        // Iceberg's specification: the bucket hash of the timestamp 2017-11-16T22:31:08 is
+        // -2047944441, whatever nanoseconds follow.
+        let specified = values
+            .columns(&nanosecond_batch(vec![
+                Some(1_510_871_468_000_000_000),
+                Some(1_510_871_468_000_000_999),
+            ]))
+            .unwrap_or_else(|e| panic!("partition values: {e}"));
+        let bucket = (-2047944441_i32 & i32::MAX) % 16;
+        let buckets: Vec<_> = specified[1]
+            .as_primitive::<arrow::datatypes::Int32Type>()
+            .iter()
+            .collect();
+        assert_eq!(buckets, vec![Some(bucket), Some(bucket)]);
     }
 
     #[test]

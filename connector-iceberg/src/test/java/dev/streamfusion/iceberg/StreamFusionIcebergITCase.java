@@ -1105,6 +1105,37 @@ class StreamFusionIcebergITCase {
         assertSameRows(env, "parted_ours", "SELECT id, category FROM %s WHERE category = 'c2'");
     }
 
+    /**
+     * Nanosecond timestamps (format v3) partitioned by {@code hour} and {@code bucket}: iceberg-rust
+     * 0.10.1 has no hour of nanoseconds and buckets those before 1970 otherwise than Iceberg Java;
+     * the files get iceberg-flink's partitions, and readers pruning by them find every row.
+     */
+    @Test
+    void nanosecondTimestampsGetThePartitionsIcebergFlinkGivesThem() throws Exception {
+        Schema schema = new Schema(required(1, "id", Types.LongType.get()), optional(2, "ts", Types.TimestampNanoType.withoutZone()));
+        PartitionSpec spec = PartitionSpec.builderFor(schema).hour("ts").bucket("ts", 4).build();
+        for (String name : List.of("ns_ours", "ns_stock")) {
+            catalog.createTable(TableIdentifier.of("db", name), schema, spec, Map.of("format-version", "3"));
+        }
+        TableEnvironment env = batch();
+        String rows = "VALUES (1, TIMESTAMP '1969-12-31 23:59:59.999999999'), (2, TIMESTAMP '1969-12-31 22:59:59.999999001'), "
+                + "(3, TIMESTAMP '1970-01-01 00:00:00.000000001'), (4, TIMESTAMP '2024-05-06 07:08:09.123456789'), "
+                + "(5, TIMESTAMP '1969-12-31 23:00:00.000000000'), (6, TIMESTAMP '1900-03-04 05:06:07.000000999'), "
+                + "(7, CAST(NULL AS TIMESTAMP(9)))";
+        env.executeSql("INSERT INTO sf_ns_ours " + rows).await();
+        env.executeSql("INSERT INTO stock.db.ns_stock " + rows).await();
+        assertThat(partitions(catalog.loadTable(TableIdentifier.of("db", "ns_ours"))))
+                .isEqualTo(partitions(catalog.loadTable(TableIdentifier.of("db", "ns_stock"))))
+                .hasSize(7);
+        assertThat(collect(env, "SELECT * FROM stock.db.ns_ours")).hasSize(7)
+                .containsExactlyInAnyOrderElementsOf(collect(env, "SELECT * FROM stock.db.ns_stock"));
+        for (String filter : List.of("ts < TIMESTAMP '1970-01-01 00:00:00'", "ts >= TIMESTAMP '1969-12-31 23:00:00'",
+                "ts = TIMESTAMP '1969-12-31 23:00:00'")) {
+            assertThat(collect(env, "SELECT id FROM stock.db.ns_ours WHERE " + filter)).as(filter).isNotEmpty()
+                    .containsExactlyInAnyOrderElementsOf(collect(env, "SELECT id FROM stock.db.ns_stock WHERE " + filter));
+        }
+    }
+
     private static java.util.Set<String> partitions(Table table) throws Exception {
         java.util.Set<String> partitions = new java.util.TreeSet<>();
         try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().planFiles()) {
