@@ -16,6 +16,7 @@
 
 mod delta;
 mod equality;
+mod footer;
 mod predicate;
 mod reader;
 mod runtime;

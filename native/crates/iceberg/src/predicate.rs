@@ -7,87 +7,125 @@
 //! floating-point type, which the reader orders totally and Flink by IEEE 754; a predicate Java
 //! did not pass on) are left out of a conjunction, and make a disjunction or a negation unusable.
 
+use std::collections::HashSet;
+
 use iceberg::expr::{Predicate, Reference};
 use iceberg::spec::{Datum, PrimitiveType, Schema, Type};
 use serde_json::Value;
 
-/// The predicate implied by `filter` over `schema`, or `None` when none can be applied.
-pub(crate) fn predicate(filter: &Value, schema: &Schema) -> Option<Predicate> {
-    convert(filter, schema, false)
-}
-
-/// `filter` as a predicate. `exact`: the predicate must hold exactly where the filter does (it is
-/// negated); otherwise wherever the filter does.
-fn convert(filter: &Value, schema: &Schema, exact: bool) -> Option<Predicate> {
-    match filter {
-        Value::Bool(true) => Some(Predicate::AlwaysTrue),
-        Value::Bool(false) => Some(Predicate::AlwaysFalse),
-        Value::Object(object) => {
-            if let Some(both) = object.get("and").and_then(Value::as_array) {
-                let [left, right] = both.as_slice() else {
-                    return None;
-                };
-                let (left, right) = (convert(left, schema, exact), convert(right, schema, exact));
-                match (left, right) {
-                    (Some(l), Some(r)) => Some(l.and(r)),
-                    // Without one side, the other still holds wherever both do.
-                    (Some(one), None) | (None, Some(one)) if !exact => Some(one),
-                    _ => None,
-                }
-            } else if let Some(both) = object.get("or").and_then(Value::as_array) {
-                let [left, right] = both.as_slice() else {
-                    return None;
-                };
-                Some(convert(left, schema, exact)?.or(convert(right, schema, exact)?))
-            } else if let Some(child) = object.get("not") {
-                Some(!convert(child, schema, true)?)
-            } else {
-                leaf(object, schema, exact)
-            }
-        }
-        _ => None,
-    }
-}
-
-/// A predicate on one column.
-fn leaf(
-    object: &serde_json::Map<String, Value>,
+/// The predicate implied by `filter` over `schema`, or `None` when none can be applied. Predicates
+/// on the columns `left_out` names (field ids) are left out, as those Java did not pass on.
+pub(crate) fn predicate(
+    filter: &Value,
     schema: &Schema,
-    exact: bool,
+    left_out: &HashSet<i32>,
 ) -> Option<Predicate> {
-    let op = object.get("op")?.as_str()?;
-    let id = i32::try_from(object.get("id")?.as_i64()?).ok()?;
-    let field = schema.field_by_id(id)?;
-    let Type::Primitive(primitive) = field.field_type.as_ref() else {
-        return None;
-    };
-    if matches!(primitive, PrimitiveType::Float | PrimitiveType::Double) {
-        return None;
+    Filter { schema, left_out }.convert(filter, false)
+}
+
+/// The field ids of the columns `filter` reads.
+pub(crate) fn filter_ids(filter: &Value) -> HashSet<i32> {
+    fn collect(filter: &Value, ids: &mut HashSet<i32>) {
+        match filter {
+            Value::Object(object) => {
+                if let Some(id) = object
+                    .get("id")
+                    .and_then(Value::as_i64)
+                    .and_then(|id| i32::try_from(id).ok())
+                {
+                    ids.insert(id);
+                }
+                object.values().for_each(|v| collect(v, ids));
+            }
+            Value::Array(values) => values.iter().for_each(|v| collect(v, ids)),
+            _ => {}
+        }
     }
-    let column = Reference::new(schema.name_by_field_id(id)?);
-    let value = || datum(primitive, object.get("value")?);
-    let values = || -> Option<Vec<Datum>> {
-        object
-            .get("values")?
-            .as_array()?
-            .iter()
-            .map(|v| datum(primitive, v))
-            .collect()
-    };
-    Some(match op {
-        "is-null" => column.is_null(),
-        "not-null" => column.is_not_null(),
-        "lt" => column.less_than(value()?),
-        "lt-eq" => column.less_than_or_equal_to(value()?),
-        "gt" => column.greater_than(value()?),
-        "gt-eq" => column.greater_than_or_equal_to(value()?),
-        "eq" => column.equal_to(value()?),
-        // How the reader treats NULLs in these is not relied on under a negation.
-        "not-eq" if !exact => column.not_equal_to(value()?),
-        "in" if !exact => column.is_in(values()?),
-        "not-in" if !exact => column.is_not_in(values()?),
-        _ => return None,
-    })
+    let mut ids = HashSet::new();
+    collect(filter, &mut ids);
+    ids
+}
+
+/// A filter's conversion over a schema.
+struct Filter<'a> {
+    schema: &'a Schema,
+    left_out: &'a HashSet<i32>,
+}
+
+impl Filter<'_> {
+    /// `filter` as a predicate. `exact`: the predicate must hold exactly where the filter does (it is
+    /// negated); otherwise wherever the filter does.
+    fn convert(&self, filter: &Value, exact: bool) -> Option<Predicate> {
+        match filter {
+            Value::Bool(true) => Some(Predicate::AlwaysTrue),
+            Value::Bool(false) => Some(Predicate::AlwaysFalse),
+            Value::Object(object) => {
+                if let Some(both) = object.get("and").and_then(Value::as_array) {
+                    let [left, right] = both.as_slice() else {
+                        return None;
+                    };
+                    let (left, right) = (self.convert(left, exact), self.convert(right, exact));
+                    match (left, right) {
+                        (Some(l), Some(r)) => Some(l.and(r)),
+                        // Without one side, the other still holds wherever both do.
+                        (Some(one), None) | (None, Some(one)) if !exact => Some(one),
+                        _ => None,
+                    }
+                } else if let Some(both) = object.get("or").and_then(Value::as_array) {
+                    let [left, right] = both.as_slice() else {
+                        return None;
+                    };
+                    Some(self.convert(left, exact)?.or(self.convert(right, exact)?))
+                } else if let Some(child) = object.get("not") {
+                    Some(!self.convert(child, true)?)
+                } else {
+                    self.leaf(object, exact)
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A predicate on one column.
+    fn leaf(&self, object: &serde_json::Map<String, Value>, exact: bool) -> Option<Predicate> {
+        let op = object.get("op")?.as_str()?;
+        let id = i32::try_from(object.get("id")?.as_i64()?).ok()?;
+        if self.left_out.contains(&id) {
+            return None;
+        }
+        let schema = self.schema;
+        let field = schema.field_by_id(id)?;
+        let Type::Primitive(primitive) = field.field_type.as_ref() else {
+            return None;
+        };
+        if matches!(primitive, PrimitiveType::Float | PrimitiveType::Double) {
+            return None;
+        }
+        let column = Reference::new(schema.name_by_field_id(id)?);
+        let value = || datum(primitive, object.get("value")?);
+        let values = || -> Option<Vec<Datum>> {
+            object
+                .get("values")?
+                .as_array()?
+                .iter()
+                .map(|v| datum(primitive, v))
+                .collect()
+        };
+        Some(match op {
+            "is-null" => column.is_null(),
+            "not-null" => column.is_not_null(),
+            "lt" => column.less_than(value()?),
+            "lt-eq" => column.less_than_or_equal_to(value()?),
+            "gt" => column.greater_than(value()?),
+            "gt-eq" => column.greater_than_or_equal_to(value()?),
+            "eq" => column.equal_to(value()?),
+            // How the reader treats NULLs in these is not relied on under a negation.
+            "not-eq" if !exact => column.not_equal_to(value()?),
+            "in" if !exact => column.is_in(values()?),
+            "not-in" if !exact => column.is_not_in(values()?),
+            _ => return None,
+        })
+    }
 }
 
 /// A value of a column of type `primitive`, as Java writes it.
@@ -122,7 +160,7 @@ mod tests {
 
     fn text(filter: &str) -> Option<String> {
         let filter: Value = serde_json::from_str(filter).unwrap_or_else(|e| panic!("{e}"));
-        predicate(&filter, &schema()).map(|p| p.to_string())
+        predicate(&filter, &schema(), &HashSet::new()).map(|p| p.to_string())
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! One planned file task read into Arrow batches of a target schema.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
@@ -13,6 +14,8 @@ use iceberg::scan::ArrowRecordBatchStream;
 use iceberg::spec::Schema;
 
 use crate::equality::EqualityDeletes;
+use crate::footer::{columns_not_as_typed, needs_check};
+use crate::predicate::filter_ids;
 use crate::runtime::{error_chain, runtime};
 use crate::storage::{FileAccess, file_io};
 use crate::task::TaskDescription;
@@ -96,7 +99,22 @@ impl TaskReader {
             task.case_sensitive,
             &file_io,
         )?;
-        let mut scan_task = task.to_scan_task(schema, projected)?;
+        let filtered = task.filter.as_ref().map(filter_ids).unwrap_or_default();
+        let not_as_typed = if needs_check(&schema, &projected, &filtered) {
+            runtime
+                .block_on(columns_not_as_typed(
+                    &file_io,
+                    &task.path,
+                    task.file_size,
+                    &schema,
+                    &projected,
+                    &filtered,
+                ))
+                .map_err(|e| read_error(&path, &e))?
+        } else {
+            HashSet::new()
+        };
+        let mut scan_task = task.to_scan_task(schema, projected, &not_as_typed)?;
         // Position deletes are iceberg-rust's to apply; equality deletes are applied here.
         scan_task
             .deletes
@@ -232,5 +250,132 @@ fn read_error(path: &str, e: &iceberg::Error) -> IcebergReadError {
     IcebergReadError::Read {
         path: path.to_string(),
         reason: error_chain(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use arrow::array::{AsArray, Int32Array, TimestampNanosecondArray};
+    use arrow::datatypes::{Field, Int64Type, TimeUnit};
+    use parquet::arrow::ArrowWriter;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// A Parquet file of `columns`, each with its field id, and its path and size.
+    fn parquet_file(name: &str, columns: Vec<(i32, &str, ArrayRef)>) -> (String, u64) {
+        let fields: Vec<Field> = columns
+            .iter()
+            .map(|(id, name, values)| {
+                Field::new(*name, values.data_type().clone(), true).with_metadata(HashMap::from([
+                    ("PARQUET:field_id".to_string(), id.to_string()),
+                ]))
+            })
+            .collect();
+        let batch = RecordBatch::try_new(
+            Arc::new(ArrowSchema::new(fields)),
+            columns.into_iter().map(|(_, _, values)| values).collect(),
+        )
+        .unwrap_or_else(|e| panic!("a batch: {e}"));
+        let path = std::env::temp_dir().join(format!(
+            "streamfusion-footer-{}-{name}.parquet",
+            std::process::id()
+        ));
+        let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("a file: {e}"));
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), None)
+            .unwrap_or_else(|e| panic!("a writer: {e}"));
+        writer
+            .write(&batch)
+            .unwrap_or_else(|e| panic!("a write: {e}"));
+        writer.close().unwrap_or_else(|e| panic!("a close: {e}"));
+        let size = std::fs::metadata(&path)
+            .unwrap_or_else(|e| panic!("the file's size: {e}"))
+            .len();
+        (path.to_string_lossy().to_string(), size)
+    }
+
+    /// The rows of column 0 the task over `path` reads with `filter`, in `target`'s type.
+    fn read(path: &str, size: u64, schema: Value, filter: Value, target: DataType) -> Vec<i64> {
+        let description = TaskDescription::parse(
+            &json!({
+                "path": path, "file-size": size, "start": 0, "length": size,
+                "schema": schema, "projected-ids": [1], "filter": filter, "case-sensitive": true,
+            })
+            .to_string(),
+        )
+        .unwrap_or_else(|e| panic!("a task: {e}"));
+        let target = Arc::new(ArrowSchema::new(vec![Field::new("c", target, true)]));
+        let mut reader = TaskReader::open(&description, target, 1024, None)
+            .unwrap_or_else(|e| panic!("a reader: {e}"));
+        let mut values = Vec::new();
+        while let Some(batch) = reader
+            .next_batch()
+            .unwrap_or_else(|e| panic!("a batch: {e}"))
+        {
+            let column =
+                cast(batch.column(0), &DataType::Int64).unwrap_or_else(|e| panic!("as longs: {e}"));
+            values.extend(column.as_primitive::<Int64Type>().iter().flatten());
+        }
+        values
+    }
+
+    /// A file holding an `int` column of a table whose column is now `long` (the schemas no
+    /// longer recording the promotion): a filter value past the `int` range keeps every row.
+    #[test]
+    fn a_filter_on_a_column_the_file_holds_narrower_keeps_every_matching_row() {
+        let (path, size) = parquet_file(
+            "narrower",
+            vec![(1, "id", Arc::new(Int32Array::from(vec![1, -5, 7])))],
+        );
+        let schema = json!({"type": "struct", "schema-id": 0, "fields": [
+            {"id": 1, "name": "id", "required": false, "type": "long"}]});
+        let below = json!({"id": 1, "op": "lt", "value": 3_000_000_000_i64});
+        let mut rows = read(&path, size, schema.clone(), below, DataType::Int64);
+        rows.sort_unstable();
+        assert_eq!(rows, vec![-5, 1, 7]);
+        let other = json!({"id": 1, "op": "not-eq", "value": 3_000_000_000_i64});
+        assert_eq!(read(&path, size, schema, other, DataType::Int64).len(), 3);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A file holding nanosecond timestamps in a `timestamp` column (written by another engine
+    /// and added to the table), which iceberg-rust would read as microseconds: the read fails
+    /// naming the column.
+    #[test]
+    fn nanosecond_timestamps_of_a_microsecond_column_fail_the_read() {
+        let (path, size) = parquet_file(
+            "nanos",
+            vec![(
+                1,
+                "ts",
+                Arc::new(TimestampNanosecondArray::from(vec![1_000_000_000_i64])),
+            )],
+        );
+        let description = TaskDescription::parse(
+            &json!({
+                "path": path, "file-size": size, "start": 0, "length": size,
+                "schema": {"type": "struct", "schema-id": 0, "fields": [
+                    {"id": 1, "name": "ts", "required": false, "type": "timestamp"}]},
+                "projected-ids": [1], "case-sensitive": true,
+            })
+            .to_string(),
+        )
+        .unwrap_or_else(|e| panic!("a task: {e}"));
+        let target = Arc::new(ArrowSchema::new(vec![Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            true,
+        )]));
+        let error = TaskReader::open(&description, target, 1024, None)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("column ts") && error.contains(&path),
+            "{error}"
+        );
+        let _ = std::fs::remove_file(&path);
     }
 }

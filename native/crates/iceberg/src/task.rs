@@ -1,5 +1,6 @@
 //! A planned file task as Java describes it, and the iceberg-rust task it becomes.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use iceberg::expr::{Bind, Predicate};
@@ -73,11 +74,14 @@ impl TaskDescription {
             .map_err(|e| IcebergReadError::Task(format!("schema: {e}")))
     }
 
-    /// The iceberg-rust task reading `projected` (field ids) of `schema`.
+    /// The iceberg-rust task reading `projected` (field ids) of `schema`, its filter without
+    /// predicates on the columns `not_as_typed` names (the data file does not hold them in the
+    /// table's type: see the `footer` module).
     pub(crate) fn to_scan_task(
         &self,
         schema: Arc<Schema>,
         projected: Vec<i32>,
+        not_as_typed: &HashSet<i32>,
     ) -> Result<FileScanTask, IcebergReadError> {
         let deletes = self
             .deletes
@@ -94,7 +98,7 @@ impl TaskDescription {
         let predicate = self
             .filter
             .as_ref()
-            .and_then(|filter| crate::predicate::predicate(filter, &schema))
+            .and_then(|filter| crate::predicate::predicate(filter, &schema, not_as_typed))
             .filter(|p| !matches!(p, Predicate::AlwaysTrue))
             // A predicate the schema does not bind (a value out of a column's range) is dropped:
             // it only ever narrows the rows read.
@@ -231,7 +235,7 @@ mod tests {
             r#"{"path":"/t/d.parquet","file-size":5,"content":"position","spec-id":0}"#,
         ))?;
         let schema = Arc::new(description.table_schema()?);
-        let scan = description.to_scan_task(schema, vec![1])?;
+        let scan = description.to_scan_task(schema, vec![1], &HashSet::new())?;
         assert_eq!(scan.data_file_path, "/t/a.parquet");
         assert_eq!(scan.project_field_ids, vec![1]);
         assert_eq!(scan.deletes.len(), 1);
@@ -254,7 +258,7 @@ mod tests {
         };
         let description = TaskDescription::parse(&with_partition("[7,null]"))?;
         let schema = Arc::new(description.table_schema()?);
-        let scan = description.to_scan_task(Arc::clone(&schema), vec![1])?;
+        let scan = description.to_scan_task(Arc::clone(&schema), vec![1], &HashSet::new())?;
         let partition = scan
             .partition
             .ok_or_else(|| IcebergReadError::Task("no partition".into()))?;
@@ -263,7 +267,11 @@ mod tests {
             vec![Some(&Literal::long(7)), None]
         );
         assert_eq!(scan.partition_spec.map(|s| s.spec_id()), Some(3));
-        let refused = TaskDescription::parse(&with_partition("[7]"))?.to_scan_task(schema, vec![1]);
+        let refused = TaskDescription::parse(&with_partition("[7]"))?.to_scan_task(
+            schema,
+            vec![1],
+            &HashSet::new(),
+        );
         assert!(
             matches!(refused, Err(IcebergReadError::Task(m)) if m.contains("1 partition values"))
         );
@@ -279,7 +287,7 @@ mod tests {
         ] {
             let description = TaskDescription::parse(&task(delete))?;
             let schema = Arc::new(description.table_schema()?);
-            let refused = description.to_scan_task(schema, vec![1]);
+            let refused = description.to_scan_task(schema, vec![1], &HashSet::new());
             assert!(
                 matches!(&refused, Err(IcebergReadError::Task(m)) if m.contains("/t/d.parquet")),
                 "{refused:?}"

@@ -117,9 +117,18 @@ public final class TaskDescription implements Serializable {
      * @throws UnsupportedTaskException when the native reader cannot read the task correctly
      */
     public static TaskDescription of(
-            FileScanTask task, Schema schema, Set<Integer> retyped, int[] projectedIds, String nameMapping, boolean caseSensitive) {
+            FileScanTask task, Schema schema, ColumnHistory history, int[] projectedIds, String nameMapping, boolean caseSensitive) {
         String path = task.file().location();
         check(task.file().format() == FileFormat.PARQUET, path, "its format is " + task.file().format() + ", not Parquet");
+        for (int id : projectedIds) {
+            Types.NestedField field = schema.findField(id);
+            check(!history.restructured.contains(id), path, "the nested fields of its column " + schema.findColumnName(id)
+                    + " differ in another of the table's schemas (renamed, added, dropped or moved), and the native reader "
+                    + "matches nested fields by name");
+            check(field == null || field.initialDefault() == null || NATIVE_DEFAULTS.contains(field.type().typeId()), path,
+                    "its column " + schema.findColumnName(id) + " has a default of type " + field.type()
+                    + " for files written before the column was added, which the native reader does not fill in");
+        }
         for (DeleteFile delete : task.deletes()) {
             checkDelete(delete, schema, path);
         }
@@ -157,7 +166,7 @@ public final class TaskDescription implements Serializable {
             json.append(",\"name-mapping\":").append(nameMapping);
         }
         json.append(partitionJson(task, schema, path));
-        String filter = filterJson(task.residual(), schema, retyped, caseSensitive);
+        String filter = filterJson(task.residual(), schema, history.retyped, caseSensitive);
         if (filter != null) {
             json.append(",\"filter\":").append(filter);
         }
@@ -215,24 +224,55 @@ public final class TaskDescription implements Serializable {
         return ",\"partition-spec\":" + PartitionSpecParser.toJson(task.spec()) + ",\"partition\":[" + values + "]";
     }
 
-    /**
-     * The ids of {@code schema}'s fields whose type another of the table's {@code schemas} gives
-     * differently (a promoted column: INT to BIGINT, FLOAT to DOUBLE, a wider DECIMAL). The native
-     * reader casts a filter's value to the type a file holds, and a value out of that narrower
-     * type's range would drop every row of the file, so filters on these columns are not passed
-     * to it (Flink checks every row).
-     */
-    public static Set<Integer> retypedIds(Schema schema, Iterable<Schema> schemas) {
-        Set<Integer> retyped = new HashSet<>();
-        for (Schema other : schemas) {
-            for (Map.Entry<Integer, Types.NestedField> field : TypeUtil.indexById(other.asStruct()).entrySet()) {
-                Type now = schema.findType(field.getKey());
-                if (now != null && now.isPrimitiveType() && !now.equals(field.getValue().type())) {
-                    retyped.add(field.getKey());
+    /** The types whose column defaults (format v3) the native reader fills in for files without the column. */
+    private static final Set<Type.TypeID> NATIVE_DEFAULTS =
+            EnumSet.of(Type.TypeID.BOOLEAN, Type.TypeID.INTEGER, Type.TypeID.LONG, Type.TypeID.STRING);
+
+    /** What the table's schemas say of the current one's columns, for the native reader. */
+    public static final class ColumnHistory {
+        /** A table of one schema. */
+        public static final ColumnHistory NONE = new ColumnHistory(Set.of(), Set.of());
+
+        /**
+         * The ids of fields whose type another schema gives differently (a promoted column: INT
+         * to BIGINT, FLOAT to DOUBLE, a wider DECIMAL). The native reader casts a filter's value
+         * to the type a file holds, and a value out of that narrower type's range would drop
+         * every row of the file, so filters on these columns are not passed to it (Flink checks
+         * every row; the native reader also checks each file's footer).
+         */
+        final Set<Integer> retyped;
+        /**
+         * The ids of top-level nested columns (structs, lists, maps) whose nested fields another
+         * schema gives otherwise (renamed, added, dropped, moved, retyped): the native reader
+         * matches nested fields by name, so tasks reading them go to Iceberg Java's reader.
+         */
+        final Set<Integer> restructured;
+
+        private ColumnHistory(Set<Integer> retyped, Set<Integer> restructured) {
+            this.retyped = retyped;
+            this.restructured = restructured;
+        }
+
+        /** What {@code schemas} (the table's, {@code schema} among them) say of {@code schema}'s columns. */
+        public static ColumnHistory of(Schema schema, Iterable<Schema> schemas) {
+            Set<Integer> retyped = new HashSet<>();
+            Set<Integer> restructured = new HashSet<>();
+            for (Schema other : schemas) {
+                for (Map.Entry<Integer, Types.NestedField> field : TypeUtil.indexById(other.asStruct()).entrySet()) {
+                    Type now = schema.findType(field.getKey());
+                    if (now != null && now.isPrimitiveType() && !now.equals(field.getValue().type())) {
+                        retyped.add(field.getKey());
+                    }
+                }
+                for (Types.NestedField column : schema.columns()) {
+                    Types.NestedField then = other.findField(column.fieldId());
+                    if (column.type().isNestedType() && then != null && !column.type().equals(then.type())) {
+                        restructured.add(column.fieldId());
+                    }
                 }
             }
+            return new ColumnHistory(retyped, restructured);
         }
-        return retyped;
     }
 
     /** Writes a filter as {@link #filterJson} describes. */

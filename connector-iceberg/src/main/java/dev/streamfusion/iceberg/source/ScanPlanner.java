@@ -25,7 +25,6 @@ import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Plans a table's reads with Iceberg Java: which snapshot (or which appends, when streaming), which
@@ -313,7 +312,7 @@ public final class ScanPlanner implements Serializable {
 
     private List<TaskSplit> plan(Table t, Scan<?, FileScanTask, CombinedScanTask> scan, String idPrefix) {
         Schema schema = t.schema();
-        Set<Integer> retyped = TaskDescription.retypedIds(schema, t.schemas().values());
+        TaskDescription.ColumnHistory history = TaskDescription.ColumnHistory.of(schema, t.schemas().values());
         int[] projected = projectedIds(schema);
         String nameMapping = t.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
         List<TaskSplit> splits = new ArrayList<>();
@@ -323,7 +322,7 @@ public final class ScanPlanner implements Serializable {
             for (CombinedScanTask combined : tasks) {
                 List<TaskDescription> described = new ArrayList<>();
                 for (FileScanTask task : combined.files()) {
-                    TaskDescription description = describe(task, schema, retyped, projected, nameMapping);
+                    TaskDescription description = describe(task, schema, history, projected, nameMapping);
                     if (description.readByJava()) {
                         javaTasks.add(description);
                     }
@@ -346,9 +345,10 @@ public final class ScanPlanner implements Serializable {
      * {@code task} for the native reader, or for Iceberg Java's reader where the native one cannot
      * read it correctly; refused naming the table, the file and both reasons where neither can.
      */
-    private TaskDescription describe(FileScanTask task, Schema schema, Set<Integer> retyped, int[] projected, String nameMapping) {
+    private TaskDescription describe(
+            FileScanTask task, Schema schema, TaskDescription.ColumnHistory history, int[] projected, String nameMapping) {
         try {
-            return TaskDescription.of(task, schema, retyped, projected, nameMapping, options.caseSensitive);
+            return TaskDescription.of(task, schema, history, projected, nameMapping, options.caseSensitive);
         } catch (TaskDescription.UnsupportedTaskException nativeRefusal) {
             try {
                 return TaskDescription.forJava(task, projected, nameMapping, options.caseSensitive, nativeRefusal.getMessage());

@@ -58,7 +58,7 @@ class TaskDescriptionTest {
         DeleteFile positions = delete().ofPositionDeletes().withPath("file:/t/d \"1\".parquet").withFormat(FileFormat.PARQUET).build();
         DeleteFile equality = delete().ofEqualityDeletes(1).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
         TaskDescription description = TaskDescription.of(
-                task(data("file:/t/a.parquet", FileFormat.PARQUET), positions, equality), SCHEMA, Set.of(), new int[] {1}, null, false);
+                task(data("file:/t/a.parquet", FileFormat.PARQUET), positions, equality), SCHEMA, TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false);
         String json = description.json();
         assertThat(json)
                 .startsWith("{\"path\":\"file:/t/a.parquet\",\"file-size\":100,\"start\":0,\"length\":100,")
@@ -103,7 +103,7 @@ class TaskDescriptionTest {
                 required(1, "id", Types.IntegerType.get()),
                 optional(4, "amount", Types.DecimalType.of(8, 2)),
                 optional(5, "dt", Types.DateType.get()));
-        Set<Integer> retyped = TaskDescription.retypedIds(schema, java.util.List.of(older, schema));
+        Set<Integer> retyped = TaskDescription.ColumnHistory.of(schema, java.util.List.of(older, schema)).retyped;
         assertThat(retyped).containsExactlyInAnyOrder(1, 4);
         assertThat(TaskDescription.filterJson(
                 Expressions.and(Expressions.lessThan("id", 3_000_000_000L), Expressions.equal("dt", "2024-01-02")),
@@ -113,7 +113,7 @@ class TaskDescriptionTest {
                 new BaseFileScanTask(data("/t/a.parquet", FileFormat.PARQUET), new DeleteFile[0], SchemaParser.toJson(SCHEMA),
                         PartitionSpecParser.toJson(PartitionSpec.unpartitioned()),
                         ResidualEvaluator.unpartitioned(Expressions.lessThan("id", 3L))),
-                SCHEMA, Set.of(), new int[] {1}, null, false).json();
+                SCHEMA, TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false).json();
         assertThat(json).contains(",\"filter\":{\"id\":1,\"op\":\"lt\",\"value\":3}");
     }
 
@@ -122,7 +122,7 @@ class TaskDescriptionTest {
         DeleteFile positions = delete().ofPositionDeletes().withPath("s3://bucket/d.parquet").withFormat(FileFormat.PARQUET)
                 .build();
         String json = TaskDescription.of(
-                task(data("s3://bucket/a.parquet", FileFormat.PARQUET), positions), SCHEMA, Set.of(), new int[] {1}, null, false).json();
+                task(data("s3://bucket/a.parquet", FileFormat.PARQUET), positions), SCHEMA, TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false).json();
         assertThat(json)
                 .startsWith("{\"path\":\"s3://bucket/a.parquet\",")
                 .contains("{\"path\":\"s3://bucket/d.parquet\",");
@@ -130,16 +130,16 @@ class TaskDescriptionTest {
 
     @Test
     void whatTheNativeReaderCannotReadIsRefusedNamingTheFileAndTheReason() {
-        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.orc", FileFormat.ORC)), SCHEMA, Set.of(), new int[] {1}, null, false))
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.orc", FileFormat.ORC)), SCHEMA, TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false))
                 .hasMessageContaining("/t/a.orc")
                 .hasMessageContaining("ORC");
         DeleteFile vector = delete().ofPositionDeletes().withPath("/t/dv.puffin").withFormat(FileFormat.PUFFIN)
                 .withReferencedDataFile("/t/a.parquet").withContentOffset(4).withContentSizeInBytes(40).build();
-        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), vector), SCHEMA, Set.of(), new int[] {1}, null, false))
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), vector), SCHEMA, TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false))
                 .hasMessageContaining("/t/dv.puffin")
                 .hasMessageContaining("deletion vectors");
         DeleteFile onList = delete().ofEqualityDeletes(3).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
-        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), onList), SCHEMA, Set.of(), new int[] {1}, null, false))
+        assertThatThrownBy(() -> TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), onList), SCHEMA, TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false))
                 .hasMessageContaining("/t/e.parquet")
                 .hasMessageContaining("equality field 3 is nested");
     }
@@ -164,11 +164,40 @@ class TaskDescriptionTest {
             assertThat(d.contentOffset()).isEqualTo(4L);
         });
         assertThat(back.schema().sameSchema(SCHEMA)).isTrue();
-        assertThat(TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET)), SCHEMA, Set.of(), new int[] {1}, null, false)
+        assertThat(TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET)), SCHEMA, TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false)
                 .readByJava()).isFalse();
 
         assertThatThrownBy(() -> TaskDescription.forJava(task(data("/t/a.meta", FileFormat.METADATA)), new int[] {1}, null, false, "why"))
                 .hasMessageContaining("/t/a.meta")
                 .hasMessageContaining("METADATA");
+    }
+
+    /**
+     * Tasks reading a nested column whose fields another schema names otherwise, or a column
+     * whose default (format v3) the native reader does not fill in, go to Iceberg Java's reader;
+     * a nested column unchanged, or an integer default, stay native.
+     */
+    @Test
+    void restructuredNestedColumnsAndDefaultsTheNativeReaderLacksAreRefusedNatively() {
+        Schema before = new Schema(required(1, "id", Types.LongType.get()),
+                optional(2, "st", Types.StructType.of(optional(3, "a", Types.IntegerType.get()))),
+                optional(4, "tags", Types.ListType.ofOptional(5, Types.StringType.get())));
+        Schema now = new Schema(required(1, "id", Types.LongType.get()),
+                optional(2, "st", Types.StructType.of(optional(3, "x", Types.IntegerType.get()))),
+                optional(4, "tags", Types.ListType.ofOptional(5, Types.StringType.get())),
+                Types.NestedField.optional("n").withId(6).ofType(Types.IntegerType.get())
+                        .withInitialDefault(org.apache.iceberg.expressions.Literal.of(5)).build(),
+                Types.NestedField.optional("ts").withId(7).ofType(Types.TimestampType.withoutZone())
+                        .withInitialDefault(org.apache.iceberg.expressions.Literal.of(1_000_000L).to(Types.TimestampType.withoutZone()))
+                        .build());
+        TaskDescription.ColumnHistory history = TaskDescription.ColumnHistory.of(now, java.util.List.of(before, now));
+        assertThat(history.restructured).containsExactly(2);
+        FileScanTask task = task(data("/t/a.parquet", FileFormat.PARQUET));
+        assertThatThrownBy(() -> TaskDescription.of(task, now, history, new int[] {1, 2}, null, false))
+                .hasMessageContaining("/t/a.parquet")
+                .hasMessageContaining("nested fields of its column st");
+        assertThatThrownBy(() -> TaskDescription.of(task, now, history, new int[] {7}, null, false))
+                .hasMessageContaining("column ts has a default");
+        assertThat(TaskDescription.of(task, now, history, new int[] {1, 4, 6}, null, false).readByJava()).isFalse();
     }
 }
