@@ -544,6 +544,9 @@ impl Rows<'_> {
             FlinkType::Time => self.time(slot, array)?,
             FlinkType::Decimal(p) => {
                 let values = primitive::<Decimal128Type>(array)?;
+                for r in valid_rows(array) {
+                    check_precision(values.value(r), p)?;
+                }
                 if p <= MAX_COMPACT_DECIMAL_PRECISION {
                     // A compact DECIMAL's unscaled value fits a long.
                     self.fixed(slot, values, |v| (v as i64).to_le_bytes());
@@ -768,9 +771,52 @@ fn write_array(
             out[start + 4 + k / 8] |= 1 << (k % 8);
         } else {
             write_value(out, start, slot, element, values, index)?;
+            canonical_nan(out, slot, element);
         }
     }
     Ok(())
+}
+
+/// Fails for a DECIMAL value of more digits than its precision `p` (a malformed file's): Flink's
+/// columns read it as no DECIMAL at all (`DecimalData.fromBigDecimal` gives null under a clear
+/// null bit), which its operators cannot take.
+fn check_precision(value: i128, p: i32) -> Result<()> {
+    let fits = u8::try_from(p).is_ok_and(|p| {
+        <Decimal128Type as arrow::datatypes::DecimalType>::is_valid_decimal_precision(value, p)
+    });
+    if fits {
+        Ok(())
+    } else {
+        Err(BinaryRowsError(format!(
+            "a DECIMAL({p}, ...) value has more than {p} digits: {value} (unscaled)"
+        )))
+    }
+}
+
+/// Stores a NaN element written at `slot` as Java's canonical NaN, as Flink's array writer does
+/// (`BinaryArrayWriter.writeFloat` and `writeDouble`); a row's fields keep their bits.
+fn canonical_nan(out: &mut [u8], slot: usize, element: &ColumnType) {
+    match element {
+        ColumnType::Flat(FlinkType::Float) => {
+            if let Some(bytes) = out
+                .get(slot..slot + 4)
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                && f32::from_le_bytes(bytes).is_nan()
+            {
+                put(out, slot, &0x7fc0_0000_u32.to_le_bytes());
+            }
+        }
+        ColumnType::Flat(FlinkType::Double) => {
+            if let Some(bytes) = out
+                .get(slot..slot + 8)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                && f64::from_le_bytes(bytes).is_nan()
+            {
+                put(out, slot, &0x7ff8_0000_0000_0000_u64.to_le_bytes());
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Writes value `i` of `array` (not NULL) into the slot at `slot` of the row or array starting at
@@ -860,6 +906,7 @@ fn write_value(
         }
         FlinkType::Decimal(p) => {
             let value = primitive::<Decimal128Type>(array)?.value(i);
+            check_precision(value, p)?;
             if p <= MAX_COMPACT_DECIMAL_PRECISION {
                 put(out, slot, &(value as i64).to_le_bytes());
             } else {
@@ -1226,6 +1273,91 @@ pub(crate) mod tests {
             )
         );
         assert!(codes.next().is_none());
+    }
+
+    /// Flink's array writer stores any NaN element as Java's canonical NaN; a row's field keeps
+    /// its bits (`BinaryRowWriter.writeDouble` puts the raw bits).
+    #[test]
+    fn nan_elements_of_arrays_are_javas_canonical_nan_and_fields_keep_their_bits() {
+        use arrow::array::{Float32Array, Float64Array, ListArray};
+        use arrow::buffer::OffsetBuffer;
+        let negative_nan = f64::from_bits(0xFFF8_0000_0000_0000);
+        let payload_nan = f32::from_bits(0x7FC0_0001);
+        let doubles = Float64Array::from(vec![negative_nan, -0.0]);
+        let floats = Float32Array::from(vec![payload_nan]);
+        let double_list = ListArray::new(
+            Arc::new(Field::new("item", DataType::Float64, true)),
+            OffsetBuffer::from_lengths([2]),
+            Arc::new(doubles),
+            None,
+        );
+        let float_list = ListArray::new(
+            Arc::new(Field::new("item", DataType::Float32, true)),
+            OffsetBuffer::from_lengths([1]),
+            Arc::new(floats),
+            None,
+        );
+        let field = Float64Array::from(vec![negative_nan]);
+        let batch = RecordBatch::try_from_iter(vec![
+            ("d", Arc::new(double_list) as ArrayRef),
+            ("f", Arc::new(float_list) as ArrayRef),
+            ("x", Arc::new(field) as ArrayRef),
+        ])
+        .unwrap();
+        let rows = writer(
+            &batch,
+            &[
+                ColumnType::Array(Box::new(ColumnType::Flat(FlinkType::Double))),
+                ColumnType::Array(Box::new(ColumnType::Flat(FlinkType::Float))),
+                ColumnType::Flat(FlinkType::Double),
+            ],
+        );
+        let out = rows.write(&batch).unwrap();
+        let r0 = start(&out, 0);
+        let doubles_at = r0 + (word(&out, r0 + 8) >> 32) as usize;
+        assert_eq!(word(&out, doubles_at + 8), 0x7FF8_0000_0000_0000);
+        assert_eq!(
+            word(&out, doubles_at + 16),
+            (-0.0f64).to_bits(),
+            "-0.0 kept"
+        );
+        let floats_at = r0 + (word(&out, r0 + 16) >> 32) as usize;
+        assert_eq!(
+            &out[floats_at + 8..floats_at + 12],
+            &0x7FC0_0000u32.to_le_bytes()
+        );
+        assert_eq!(
+            word(&out, r0 + 24),
+            0xFFF8_0000_0000_0000,
+            "a field keeps its bits"
+        );
+    }
+
+    /// A DECIMAL value of more digits than its precision (a malformed file's) fails the batch,
+    /// compact or not, at the top level or nested.
+    #[test]
+    fn decimals_of_more_digits_than_their_precision_are_refused() {
+        for (precision, value) in [(4u8, 10_000i128), (20, 10i128.pow(20))] {
+            let decimals = Decimal128Array::from(vec![Some(value)])
+                .with_precision_and_scale(precision, 0)
+                .unwrap();
+            let batch =
+                RecordBatch::try_from_iter(vec![("d", Arc::new(decimals) as ArrayRef)]).unwrap();
+            let error = flat_writer(&batch, &[FlinkType::Decimal(i32::from(precision))])
+                .write(&batch)
+                .map(|_| ())
+                .unwrap_err();
+            assert!(error.to_string().contains("more than"), "{error}");
+        }
+        let fits = Decimal128Array::from(vec![Some(9_999i128)])
+            .with_precision_and_scale(4, 0)
+            .unwrap();
+        let batch = RecordBatch::try_from_iter(vec![("d", Arc::new(fits) as ArrayRef)]).unwrap();
+        assert!(
+            flat_writer(&batch, &[FlinkType::Decimal(4)])
+                .write(&batch)
+                .is_ok()
+        );
     }
 
     #[test]

@@ -530,7 +530,7 @@ impl JavaRegex {
             .parse(pattern)
             .map_err(|e| refuse(&e.kind().to_string()))?;
         let mut rewrites = Vec::new();
-        admit(&parsed, &mut rewrites).map_err(refuse)?;
+        admit(&parsed, pattern, &mut rewrites).map_err(refuse)?;
         rewrites.sort_by_key(|(start, _, _)| *start);
         let mut rust = String::with_capacity(pattern.len() + 32 * rewrites.len());
         let mut at = 0;
@@ -564,7 +564,11 @@ impl JavaRegex {
 }
 
 /// Checks that `node` means the same in Java, collecting the spans Rust must read differently.
-fn admit(node: &Ast, rewrites: &mut Vec<(usize, usize, &'static str)>) -> Result<(), &'static str> {
+fn admit(
+    node: &Ast,
+    pattern: &str,
+    rewrites: &mut Vec<(usize, usize, &'static str)>,
+) -> Result<(), &'static str> {
     match node {
         Ast::Empty(_) => Ok(()),
         Ast::Literal(literal) => admit_literal(literal),
@@ -597,22 +601,48 @@ fn admit(node: &Ast, rewrites: &mut Vec<(usize, usize, &'static str)>) -> Result
         Ast::Repetition(repetition) => match *repetition.ast {
             // `a++` repeats a repetition in Rust but is possessive in Java.
             Ast::Repetition(_) => Err("possessive quantifiers are not evaluated natively"),
-            ref inner => admit(inner, rewrites),
+            ref inner => {
+                let op = pattern
+                    .get(repetition.op.span.start.offset..repetition.op.span.end.offset)
+                    .unwrap_or_default();
+                if op.starts_with('{') && !java_counted(op) {
+                    // Rust reads `{ 2 }`, `{1, 3}` and `{,3}`; Java rejects them (Flink: NULL).
+                    return Err("a counted repetition Java does not read as Rust does");
+                }
+                admit(inner, pattern, rewrites)
+            }
         },
         Ast::Group(group) => match &group.kind {
-            ast::GroupKind::CaptureIndex(_) => admit(&group.ast, rewrites),
+            ast::GroupKind::CaptureIndex(_) => admit(&group.ast, pattern, rewrites),
             ast::GroupKind::NonCapturing(flags) if flags.items.is_empty() => {
-                admit(&group.ast, rewrites)
+                admit(&group.ast, pattern, rewrites)
             }
             ast::GroupKind::NonCapturing(_) => Err("inline flags are not evaluated natively"),
             ast::GroupKind::CaptureName { .. } => Err("named groups are not evaluated natively"),
         },
         Ast::Flags(_) => Err("inline flags are not evaluated natively"),
-        Ast::Alternation(alternation) => {
-            alternation.asts.iter().try_for_each(|a| admit(a, rewrites))
-        }
-        Ast::Concat(concat) => concat.asts.iter().try_for_each(|a| admit(a, rewrites)),
+        Ast::Alternation(alternation) => alternation
+            .asts
+            .iter()
+            .try_for_each(|a| admit(a, pattern, rewrites)),
+        Ast::Concat(concat) => concat
+            .asts
+            .iter()
+            .try_for_each(|a| admit(a, pattern, rewrites)),
     }
+}
+
+/// Whether `op` is a counted repetition as Java writes one: `{n}`, `{n,}` or `{n,m}`, digits only
+/// (then `?` where it is lazy).
+fn java_counted(op: &str) -> bool {
+    let op = op.strip_suffix('?').unwrap_or(op);
+    let Some(inner) = op.strip_prefix('{').and_then(|o| o.strip_suffix('}')) else {
+        return false;
+    };
+    let (low, high) = inner.split_once(',').unwrap_or((inner, ""));
+    !low.is_empty()
+        && low.bytes().all(|b| b.is_ascii_digit())
+        && high.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn admit_literal(literal: &ast::Literal) -> Result<(), &'static str> {
@@ -944,9 +974,24 @@ mod tests {
             vec![None, None, Some("b".into())]
         );
         for refused in [
-            "a$", "\\bword", "(?i)a", "(?<n>a)", "\\p{L}", "[a&&b]", "(a)\\1", "a++",
+            "a$",
+            "\\bword",
+            "(?i)a",
+            "(?<n>a)",
+            "\\p{L}",
+            "[a&&b]",
+            "(a)\\1",
+            "a++",
+            // Counted repetitions Java rejects (Flink gives NULL) and Rust reads.
+            "a{ 2 }",
+            "[0-9]{1, 3}",
+            "a{2 }",
+            "a{,3}",
         ] {
             assert!(JavaRegex::compile(refused).is_err(), "{refused}");
+        }
+        for counted in ["a{2}", "a{2,}", "a{1,3}?", "(ab){0,2}"] {
+            assert!(JavaRegex::compile(counted).is_ok(), "{counted}");
         }
     }
 

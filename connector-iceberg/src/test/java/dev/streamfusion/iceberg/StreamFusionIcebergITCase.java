@@ -561,7 +561,7 @@ class StreamFusionIcebergITCase {
     void columnsAFileHoldsOtherwiseThanTheSchemaSaysReadAsStockReadsThem() throws Exception {
         Schema nested = new Schema(required(1, "id", Types.LongType.get()),
                 optional(2, "st", Types.StructType.of(optional(3, "a", Types.IntegerType.get()), optional(4, "b", Types.StringType.get()))));
-        Table evolved = catalog.createTable(TableIdentifier.of("db", "evolved"), nested, PartitionSpec.unpartitioned(),
+        Table restructured = catalog.createTable(TableIdentifier.of("db", "restructured"), nested, PartitionSpec.unpartitioned(),
                 Map.of("format-version", "3"));
         List<Record> first = new ArrayList<>();
         for (long id = 0; id < 40; id++) {
@@ -573,9 +573,9 @@ class StreamFusionIcebergITCase {
             row.setField("st", id % 9 == 0 ? null : st);
             first.add(row);
         }
-        IcebergJavaTables.append(evolved, first, "evolved-first");
-        evolved.updateSchema().renameColumn("st.a", "x").commit();
-        evolved.updateSchema().addColumn("c", Types.IntegerType.get(), org.apache.iceberg.expressions.Literal.of(5)).commit();
+        IcebergJavaTables.append(restructured, first, "restructured-first");
+        restructured.updateSchema().renameColumn("st.a", "x").commit();
+        restructured.updateSchema().addColumn("c", Types.IntegerType.get(), org.apache.iceberg.expressions.Literal.of(5)).commit();
 
         Schema ints = new Schema(required(1, "id", Types.IntegerType.get()), optional(2, "n", Types.IntegerType.get()));
         Table intTable = catalog.createTable(TableIdentifier.of("db", "narrow_ints"), ints, PartitionSpec.unpartitioned());
@@ -592,17 +592,17 @@ class StreamFusionIcebergITCase {
         IcebergJavaTables.appendAsBareFile(longs, intFile, null);
 
         TableEnvironment env = batch();
-        assertThat(assertSameRows(env, "evolved", "SELECT id, st FROM %s")).hasSize(40)
+        assertThat(assertSameRows(env, "restructured", "SELECT id, st FROM %s")).hasSize(40)
                 .anyMatch(r -> r.getField("st") != null && Integer.valueOf(3).equals(((Row) r.getField("st")).getField("x")));
         // The default, as Iceberg's specification and Iceberg Java's reader give it to files
         // without the column (iceberg-flink 1.11 reads NULL there).
         List<Object> defaults = new ArrayList<>();
-        try (CloseableIterable<Record> records = IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("db", "evolved"))).build()) {
+        try (CloseableIterable<Record> records = IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("db", "restructured"))).build()) {
             records.forEach(r -> defaults.add(r.getField("c")));
         }
         assertThat(defaults).hasSize(40).containsOnly(5);
-        assertThat(collect(env, "SELECT id, c FROM sf_evolved WHERE c = 5")).hasSize(40).allMatch(r -> Integer.valueOf(5).equals(r.getField("c")));
-        assertThat(collect(env, "SELECT id FROM sf_evolved WHERE c > 3 AND id < 30")).hasSize(30);
+        assertThat(collect(env, "SELECT id, c FROM sf_restructured WHERE c = 5")).hasSize(40).allMatch(r -> Integer.valueOf(5).equals(r.getField("c")));
+        assertThat(collect(env, "SELECT id FROM sf_restructured WHERE c > 3 AND id < 30")).hasSize(30);
         assertThat(assertSameRows(env, "narrow_longs", "SELECT * FROM %s WHERE id < 3000000000")).hasSize(40);
         assertThat(assertSameRows(env, "narrow_longs", "SELECT id FROM %s WHERE n <> 3000000000 OR id > 5000000000")).hasSize(32);
         assertThat(assertSameRows(env, "narrow_longs", "SELECT id FROM %s WHERE id >= 0 AND n < 10")).hasSize(8);

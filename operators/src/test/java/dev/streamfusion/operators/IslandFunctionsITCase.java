@@ -5,6 +5,7 @@ import dev.streamfusion.testkit.flink.MiniClusters;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 
@@ -237,6 +238,8 @@ class IslandFunctionsITCase {
             {"SELECT REGEXP_EXTRACT(s, '(a)\\1', 1) FROM %s", "REGEXP_EXTRACT with the pattern \"(a)\\\\1\" is not evaluated natively"},
             {"SELECT DATE_FORMAT(ts, 'EEE, d MMM yyyy') FROM %s", "DATE_FORMAT with the pattern \"EEE, d MMM yyyy\" is not evaluated natively"},
             {"SELECT SPLIT_INDEX(s, '', 1) FROM %s", "SPLIT_INDEX by an empty separator is not evaluated natively"},
+            // Java rejects the space in the braces (Flink: NULL); Rust would read `{1,3}`.
+            {"SELECT REGEXP_EXTRACT(s, '[0-9]{1, 3}', 0) FROM %s", "a counted repetition Java does not read as Rust does"},
         };
         for (String[] query : refused) {
             StreamFusion.Explanation explained = StreamFusion.explain(island, String.format(query[0], "fused"));
@@ -246,5 +249,43 @@ class IslandFunctionsITCase {
                     .as(query[0])
                     .containsExactlyElementsOf(rows(stock, String.format(query[0], "fused")));
         }
+    }
+
+    /** A function registered under a built-in's name. */
+    public static final class Shout extends ScalarFunction {
+        public String eval(String s) {
+            return s == null ? null : s + "!";
+        }
+    }
+
+    /**
+     * What only looks like a native function stays stock: a user's function named as a built-in
+     * (it shadows Flink's), and text casts under {@code table.exec.legacy-cast-behaviour}, where
+     * text that does not parse gives NULL.
+     */
+    @Test
+    void functionsThatOnlyLookNativeStayStock() throws Exception {
+        TableEnvironment stock = env(true, 1, false);
+        TableEnvironment island = env(true, 1, true);
+        for (TableEnvironment env : List.of(stock, island)) {
+            env.createTemporarySystemFunction("upper", Shout.class);
+        }
+        String shouted = "SELECT UPPER(s) FROM fused";
+        StreamFusion.Explanation explained = StreamFusion.explain(island, shouted);
+        assertThat(explained.nativeNodes()).isEmpty();
+        assertThat(explained.fallbacks()).singleElement().asString().contains("not Flink's built-in one");
+        assertThat(rows(island, shouted)).containsExactlyInAnyOrderElementsOf(rows(stock, shouted)).contains("+I[AbC!]");
+
+        TableEnvironment legacyStock = env(true, 1, false);
+        TableEnvironment legacyIsland = env(true, 1, true);
+        for (TableEnvironment env : List.of(legacyStock, legacyIsland)) {
+            env.getConfig().set("table.exec.legacy-cast-behaviour", "ENABLED");
+        }
+        String parsed = "SELECT CAST(s AS INT), CAST(s AS BOOLEAN), CAST(s AS DECIMAL(10, 2)) FROM fused";
+        explained = StreamFusion.explain(legacyIsland, parsed);
+        assertThat(explained.nativeNodes()).isEmpty();
+        assertThat(explained.fallbacks()).singleElement().asString().contains("legacy-cast-behaviour");
+        assertThat(rows(legacyIsland, parsed)).containsExactlyInAnyOrderElementsOf(rows(legacyStock, parsed))
+                .contains("+I[null, null, null]");
     }
 }

@@ -1,6 +1,8 @@
 package dev.streamfusion.operators.planner;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.functions.BuiltInFunctionDefinition;
+import org.apache.flink.table.planner.functions.bridging.BridgingSqlFunction;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,6 +19,7 @@ import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.avatica.util.TimeUnitRange;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.fun.SqlTrimFunction;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
@@ -100,15 +103,25 @@ final class CalcDescription {
 
     private final RexProgram program;
     private final RexBuilder rexBuilder;
+    /**
+     * {@code table.exec.legacy-cast-behaviour} is enabled: a CAST that fails gives NULL in Flink,
+     * where the native calc fails as Flink does without it.
+     */
+    private final boolean legacyCasts;
 
-    private CalcDescription(RexProgram program, RexBuilder rexBuilder) {
+    private CalcDescription(RexProgram program, RexBuilder rexBuilder, boolean legacyCasts) {
         this.program = program;
         this.rexBuilder = rexBuilder;
+        this.legacyCasts = legacyCasts;
     }
 
-    /** The JSON description of {@code program}. */
-    static String describe(RexProgram program, List<String> outputNames, RexBuilder rexBuilder) throws Unsupported {
-        return new CalcDescription(program, rexBuilder).describe(outputNames);
+    /**
+     * The JSON description of {@code program}; {@code legacyCasts}: whether the job's {@code
+     * table.exec.legacy-cast-behaviour} is enabled.
+     */
+    static String describe(RexProgram program, List<String> outputNames, RexBuilder rexBuilder, boolean legacyCasts)
+            throws Unsupported {
+        return new CalcDescription(program, rexBuilder, legacyCasts).describe(outputNames);
     }
 
     /** {@code ref} as an expression tree over the input, with {@code SEARCH} as comparisons. */
@@ -273,6 +286,10 @@ final class CalcDescription {
                                         + "value are evaluated natively",
                                 "a CAST to a type that holds every value (a wider integer, DOUBLE, STRING)");
                     }
+                    if (parsesText && legacyCasts) {
+                        throw new Unsupported(call + ": with table.exec.legacy-cast-behaviour enabled, text that does not "
+                                + "parse casts to NULL, which is not evaluated natively", "the option disabled (Flink's default)");
+                    }
                     ObjectNode cast = cast(expression(operands.get(0)), to, false);
                     return parsesText ? cast.put("parses", true) : cast;
                 }
@@ -286,11 +303,29 @@ final class CalcDescription {
     }
 
     /**
+     * Whether {@code operator} is Flink's built-in function of its name: a function of the new
+     * stack defined by {@link BuiltInFunctionDefinition}, or one of Calcite's and Flink's operator
+     * tables. A function a user or a module (Hive's) registers under a built-in's name reaches the
+     * plan as a {@link BridgingSqlFunction} of its own definition, and is no built-in.
+     */
+    private static boolean isBuiltIn(SqlOperator operator) {
+        if (operator instanceof BridgingSqlFunction) {
+            return ((BridgingSqlFunction) operator).getDefinition() instanceof BuiltInFunctionDefinition;
+        }
+        String type = operator.getClass().getName();
+        return type.startsWith("org.apache.calcite.sql.") || type.startsWith("org.apache.flink.table.planner.functions.sql.");
+    }
+
+    /**
      * The functions the native calc has by name: Flink's COALESCE (a function of its own, not
      * Calcite's kind), string functions and DATE_FORMAT, each with the constant arguments it
      * needs.
      */
     private ObjectNode function(RexCall call) throws Unsupported {
+        if (!isBuiltIn(call.getOperator())) {
+            throw new Unsupported(call + ": " + call.getOperator().getName()
+                    + " is a user-defined or module function, not Flink's built-in one; it is not evaluated natively");
+        }
         String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
         List<RexNode> operands = call.getOperands();
         switch (name) {

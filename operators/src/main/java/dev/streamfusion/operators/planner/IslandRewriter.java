@@ -7,6 +7,7 @@ import dev.streamfusion.bridge.types.ArrowTypes;
 import dev.streamfusion.operators.internal.NativeCalc;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.plan.nodes.calcite.Sink;
 import org.apache.flink.table.planner.plan.nodes.physical.batch.BatchPhysicalCalc;
@@ -15,6 +16,7 @@ import org.apache.flink.table.planner.plan.nodes.physical.common.CommonPhysicalT
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalCalc;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalSink;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWatermarkAssigner;
+import org.apache.flink.table.planner.utils.ShortcutUtils;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -168,7 +170,8 @@ final class IslandRewriter {
         String description;
         try {
             description = CalcDescription.describe(
-                    stock.getProgram(), stock.getRowType().getFieldNames(), stock.getCluster().getRexBuilder());
+                    stock.getProgram(), stock.getRowType().getFieldNames(), stock.getCluster().getRexBuilder(),
+                    ShortcutUtils.unwrapTableConfig(stock).get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR).isEnabled());
             checkNatively(stock.getInput(), description);
         } catch (CalcDescription.Unsupported e) {
             report.fellBack("Calc over " + IslandRels.tableName(scan.get()) + ": " + e.getMessage(), e.admit());
