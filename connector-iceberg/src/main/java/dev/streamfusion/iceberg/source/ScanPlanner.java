@@ -46,11 +46,31 @@ public final class ScanPlanner implements Serializable {
     private final ScanOptions options;
     /** The projected top-level columns, by name. */
     private final List<String> columns;
+    /**
+     * The projected columns' field ids, fixed when the job was planned ({@link #withColumnsOf}),
+     * as iceberg-flink fixes its projection when its source is built; {@code null}: found by name
+     * in each plan's schema.
+     */
+    private final int[] fixedIds;
 
     public ScanPlanner(String table, ScanOptions options, List<String> columns) {
+        this(table, options, columns, null);
+    }
+
+    private ScanPlanner(String table, ScanOptions options, List<String> columns, int[] fixedIds) {
         this.table = table;
         this.options = options;
         this.columns = List.copyOf(columns);
+        this.fixedIds = fixedIds;
+    }
+
+    /**
+     * This planner with its columns fixed to the field ids {@code t}'s schema gives them now: a
+     * column renamed later reads on under its new name, and one dropped later (even if another
+     * of its name is added) fails each later plan, naming it.
+     */
+    public ScanPlanner withColumnsOf(Table t) {
+        return new ScanPlanner(table, options, columns, projectedIds(t.schema()));
     }
 
     public ScanOptions options() {
@@ -313,7 +333,7 @@ public final class ScanPlanner implements Serializable {
     private List<TaskSplit> plan(Table t, Scan<?, FileScanTask, CombinedScanTask> scan, String idPrefix) {
         Schema schema = t.schema();
         TaskDescription.ColumnHistory history = TaskDescription.ColumnHistory.of(schema, t.schemas().values());
-        int[] projected = projectedIds(schema);
+        int[] projected = fixedIds == null ? projectedIds(schema) : present(fixedIds, schema);
         String nameMapping = t.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
         List<TaskSplit> splits = new ArrayList<>();
         int tasksRead = 0;
@@ -359,6 +379,17 @@ public final class ScanPlanner implements Serializable {
                 throw refused;
             }
         }
+    }
+
+    /** {@code ids}, each of a column {@code schema} has. */
+    private int[] present(int[] ids, Schema schema) {
+        for (int i = 0; i < ids.length; i++) {
+            if (schema.findField(ids[i]) == null) {
+                throw new IllegalStateException("Column '" + columns.get(i) + "' (field id " + ids[i] + ") of table " + table
+                        + " was dropped after the read was planned; start the job again to read the table as it is now");
+            }
+        }
+        return ids;
     }
 
     /** The field ids of the projected columns in {@code schema}. */

@@ -137,7 +137,7 @@ final class StreamFusionIcebergTableSource
         ScanPlanner.PlannedRead[] planned = new ScanPlanner.PlannedRead[1];
         int parallelism = readParallelism.of(limit, () -> {
             try {
-                planned[0] = table.withTable(planner()::planAhead);
+                planned[0] = table.withTable(t -> planner().withColumnsOf(t).planAhead(t));
             } catch (ValidationException e) {
                 throw e;
             } catch (RuntimeException e) {
@@ -153,9 +153,13 @@ final class StreamFusionIcebergTableSource
         return new ScanPlanner(table.toString(), options, producedType.getFieldNames());
     }
 
-    /** The source of this read, starting from the splits {@code plan} holds where it is not null. */
+    /**
+     * The source of this read, starting from the splits {@code plan} holds where it is not null;
+     * its columns fixed to their field ids in the table now, as iceberg-flink fixes them.
+     */
     private IcebergSource source(TypeInformation<RowData> type, byte[] plan) {
-        return new IcebergSource(table, planner(), producedType, limit, type, binaryRows, plan);
+        ScanPlanner planner = table.withTable(planner()::withColumnsOf);
+        return new IcebergSource(table, planner, producedType, limit, type, binaryRows, plan);
     }
 
     @Override

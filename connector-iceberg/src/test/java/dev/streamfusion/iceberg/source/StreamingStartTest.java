@@ -92,12 +92,39 @@ class StreamingStartTest {
                 .overwrite()
                 .build();
         try (DataWriter<Record> w = writer) {
+            // By position: the second column may have been renamed.
             GenericRecord r = GenericRecord.create(table.schema());
-            r.setField("id", (long) file);
-            r.setField("s", "s" + file);
+            r.set(0, (long) file);
+            r.set(1, "s" + file);
             w.write(r);
         }
         table.newAppend().appendFile(writer.toDataFile()).commit();
+    }
+
+    /**
+     * A streaming read keeps the field ids its columns had when it was planned, as iceberg-flink's
+     * source does: a column renamed later reads on; one dropped later, even with another of its
+     * name added, fails the next discovery naming it (rather than reading the other column).
+     */
+    @Test
+    void aStreamingReadKeepsTheFieldIdsItsColumnsHadWhenPlanned() throws Exception {
+        Table t = catalog.createTable(TableIdentifier.of("db", "renamed"), SCHEMA, PartitionSpec.unpartitioned());
+        append(t, 0);
+        ScanPlanner planner = new ScanPlanner(t.name(), new ScanOptions().streaming(true), List.of("id", "s")).withColumnsOf(t);
+        ScanPlanner.Increment first = planner.planIncrement(t, null);
+        t.updateSchema().renameColumn("s", "text").commit();
+        append(t, 1);
+        t.refresh();
+        ScanPlanner.Increment next = planner.planIncrement(t, first.position);
+        assertThat(next.splits).isNotEmpty()
+                .allSatisfy(split -> split.tasks.forEach(task -> assertThat(task.json()).contains("\"projected-ids\":[1,2]")));
+        t.updateSchema().deleteColumn("text").commit();
+        t.updateSchema().addColumn("s", Types.StringType.get()).commit();
+        append(t, 2);
+        t.refresh();
+        assertThatThrownBy(() -> planner.planIncrement(t, next.position))
+                .hasMessageContaining("Column 's' (field id 2)")
+                .hasMessageContaining("dropped");
     }
 
     @Test
