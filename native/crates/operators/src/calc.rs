@@ -1183,12 +1183,24 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
             } else {
                 |array: &ArrayRef, to: &DataType, _: &CastOptions| cast::cast(array, to)
             };
-            Ok(match value {
-                Value::Column(array) => Value::Column(kernel(&array, &to, &options)?),
-                Value::Constant(scalar) => {
-                    Value::Constant(Scalar::new(kernel(&scalar.into_inner(), &to, &options)?))
+            let from = value.data_type().clone();
+            let cast = match value {
+                Value::Column(array) => {
+                    Value::Column(decimal_cast(&array, &to, |a| kernel(a, &to, &options))?)
                 }
-            })
+                Value::Constant(scalar) => {
+                    Value::Constant(Scalar::new(decimal_cast(&scalar.into_inner(), &to, |a| {
+                        kernel(a, &to, &options)
+                    })?))
+                }
+            };
+            // Flink's casts to DECIMAL (`DecimalDataUtils.castToDecimal`) give NULL for a value
+            // of more digits than the type's precision, which only its text cast makes.
+            if matches!(from, DataType::Decimal128(..)) {
+                within_precision(cast)
+            } else {
+                Ok(cast)
+            }
         }
         Expr::Call { op, args } if op.is_function() => function(*op, args, batch, prepared),
         Expr::Call { op: Op::Case, args } if args.iter().any(Expr::may_fail) => {
@@ -1280,6 +1292,48 @@ fn case_on_reached_rows(args: &[Expr], batch: &RecordBatch, prepared: &Prepared)
         result = zip(taken, value, &result)?;
     }
     within_precision(Value::Column(result))
+}
+
+/// `array` cast to `to` by `kernel`, but a DECIMAL written as text as Flink's `DecimalData`
+/// writes it (`BigDecimal.toPlainString`): every digit, also of a value of more digits than its
+/// precision, which Arrow's text would cut.
+fn decimal_cast(
+    array: &ArrayRef,
+    to: &DataType,
+    kernel: impl Fn(&ArrayRef) -> Result<ArrayRef>,
+) -> Result<ArrayRef> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::Decimal128Type;
+
+    let (DataType::Decimal128(_, scale), DataType::Utf8) = (array.data_type(), to) else {
+        return kernel(array);
+    };
+    let scale = usize::try_from(*scale).map_err(|_| {
+        CalcError::Spec(format!(
+            "a DECIMAL of negative scale {scale} written as text"
+        ))
+    })?;
+    let text: arrow::array::StringArray = array
+        .as_primitive::<Decimal128Type>()
+        .iter()
+        .map(|v| v.map(|v| plain_decimal(v, scale)))
+        .collect();
+    Ok(Arc::new(text))
+}
+
+/// The unscaled `value` of `scale` as `BigDecimal.toPlainString` writes it.
+fn plain_decimal(value: i128, scale: usize) -> String {
+    let digits = value.unsigned_abs().to_string();
+    let sign = if value < 0 { "-" } else { "" };
+    if scale == 0 {
+        return format!("{sign}{digits}");
+    }
+    if digits.len() > scale {
+        let (whole, fraction) = digits.split_at(digits.len() - scale);
+        format!("{sign}{whole}.{fraction}")
+    } else {
+        format!("{sign}0.{digits:0>scale$}")
+    }
 }
 
 /// A `CASE` (or `IF`) result as Flink's code gives it, which casts each branch's value to the
@@ -1658,6 +1712,39 @@ mod tests {
         assert_eq!(column(1), vec![Some(100), Some(15), Some(0)]);
         assert_eq!(column(2), vec![Some(100), Some(15), Some(0)]);
         assert_eq!(column(3), vec![None, Some(15), Some(0)]);
+    }
+
+    /// A DECIMAL of more digits than its precision (Flink's text cast makes one): a cast to a
+    /// wider DECIMAL gives NULL where it does not fit (`castToDecimal`), its text every digit
+    /// (`toPlainString`).
+    #[test]
+    fn casts_of_a_decimal_past_its_precision_are_flinks() {
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "d",
+            DataType::Decimal128(2, 1),
+            true,
+        )]));
+        let d = decimal::decimals(vec![Some(100), Some(15), Some(-5), None], 2, 1);
+        let batch = RecordBatch::try_new(schema.clone(), vec![d]).unwrap();
+        let spec = r#"{"filter": null, "projections": [
+            {"kind":"cast","type":"DECIMAL(3,2)","input":{"kind":"column","index":0}},
+            {"kind":"cast","type":"STRING","input":{"kind":"column","index":0}}],
+            "names": ["wider", "text"]}"#;
+        let out = Calc::try_new(&schema, spec).unwrap().apply(&batch).unwrap();
+        assert_eq!(
+            out.column(0)
+                .as_primitive::<arrow::datatypes::Decimal128Type>()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![None, Some(150), Some(-50), None]
+        );
+        assert_eq!(
+            out.column(1).as_string::<i32>().iter().collect::<Vec<_>>(),
+            vec![Some("10.0"), Some("1.5"), Some("-0.5"), None]
+        );
+        assert_eq!(plain_decimal(5, 3), "0.005");
+        assert_eq!(plain_decimal(-123, 0), "-123");
+        assert_eq!(plain_decimal(0, 2), "0.00");
     }
 
     #[test]

@@ -117,6 +117,10 @@ class IslandFunctionsITCase {
                 + "'0.049999999999', '١٢.٥', '99999999999999999999.5', '+7', '127', '1e5', '1e-30') "
                 + "THEN CAST(s AS DECIMAL(38, 10)) END, CASE WHEN s IN ('-2.455', '0.049999999999', '١٢.٥', '9.99') "
                 + "THEN CAST(s AS DECIMAL(20, 0)) END FROM %s",
+        // A DECIMAL parsed past its precision ('9.99' as DECIMAL(2, 1) is 10.0) through ABS into text keeps every
+        // digit, and cast to a wider DECIMAL it does not fit is NULL, as in Flink.
+        "SELECT s, CAST(ABS(CAST(s AS DECIMAL(2, 1))) AS VARCHAR(10)), CAST(CAST(s AS DECIMAL(2, 1)) AS DECIMAL(3, 2)), "
+                + "COALESCE(CAST(s AS DECIMAL(2, 1)), price) FROM %s WHERE s IN ('9.99', '1.5', '.5', '+7', '1x') OR s IS NULL",
         "SELECT s, TRIM(s), TRIM(LEADING 'ab' FROM s), TRIM(BOTH '/:' FROM s), TRIM(TRAILING 'x' FROM s), LTRIM(s), RTRIM(s), "
                 + "LTRIM(s, 'aA'), RTRIM(s, '/'), REPLACE(s, 'a', 'XY'), REPLACE(s, '::', ''), REPLACE(s, 'ß', 'ss') FROM %s",
         "SELECT amount, qty, price, ABS(amount), ABS(qty), ABS(price), ABS(CAST(qty AS DOUBLE) / 0), ABS(CAST(qty AS SMALLINT)), "
@@ -240,6 +244,8 @@ class IslandFunctionsITCase {
             {"SELECT SPLIT_INDEX(s, '', 1) FROM %s", "SPLIT_INDEX by an empty separator is not evaluated natively"},
             // Java rejects the space in the braces (Flink: NULL); Rust would read `{1,3}`.
             {"SELECT REGEXP_EXTRACT(s, '[0-9]{1, 3}', 0) FROM %s", "a counted repetition Java does not read as Rust does"},
+            {"SELECT s FROM %s WHERE s IN ('9.99', '1.5') AND CAST(s AS DECIMAL(2, 1)) NOT IN (1.0, 2.0)",
+                "a DECIMAL parsed from text tested against a set of values"},
         };
         for (String[] query : refused) {
             StreamFusion.Explanation explained = StreamFusion.explain(island, String.format(query[0], "fused"));

@@ -134,7 +134,48 @@ final class CalcDescription {
             throw new Unsupported(floatingSet + ": a FLOAT or DOUBLE tested against a set of values is not evaluated "
                     + "natively", "a comparison with each value, or the values as DECIMALs");
         }
+        RexCall parsedSet = parsedDecimalSet(expression);
+        if (parsedSet != null) {
+            // Flink casts the value searched for to the set's type, which makes a DECIMAL parsed
+            // from text with more digits than its precision NULL; the comparisons would not.
+            throw new Unsupported(parsedSet + ": a DECIMAL parsed from text tested against a set of values is not "
+                    + "evaluated natively", "a comparison with each value");
+        }
         return RexUtil.expandSearch(rexBuilder, null, expression);
+    }
+
+    /** The first search in {@code expression} of a DECIMAL computed from a text cast, or null. */
+    private static RexCall parsedDecimalSet(RexNode expression) {
+        RexCall[] found = new RexCall[1];
+        expression.accept(new RexVisitorImpl<Void>(true) {
+            @Override
+            public Void visitCall(RexCall call) {
+                RexNode searched = call.getOperands().isEmpty() ? null : call.getOperands().get(0);
+                if (found[0] == null && call.getKind() == SqlKind.SEARCH
+                        && searched.getType().getSqlTypeName() == SqlTypeName.DECIMAL && parsesText(searched)) {
+                    found[0] = call;
+                }
+                return super.visitCall(call);
+            }
+        });
+        return found[0];
+    }
+
+    /** Whether {@code expression} casts text to a number somewhere. */
+    private static boolean parsesText(RexNode expression) {
+        boolean[] found = new boolean[1];
+        expression.accept(new RexVisitorImpl<Void>(true) {
+            @Override
+            public Void visitCall(RexCall call) {
+                if (call.getKind() == SqlKind.CAST
+                        && SqlTypeFamily.CHARACTER.contains(call.getOperands().get(0).getType())
+                        && !SqlTypeFamily.CHARACTER.contains(call.getType())) {
+                    found[0] = true;
+                }
+                return super.visitCall(call);
+            }
+        });
+        return found[0];
     }
 
     /** The first search of a FLOAT or DOUBLE for a set of points in {@code expression}, or null. */
@@ -144,7 +185,8 @@ final class CalcDescription {
             @Override
             public Void visitCall(RexCall call) {
                 if (found[0] == null && call.getKind() == SqlKind.SEARCH
-                        && SqlTypeName.APPROX_TYPES.contains(call.getOperands().get(0).getType().getSqlTypeName())) {
+                        && (SqlTypeName.APPROX_TYPES.contains(call.getOperands().get(0).getType().getSqlTypeName())
+                                || SqlTypeName.APPROX_TYPES.contains(call.getOperands().get(1).getType().getSqlTypeName()))) {
                     Sarg<?> sarg = ((RexLiteral) call.getOperands().get(1)).getValueAs(Sarg.class);
                     if (sarg != null && (sarg.isPoints() || sarg.isComplementedPoints())) {
                         found[0] = call;
