@@ -67,7 +67,153 @@ fn map_strings(
     Ok(Arc::new(builder.finish()))
 }
 
-/// `LOWER` or `UPPER`: ASCII in place, other text by Unicode's mappings.
+/// The characters beyond ASCII that Java 17's `String.toLowerCase` or `toUpperCase` (Unicode
+/// 13.0) changes, as ranges of code points. Rust's mappings of these equal Java's (case pairs are
+/// stable across Unicode versions), but Rust's later Unicode also maps characters Java leaves as
+/// they are (Vithkuqi, Glagolitic and Latin letters added since): those are kept.
+const JAVA_CASED: &[(u32, u32)] = &[
+    (0xB5, 0xB5),
+    (0xC0, 0xD6),
+    (0xD8, 0xF6),
+    (0xF8, 0x137),
+    (0x139, 0x18C),
+    (0x18E, 0x19A),
+    (0x19C, 0x1A9),
+    (0x1AC, 0x1B9),
+    (0x1BC, 0x1BD),
+    (0x1BF, 0x1BF),
+    (0x1C4, 0x220),
+    (0x222, 0x233),
+    (0x23A, 0x254),
+    (0x256, 0x257),
+    (0x259, 0x259),
+    (0x25B, 0x25C),
+    (0x260, 0x261),
+    (0x263, 0x263),
+    (0x265, 0x266),
+    (0x268, 0x26C),
+    (0x26F, 0x26F),
+    (0x271, 0x272),
+    (0x275, 0x275),
+    (0x27D, 0x27D),
+    (0x280, 0x280),
+    (0x282, 0x283),
+    (0x287, 0x28C),
+    (0x292, 0x292),
+    (0x29D, 0x29E),
+    (0x345, 0x345),
+    (0x370, 0x373),
+    (0x376, 0x377),
+    (0x37B, 0x37D),
+    (0x37F, 0x37F),
+    (0x386, 0x386),
+    (0x388, 0x38A),
+    (0x38C, 0x38C),
+    (0x38E, 0x3A1),
+    (0x3A3, 0x3D1),
+    (0x3D5, 0x3F5),
+    (0x3F7, 0x3FB),
+    (0x3FD, 0x481),
+    (0x48A, 0x52F),
+    (0x531, 0x556),
+    (0x561, 0x587),
+    (0x10A0, 0x10C5),
+    (0x10C7, 0x10C7),
+    (0x10CD, 0x10CD),
+    (0x10D0, 0x10FA),
+    (0x10FD, 0x10FF),
+    (0x13A0, 0x13F5),
+    (0x13F8, 0x13FD),
+    (0x1C80, 0x1C88),
+    (0x1C90, 0x1CBA),
+    (0x1CBD, 0x1CBF),
+    (0x1D79, 0x1D79),
+    (0x1D7D, 0x1D7D),
+    (0x1D8E, 0x1D8E),
+    (0x1E00, 0x1E9B),
+    (0x1E9E, 0x1E9E),
+    (0x1EA0, 0x1F15),
+    (0x1F18, 0x1F1D),
+    (0x1F20, 0x1F45),
+    (0x1F48, 0x1F4D),
+    (0x1F50, 0x1F57),
+    (0x1F59, 0x1F59),
+    (0x1F5B, 0x1F5B),
+    (0x1F5D, 0x1F5D),
+    (0x1F5F, 0x1F7D),
+    (0x1F80, 0x1FB4),
+    (0x1FB6, 0x1FBC),
+    (0x1FBE, 0x1FBE),
+    (0x1FC2, 0x1FC4),
+    (0x1FC6, 0x1FCC),
+    (0x1FD0, 0x1FD3),
+    (0x1FD6, 0x1FDB),
+    (0x1FE0, 0x1FEC),
+    (0x1FF2, 0x1FF4),
+    (0x1FF6, 0x1FFC),
+    (0x2126, 0x2126),
+    (0x212A, 0x212B),
+    (0x2132, 0x2132),
+    (0x214E, 0x214E),
+    (0x2160, 0x217F),
+    (0x2183, 0x2184),
+    (0x24B6, 0x24E9),
+    (0x2C00, 0x2C2E),
+    (0x2C30, 0x2C5E),
+    (0x2C60, 0x2C70),
+    (0x2C72, 0x2C73),
+    (0x2C75, 0x2C76),
+    (0x2C7E, 0x2CE3),
+    (0x2CEB, 0x2CEE),
+    (0x2CF2, 0x2CF3),
+    (0x2D00, 0x2D25),
+    (0x2D27, 0x2D27),
+    (0x2D2D, 0x2D2D),
+    (0xA640, 0xA66D),
+    (0xA680, 0xA69B),
+    (0xA722, 0xA72F),
+    (0xA732, 0xA76F),
+    (0xA779, 0xA787),
+    (0xA78B, 0xA78D),
+    (0xA790, 0xA794),
+    (0xA796, 0xA7AE),
+    (0xA7B0, 0xA7BF),
+    (0xA7C2, 0xA7CA),
+    (0xA7F5, 0xA7F6),
+    (0xAB53, 0xAB53),
+    (0xAB70, 0xABBF),
+    (0xFB00, 0xFB06),
+    (0xFB13, 0xFB17),
+    (0xFF21, 0xFF3A),
+    (0xFF41, 0xFF5A),
+    (0x10400, 0x1044F),
+    (0x104B0, 0x104D3),
+    (0x104D8, 0x104FB),
+    (0x10C80, 0x10CB2),
+    (0x10CC0, 0x10CF2),
+    (0x118A0, 0x118DF),
+    (0x16E40, 0x16E7F),
+    (0x1E900, 0x1E943),
+];
+
+/// Whether Java 17 changes the case of `c` (a character beyond ASCII).
+fn java_cased(c: char) -> bool {
+    let c = u32::from(c);
+    JAVA_CASED
+        .binary_search_by(|&(first, last)| {
+            if last < c {
+                std::cmp::Ordering::Less
+            } else if first > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// `LOWER` or `UPPER`: ASCII in place, other text by Unicode's mappings where Java's Unicode
+/// has them (characters Java 17 leaves as they are stay so).
 fn map_case(
     function: &str,
     array: &ArrayRef,
@@ -78,9 +224,23 @@ fn map_case(
         if s.is_ascii() {
             out.push_str(s);
             ascii(out);
-        } else {
-            out.push_str(&unicode(s));
+            return true;
         }
+        let mut rest = s;
+        // Split only at the characters Rust maps and Java does not: letters, which end a final
+        // sigma's word in both.
+        let rust_only = |c: char| {
+            !c.is_ascii()
+                && !java_cased(c)
+                && (!c.to_lowercase().eq(std::iter::once(c))
+                    || !c.to_uppercase().eq(std::iter::once(c)))
+        };
+        while let Some((at, kept)) = rest.char_indices().find(|&(_, c)| rust_only(c)) {
+            out.push_str(&unicode(&rest[..at]));
+            out.push(kept);
+            rest = &rest[at + kept.len_utf8()..];
+        }
+        out.push_str(&unicode(rest));
         true
     })
 }
@@ -906,6 +1066,19 @@ mod tests {
         assert_eq!(at(5, None), Some("".into()));
         assert_eq!(at(2, Some(-1)), None);
         assert_eq!(texts(&upper(&input).unwrap())[2], Some("STRASSE".into()));
+        // Cased only since Unicode 14 (Glagolitic U+2C2F, Vithkuqi U+10570, Latin U+A7C0 and
+        // U+019B, whose capital came in 16): Java 17 leaves them, and so do we, the rest mapped.
+        let later = strings(&[Some("ⰯaΣ\u{10570}"), Some("ꟀƛÀ")]);
+        assert_eq!(
+            texts(&lower(&later).unwrap()),
+            vec![Some("Ⱟaς\u{10570}".into()), Some("Ꟁƛà".into())]
+        );
+        assert_eq!(
+            texts(&upper(&later).unwrap()),
+            vec![Some("ⰯAΣ\u{10570}".into()), Some("ꟀƛÀ".into())]
+        );
+        assert!(java_cased('À') && java_cased('ÿ') && java_cased('\u{1E921}'));
+        assert!(!java_cased('\u{2C2F}') && !java_cased('中'));
         let lengths = char_length(&input).unwrap();
         assert_eq!(
             lengths
