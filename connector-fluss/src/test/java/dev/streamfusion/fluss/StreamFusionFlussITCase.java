@@ -510,6 +510,48 @@ class StreamFusionFlussITCase {
         return ConnectionFactory.createConnection(conf);
     }
 
+    /**
+     * {@code INSERT INTO t (columns)} into a primary-key table updates those columns only, keeping
+     * the others, as fluss-flink's sink does; refused with fluss-flink's message into a log table
+     * (Flink itself refuses one that leaves out a key column, which is NOT NULL). A table of the aggregation merge engine is refused (its
+     * writes after a checkpoint would be aggregated twice on a restore), and a column declared of
+     * another type than the Fluss table's is refused naming both.
+     */
+    @Test
+    void partialUpdatesMergeEnginesAndDeclaredTypesAreCheckedAsFlussFlinkChecksThem() throws Exception {
+        TableEnvironment env = streaming();
+        String columns = "k INT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        for (String name : List.of("partial_ours", "partial_stock")) {
+            env.executeSql("CREATE TABLE stock.fluss." + name + " (" + columns + ") WITH ('bucket.num' = '2')");
+        }
+        createOurs(env, "sf_partial", "partial_ours", columns, "");
+        env.executeSql("INSERT INTO sf_partial VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')").await();
+        env.executeSql("INSERT INTO stock.fluss.partial_stock VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')").await();
+        env.executeSql("INSERT INTO sf_partial (k, n) VALUES (1, 11), (3, 33), (4, 44)").await();
+        env.executeSql("INSERT INTO stock.fluss.partial_stock (k, n) VALUES (1, 11), (3, 33), (4, 44)").await();
+        java.util.function.Function<InternalRow, String> kv =
+                row -> row.getInt(0) + "," + row.getLong(1) + "," + (row.isNullAt(2) ? null : row.getString(2));
+        List<Integer> keys = List.of(1, 2, 3, 4);
+        assertThat(lookUp("partial_ours", keys, kv)).containsExactlyInAnyOrder("1,11,a", "2,20,b", "3,33,c", "4,44,null")
+                .containsExactlyInAnyOrderElementsOf(lookUp("partial_stock", keys, kv));
+
+        env.executeSql("CREATE TABLE stock.fluss.partial_log (k INT, n BIGINT) WITH ('bucket.num' = '1')");
+        createOurs(env, "sf_partial_log", "partial_log", "k INT, n BIGINT", "");
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO sf_partial_log (k) VALUES (1)").await())
+                .hasStackTraceContaining("does not support partial updates for table without primary key");
+
+        env.executeSql("CREATE TABLE stock.fluss.summed (k INT NOT NULL, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                + "WITH ('bucket.num' = '1', 'table.merge-engine' = 'aggregation', 'fields.total.agg' = 'sum')");
+        createOurs(env, "sf_summed", "summed", "k INT NOT NULL, total BIGINT, PRIMARY KEY (k) NOT ENFORCED", "");
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO sf_summed VALUES (1, 5)").await())
+                .hasStackTraceContaining("'aggregation' merge engine");
+
+        createOurs(env, "sf_partial_wide", "partial_ours", "k INT NOT NULL, n INT, v STRING, PRIMARY KEY (k) NOT ENFORCED", "");
+        assertThatThrownBy(() -> env.executeSql("SELECT * FROM sf_partial_wide").collect().close())
+                .hasStackTraceContaining("Column 'n' of Fluss table")
+                .hasStackTraceContaining("BIGINT");
+    }
+
     @Test
     void aStreamFusionCatalogShowsCreatesAndWritesTablesAsFlussFlinksDoes() throws Exception {
         TableEnvironment env = streaming();

@@ -51,8 +51,12 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
     private transient Table opened;
     private transient Lookuper lookuper;
     private transient RowData.FieldGetter[] keyGetters;
-    /** Copies the projected columns of each row found out of the client's memory. */
-    private transient FlussRowCopier copier;
+    /**
+     * Copies the projected columns of each row found out of the client's memory: one copier per
+     * thread, as the client completes lookups on its network threads at once and a copier
+     * reuses its view and serializers.
+     */
+    private transient ThreadLocal<FlussRowCopier> copiers;
 
     /**
      * @param keyType the lookup columns (the primary key's, or {@code prefix}), in the key's order
@@ -90,7 +94,7 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
             lookup = lookup.enableInsertIfNotExists();
         }
         lookuper = lookup.createLookuper();
-        copier = new FlussRowCopier(tableType, projection);
+        copiers = ThreadLocal.withInitial(() -> new FlussRowCopier(tableType, projection));
         keyGetters = new RowData.FieldGetter[keyOrder.length];
         for (int i = 0; i < keyOrder.length; i++) {
             keyGetters[i] = RowData.createFieldGetter(keyType.getTypeAt(i), keyOrder[i]);
@@ -106,6 +110,7 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
         return lookuper.lookup(new FlinkRowAsFluss().wrap(key)).thenApply(result -> {
             List<InternalRow> found = result.getRowList();
             List<RowData> produced = new ArrayList<>(found.size());
+            FlussRowCopier copier = copiers.get();
             for (InternalRow row : found) {
                 if (row != null) {
                     produced.add(copier.copy(row));

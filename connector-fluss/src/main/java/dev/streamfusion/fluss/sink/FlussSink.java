@@ -24,8 +24,10 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Rows written to a Fluss table through the Fluss client, each seen as a Fluss row without a copy
  * ({@link FlinkRowAsFluss}): appended to a log table, upserted into (or deleted from) a
- * primary-key table. Writes are flushed before every checkpoint and at the end of the input, and a
- * write the cluster refused fails the job naming the table: at least once, as fluss-flink writes.
+ * primary-key table (only the target columns of a partial {@code INSERT INTO t (columns)}, as
+ * fluss-flink writes them). Writes are flushed before every checkpoint and at the end of the
+ * input, and a write the cluster refused fails the job naming the table: at least once, as
+ * fluss-flink writes.
  */
 // The Fluss client's closeables declare Exception.
 @SuppressWarnings("try")
@@ -37,16 +39,19 @@ public final class FlussSink implements Sink<RowData> {
     private final FlussTableRef table;
     private final boolean primaryKey;
     private final boolean ignoreDelete;
+    /** The columns a partial update writes, by index; {@code null}: every column. */
+    private final int[] targetColumns;
 
-    public FlussSink(FlussTableRef table, boolean primaryKey, boolean ignoreDelete) {
+    public FlussSink(FlussTableRef table, boolean primaryKey, boolean ignoreDelete, int[] targetColumns) {
         this.table = table;
         this.primaryKey = primaryKey;
         this.ignoreDelete = ignoreDelete;
+        this.targetColumns = targetColumns == null ? null : targetColumns.clone();
     }
 
     @Override
     public SinkWriter<RowData> createWriter(WriterInitContext context) {
-        return new Writer(table, primaryKey, ignoreDelete);
+        return new Writer(table, primaryKey, ignoreDelete, targetColumns);
     }
 
     private static final class Writer implements SinkWriter<RowData> {
@@ -62,14 +67,16 @@ public final class FlussSink implements Sink<RowData> {
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final AtomicLong pending = new AtomicLong();
 
-        Writer(FlussTableRef ref, boolean primaryKey, boolean ignoreDelete) {
+        Writer(FlussTableRef ref, boolean primaryKey, boolean ignoreDelete, int[] targetColumns) {
             this.ref = ref;
             this.ignoreDelete = ignoreDelete;
             this.connection = ref.connect();
             try {
                 this.table = connection.getTable(ref.path());
                 this.append = primaryKey ? null : table.newAppend().createWriter();
-                this.upsert = primaryKey ? table.newUpsert().createWriter() : null;
+                this.upsert = !primaryKey ? null
+                        : targetColumns == null ? table.newUpsert().createWriter()
+                        : table.newUpsert().partialUpdate(targetColumns).createWriter();
             } catch (RuntimeException e) {
                 closeQuietly();
                 throw e;

@@ -24,10 +24,13 @@ import org.apache.fluss.client.table.scanner.ScanRecord;
 import org.apache.fluss.client.table.scanner.batch.BatchScanner;
 import org.apache.fluss.client.table.scanner.log.LogScanner;
 import org.apache.fluss.client.table.scanner.log.ScanRecords;
+import org.apache.fluss.exception.PartitionNotExistException;
 import org.apache.fluss.metadata.TableBucket;
 import org.apache.fluss.record.ChangeType;
 import org.apache.fluss.row.InternalRow;
 import org.apache.fluss.utils.CloseableIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,6 +55,8 @@ import java.util.Set;
 @SuppressWarnings("try")
 @Internal
 final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSplit> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BucketSplitReader.class);
 
     private static final Duration POLL = Duration.ofMillis(100);
 
@@ -148,7 +153,15 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
             snapshot = snapshots.poll();
             snapshotSkip = snapshot.snapshotRowsEmitted;
             TableBucket bucket = snapshot.id.toTableBucket(table.getTableInfo().getTableId());
-            snapshotScanner = table.newScan().project(projection).createBatchScanner(bucket, snapshot.snapshotId);
+            try {
+                snapshotScanner = table.newScan().project(projection).createBatchScanner(bucket, snapshot.snapshotId);
+            } catch (PartitionNotExistException e) {
+                LOG.info("Partition {} of Fluss table {} no longer exists; its split {} is finished", snapshot.partitionName,
+                        ref, snapshot.splitId());
+                String finished = snapshot.splitId();
+                snapshot = null;
+                return new BucketBatch(Set.of(finished));
+            }
         }
         CloseableIterator<InternalRow> rows;
         try {
@@ -282,10 +295,19 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
             if (scanner == null) {
                 scanner = table.newScan().project(projection).createLogScanner();
             }
-            if (split.id.isPartitioned()) {
-                scanner.subscribe(split.id.partitionId, split.id.bucket, split.offset);
-            } else {
-                scanner.subscribe(split.id.bucket, split.offset);
+            try {
+                if (split.id.isPartitioned()) {
+                    scanner.subscribe(split.id.partitionId, split.id.bucket, split.offset);
+                } else {
+                    scanner.subscribe(split.id.bucket, split.offset);
+                }
+            } catch (PartitionNotExistException e) {
+                // Dropped before this reader heard of it (while the job was down, say): the split is
+                // finished, as fluss-flink's reader finishes it, rather than failing every restart.
+                LOG.info("Partition {} of Fluss table {} no longer exists; its split {} is finished", split.partitionName,
+                        ref, split.splitId());
+                stops.remove(split.id);
+                removed.add(split.splitId());
             }
         }
     }

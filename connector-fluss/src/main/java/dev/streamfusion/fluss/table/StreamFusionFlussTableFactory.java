@@ -167,7 +167,9 @@ public final class StreamFusionFlussTableFactory
     public DynamicTableSink createDynamicTableSink(DynamicTableFactory.Context context) {
         PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
         Resolved table = resolve(context);
-        return new StreamFusionFlussTableSink(table.ref, table.info.hasPrimaryKey(), table.conf.get(FlussOptions.SINK_IGNORE_DELETE));
+        int[] primaryKey = table.info.getPrimaryKeys().stream().mapToInt(table.rowType.getFieldNames()::indexOf).toArray();
+        return new StreamFusionFlussTableSink(table.ref, table.rowType, primaryKey,
+                table.info.getTableConfig().getMergeEngineType().orElse(null), table.conf.get(FlussOptions.SINK_IGNORE_DELETE));
     }
 
     /**
@@ -298,6 +300,23 @@ public final class StreamFusionFlussTableFactory
         if (!flussColumns.equals(rowType.getFieldNames())) {
             throw new ValidationException("Fluss table " + ref + " has the columns " + flussColumns
                     + ", and the Flink table declares " + rowType.getFieldNames() + "; declare the Fluss table's columns, in its order");
+        }
+        // Rows cross by position in the Fluss types: a column declared of another type (another
+        // timestamp precision, a narrower integer) would be read and written in the wrong layout.
+        for (int i = 0; i < flussColumns.size(); i++) {
+            LogicalType declared = rowType.getTypeAt(i);
+            org.apache.fluss.types.DataType fluss = info.getRowType().getTypeAt(i);
+            org.apache.fluss.types.DataType mapped;
+            try {
+                mapped = FlussTypes.toFluss(declared);
+            } catch (UnsupportedOperationException e) {
+                throw new ValidationException("Column '" + flussColumns.get(i) + "' of Fluss table " + ref + ": " + e.getMessage(), e);
+            }
+            boolean sameType = mapped.copy(true).equals(fluss.copy(true));
+            if (!sameType || (!declared.isNullable() && fluss.isNullable())) {
+                throw new ValidationException("Column '" + flussColumns.get(i) + "' of Fluss table " + ref + " is " + fluss
+                        + ", and the Flink table declares " + declared + "; declare the Fluss table's type");
+            }
         }
         return info;
     }

@@ -1,0 +1,69 @@
+package dev.streamfusion.fluss.source;
+
+import dev.streamfusion.bridge.source.FetchedBatches;
+import dev.streamfusion.fluss.internal.FlussTableRef;
+import dev.streamfusion.testkit.fluss.FlussClusterExtension;
+
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.ConnectionFactory;
+import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.metadata.PartitionSpec;
+import org.apache.fluss.metadata.TablePath;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The split reader on a real Fluss cluster where the cluster changed under a restored job: a split
+ * of a partition dropped before the reader heard of it (while the job was down) finishes, as
+ * fluss-flink's reader finishes it, instead of failing the job on every restart.
+ */
+// The Fluss client's closeables declare Exception.
+@SuppressWarnings("try")
+class BucketSplitReaderITCase {
+
+    @RegisterExtension static final FlussClusterExtension FLUSS = new FlussClusterExtension(Map.of());
+
+    @Test
+    void aSplitOfADroppedPartitionFinishes() throws Exception {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        env.executeSql("CREATE TABLE stock.fluss.days (k BIGINT, dt STRING) PARTITIONED BY (dt) WITH ('bucket.num' = '1')");
+        TablePath path = TablePath.of("fluss", "days");
+        org.apache.fluss.config.Configuration conf = new org.apache.fluss.config.Configuration();
+        conf.setString("bootstrap.servers", FLUSS.bootstrapServers());
+        long partitionId;
+        try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
+            PartitionSpec day = new PartitionSpec(Map.of("dt", "2026-12-01"));
+            admin.createPartition(path, day, false).get();
+            partitionId = admin.listPartitionInfos(path).get().get(0).getPartitionId();
+            admin.dropPartition(path, day, false).get();
+        }
+        BucketSplit split = new BucketSplit(new BucketId(partitionId, 0), "2026-12-01", 0, BucketSplit.NO_SNAPSHOT, 0);
+        RowType rowType = RowType.of(new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH));
+        FlussTableRef ref = new FlussTableRef(FLUSS.bootstrapServers(), Map.of(), "fluss", "days");
+        try (FetchedBatches fetched = new FetchedBatches()) {
+            BucketSplitReader reader = new BucketSplitReader(ref, new int[] {0, 1}, rowType, false, fetched, false);
+            try {
+                reader.handleSplitsChanges(new SplitsAddition<>(List.of(split)));
+                RecordsWithSplitIds<BucketBatch.Row> records = reader.fetch();
+                assertThat(records.finishedSplits()).containsExactly(split.splitId());
+                records.recycle();
+            } finally {
+                reader.close();
+            }
+        }
+    }
+}
