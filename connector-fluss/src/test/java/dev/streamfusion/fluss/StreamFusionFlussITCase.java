@@ -552,6 +552,31 @@ class StreamFusionFlussITCase {
                 .hasStackTraceContaining("BIGINT");
     }
 
+    /**
+     * A bounded read whose reader fails and restarts (its region, in a batch job) still ends:
+     * the restarted reader gets its splits back and is told again that no more come.
+     */
+    @Test
+    @Timeout(value = 240, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aBoundedReadWhoseReaderRestartsEnds() throws Exception {
+        TableEnvironment setup = streaming();
+        setup.executeSql("CREATE TABLE stock.fluss.bounded_failover (k BIGINT, v BIGINT) WITH ('bucket.num' = '2')");
+        setup.executeSql("INSERT INTO stock.fluss.bounded_failover VALUES "
+                + LongStream.range(0, 400).mapToObj(k -> "(" + k + ", " + k * 2 + ")").collect(Collectors.joining(", "))).await();
+        org.apache.flink.configuration.Configuration conf = new org.apache.flink.configuration.Configuration();
+        conf.set(org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        conf.set(org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.newInstance().inBatchMode().withConfiguration(conf).build());
+        batch.getConfig().set("table.exec.resource.default-parallelism", "2");
+        batch.createTemporarySystemFunction("fail_once", FailOnce.class);
+        createOurs(batch, "sf_bounded_failover", "bounded_failover", "k BIGINT, v BIGINT", "");
+        FailOnce.reset(150);
+        assertThat(collect(batch, "SELECT COUNT(DISTINCT fail_once(k)), SUM(v) FROM sf_bounded_failover", Row::toString))
+                .containsExactly("+I[400, " + LongStream.range(0, 400).map(k -> k * 2).sum() + "]");
+        assertThat(FailOnce.failed()).as("the reader failed once").isTrue();
+    }
+
     @Test
     void aStreamFusionCatalogShowsCreatesAndWritesTablesAsFlussFlinksDoes() throws Exception {
         TableEnvironment env = streaming();
@@ -579,6 +604,18 @@ class StreamFusionFlussITCase {
         assertThat(collectStrings(env, "SHOW DATABASES IN sfc")).doesNotContain("shop");
         assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.bounded (s VARCHAR(10))"))
                 .hasStackTraceContaining("use STRING");
+        // Connector options are kept with the table, as fluss-flink's catalog keeps them, and
+        // read back by both catalogs; aggregate functions it would drop are refused.
+        env.executeSql("CREATE TABLE sfc.fluss.kept (k INT) WITH ('bucket.num' = '1', 'scan.startup.mode' = 'latest', "
+                + "'sink.ignore-delete' = 'true')");
+        for (String catalog : List.of("sfc", "stock")) {
+            Map<String, String> options = ((org.apache.flink.table.catalog.CatalogTable) env.getCatalog(catalog).orElseThrow()
+                    .getTable(new org.apache.flink.table.catalog.ObjectPath("fluss", "kept"))).getOptions();
+            assertThat(options).as(catalog).containsEntry("scan.startup.mode", "latest").containsEntry("sink.ignore-delete", "true");
+        }
+        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.summed_here (k INT NOT NULL, total BIGINT, "
+                + "PRIMARY KEY (k) NOT ENFORCED) WITH ('table.merge-engine' = 'aggregation', 'fields.total.agg' = 'sum')"))
+                .hasStackTraceContaining("Option 'fields.total.agg'");
     }
 
     private static List<String> collectStrings(TableEnvironment env, String sql) throws Exception {

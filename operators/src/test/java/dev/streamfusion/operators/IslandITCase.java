@@ -199,6 +199,33 @@ class IslandITCase {
         assertThat(rows(reader, "SELECT * FROM fused_calc")).containsExactlyElementsOf(calculated);
     }
 
+    /**
+     * A statement set writing one query twice into one table writes its rows twice, as Flink
+     * does (which never reuses one sink for another), with or without the island.
+     */
+    @ParameterizedTest(name = "streaming={0}")
+    @CsvSource({"true", "false"})
+    void aStatementSetWritingOneQueryTwiceWritesItsRowsTwice(boolean streaming) throws Exception {
+        String mode = streaming ? "streaming" : "batch";
+        String columns = "s STRING, total BIGINT";
+        String query = "SELECT s, bi + i FROM %s WHERE si > 0";
+        TableEnvironment island = env(streaming, 2, true);
+        island.executeSql(table("twice", "streamfusion-parquet", columns, mode + "-twice"));
+        org.apache.flink.table.api.StatementSet set = island.createStatementSet();
+        set.addInsertSql("INSERT INTO twice " + String.format(query, "fused"));
+        set.addInsertSql("INSERT INTO twice " + String.format(query, "fused"));
+        assertThat(set.explain()).contains("NativeSinkBatches");
+        set.execute().await();
+
+        TableEnvironment reader = env(false, 1, false);
+        reader.executeSql(table("twice", "filesystem", columns, mode + "-twice"));
+        List<String> once = rows(reader, String.format(query, "stock"));
+        assertThat(once).hasSizeGreaterThan(100);
+        List<String> twice = new java.util.ArrayList<>(once);
+        twice.addAll(once);
+        assertThat(rows(reader, "SELECT * FROM twice")).containsExactlyInAnyOrderElementsOf(twice);
+    }
+
     @Test
     void aSinkOfItsOwnParallelismTakesTheBatchesAcrossTheExchange() throws Exception {
         String columns = "s STRING, total BIGINT, price DECIMAL(10, 2)";

@@ -32,6 +32,9 @@ import java.util.Arrays;
 @Internal
 public final class BinaryRowsToArrow extends NativeHandle {
 
+    /** The most bytes a Java array holds. */
+    private static final int MAX_BYTES = Integer.MAX_VALUE - 8;
+
     private final int arity;
     private final ArrowBatchImporter importer;
     private byte[] bytes = new byte[64 * 1024];
@@ -94,8 +97,13 @@ public final class BinaryRowsToArrow extends NativeHandle {
         }
         BinaryRowData binary = (BinaryRowData) row;
         int size = binary.getSizeInBytes();
-        if (length + size > bytes.length) {
-            bytes = Arrays.copyOf(bytes, Math.max(length + size, bytes.length * 2));
+        long needed = (long) length + size;
+        if (needed > MAX_BYTES) {
+            throw new IllegalStateException("The rows gathered for one batch would take " + needed
+                    + " bytes, more than a Java array holds; write smaller batches");
+        }
+        if (needed > bytes.length) {
+            bytes = Arrays.copyOf(bytes, (int) Math.min(MAX_BYTES, Math.max(needed, 2L * bytes.length)));
         }
         if (count + 2 > starts.length) {
             starts = Arrays.copyOf(starts, starts.length * 2);

@@ -164,11 +164,15 @@ public final class BinaryRowsWriter extends NativeHandle {
             return view;
         }
 
-        /** Frees the buffer; once. */
+        /**
+         * Frees the buffer; once. The segment is freed first, so a view still held (a string or
+         * nested value read from a row) fails when read, rather than reading freed memory.
+         */
         @Override
         public synchronized void close() {
             if (!closed) {
                 closed = true;
+                segment.free();
                 release(buffer);
             }
         }

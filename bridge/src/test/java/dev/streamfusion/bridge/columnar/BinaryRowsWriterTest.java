@@ -176,4 +176,22 @@ class BinaryRowsWriterTest {
             }
         }
     }
+
+    /** A value read from a row and held past the rows' close fails when read, never reads freed memory. */
+    @Test
+    void aValueHeldPastTheRowsCloseFailsWhenRead() {
+        RowType strings = (RowType) DataTypes.ROW(FIELD("s", DataTypes.STRING())).notNull().getLogicalType();
+        try (BufferAllocator allocator = new RootAllocator();
+                RowDataArrowWriter stringRows = RowDataArrowWriter.create(strings, allocator)) {
+            VectorSchemaRoot root = stringRows.write(List.of(GenericRowData.of(StringData.fromString("a string of some length"))));
+            try (BinaryRowsWriter writer = BinaryRowsWriter.create(allocator, root.getSchema(), strings)) {
+                StringData held;
+                try (BinaryRowsWriter.Rows rows = writer.write(root)) {
+                    held = rows.row(0).getString(0);
+                    assertThat(held.toString()).isEqualTo("a string of some length");
+                }
+                assertThatThrownBy(held::toBytes).isInstanceOf(IllegalStateException.class);
+            }
+        }
+    }
 }

@@ -265,7 +265,8 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
             return;
         }
         if (error != null) {
-            if (scan.partitionDiscoveryInterval.toMillis() <= 0 && partitions.isEmpty()) {
+            // A bounded read lists its partitions once: it fails rather than never ending.
+            if (scan.bounded || (scan.partitionDiscoveryInterval.toMillis() <= 0 && partitions.isEmpty())) {
                 throw new IllegalStateException("Cannot list the partitions of Fluss table " + table, error);
             }
             LOG.warn("Cannot list the partitions of Fluss table {}; trying again in {}", table,
@@ -388,6 +389,9 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
 
     @Override
     public void addReader(int subtaskId) {
+        // A reader registering again (a restarted attempt) has not been told there are no more
+        // splits; it is told once its splits handed back are assigned again.
+        toldNoMoreSplits.remove(subtaskId);
         if (pending != null) {
             assignPending();
         }

@@ -29,8 +29,10 @@ import org.apache.fluss.metadata.TablePath;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -167,6 +169,15 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
             columns.primaryKey(info.getPrimaryKeys());
         }
         Map<String, String> options = new HashMap<>(clientOptions);
+        // Connector options stored with the table when it was created (as fluss-flink's catalog
+        // stores them), those this connector takes.
+        Set<String> known = new HashSet<>();
+        new StreamFusionFlussTableFactory().optionalOptions().forEach(o -> known.add(o.key()));
+        info.getCustomProperties().toMap().forEach((key, value) -> {
+            if (known.contains(key)) {
+                options.put(key, value);
+            }
+        });
         options.put("connector", StreamFusionFlussTableFactory.IDENTIFIER);
         options.put(FlussOptions.BOOTSTRAP_SERVERS.key(), bootstrapServers);
         options.put(FlussOptions.DATABASE.key(), path.getDatabaseName());
@@ -237,11 +248,21 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
                 .partitionedBy(resolved.getPartitionKeys())
                 .distributedBy(bucketNum == null ? null : Integer.valueOf(bucketNum), bucketKeys)
                 .comment(resolved.getComment());
-        options.forEach((key, value) -> {
+        for (Map.Entry<String, String> option : options.entrySet()) {
+            String key = option.getKey();
             if (key.startsWith("table.")) {
-                descriptor.property(key, value);
+                descriptor.property(key, option.getValue());
+            } else if (key.startsWith("fields.") || key.equals("auto-increment.fields")) {
+                // fluss-flink turns these into the schema's aggregate functions and
+                // auto-increment columns; dropping them would make another table.
+                throw new CatalogException("Option '" + key + "' of table " + path + " is not taken by the "
+                        + "streamfusion-fluss catalog; create the table through fluss-flink's catalog");
+            } else if (!key.equals(FlussOptions.BUCKET_NUM.key()) && !key.equals(FlussOptions.BUCKET_KEY.key())) {
+                // Connector options (scan.startup.mode, sink.ignore-delete, lookup.*, ...) are
+                // kept with the table, as fluss-flink's catalog keeps them.
+                descriptor.customProperty(key, option.getValue());
             }
-        });
+        }
         try {
             await(admin.createTable(tablePath(path), descriptor.build(), ignoreIfExists), "create table " + path);
         } catch (org.apache.fluss.exception.TableAlreadyExistException e) {

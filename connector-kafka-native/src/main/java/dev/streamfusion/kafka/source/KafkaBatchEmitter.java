@@ -73,7 +73,8 @@ final class KafkaBatchEmitter implements RecordEmitter<KafkaMessage, ArrowBatch,
             int from = values.rowStarts[first];
             int to = values.rowStarts[first + count];
             VectorSchemaRoot root = values.root;
-            if (from == 0 && to == root.getRowCount()) {
+            // A run without rows (tombstones, skipped records) emits no batch, as rows would emit none.
+            if (to > from && from == 0 && to == root.getRowCount()) {
                 output.collect(batch.of(produced(root)));
             } else if (to > from) {
                 try (VectorSchemaRoot slice = root.slice(from, to - from)) {

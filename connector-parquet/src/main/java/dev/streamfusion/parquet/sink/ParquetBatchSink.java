@@ -90,8 +90,11 @@ public final class ParquetBatchSink implements Serializable {
             return new BulkWriter<>() {
                 @Override
                 public void addElement(ArrowBatch batch) throws IOException {
-                    writer.addBatch(batch.root());
-                    batch.release();
+                    try {
+                        writer.addBatch(batch.root());
+                    } finally {
+                        batch.release();
+                    }
                 }
 
                 @Override

@@ -348,9 +348,13 @@ public final class IslandRels {
 
         @Override
         public RelWriter explainTerms(RelWriter pw) {
+            // The stock sink's own id: Flink never reuses a sink for another (two INSERTs of one
+            // query into one table in a statement set write twice), and the planner's reuse of
+            // equal subplans must not merge two of these either.
             return super.explainTerms(pw)
                     .item("table", sink.contextResolvedTable().getIdentifier().asSummaryString())
-                    .item("fields", String.join(", ", getInput().getRowType().getFieldNames()));
+                    .item("fields", String.join(", ", getInput().getRowType().getFieldNames()))
+                    .item("sink", sink.getId());
         }
 
         @Override

@@ -262,6 +262,13 @@ final class IslandRewriter {
         } else {
             refused = ((BatchSinkTarget) stock.tableSink())
                     .batchesUnsupported(FlinkTypeFactory.toLogicalRowType(batches.get().getRowType()), streaming);
+            if (refused.isEmpty() && enforcesConstraints(stock, batches.get())) {
+                refused = Optional.of("Flink's sink constraint enforcer would check or change its rows (NOT NULL columns "
+                        + "of a nullable input or under 'table.exec.sink.not-null-enforcer' = DROP, lengths under "
+                        + "'table.exec.sink.type-length-enforcer', nested values under "
+                        + "'table.exec.sink.nested-constraint-enforcer')");
+                admit = "the enforcers' defaults, and columns of the sink as nullable as its input";
+            }
         }
         if (refused.isPresent()) {
             report.fellBack("Sink into " + table + ": " + refused.get(), admit);
@@ -271,6 +278,61 @@ final class IslandRewriter {
                 streaming
                         ? new IslandRels.StreamSinkBatches(stock.getTraitSet(), batches.get(), stock, (BatchSinkTarget) stock.tableSink())
                         : new IslandRels.BatchSinkBatches(stock.getTraitSet(), batches.get(), stock, (BatchSinkTarget) stock.tableSink()));
+    }
+
+    /**
+     * Whether Flink's sink constraint enforcer (which the batches bypass) would check or change
+     * rows written by {@code sink} from {@code input}: a NOT NULL column fed by a nullable one, or
+     * any NOT NULL column where NULL rows are dropped; a length-bounded CHAR, VARCHAR, BINARY or
+     * VARBINARY column under a type-length enforcer; a nested column under a nested one.
+     */
+    private static boolean enforcesConstraints(Sink sink, RelNode input) {
+        org.apache.flink.table.api.TableConfig config = ShortcutUtils.unwrapTableConfig(sink);
+        org.apache.flink.table.types.logical.RowType table = (org.apache.flink.table.types.logical.RowType)
+                sink.contextResolvedTable().getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+        org.apache.flink.table.types.logical.RowType fed = FlinkTypeFactory.toLogicalRowType(input.getRowType());
+        boolean dropNulls = config.get(ExecutionConfigOptions.TABLE_EXEC_SINK_NOT_NULL_ENFORCER)
+                == ExecutionConfigOptions.NotNullEnforcer.DROP;
+        boolean lengths = config.get(ExecutionConfigOptions.TABLE_EXEC_SINK_TYPE_LENGTH_ENFORCER)
+                != ExecutionConfigOptions.TypeLengthEnforcer.IGNORE;
+        boolean nested = config.get(ExecutionConfigOptions.TABLE_EXEC_SINK_NESTED_CONSTRAINT_ENFORCER)
+                != ExecutionConfigOptions.NestedEnforcer.IGNORE;
+        for (int i = 0; i < table.getFieldCount(); i++) {
+            org.apache.flink.table.types.logical.LogicalType column = table.getTypeAt(i);
+            boolean nullableInput = i >= fed.getFieldCount() || fed.getTypeAt(i).isNullable();
+            if (!column.isNullable() && (dropNulls || nullableInput)) {
+                return true;
+            }
+            switch (column.getTypeRoot()) {
+                case CHAR:
+                case BINARY:
+                    if (lengths) {
+                        return true;
+                    }
+                    break;
+                case VARCHAR:
+                case VARBINARY:
+                    if (lengths && !column.equals(column.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.VARCHAR
+                            ? new org.apache.flink.table.types.logical.VarCharType(column.isNullable(),
+                                    org.apache.flink.table.types.logical.VarCharType.MAX_LENGTH)
+                            : new org.apache.flink.table.types.logical.VarBinaryType(column.isNullable(),
+                                    org.apache.flink.table.types.logical.VarBinaryType.MAX_LENGTH))) {
+                        return true;
+                    }
+                    break;
+                case ARRAY:
+                case MAP:
+                case MULTISET:
+                case ROW:
+                    if (nested) {
+                        return true;
+                    }
+                    break;
+                default:
+                    break;
+            }
+        }
+        return false;
     }
 
     /** Builds the native calc once over its input's Arrow schema: what it refuses stays stock. */
