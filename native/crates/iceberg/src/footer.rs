@@ -36,7 +36,7 @@ pub(crate) fn needs_check(schema: &Schema, projected: &[i32], filtered: &HashSet
 /// The field ids among `filtered` whose column the Parquet file at `path` (of `size` bytes) does
 /// not hold, at the top level or in structs, in `schema`'s type exactly (by field id; a file
 /// without field ids holds none). Fails where a `projected` top-level `timestamp` column holds
-/// another unit than microseconds: iceberg-rust 0.10.1 would read its values as microseconds.
+/// milli- or nanoseconds: iceberg-rust 0.10.1 would read their values as microseconds.
 pub(crate) async fn columns_not_as_typed(
     file_io: &FileIO,
     path: &str,
@@ -67,14 +67,13 @@ pub(crate) async fn columns_not_as_typed(
             continue;
         };
         let exact = holds_exactly(primitive, column);
-        if !exact
-            && column.path().parts().len() == 1
+        if column.path().parts().len() == 1
             && projected.contains(&info.id())
             && matches!(
                 primitive,
                 PrimitiveType::Timestamp | PrimitiveType::Timestamptz
             )
-            && column.physical_type() == PhysicalType::INT64
+            && other_unit(column)
         {
             return Err(iceberg::Error::new(
                 iceberg::ErrorKind::FeatureUnsupported,
@@ -91,6 +90,17 @@ pub(crate) async fn columns_not_as_typed(
         }
     }
     Ok(filtered.difference(&as_typed).copied().collect())
+}
+
+/// Whether `column` holds INT64 timestamps of another unit than microseconds (milli- or
+/// nanoseconds, by its logical or converted type).
+fn other_unit(column: &ColumnDescriptor) -> bool {
+    column.physical_type() == PhysicalType::INT64
+        && match column.logical_type_ref() {
+            Some(LogicalType::Timestamp { unit, .. }) => *unit != TimeUnit::MICROS,
+            Some(_) => false,
+            None => column.converted_type() == ConvertedType::TIMESTAMP_MILLIS,
+        }
 }
 
 /// Whether `column` holds values of `primitive` as Iceberg writes that type.

@@ -248,7 +248,8 @@ impl Partitioner {
 /// nanoseconds and buckets them as microseconds rounded toward zero, which differs before 1970.
 /// So a top-level nanosecond column that only such transforms read is handed to iceberg-rust as
 /// microseconds, rounded down. One that `identity` reads too keeps its nanoseconds; then a
-/// bucket of a value iceberg-rust would round otherwise fails, naming the column.
+/// bucket of a value iceberg-rust would round otherwise fails, naming the column, and an `hour`
+/// of it is refused when the writer opens.
 struct SpecTransforms {
     calculator: PartitionValueCalculator,
     /// The columns handed over as microseconds, by position.
@@ -279,6 +280,21 @@ impl SpecTransforms {
             let identity = readers
                 .iter()
                 .any(|f| f.transform == iceberg::spec::Transform::Identity);
+            if identity
+                && let Some(hour) = readers
+                    .iter()
+                    .find(|f| f.transform == iceberg::spec::Transform::Hour)
+            {
+                // iceberg-rust has no hour of nanoseconds, and the column stays in them here.
+                return Err(iceberg::Error::new(
+                    iceberg::ErrorKind::FeatureUnsupported,
+                    format!(
+                        "column {} is partitioned both by identity and by hour ({}), which the \
+                         native writer does not compute together for nanosecond timestamps",
+                        field.name, hour.name
+                    ),
+                ));
+            }
             if readers.is_empty() || identity {
                 if let Some(bucket) = readers
                     .iter()
@@ -1253,6 +1269,18 @@ mod tests {
             .to_string();
         assert!(error.contains("column ts"), "{error}");
         let _ = writer.finish();
+        // An hour of it too: refused when the writer opens.
+        let hours = nanosecond_table(
+            &dir,
+            json!([
+                {"source-id": 1, "field-id": 1000, "name": "ts", "transform": "identity"},
+                {"source-id": 1, "field-id": 1001, "name": "ts_hour", "transform": "hour"}]),
+        );
+        let refused = DataFilesWriter::open(&hours.to_string(), None)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("identity and by hour"), "{refused}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -777,10 +777,14 @@ fn write_array(
     Ok(())
 }
 
-/// Fails for a DECIMAL value of more digits than its precision `p` (a malformed file's): Flink's
-/// columns read it as no DECIMAL at all (`DecimalData.fromBigDecimal` gives null under a clear
-/// null bit), which its operators cannot take.
+/// Fails for a wide DECIMAL value (precision `p` above 18) of more digits than its precision (a
+/// malformed file's): Flink's columns read it as no DECIMAL at all (`DecimalData.fromBigDecimal`
+/// gives null under a clear null bit), which its operators cannot take. A compact one is kept,
+/// as Flink keeps it (`fromUnscaledLong` checks nothing; Flink's text cast makes such values).
 fn check_precision(value: i128, p: i32) -> Result<()> {
+    if p <= MAX_COMPACT_DECIMAL_PRECISION {
+        return Ok(());
+    }
     let fits = u8::try_from(p).is_ok_and(|p| {
         <Decimal128Type as arrow::datatypes::DecimalType>::is_valid_decimal_precision(value, p)
     });
@@ -1333,11 +1337,11 @@ pub(crate) mod tests {
         );
     }
 
-    /// A DECIMAL value of more digits than its precision (a malformed file's) fails the batch,
-    /// compact or not, at the top level or nested.
+    /// A wide DECIMAL value of more digits than its precision (a malformed file's) fails the
+    /// batch; a compact one is kept, as Flink keeps it (its text cast makes such values).
     #[test]
-    fn decimals_of_more_digits_than_their_precision_are_refused() {
-        for (precision, value) in [(4u8, 10_000i128), (20, 10i128.pow(20))] {
+    fn wide_decimals_of_more_digits_than_their_precision_are_refused() {
+        for (precision, value) in [(20u8, 10i128.pow(20)), (38, i128::MAX)] {
             let decimals = Decimal128Array::from(vec![Some(value)])
                 .with_precision_and_scale(precision, 0)
                 .unwrap();
@@ -1349,15 +1353,14 @@ pub(crate) mod tests {
                 .unwrap_err();
             assert!(error.to_string().contains("more than"), "{error}");
         }
-        let fits = Decimal128Array::from(vec![Some(9_999i128)])
+        let compact = Decimal128Array::from(vec![Some(10_000i128)])
             .with_precision_and_scale(4, 0)
             .unwrap();
-        let batch = RecordBatch::try_from_iter(vec![("d", Arc::new(fits) as ArrayRef)]).unwrap();
-        assert!(
-            flat_writer(&batch, &[FlinkType::Decimal(4)])
-                .write(&batch)
-                .is_ok()
-        );
+        let batch = RecordBatch::try_from_iter(vec![("d", Arc::new(compact) as ArrayRef)]).unwrap();
+        let out = flat_writer(&batch, &[FlinkType::Decimal(4)])
+            .write(&batch)
+            .unwrap();
+        assert_eq!(word(&out, start(&out, 0) + 8), 10_000);
     }
 
     #[test]

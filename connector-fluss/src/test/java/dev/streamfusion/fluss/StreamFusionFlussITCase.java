@@ -546,6 +546,11 @@ class StreamFusionFlussITCase {
         assertThatThrownBy(() -> env.executeSql("INSERT INTO sf_summed VALUES (1, 5)").await())
                 .hasStackTraceContaining("'aggregation' merge engine");
 
+        // fluss-flink refuses a full lookup cache; so do we, rather than looking up without one.
+        createOurs(env, "sf_full_cache", "partial_ours", columns, "'lookup.cache' = 'FULL'");
+        assertThatThrownBy(() -> env.executeSql("SELECT * FROM sf_full_cache").collect().close())
+                .hasStackTraceContaining("Full lookup caching is not supported yet.");
+
         createOurs(env, "sf_partial_wide", "partial_ours", "k INT NOT NULL, n INT, v STRING, PRIMARY KEY (k) NOT ENFORCED", "");
         assertThatThrownBy(() -> env.executeSql("SELECT * FROM sf_partial_wide").collect().close())
                 .hasStackTraceContaining("Column 'n' of Fluss table")
@@ -613,6 +618,12 @@ class StreamFusionFlussITCase {
                     .getTable(new org.apache.flink.table.catalog.ObjectPath("fluss", "kept"))).getOptions();
             assertThat(options).as(catalog).containsEntry("scan.startup.mode", "latest").containsEntry("sink.ignore-delete", "true");
         }
+        // A Fluss TIME of any precision reads as TIME(0) through the catalog (as fluss-flink gives
+        // it), in the same layout: the declared types check takes it.
+        env.executeSql("CREATE TABLE stock.fluss.timed (k INT, tm TIME(3)) WITH ('bucket.num' = '1')");
+        env.executeSql("INSERT INTO stock.fluss.timed VALUES (1, TIME '10:11:12.345')").await();
+        assertThat(take(env, "SELECT * FROM sfc.fluss.timed /*+ OPTIONS('scan.startup.mode' = 'earliest') */", 1))
+                .isEqualTo(take(env, "SELECT * FROM stock.fluss.timed /*+ OPTIONS('scan.startup.mode' = 'earliest') */", 1));
         assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.summed_here (k INT NOT NULL, total BIGINT, "
                 + "PRIMARY KEY (k) NOT ENFORCED) WITH ('table.merge-engine' = 'aggregation', 'fields.total.agg' = 'sum')"))
                 .hasStackTraceContaining("Option 'fields.total.agg'");

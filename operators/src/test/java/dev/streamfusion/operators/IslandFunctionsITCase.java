@@ -118,9 +118,9 @@ class IslandFunctionsITCase {
                 + "THEN CAST(s AS DECIMAL(38, 10)) END, CASE WHEN s IN ('-2.455', '0.049999999999', '١٢.٥', '9.99') "
                 + "THEN CAST(s AS DECIMAL(20, 0)) END FROM %s",
         // A DECIMAL parsed past its precision ('9.99' as DECIMAL(2, 1) is 10.0) through ABS into text keeps every
-        // digit, and cast to a wider DECIMAL it does not fit is NULL, as in Flink.
+        // digit, cast to a wider DECIMAL it does not fit is NULL, and handed to Flink it stays 10.0, as in Flink.
         "SELECT s, CAST(ABS(CAST(s AS DECIMAL(2, 1))) AS VARCHAR(10)), CAST(CAST(s AS DECIMAL(2, 1)) AS DECIMAL(3, 2)), "
-                + "COALESCE(CAST(s AS DECIMAL(2, 1)), price) FROM %s WHERE s IN ('9.99', '1.5', '.5', '+7', '1x') OR s IS NULL",
+                + "COALESCE(CAST(s AS DECIMAL(2, 1)), price), ABS(CAST(s AS DECIMAL(2, 1))) FROM %s WHERE s IN ('9.99', '1.5', '.5', '+7', '1x') OR s IS NULL",
         "SELECT s, TRIM(s), TRIM(LEADING 'ab' FROM s), TRIM(BOTH '/:' FROM s), TRIM(TRAILING 'x' FROM s), LTRIM(s), RTRIM(s), "
                 + "LTRIM(s, 'aA'), RTRIM(s, '/'), REPLACE(s, 'a', 'XY'), REPLACE(s, '::', ''), REPLACE(s, 'ß', 'ss') FROM %s",
         "SELECT amount, qty, price, ABS(amount), ABS(qty), ABS(price), ABS(CAST(qty AS DOUBLE) / 0), ABS(CAST(qty AS SMALLINT)), "

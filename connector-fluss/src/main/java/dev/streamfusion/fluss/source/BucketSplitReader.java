@@ -19,6 +19,7 @@ import org.apache.flink.types.RowKind;
 
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.fluss.client.Connection;
+import org.apache.fluss.client.admin.Admin;
 import org.apache.fluss.client.table.Table;
 import org.apache.fluss.client.table.scanner.ScanRecord;
 import org.apache.fluss.client.table.scanner.batch.BatchScanner;
@@ -42,6 +43,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reads the buckets assigned to it with one Fluss log scanner (the query's columns pushed to the
@@ -59,6 +61,7 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     private static final Logger LOG = LoggerFactory.getLogger(BucketSplitReader.class);
 
     private static final Duration POLL = Duration.ofMillis(100);
+    private static final Duration PARTITIONS_TIMEOUT = Duration.ofSeconds(30);
 
     private final FlussTableRef ref;
     private final int[] projection;
@@ -155,7 +158,13 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
             TableBucket bucket = snapshot.id.toTableBucket(table.getTableInfo().getTableId());
             try {
                 snapshotScanner = table.newScan().project(projection).createBatchScanner(bucket, snapshot.snapshotId);
-            } catch (PartitionNotExistException e) {
+            } catch (RuntimeException e) {
+                // The server answers for a dropped partition's snapshot that it does not exist
+                // (the client wraps that in a FlussRuntimeException): whether the partition is
+                // gone is asked of the cluster.
+                if (!partitionGone(e) && !(snapshot.id.isPartitioned() && partitionDropped(snapshot.id.partitionId, e))) {
+                    throw e;
+                }
                 LOG.info("Partition {} of Fluss table {} no longer exists; its split {} is finished", snapshot.partitionName,
                         ref, snapshot.splitId());
                 String finished = snapshot.splitId();
@@ -310,6 +319,30 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                 removed.add(split.splitId());
             }
         }
+    }
+
+    /** Whether the table no longer has partition {@code partitionId}; {@code error} gains what asking failed with. */
+    private boolean partitionDropped(long partitionId, RuntimeException error) {
+        try (Admin admin = connection.getAdmin()) {
+            return admin.listPartitionInfos(ref.path()).get(PARTITIONS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).stream()
+                    .noneMatch(p -> p.getPartitionId() == partitionId);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            error.addSuppressed(e);
+            return false;
+        }
+    }
+
+    /** Whether {@code error} says the partition is gone. */
+    private static boolean partitionGone(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof PartitionNotExistException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Stops reading {@code split} (of a dropped partition); its batches not handed out are freed. */

@@ -117,6 +117,43 @@ final class FlussTypes {
         return fluss.copy(type.isNullable());
     }
 
+    /**
+     * Whether values of {@code declared} and {@code fluss} (Fluss types) cross between Flink and
+     * Fluss in one layout: the same type but for nullability, nested field comments and the
+     * precision of TIME (both a millisecond of the day; Fluss's TIME reads as {@code TIME(0)}).
+     */
+    static boolean sameLayout(DataType declared, DataType fluss) {
+        if (declared.getTypeRoot() != fluss.getTypeRoot()) {
+            return false;
+        }
+        switch (declared.getTypeRoot()) {
+            case TIME_WITHOUT_TIME_ZONE:
+                return true;
+            case ARRAY:
+                return sameLayout(((org.apache.fluss.types.ArrayType) declared).getElementType(),
+                        ((org.apache.fluss.types.ArrayType) fluss).getElementType());
+            case MAP:
+                org.apache.fluss.types.MapType declaredMap = (org.apache.fluss.types.MapType) declared;
+                org.apache.fluss.types.MapType flussMap = (org.apache.fluss.types.MapType) fluss;
+                return sameLayout(declaredMap.getKeyType(), flussMap.getKeyType())
+                        && sameLayout(declaredMap.getValueType(), flussMap.getValueType());
+            case ROW:
+                org.apache.fluss.types.RowType declaredRow = (org.apache.fluss.types.RowType) declared;
+                org.apache.fluss.types.RowType flussRow = (org.apache.fluss.types.RowType) fluss;
+                if (!declaredRow.getFieldNames().equals(flussRow.getFieldNames())) {
+                    return false;
+                }
+                for (int i = 0; i < declaredRow.getFieldCount(); i++) {
+                    if (!sameLayout(declaredRow.getTypeAt(i), flussRow.getTypeAt(i))) {
+                        return false;
+                    }
+                }
+                return true;
+            default:
+                return declared.copy(true).equals(fluss.copy(true));
+        }
+    }
+
     /** The Flink type of a Fluss column type. */
     static LogicalType toFlink(DataType type) {
         boolean nullable = type.isNullable();

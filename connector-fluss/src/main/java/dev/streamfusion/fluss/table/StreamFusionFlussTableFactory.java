@@ -191,6 +191,10 @@ public final class StreamFusionFlussTableFactory
 
     /** Flink's lookup cache as {@code lookup.cache} and {@code lookup.partial-cache.*} say, or {@code null}. */
     private static LookupCache lookupCache(Configuration conf) {
+        if (conf.get(LookupOptions.CACHE_TYPE) == LookupOptions.LookupCacheType.FULL) {
+            // As fluss-flink refuses it, rather than reading without a cache.
+            throw new UnsupportedOperationException("Full lookup caching is not supported yet.");
+        }
         return conf.get(LookupOptions.CACHE_TYPE) == LookupOptions.LookupCacheType.PARTIAL
                 ? DefaultLookupCache.fromConfig(conf)
                 : null;
@@ -312,8 +316,7 @@ public final class StreamFusionFlussTableFactory
             } catch (UnsupportedOperationException e) {
                 throw new ValidationException("Column '" + flussColumns.get(i) + "' of Fluss table " + ref + ": " + e.getMessage(), e);
             }
-            boolean sameType = mapped.copy(true).equals(fluss.copy(true));
-            if (!sameType || (!declared.isNullable() && fluss.isNullable())) {
+            if (!FlussTypes.sameLayout(mapped, fluss) || (!declared.isNullable() && fluss.isNullable())) {
                 throw new ValidationException("Column '" + flussColumns.get(i) + "' of Fluss table " + ref + " is " + fluss
                         + ", and the Flink table declares " + declared + "; declare the Fluss table's type");
             }

@@ -42,18 +42,42 @@ class BucketSplitReaderITCase {
         env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
         env.executeSql("CREATE TABLE stock.fluss.days (k BIGINT, dt STRING) PARTITIONED BY (dt) WITH ('bucket.num' = '1')");
         TablePath path = TablePath.of("fluss", "days");
+        long partitionId = droppedPartition(path);
+        BucketSplit split = new BucketSplit(new BucketId(partitionId, 0), "2026-12-01", 0, BucketSplit.NO_SNAPSHOT, 0);
+        RowType rowType = RowType.of(new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH));
+        finishes(new FlussTableRef(FLUSS.bootstrapServers(), Map.of(), "fluss", "days"), rowType, split);
+    }
+
+    /** The same for a primary-key table's split that reads a snapshot first. */
+    @Test
+    void aSnapshotSplitOfADroppedPartitionFinishes() throws Exception {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        env.executeSql("CREATE TABLE stock.fluss.keyed_days (k BIGINT NOT NULL, dt STRING NOT NULL, PRIMARY KEY (k, dt) NOT ENFORCED) "
+                + "PARTITIONED BY (dt) WITH ('bucket.num' = '1')");
+        TablePath path = TablePath.of("fluss", "keyed_days");
+        long partitionId = droppedPartition(path);
+        BucketSplit split = new BucketSplit(new BucketId(partitionId, 0), "2026-12-01", 0, 1, 0);
+        assertThat(split.isSnapshot()).isTrue();
+        RowType rowType = RowType.of(new BigIntType(false), new VarCharType(false, VarCharType.MAX_LENGTH));
+        finishes(new FlussTableRef(FLUSS.bootstrapServers(), Map.of(), "fluss", "keyed_days"), rowType, split);
+    }
+
+    /** The id partition {@code dt=2026-12-01} of {@code path} had: created, then dropped. */
+    private static long droppedPartition(TablePath path) throws Exception {
         org.apache.fluss.config.Configuration conf = new org.apache.fluss.config.Configuration();
         conf.setString("bootstrap.servers", FLUSS.bootstrapServers());
-        long partitionId;
         try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
             PartitionSpec day = new PartitionSpec(Map.of("dt", "2026-12-01"));
             admin.createPartition(path, day, false).get();
-            partitionId = admin.listPartitionInfos(path).get().get(0).getPartitionId();
+            long partitionId = admin.listPartitionInfos(path).get().get(0).getPartitionId();
             admin.dropPartition(path, day, false).get();
+            return partitionId;
         }
-        BucketSplit split = new BucketSplit(new BucketId(partitionId, 0), "2026-12-01", 0, BucketSplit.NO_SNAPSHOT, 0);
-        RowType rowType = RowType.of(new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH));
-        FlussTableRef ref = new FlussTableRef(FLUSS.bootstrapServers(), Map.of(), "fluss", "days");
+    }
+
+    /** A reader given only {@code split} finishes it at its first fetch. */
+    private static void finishes(FlussTableRef ref, RowType rowType, BucketSplit split) throws Exception {
         try (FetchedBatches fetched = new FetchedBatches()) {
             BucketSplitReader reader = new BucketSplitReader(ref, new int[] {0, 1}, rowType, false, fetched, false);
             try {

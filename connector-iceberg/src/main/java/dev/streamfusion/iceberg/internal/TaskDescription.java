@@ -125,9 +125,11 @@ public final class TaskDescription implements Serializable {
             check(!history.restructured.contains(id), path, "the nested fields of its column " + schema.findColumnName(id)
                     + " differ in another of the table's schemas (renamed, added, dropped or moved), and the native reader "
                     + "matches nested fields by name");
-            check(field == null || field.initialDefault() == null || NATIVE_DEFAULTS.contains(field.type().typeId()), path,
-                    "its column " + schema.findColumnName(id) + " has a default of type " + field.type()
-                    + " for files written before the column was added, which the native reader does not fill in");
+            if (field != null && field.initialDefault() != null) {
+                check(NATIVE_DEFAULTS.contains(field.type().typeId()), path, "its column " + field.name()
+                        + " has a default of type " + field.type()
+                        + " for files written before the column was added, which the native reader does not fill in");
+            }
         }
         for (DeleteFile delete : task.deletes()) {
             checkDelete(delete, schema, path);

@@ -119,12 +119,15 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
         for (String id : jobState.get()) {
             restoredJob = id;
         }
-        pending.restore(pendingState.get(), restoredJob == null ? new PendingCommits.Position(-1, -1) : committed(restoredJob));
+        PendingCommits.Position done = restoredJob == null ? new PendingCommits.Position(-1, -1) : committed(restoredJob);
+        pending.restore(pendingState.get(), done);
         // What is left belongs to the checkpoint restored from, which completed: commit it now.
-        NavigableMap<Long, NavigableMap<Long, List<String>>> restored =
+        // Where its commit had not happened, it counts as a checkpoint (without files, perhaps),
+        // as iceberg-flink's committer counts it.
+        NavigableMap<Long, NavigableMap<Long, List<String>>> ready =
                 pending.upTo(context.getRestoredCheckpointId().orElse(Long.MAX_VALUE));
-        if (!restored.isEmpty()) {
-            commit(restored, restoredJob == null ? jobId : restoredJob, completedCheckpoint);
+        if (!ready.isEmpty() || done.checkpoint < completedCheckpoint) {
+            commit(ready, restoredJob == null ? jobId : restoredJob, completedCheckpoint);
         }
     }
 
@@ -240,6 +243,13 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
      * having got to {@code position}.
      */
     private void commit(List<DataFile> data, List<DeleteFile> deletes, PendingCommits.Position position, String job) {
+        if (overwrite && data.isEmpty()) {
+            // Iceberg cannot replace partitions with no file (iceberg-flink's job fails on it,
+            // under flink.max-continuous-empty-commits = 1); an overwrite without rows replaces
+            // nothing.
+            LOG.info("Nothing to replace in Iceberg table {} for checkpoint {}", tableRef, position.checkpoint);
+            return;
+        }
         if (overwrite) {
             ReplacePartitions replace = table.newReplacePartitions();
             data.forEach(replace::addFile);

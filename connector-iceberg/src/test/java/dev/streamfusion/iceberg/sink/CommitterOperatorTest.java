@@ -38,6 +38,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * the same checkpoints without files: which checkpoints commit an empty snapshot under the table
  * property {@code flink.max-continuous-empty-commits}, and what the snapshots record.
  */
+// The harness's close() declares Exception.
+@SuppressWarnings("try")
 class CommitterOperatorTest {
 
     private static final Schema SCHEMA = new Schema(required(1, "id", Types.LongType.get()));
@@ -70,19 +72,27 @@ class CommitterOperatorTest {
     }
 
     private static OneInputStreamOperatorTestHarness<WriteResult, Void> ours(TableIdentifier id) throws Exception {
+        return ours(id, false);
+    }
+
+    private static OneInputStreamOperatorTestHarness<WriteResult, Void> ours(TableIdentifier id, boolean overwrite) throws Exception {
         IcebergTableRef ref = new IcebergTableRef("c", catalogProperties(), id.namespace().level(0), id.name());
-        return new OneInputStreamOperatorTestHarness<>(new CommitterOperator(ref, null, 0, false));
+        return new OneInputStreamOperatorTestHarness<>(new CommitterOperator(ref, null, 0, overwrite));
+    }
+
+    private static OneInputStreamOperatorTestHarness<Object, Void> stock(TableIdentifier id) throws Exception {
+        return stock(id, false);
     }
 
     @SuppressWarnings("unchecked")
-    private static OneInputStreamOperatorTestHarness<Object, Void> stock(TableIdentifier id) throws Exception {
+    private static OneInputStreamOperatorTestHarness<Object, Void> stock(TableIdentifier id, boolean overwrite) throws Exception {
         TableLoader loader = TableLoader.fromCatalog(
                 CatalogLoader.hadoop("c", new org.apache.hadoop.conf.Configuration(), new HashMap<>(catalogProperties())), id);
         Class<?> factory = Class.forName("org.apache.iceberg.flink.sink.IcebergFilesCommitterFactory");
         Constructor<?> constructor = factory.getDeclaredConstructor(
                 TableLoader.class, boolean.class, Map.class, int.class, String.class, PartitionSpec.class);
         constructor.setAccessible(true);
-        Object committer = constructor.newInstance(loader, false, Map.of(), 1, "main", catalog.loadTable(id).spec());
+        Object committer = constructor.newInstance(loader, overwrite, Map.of(), 1, "main", catalog.loadTable(id).spec());
         return new OneInputStreamOperatorTestHarness<>((OneInputStreamOperatorFactory<Object, Void>) committer);
     }
 
@@ -162,5 +172,61 @@ class CommitterOperatorTest {
         assertThatThrownBy(() -> snapshotsAfterEach(stock(id), id, 1))
                 .hasStackTraceContaining(CommitterOperator.MAX_CONTINUOUS_EMPTY_COMMITS + " must be positive");
         assertThat(snapshots(id)).isEmpty();
+    }
+
+    /**
+     * An {@code INSERT OVERWRITE} of no rows, where every checkpoint commits (under 1): Iceberg
+     * cannot replace partitions with no file, and iceberg-flink's job fails on it; ours replaces
+     * nothing and leaves the table as it was.
+     */
+    @Test
+    void anEmptyOverwriteReplacesNothingWhereIcebergFlinkFails() throws Exception {
+        Map<Boolean, TableIdentifier> tables = new java.util.HashMap<>();
+        for (boolean ours : new boolean[] {true, false}) {
+            TableIdentifier id = table(Map.of(CommitterOperator.MAX_CONTINUOUS_EMPTY_COMMITS, "1"));
+            Table t = catalog.loadTable(id);
+            t.newAppend().appendFile(org.apache.iceberg.DataFiles.builder(t.spec()).withPath(t.location() + "/data/a.parquet")
+                    .withFileSizeInBytes(10).withRecordCount(3).build()).commit();
+            tables.put(ours, id);
+        }
+        TableIdentifier oursId = tables.get(true);
+        snapshotsAfterEach(ours(oursId, true), oursId, 0);
+        assertThat(snapshots(oursId)).hasSize(1);
+        assertThat(catalog.loadTable(oursId).currentSnapshot().summary()).containsEntry("total-data-files", "1");
+        TableIdentifier stockId = tables.get(false);
+        assertThatThrownBy(() -> snapshotsAfterEach(stock(stockId, true), stockId, 0))
+                .hasStackTraceContaining("Cannot determine partition specs: no data files have been added");
+    }
+
+    /**
+     * A restore from a checkpoint whose commit had not happened counts that checkpoint, as
+     * iceberg-flink's committer counts it: under 2, the first checkpoint after the restore
+     * commits an empty snapshot, in both.
+     */
+    @Test
+    void aRestoreCountsTheCheckpointItRestoresAsIcebergFlinksDoes() throws Exception {
+        List<List<Integer>> both = new ArrayList<>();
+        for (boolean ours : new boolean[] {true, false}) {
+            TableIdentifier id = table(Map.of(CommitterOperator.MAX_CONTINUOUS_EMPTY_COMMITS, "2"));
+            org.apache.flink.runtime.checkpoint.OperatorSubtaskState state;
+            try (OneInputStreamOperatorTestHarness<?, Void> before = ours ? ours(id) : stock(id)) {
+                before.setup();
+                before.initializeEmptyState();
+                before.open();
+                state = before.snapshot(1, 1);
+            }
+            List<Integer> counts = new ArrayList<>();
+            try (OneInputStreamOperatorTestHarness<?, Void> after = ours ? ours(id) : stock(id)) {
+                after.setup();
+                after.initializeState(state);
+                after.open();
+                counts.add(snapshots(id).size());
+                after.snapshot(2, 2);
+                after.notifyOfCompletedCheckpoint(2);
+                counts.add(snapshots(id).size());
+            }
+            both.add(counts);
+        }
+        assertThat(both.get(0)).containsExactly(0, 1).isEqualTo(both.get(1));
     }
 }
