@@ -66,7 +66,6 @@ pub(crate) async fn columns_not_as_typed(
         let Type::Primitive(primitive) = field.field_type.as_ref() else {
             continue;
         };
-        let exact = holds_exactly(primitive, column);
         if column.path().parts().len() == 1
             && projected.contains(&info.id())
             && matches!(
@@ -78,14 +77,16 @@ pub(crate) async fn columns_not_as_typed(
             return Err(iceberg::Error::new(
                 iceberg::ErrorKind::FeatureUnsupported,
                 format!(
-                    "column {} holds timestamps in another unit than microseconds ({:?}), which \
+                    "column {} holds timestamps in another unit than microseconds ({}), which \
                      iceberg-rust 0.10.1 would read as microseconds",
                     field.name,
-                    column.logical_type_ref()
+                    column
+                        .logical_type_ref()
+                        .map_or_else(|| column.converted_type().to_string(), |l| format!("{l:?}"))
                 ),
             ));
         }
-        if exact && filtered.contains(&info.id()) {
+        if filtered.contains(&info.id()) && holds_exactly(primitive, column) {
             as_typed.insert(info.id());
         }
     }

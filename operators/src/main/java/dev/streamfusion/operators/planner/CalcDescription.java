@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * A {@code Calc}'s program as the native calc reads it ({@code crates/operators/src/calc.rs}), or
@@ -146,51 +147,39 @@ final class CalcDescription {
 
     /** The first search in {@code expression} of a DECIMAL computed from a text cast, or null. */
     private static RexCall parsedDecimalSet(RexNode expression) {
-        RexCall[] found = new RexCall[1];
-        expression.accept(new RexVisitorImpl<Void>(true) {
-            @Override
-            public Void visitCall(RexCall call) {
-                RexNode searched = call.getOperands().isEmpty() ? null : call.getOperands().get(0);
-                if (found[0] == null && call.getKind() == SqlKind.SEARCH
-                        && searched.getType().getSqlTypeName() == SqlTypeName.DECIMAL && parsesText(searched)) {
-                    found[0] = call;
-                }
-                return super.visitCall(call);
-            }
-        });
-        return found[0];
+        return firstCall(expression, call -> call.getKind() == SqlKind.SEARCH
+                && call.getOperands().get(0).getType().getSqlTypeName() == SqlTypeName.DECIMAL
+                && firstCall(call.getOperands().get(0), CalcDescription::parsesText) != null);
     }
 
-    /** Whether {@code expression} casts text to a number somewhere. */
-    private static boolean parsesText(RexNode expression) {
-        boolean[] found = new boolean[1];
-        expression.accept(new RexVisitorImpl<Void>(true) {
-            @Override
-            public Void visitCall(RexCall call) {
-                if (call.getKind() == SqlKind.CAST
-                        && SqlTypeFamily.CHARACTER.contains(call.getOperands().get(0).getType())
-                        && !SqlTypeFamily.CHARACTER.contains(call.getType())) {
-                    found[0] = true;
-                }
-                return super.visitCall(call);
-            }
-        });
-        return found[0];
+    /** Whether {@code call} casts text to a number. */
+    private static boolean parsesText(RexCall call) {
+        return call.getKind() == SqlKind.CAST
+                && SqlTypeFamily.CHARACTER.contains(call.getOperands().get(0).getType())
+                && !SqlTypeFamily.CHARACTER.contains(call.getType());
     }
 
-    /** The first search of a FLOAT or DOUBLE for a set of points in {@code expression}, or null. */
+    /** The first search of a FLOAT or DOUBLE (or for FLOATs or DOUBLEs) for a set of points in {@code expression}, or null. */
     private static RexCall floatingPointSet(RexNode expression) {
+        return firstCall(expression, call -> {
+            if (call.getKind() != SqlKind.SEARCH
+                    || !(SqlTypeName.APPROX_TYPES.contains(call.getOperands().get(0).getType().getSqlTypeName())
+                            || SqlTypeName.APPROX_TYPES.contains(call.getOperands().get(1).getType().getSqlTypeName()))) {
+                return false;
+            }
+            Sarg<?> sarg = ((RexLiteral) call.getOperands().get(1)).getValueAs(Sarg.class);
+            return sarg != null && (sarg.isPoints() || sarg.isComplementedPoints());
+        });
+    }
+
+    /** The first call in {@code expression} (itself included, depth first) that {@code test} holds for, or null. */
+    private static RexCall firstCall(RexNode expression, Predicate<RexCall> test) {
         RexCall[] found = new RexCall[1];
         expression.accept(new RexVisitorImpl<Void>(true) {
             @Override
             public Void visitCall(RexCall call) {
-                if (found[0] == null && call.getKind() == SqlKind.SEARCH
-                        && (SqlTypeName.APPROX_TYPES.contains(call.getOperands().get(0).getType().getSqlTypeName())
-                                || SqlTypeName.APPROX_TYPES.contains(call.getOperands().get(1).getType().getSqlTypeName()))) {
-                    Sarg<?> sarg = ((RexLiteral) call.getOperands().get(1)).getValueAs(Sarg.class);
-                    if (sarg != null && (sarg.isPoints() || sarg.isComplementedPoints())) {
-                        found[0] = call;
-                    }
+                if (found[0] == null && test.test(call)) {
+                    found[0] = call;
                 }
                 return super.visitCall(call);
             }

@@ -312,11 +312,9 @@ final class IslandRewriter {
                     break;
                 case VARCHAR:
                 case VARBINARY:
-                    if (lengths && !column.equals(column.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.VARCHAR
-                            ? new org.apache.flink.table.types.logical.VarCharType(column.isNullable(),
-                                    org.apache.flink.table.types.logical.VarCharType.MAX_LENGTH)
-                            : new org.apache.flink.table.types.logical.VarBinaryType(column.isNullable(),
-                                    org.apache.flink.table.types.logical.VarBinaryType.MAX_LENGTH))) {
+                    // STRING and BYTES have no bound to enforce.
+                    if (lengths && org.apache.flink.table.types.logical.utils.LogicalTypeChecks.getLength(column)
+                            != org.apache.flink.table.types.logical.VarCharType.MAX_LENGTH) {
                         return true;
                     }
                     break;
