@@ -263,6 +263,11 @@ fn matching_pages(
     if matches!(index, ColumnIndexMetaData::NONE) {
         return None;
     }
+    // A top-level repeated leaf counts a row with no elements as a NULL (see `may_match_one`):
+    // a page of empty rows is a null page, and its rows are not NULL.
+    if column.column_descr().max_rep_level() > 0 {
+        return None;
+    }
     let locations = offsets.page_locations();
     let pages = locations.len();
     if pages == 0 || u64::try_from(pages).ok()? != index.num_pages() {
@@ -490,10 +495,14 @@ mod tests {
         group.close()?;
         writer.close()?;
         let file = path.to_string_lossy().into_owned();
-        assert_eq!(
-            kept(&file, &[predicate("arr", Op::IsNotNull, None)])?,
-            [true]
-        );
+        let not_null = [predicate("arr", Op::IsNotNull, None)];
+        assert_eq!(kept(&file, &not_null)?, [true]);
+        // Nor does the page index drop the page of empty rows.
+        let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
+            .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required)
+            .parse_and_finish(&std::fs::File::open(&path)?)?;
+        assert!(metadata.column_index().is_some());
+        assert!(page_selection(&metadata, &[0], &not_null).is_none());
         std::fs::remove_file(&path)?;
         Ok(())
     }

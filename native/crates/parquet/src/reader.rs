@@ -1152,8 +1152,19 @@ pub(crate) fn map_leaves(
                 .iter()
                 .map(|child| map_leaves(child, leaf, f))
                 .collect::<Result<Vec<_>, _>>()?;
+            // A leaf may come back of another type (a timestamp in another unit).
+            let fields: arrow::datatypes::Fields = fields
+                .iter()
+                .zip(&children)
+                .map(|(field, child)| {
+                    field
+                        .as_ref()
+                        .clone()
+                        .with_data_type(child.data_type().clone())
+                })
+                .collect();
             Ok(Arc::new(
-                StructArray::try_new(fields.clone(), children, row.nulls().cloned())
+                StructArray::try_new(fields, children, row.nulls().cloned())
                     .map_err(|e| e.to_string())?,
             ))
         }

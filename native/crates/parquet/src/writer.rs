@@ -17,9 +17,12 @@ use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use arrow::array::timezone::Tz;
-use arrow::array::{Array, ArrayRef, MutableArrayData, RecordBatch, make_array};
-use arrow::compute::cast;
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow::array::{
+    Array, ArrayRef, AsArray, Int64Array, MutableArrayData, RecordBatch, make_array,
+};
+use arrow::compute::{CastOptions, cast, cast_with_options};
+use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef, TimeUnit};
+use arrow::error::ArrowError;
 use parquet::arrow::ArrowSchemaConverter;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
@@ -399,6 +402,45 @@ impl Encoder {
     }
 }
 
+/// `leaf`'s timestamps in `unit`, as Flink converts them for `parquet.timestamp.time.unit`: to a
+/// coarser unit rounded down (towards the past, also before 1970), to a finer one failing where
+/// the value does not fit in 64 bits. Any other leaf as it is.
+fn timestamps_in_unit(leaf: &ArrayRef, unit: TimeUnit) -> Result<ArrayRef, String> {
+    let DataType::Timestamp(from, zone) = leaf.data_type() else {
+        return Ok(leaf.clone());
+    };
+    if *from == unit {
+        return Ok(leaf.clone());
+    }
+    let nanos = |unit: &TimeUnit| -> i64 {
+        match unit {
+            TimeUnit::Second => 1_000_000_000,
+            TimeUnit::Millisecond => 1_000_000,
+            TimeUnit::Microsecond => 1_000,
+            TimeUnit::Nanosecond => 1,
+        }
+    };
+    let (from_nanos, to_nanos) = (nanos(from), nanos(&unit));
+    let values = cast(leaf, &DataType::Int64).map_err(|e| e.to_string())?;
+    let values = values.as_primitive::<Int64Type>();
+    let converted: Int64Array = if from_nanos < to_nanos {
+        let factor = to_nanos / from_nanos;
+        values.unary(|v| v.div_euclid(factor))
+    } else {
+        let factor = from_nanos / to_nanos;
+        values
+            .try_unary(|v| {
+                v.checked_mul(factor).ok_or_else(|| {
+                    ArrowError::ComputeError(format!(
+                        "the timestamp {v} ({from:?}) does not fit in 64 bits in {unit:?}"
+                    ))
+                })
+            })
+            .map_err(|e| e.to_string())?
+    };
+    cast(&converted, &DataType::Timestamp(unit, zone.clone())).map_err(|e| e.to_string())
+}
+
 /// Whether a column of `data_type` holds timestamps, at any depth.
 fn holds_timestamps(data_type: &DataType) -> bool {
     match data_type {
@@ -427,6 +469,8 @@ pub struct ParquetFileWriter {
     file_schema: SchemaRef,
     /// [`WriterSettings::zone`].
     zone: Option<Tz>,
+    /// The one unit every timestamp is written in, if the settings fix one.
+    unit: Option<TimeUnit>,
     encoder: Arc<Encoder>,
     spool: SharedSpool,
     finished: bool,
@@ -516,6 +560,10 @@ impl ParquetFileWriter {
     pub fn new(path: &str, input: SchemaRef, settings: WriterSettings) -> Result<Self, WriteError> {
         let file_schema = file_schema(&input, settings.timestamps);
         let zone = settings.zone;
+        let unit = match settings.timestamps {
+            TimestampUnit::Fixed(unit) => Some(unit),
+            TimestampUnit::OfPrecision => None,
+        };
         let max_bytes = settings.properties.max_row_group_bytes();
         let options = ArrowWriterOptions::new()
             .with_properties(settings.properties)
@@ -544,6 +592,7 @@ impl ParquetFileWriter {
             input,
             file_schema,
             zone,
+            unit,
             encoder,
             spool,
             finished: false,
@@ -573,14 +622,30 @@ impl ParquetFileWriter {
                     _ => None,
                 };
                 let column = zoned.as_ref().unwrap_or(column);
+                let column_error = |e: &dyn std::fmt::Display| {
+                    write_error(&self.path, format!("column '{}': {e}", field.name()))
+                };
+                let rescaled = match self.unit {
+                    Some(unit) if holds_timestamps(column.data_type()) => Some(
+                        crate::reader::map_leaves(column, &mut 0, &mut |_, leaf| {
+                            timestamps_in_unit(leaf, unit)
+                        })
+                        .map_err(|e| column_error(&e))?,
+                    ),
+                    _ => None,
+                };
+                let column = rescaled.as_ref().unwrap_or(column);
                 if column.data_type() == field.data_type() {
                     Ok(owned(column))
                 } else {
-                    cast(column, field.data_type())
+                    // What is left to cast converts exactly (TIME in milliseconds), or fails.
+                    let strict = CastOptions {
+                        safe: false,
+                        ..CastOptions::default()
+                    };
+                    cast_with_options(column, field.data_type(), &strict)
                         .map(|c| owned(&c))
-                        .map_err(|e| {
-                            write_error(&self.path, format!("column '{}': {e}", field.name()))
-                        })
+                        .map_err(|e| column_error(&e))
                 }
             })
             .collect::<Result<Vec<ArrayRef>, _>>()?;
@@ -849,6 +914,49 @@ mod tests {
                 1_234_000_000,
             )]));
         assert_eq!(read[0].column(2), &expected);
+        Ok(())
+    }
+
+    #[test]
+    fn timestamps_in_a_coarser_unit_round_down_and_in_a_finer_one_fail_past_64_bits()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let micros = |values: Vec<Option<i64>>| -> Result<RecordBatch, ArrowError> {
+            let field = Field::new("ts", DataType::Timestamp(TimeUnit::Microsecond, None), true);
+            RecordBatch::try_new(
+                Arc::new(Schema::new(vec![field])),
+                vec![Arc::new(arrow::array::TimestampMicrosecondArray::from(
+                    values,
+                ))],
+            )
+        };
+        let unit = |unit: &str| {
+            WriterSettings::from_options(&options(&[
+                ("parquet.write.int64.timestamp", "true"),
+                ("parquet.timestamp.time.unit", unit),
+            ]))
+        };
+        // 1969-12-31 23:59:59.999500 is -1 ms as Flink writes it (rounded down, not towards 0).
+        let input = micros(vec![Some(-500), Some(1_500), None, Some(-1_000)])?;
+        let bytes = write_all(unit("millis")?, &[input])?;
+        let read: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?
+            .build()?
+            .collect::<Result<_, _>>()?;
+        let expected: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![
+            Some(-1),
+            Some(1),
+            None,
+            Some(-1),
+        ]));
+        assert_eq!(read[0].column(0), &expected);
+
+        // Past April 2262 there is no 64-bit nanosecond count: the write fails naming the column.
+        let far = micros(vec![Some(9_300_000_000_000_000)])?;
+        let error = write_all(unit("nanos")?, &[far])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("column 'ts'"), "{error}");
+        assert!(error.contains("does not fit in 64 bits"), "{error}");
         Ok(())
     }
 

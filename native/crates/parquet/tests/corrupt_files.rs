@@ -212,7 +212,7 @@ fn every_file_parquet_rs_reads_passes_the_checks() -> TestResult {
             op: Op::IsNotNull,
             value: None,
         }];
-        let opened = RowGroupReader::open_in(
+        RowGroupReader::open_in(
             &name,
             FileBytes::Ranges(file),
             &groups,
@@ -221,10 +221,7 @@ fn every_file_parquet_rs_reads_passes_the_checks() -> TestResult {
             1024,
             &predicates,
             None,
-        );
-        if let Err(e) = opened {
-            assert!(!e.to_string().contains("is corrupt"), "{e}");
-        }
+        )?;
     }
     assert!(read > 50, "only {read} files read");
     Ok(())

@@ -55,6 +55,9 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
                     .withDescription(
                             "What the part files one subtask writes, or the file it reads, may hold outside the Java heap.");
 
+    /** The writer option choosing {@code INT64} timestamps, under its {@code parquet.} name. */
+    private static final String INT64_TIMESTAMPS = "parquet.write.int64.timestamp";
+
     /** The types Flink's own Parquet writer writes. */
     private static final Set<LogicalTypeRoot> WRITABLE =
             EnumSet.of(
@@ -104,8 +107,9 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
             @Override
             public BulkWriter.Factory<RowData> createRuntimeEncoder(DynamicTableSink.Context sinkContext, DataType type) {
                 RowType rowType = (RowType) type.getLogicalType();
+                boolean int64Timestamps = Boolean.parseBoolean(options.get(INT64_TIMESTAMPS));
                 for (RowType.RowField field : rowType.getFields()) {
-                    checkWritable(table, field.getName(), field.getType());
+                    checkWritable(table, field.getName(), field.getType(), false, int64Timestamps);
                 }
                 return new NativeParquetWriterFactory(rowType, options, table, limit);
             }
@@ -171,14 +175,31 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
         }
     }
 
-    private static void checkWritable(String table, String column, LogicalType type) {
+    /**
+     * Checks that Flink's Parquet files hold {@code type}. Timestamps nested in a {@code ROW},
+     * {@code ARRAY} or {@code MAP} are written only where {@code parquet.write.int64.timestamp}
+     * is set: Flink writes them as {@code INT96} otherwise, which this writer cannot write, and
+     * Flink's reader cannot read nested {@code INT64} timestamps (with the option, Flink's own
+     * writer writes them as {@code INT64} too).
+     */
+    private static void checkWritable(
+            String table, String column, LogicalType type, boolean nested, boolean int64Timestamps) {
         if (!WRITABLE.contains(type.getTypeRoot())) {
             throw new ValidationException(
                     "Column '" + column + "' of table " + table + " has type " + type
                             + ", which Parquet files of Flink do not hold");
         }
+        boolean timestamp = type.getTypeRoot() == LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE
+                || type.getTypeRoot() == LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
+        if (nested && timestamp && !int64Timestamps) {
+            throw new ValidationException(
+                    "Column '" + column + "' of table " + table + " holds the nested timestamp type " + type
+                            + ": Flink's Parquet writer writes it as INT96, which this writer does not write, and "
+                            + "Flink's reader does not read nested INT64 timestamps; set '" + INT64_TIMESTAMPS
+                            + "' = 'true' to write them as INT64, as Flink's writer then does");
+        }
         for (LogicalType child : type.getChildren()) {
-            checkWritable(table, column, child);
+            checkWritable(table, column, child, true, int64Timestamps);
         }
     }
 }

@@ -98,10 +98,14 @@ public final class FileListing implements Serializable {
         List<ListedFile> found = new ArrayList<>();
         Pattern pattern = pathRegex == null ? null : Pattern.compile(pathRegex);
         try {
-            Path root = new Path(path);
-            FileSystem fs = root.getFileSystem();
+            Path given = new Path(path);
+            FileSystem fs = given.getFileSystem();
+            // Qualified, so that a relative path's depth compares with the listed files'.
+            Path root = given.makeQualified(fs);
             List<FileStatus> files = new ArrayList<>();
-            collect(fs, fs.getFileStatus(root), files);
+            // Flink's filesystem source lists a partitioned table's partition directories, never
+            // testing the root's own name; an unpartitioned table's root goes through its filter.
+            collect(fs, fs.getFileStatus(root), files, !partitionKeys.isEmpty());
             files.sort(Comparator.comparing(status -> status.getPath().toString()));
             for (FileStatus file : files) {
                 String location = location(file.getPath());
@@ -109,7 +113,7 @@ public final class FileListing implements Serializable {
                 if (known.test(location)
                         || (pattern != null && !pattern.matcher(local).matches())
                         || !inPartitionDirectory(root, file.getPath())
-                        || !inPartitions(file.getPath())) {
+                        || !inPartitions(root, file.getPath())) {
                     continue;
                 }
                 found.add(new ListedFile(location, file.getLen(), file.getModificationTime()));
@@ -182,10 +186,7 @@ public final class FileListing implements Serializable {
         if (partitionKeys.isEmpty()) {
             return true;
         }
-        List<String> directories = new ArrayList<>();
-        for (Path parent = file.getParent(); parent != null && parent.depth() > root.depth(); parent = parent.getParent()) {
-            directories.add(0, parent.getName());
-        }
+        List<String> directories = directoriesUnder(root, file);
         if (directories.size() < partitionKeys.size()) {
             return false;
         }
@@ -199,17 +200,46 @@ public final class FileListing implements Serializable {
         return true;
     }
 
-    private boolean inPartitions(Path file) {
+    /** The names of the directories between {@code root} and {@code file}, outermost first. */
+    private static List<String> directoriesUnder(Path root, Path file) {
+        List<String> directories = new ArrayList<>();
+        for (Path parent = file.getParent(); parent != null && parent.depth() > root.depth(); parent = parent.getParent()) {
+            directories.add(0, parent.getName());
+        }
+        return directories;
+    }
+
+    /**
+     * Whether {@code file}, in a partition directory under {@code root}, is in a partition to
+     * read. Its partition is read from the directories under the root only: directories above it
+     * named {@code k=v} are no partition of the table.
+     */
+    private boolean inPartitions(Path root, Path file) {
         if (partitions == null) {
             return true;
         }
-        LinkedHashMap<String, String> spec = PartitionPathUtils.extractPartitionSpecFromPath(file);
+        List<String> directories = directoriesUnder(root, file);
         Map<String, String> partition = new HashMap<>();
-        for (String key : partitionKeys) {
-            String value = spec.get(key);
-            partition.put(key, defaultPartitionName.equals(value) ? null : value);
+        for (int i = 0; i < partitionKeys.size(); i++) {
+            String directory = directories.get(i);
+            String value = PartitionPathUtils.unescapePathName(directory.substring(directory.indexOf('=') + 1));
+            partition.put(partitionKeys.get(i), defaultPartitionName.equals(value) ? null : value);
         }
         return partitions.contains(partition);
+    }
+
+    /**
+     * {@code partition} (as the planner hands partitions back, possibly with directories above the
+     * path named {@code k=v} among them) reduced to the table's partition keys, as Flink's
+     * filesystem source reduces them.
+     */
+    private Map<String, String> ofKeys(Map<String, String> partition) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String key : partitionKeys) {
+            String value = partition.get(key);
+            values.put(key, value == null || defaultPartitionName.equals(value) ? null : value);
+        }
+        return values;
     }
 
     /**
@@ -225,9 +255,7 @@ public final class FileListing implements Serializable {
             Path root = new Path(path);
             for (var partition :
                     PartitionPathUtils.searchPartSpecAndPaths(root.getFileSystem(), root, partitionKeys.size())) {
-                Map<String, String> values = new LinkedHashMap<>();
-                partition.f0.forEach((key, value) -> values.put(key, defaultPartitionName.equals(value) ? null : value));
-                found.add(values);
+                found.add(ofKeys(partition.f0));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot list the partitions of " + path + ": " + e.getMessage(), e);
@@ -247,7 +275,9 @@ public final class FileListing implements Serializable {
 
     /** This listing, reading only {@code kept} partitions. */
     public FileListing withPartitions(List<Map<String, String>> kept) {
-        return new FileListing(path, pathRegex, predicates, partitionKeys, defaultPartitionName, kept, throughFlink);
+        List<Map<String, String>> ofKeys = new ArrayList<>();
+        kept.forEach(partition -> ofKeys.add(ofKeys(partition)));
+        return new FileListing(path, pathRegex, predicates, partitionKeys, defaultPartitionName, ofKeys, throughFlink);
     }
 
     /** This listing, pruning row groups by {@code rowGroupPredicates}. */
@@ -262,9 +292,10 @@ public final class FileListing implements Serializable {
         return predicates;
     }
 
-    private static void collect(FileSystem fs, FileStatus status, List<FileStatus> files) throws IOException {
+    private static void collect(FileSystem fs, FileStatus status, List<FileStatus> files, boolean partitionedRoot)
+            throws IOException {
         String name = status.getPath().getName();
-        if (name.startsWith(".") || name.startsWith("_")) {
+        if (!partitionedRoot && (name.startsWith(".") || name.startsWith("_"))) {
             return;
         }
         if (!status.isDir()) {
@@ -272,7 +303,7 @@ public final class FileListing implements Serializable {
             return;
         }
         for (FileStatus child : fs.listStatus(status.getPath())) {
-            collect(fs, child, files);
+            collect(fs, child, files, false);
         }
     }
 }
