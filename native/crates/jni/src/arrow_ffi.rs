@@ -22,7 +22,9 @@
 //! Arrow Java ignores the C Data `offset` field on import, so every array exported to Java is
 //! first rewritten to offset zero at every level ([`compact_offsets`]).
 
-use arrow::array::{Array, ArrayData, MutableArrayData, RecordBatch, StringBuilder, StructArray};
+use arrow::array::{
+    Array, ArrayData, MutableArrayData, RecordBatch, RecordBatchOptions, StringBuilder, StructArray,
+};
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use arrow::error::ArrowError;
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};
@@ -96,9 +98,13 @@ pub unsafe fn import_batch_with(
             .map_err(|e| naming_the_column(&data, schema, e))?;
     }
     let columns = StructArray::from(data);
-    Ok(RecordBatch::try_new(
+    // The row count is the struct's: a batch without columns (a value with no fields, every
+    // column in the key) still has its rows.
+    let rows = RecordBatchOptions::new().with_row_count(Some(columns.len()));
+    Ok(RecordBatch::try_new_with_options(
         schema.clone(),
         columns.columns().to_vec(),
+        &rows,
     )?)
 }
 
@@ -298,6 +304,25 @@ mod tests {
         };
         assert_eq!(imported, batch);
         assert!(array_struct.is_released());
+    }
+
+    /// A batch without columns (the value of a table whose every column is in the key) crosses
+    /// with its row count both ways.
+    #[test]
+    fn a_batch_without_columns_keeps_its_rows() {
+        let schema = Arc::new(Schema::empty());
+        let options = RecordBatchOptions::new().with_row_count(Some(3));
+        let batch = RecordBatch::try_new_with_options(schema.clone(), vec![], &options).unwrap();
+        let mut array_struct = FFI_ArrowArray::empty();
+        let array_addr = &mut array_struct as *mut FFI_ArrowArray as jlong;
+
+        // SAFETY: the struct is live, empty and outlives the calls.
+        let imported = unsafe {
+            assert_eq!(export_batch(batch, array_addr).unwrap(), 3);
+            import_batch(array_addr, &schema).unwrap()
+        };
+        assert_eq!(imported.num_columns(), 0);
+        assert_eq!(imported.num_rows(), 3);
     }
 
     /// A batch of a text column and a list of texts whose bytes are not all UTF-8, as Java's

@@ -237,12 +237,16 @@ impl SplitConsumer {
         if let Some(stop) = stop {
             // Where the read really starts: librdkafka moves a start it has no valid offset for
             // (no committed offset, or one out of the partition's range) by `auto.offset.reset`,
-            // and only a record read would show the split its position then.
+            // and only a record read would show the split its position then. A start at or past
+            // the stop finishes the split as it is, as Flink's reader takes the position it
+            // seeks to before any fetch could move it.
             let position = match from {
+                Offset::Offset(offset) if offset >= stop => Some(offset),
                 Offset::Offset(offset) => self.valid_or_reset(topic, partition, offset)?,
                 Offset::Beginning => Some(self.watermarks(topic, partition)?.0),
                 Offset::End => Some(self.watermarks(topic, partition)?.1),
                 _ => match self.committed(topic, partition)? {
+                    Some(offset) if offset >= stop => Some(offset),
                     Some(offset) => self.valid_or_reset(topic, partition, offset)?,
                     None => self.reset_position(self.watermarks(topic, partition)?),
                 },

@@ -108,6 +108,27 @@ const FLUSH_WAIT_MS: i32 = 1;
 /// How long a send waits for room in librdkafka's queue before polling again.
 const QUEUE_WAIT: Duration = Duration::from_millis(50);
 
+/// How long to wait before asking again for the metadata of a topic without known partitions
+/// (kafka-clients' default `retry.backoff.ms`).
+const METADATA_RETRY: Duration = Duration::from_millis(100);
+
+/// How long one metadata request waits for its answer at most (kafka-clients' default
+/// `request.timeout.ms`); a longer wait is made of several requests.
+const METADATA_REQUEST: Duration = Duration::from_secs(30);
+
+/// Metadata errors kafka-clients' `partitionsFor` fails on at once rather than waiting the
+/// metadata out: the topic may not be described, its name is invalid, or the client could not
+/// authenticate.
+fn refuses_metadata(code: RDKafkaErrorCode) -> bool {
+    matches!(
+        code,
+        RDKafkaErrorCode::TopicAuthorizationFailed
+            | RDKafkaErrorCode::InvalidTopic
+            | RDKafkaErrorCode::Authentication
+            | RDKafkaErrorCode::SaslAuthenticationFailed
+    )
+}
+
 impl BatchProducer {
     /// A producer with librdkafka `properties`. Records without a partition are partitioned as
     /// Java's producer does for keyed records (murmur2), unless the properties say otherwise. A
@@ -325,28 +346,57 @@ impl BatchProducer {
         }
     }
 
-    /// The topic's partition count, from the cluster's metadata.
+    /// The topic's partition count, from the cluster's metadata. As kafka-clients'
+    /// `partitionsFor` waits for a topic's metadata, metadata without the topic's partitions (a
+    /// topic the broker is still creating at its first use: unknown, leader not available, no
+    /// partitions yet) or a failed request is asked for again until `timeout` has passed; a topic
+    /// the client may not describe, an invalid name or a failed authentication fails at once.
     pub fn partitions(&self, timeout: Duration) -> Result<usize, ClientError> {
-        let metadata = self
-            .producer
-            .client()
-            .fetch_metadata(Some(&self.topic), timeout)
-            .map_err(|e| {
-                ClientError::Kafka(format!("cannot read the metadata of {}: {e}", self.topic))
-            })?;
-        let topic = metadata
-            .topics()
-            .iter()
-            .find(|t| t.name() == self.topic)
-            .ok_or_else(|| ClientError::Kafka(format!("unknown topic {}", self.topic)))?;
-        if let Some(error) = topic.error() {
-            return Err(ClientError::Kafka(format!(
-                "cannot read the partitions of {}: {:?}",
-                self.topic,
-                RDKafkaErrorCode::from(error)
-            )));
+        // A deadline too far ahead to represent is none: only the partitions end the wait.
+        let deadline = Instant::now().checked_add(timeout);
+        let remaining = || {
+            deadline.map_or(METADATA_REQUEST, |d| {
+                d.saturating_duration_since(Instant::now())
+            })
+        };
+        loop {
+            let missing = match self
+                .producer
+                .client()
+                .fetch_metadata(Some(&self.topic), remaining().min(METADATA_REQUEST))
+            {
+                Err(KafkaError::MetadataFetch(code)) if refuses_metadata(code) => {
+                    return Err(ClientError::Kafka(format!(
+                        "cannot read the metadata of {}: {code}",
+                        self.topic
+                    )));
+                }
+                Err(e) => format!("cannot read the metadata: {e}"),
+                Ok(metadata) => match metadata.topics().iter().find(|t| t.name() == self.topic) {
+                    None => "the cluster's metadata does not list it".to_string(),
+                    Some(topic) => match topic.error().map(RDKafkaErrorCode::from) {
+                        Some(code) if refuses_metadata(code) => {
+                            return Err(ClientError::Kafka(format!(
+                                "cannot read the partitions of {}: {code}",
+                                self.topic
+                            )));
+                        }
+                        Some(code) => code.to_string(),
+                        None if topic.partitions().is_empty() => "no partitions yet".to_string(),
+                        None => return Ok(topic.partitions().len()),
+                    },
+                },
+            };
+            let left = remaining();
+            if left.is_zero() {
+                return Err(ClientError::Kafka(format!(
+                    "the partitions of {} are not known after {} ms ({missing})",
+                    self.topic,
+                    timeout.as_millis()
+                )));
+            }
+            std::thread::sleep(METADATA_RETRY.min(left));
         }
-        Ok(topic.partitions().len())
     }
 
     fn check(&self) -> Result<(), ClientError> {
@@ -438,6 +488,29 @@ mod tests {
                 "waited {waited:?}"
             );
         }
+        Ok(())
+    }
+
+    /// Partitions the cluster does not tell (here no broker answers) are asked for until the
+    /// timeout has passed, as kafka-clients' `partitionsFor` waits `max.block.ms`; then the call
+    /// fails naming the topic and the wait.
+    #[test]
+    fn partitions_not_known_in_time_fail_naming_the_topic() -> Result<(), ClientError> {
+        let producer = producer(&[])?;
+        let started = Instant::now();
+        let outcome = producer.partitions(Duration::from_millis(300));
+        let waited = started.elapsed();
+        let Err(ClientError::Kafka(message)) = outcome else {
+            panic!("a failure, not {outcome:?}");
+        };
+        assert!(
+            message.starts_with("the partitions of topic are not known after 300 ms ("),
+            "{message}"
+        );
+        assert!(
+            waited >= Duration::from_millis(300) && waited < Duration::from_secs(5),
+            "waited {waited:?}"
+        );
         Ok(())
     }
 

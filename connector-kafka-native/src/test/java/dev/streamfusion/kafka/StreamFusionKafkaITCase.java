@@ -223,6 +223,11 @@ class StreamFusionKafkaITCase {
                         "scan.startup.specific-offsets", "partition:0,offset:10;partition:1,offset:0;partition:2,offset:999",
                         "scan.bounded.mode", "specific-offsets",
                         "scan.bounded.specific-offsets", "partition:0,offset:700;partition:1,offset:1000;partition:2,offset:1000"),
+                // Starts past the partitions' ends: those splits finish empty, nothing is reset.
+                Map.of(
+                        "scan.startup.mode", "specific-offsets",
+                        "scan.startup.specific-offsets", "partition:0,offset:100000;partition:1,offset:5;partition:2,offset:100000",
+                        "scan.bounded.mode", "latest-offset"),
                 Map.of(
                         "scan.startup.mode", "timestamp",
                         "scan.startup.timestamp-millis", Long.toString(T100),
@@ -1292,6 +1297,91 @@ class StreamFusionKafkaITCase {
     }
 
     /**
+     * A subclass of Flink's fixed partitioner is the user's partitioner: Flink's sink hands it each
+     * record's row and encoded key and value, so kafka-clients produces (librdkafka's sends keep
+     * the bytes native) and every record lands in the partition the stock sink puts it in; a
+     * forced native rung fails at planning.
+     */
+    @Test
+    void aSubclassOfTheFixedPartitionerIsGivenTheRowKeyAndValueAsInFlink() throws Exception {
+        String columns = "k_auction BIGINT, " + BID_COLUMNS;
+        String partitioner = ValueRoutingPartitioner.class.getName();
+        HexFormat hex = HexFormat.of();
+        Map<String, List<String>> written = new HashMap<>();
+        for (String connector : List.of("kafka", "streamfusion-kafka")) {
+            String topic = "sink-subclassed-partitioner-" + connector;
+            KAFKA.cluster().createTopic(topic, 3);
+            Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
+            options.remove("format");
+            options.putAll(
+                    Map.of(
+                            "key.format", "json",
+                            "key.fields", "k_auction",
+                            "key.fields-prefix", "k_",
+                            "value.format", "json",
+                            "value.fields-include", "EXCEPT_KEY",
+                            "sink.partitioner", partitioner));
+            if (connector.equals("streamfusion-kafka")) {
+                options.put("streamfusion.rung", "AUTO");
+                assertThat(sink(options, columns).asSummaryString())
+                        .isEqualTo(
+                                "StreamFusion Kafka table sink ('json' values and 'json' keys encoded natively per batch, "
+                                        + "produced by kafka-clients (the partitioner " + partitioner
+                                        + " may read the encoded bytes), at-least-once)");
+                Map<String, String> forced = new HashMap<>(options);
+                forced.put("streamfusion.rung", "NATIVE");
+                assertThatThrownBy(() -> sink(forced, columns))
+                        .hasStackTraceContaining(
+                                "'streamfusion.rung' = 'NATIVE', but the partitioner " + partitioner + " may read the encoded bytes");
+            }
+            StreamTableEnvironment tables = tables();
+            tables.executeSql(ddl("bids", "kafka", bidsTable("topic", BIDS, Map.of())));
+            tables.executeSql(ddl("routed_out", connector, columns, options));
+            tables.executeSql("INSERT INTO routed_out SELECT auction, * FROM bids WHERE MOD(price, 7) = 0")
+                    .await(2, TimeUnit.MINUTES);
+            written.put(
+                    connector,
+                    KAFKA.cluster().readAll(topic).stream()
+                            .map(r -> hex.formatHex(r.key()) + "|" + hex.formatHex(r.value()) + "|partition " + r.partition())
+                            .collect(Collectors.toList()));
+        }
+        assertThat(written.get("kafka")).isNotEmpty();
+        assertThat(written.get("streamfusion-kafka")).containsExactlyInAnyOrderElementsOf(written.get("kafka"));
+    }
+
+    /**
+     * With both {@code format} and {@code value.format}, Flink's factory takes {@code format}, its
+     * options under its identifier ({@code json.*}); so does StreamFusion, reading and writing.
+     */
+    @Test
+    void formatIsTakenOverValueFormatAsFlinkTakesIt() throws Exception {
+        Map<String, String> both = bidsTable("topic", BAD, Map.of("json.ignore-parse-errors", "true", "value.format", "csv"));
+        assertThat(source(both).asSummaryString()).isEqualTo("StreamFusion Kafka table source (" + RUNG_DESCRIPTION + ")");
+        assertSameRows("SELECT auction, price FROM %s", both);
+
+        Map<String, List<String>> written = new HashMap<>();
+        for (String connector : List.of("kafka", "streamfusion-kafka")) {
+            String topic = "both-formats-" + connector;
+            KAFKA.cluster().createTopic(topic, 1);
+            Map<String, String> options = new HashMap<>(sinkTable(topic, "json"));
+            options.put("value.format", "csv");
+            if (connector.equals("streamfusion-kafka")) {
+                assertThat(sink(options).asSummaryString())
+                        .isEqualTo("StreamFusion Kafka table sink ('json' encoded natively per batch, " + PRODUCER + "at-least-once)");
+            }
+            StreamTableEnvironment tables = tables();
+            tables.executeSql(ddl("bids", "kafka", bidsTable("topic", BIDS, Map.of())));
+            tables.executeSql(ddl("both_out", connector, options));
+            tables.executeSql("INSERT INTO both_out SELECT * FROM bids WHERE MOD(price, 7) = 0").await(2, TimeUnit.MINUTES);
+            written.put(connector, values(topic));
+        }
+        // JSON objects, not CSV lines.
+        String json = HexFormat.of().formatHex("{\"auction\":".getBytes(StandardCharsets.UTF_8));
+        assertThat(written.get("kafka")).isNotEmpty().allSatisfy(value -> assertThat(value).startsWith(json));
+        assertThat(written.get("streamfusion-kafka")).containsExactlyInAnyOrderElementsOf(written.get("kafka"));
+    }
+
+    /**
      * A record timestamp of 0 is written as 0 by kafka-clients (Flink's writer, the Java rung);
      * librdkafka would write the time of sending for it, so its producer fails naming the topic.
      * A negative one fails every producer, as kafka-clients refuses it.
@@ -1439,9 +1529,16 @@ class StreamFusionKafkaITCase {
         assertThat(written.size()).isGreaterThanOrEqualTo(expected.size());
     }
 
-    @Test
-    void anExactlyOnceJobThatFailsWritesEveryRowOnceAndLeavesNoTransactionOpen() throws Exception {
-        String topic = "sink-exactly-once";
+    /**
+     * Under either transaction naming strategy: {@code POOLING} looks up the transactions of the
+     * sink's topic, which the natively encoded records' schema names to Flink's sink (as the stock
+     * table sink's does), else the sink fails at planning.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"INCREMENTING", "POOLING"})
+    void anExactlyOnceJobThatFailsWritesEveryRowOnceAndLeavesNoTransactionOpen(String naming) throws Exception {
+        String topic = "sink-exactly-once-" + naming.toLowerCase(Locale.ROOT);
+        String prefix = "sf-eos-" + RUNG + "-" + naming;
         KAFKA.cluster().createTopic(topic, 2);
         StreamTableEnvironment tables = failingOnceTables();
         tables.executeSql(ddl("bids", "streamfusion-kafka", bidsTable("topic", BIDS, Map.of())));
@@ -1449,7 +1546,8 @@ class StreamFusionKafkaITCase {
         exactlyOnce.putAll(
                 Map.of(
                         "sink.delivery-guarantee", "exactly-once",
-                        "sink.transactional-id-prefix", "sf-eos-" + RUNG,
+                        "sink.transactional-id-prefix", prefix,
+                        "sink.transaction-naming-strategy", naming,
                         "properties.transaction.timeout.ms", "60000"));
         tables.executeSql(ddl("fused_out", "streamfusion-kafka", exactlyOnce));
         FailOnce.reset(COUNT * 2 / 3);
@@ -1473,7 +1571,7 @@ class StreamFusionKafkaITCase {
                             .get(30, TimeUnit.SECONDS)
                             .stream()
                             .map(TransactionListing::transactionalId)
-                            .filter(id -> id.startsWith("sf-eos-" + RUNG))
+                            .filter(id -> id.startsWith(prefix))
                             .collect(Collectors.toList());
             assertThat(open).as("transactions left open").isEmpty();
         }

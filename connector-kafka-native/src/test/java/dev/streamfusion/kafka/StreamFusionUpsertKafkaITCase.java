@@ -55,8 +55,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * MiniCluster jobs, on both rungs: the same topic reads as the same changelog (updates, deletes by
  * tombstone, NULL values, a key prefix and EXCEPT_KEY values, metadata, a compacted topic), the
  * sink writes the records Flink's sink writes (upserts and tombstones, reduced by key when
- * buffered, also by the interval alone), each reads what the other wrote, a failed job loses no
- * update, and a malformed key is named or skipped.
+ * buffered, also by the interval alone, values without fields), each reads what the other
+ * wrote, a failed job loses no update, and a malformed key is named or skipped.
  */
 class StreamFusionUpsertKafkaITCase {
 
@@ -236,6 +236,46 @@ class StreamFusionUpsertKafkaITCase {
         assertThat(finalRows(tables.executeSql("SELECT * FROM stock_by_fused"))).containsExactlyInAnyOrderElementsOf(expected);
     }
 
+    /**
+     * A table whose every column is in its key ({@code EXCEPT_KEY}) has values without fields:
+     * Flink's sink writes an empty JSON object for each upsert and a tombstone for each delete, and
+     * so does StreamFusion's, whose encoders then take batches with rows but no columns.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"NATIVE", "JAVA"})
+    void aTableOfKeysOnlyWritesTheRecordsFlinksSinkWrites(String rung) throws Exception {
+        String columns = "name STRING, PRIMARY KEY (name) NOT ENFORCED";
+        String query = "SELECT name FROM orders GROUP BY name HAVING COUNT(*) % 10 <> 0";
+        String stockTopic = "keys-only-stock-" + rung;
+        String fusedTopic = "keys-only-fused-" + rung;
+        KAFKA.cluster().createTopic(stockTopic, 2);
+        KAFKA.cluster().createTopic(fusedTopic, 2);
+        Map<String, String> exceptKey = Map.of("value.fields-include", "EXCEPT_KEY");
+        Map<String, String> fused = upsertTable(fusedTopic, rung, exceptKey);
+        assertThat(sink(fused, columns).asSummaryString())
+                .startsWith("StreamFusion upsert Kafka table sink (upserts and tombstones, 'json' values and 'json' keys encoded natively per batch, ");
+        writeThroughBoth(columns, query, upsertTable(stockTopic, null, exceptKey), fused);
+
+        Map<String, List<String>> written = recordsByKey(fusedTopic);
+        assertThat(written).isEqualTo(recordsByKey(stockTopic)).hasSize(ORDER_KEYS);
+        assertThat(written.get("{\"name\":\"k0\"}")).contains("{}", "null").containsOnly("{}", "null");
+    }
+
+    /**
+     * Writes {@code query} over the orders into a table of {@code columns}: through stock
+     * upsert-kafka with the options {@code stock}, then through streamfusion-upsert-kafka with
+     * {@code fused}.
+     */
+    private static void writeThroughBoth(String columns, String query, Map<String, String> stock, Map<String, String> fused)
+            throws Exception {
+        StreamTableEnvironment tables = tables(1);
+        tables.executeSql(ordersDdl());
+        tables.executeSql(ddl("stock_out", "upsert-kafka", columns, stock));
+        tables.executeSql(ddl("fused_out", "streamfusion-upsert-kafka", columns, fused));
+        tables.executeSql("INSERT INTO stock_out " + query).await(3, TimeUnit.MINUTES);
+        tables.executeSql("INSERT INTO fused_out " + query).await(3, TimeUnit.MINUTES);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"NATIVE", "JAVA"})
     void aBufferedSinkReducesByKeyAsFlinksDoes(String rung) throws Exception {
@@ -250,12 +290,7 @@ class StreamFusionUpsertKafkaITCase {
         Map<String, String> fused = upsertTable(fusedTopic, rung, buffering);
         assertThat(sink(fused, TOTALS_COLUMNS).asSummaryString())
                 .startsWith("StreamFusion upsert Kafka table sink (upserts and tombstones reduced by key (up to 1000 keys or 600000 ms), ");
-        StreamTableEnvironment tables = tables(1);
-        tables.executeSql(ordersDdl());
-        tables.executeSql(ddl("stock_out", "upsert-kafka", TOTALS_COLUMNS, upsertTable(stockTopic, null, buffering)));
-        tables.executeSql(ddl("fused_out", "streamfusion-upsert-kafka", TOTALS_COLUMNS, fused));
-        tables.executeSql("INSERT INTO stock_out " + TOTALS_QUERY).await(3, TimeUnit.MINUTES);
-        tables.executeSql("INSERT INTO fused_out " + TOTALS_QUERY).await(3, TimeUnit.MINUTES);
+        writeThroughBoth(TOTALS_COLUMNS, TOTALS_QUERY, upsertTable(stockTopic, null, buffering), fused);
 
         Map<String, List<String>> written = recordsByKey(fusedTopic);
         assertThat(written).isEqualTo(recordsByKey(stockTopic)).hasSize(ORDER_KEYS);

@@ -52,8 +52,6 @@ public final class LibrdkafkaConfig {
                     "fetch.max.bytes",
                     "max.partition.fetch.bytes",
                     "session.timeout.ms",
-                    "heartbeat.interval.ms",
-                    "max.poll.interval.ms",
                     "check.crcs",
                     "isolation.level",
                     LibrdkafkaConfig.PREFETCH);
@@ -89,8 +87,11 @@ public final class LibrdkafkaConfig {
 
     /**
      * Consumer properties Flink's source or the reader acts on itself, so librdkafka needs none of
-     * them: deserializers (the reader reads bytes), auto commit (never: offsets live in Flink's
-     * state), Flink's own source options, the reader's batch size and the offset lookup timeout.
+     * them: deserializers (the reader reads bytes), auto commit when off (offsets live in Flink's
+     * state; on, it is untranslatable), Flink's own source options, the reader's batch size and
+     * the offset lookup timeout; and the group membership's timings, which a consumer assigned its
+     * partitions, as Flink's reader is, never uses (librdkafka would refuse some pairs of them that
+     * kafka-clients takes).
      */
     private static final Set<String> HANDLED_CONSUMER =
             Set.of(
@@ -98,6 +99,8 @@ public final class LibrdkafkaConfig {
                     "value.deserializer",
                     "enable.auto.commit",
                     "auto.commit.interval.ms",
+                    "heartbeat.interval.ms",
+                    "max.poll.interval.ms",
                     "partition.discovery.interval.ms",
                     "client.id.prefix",
                     "register.consumer.metrics",
@@ -110,6 +113,9 @@ public final class LibrdkafkaConfig {
      * for room in librdkafka's queue by {@code max.block.ms} ({@link #maxBlockMs}).
      */
     private static final Set<String> HANDLED_PRODUCER = Set.of("key.serializer", "value.serializer", "max.block.ms");
+
+    /** librdkafka's default {@code max.poll.interval.ms}, which must not be below the session timeout. */
+    private static final long MAX_POLL_INTERVAL_MS_DEFAULT = 300_000;
 
     /** kafka-clients' default {@code max.block.ms}. */
     private static final long MAX_BLOCK_MS_DEFAULT = 60_000;
@@ -212,7 +218,10 @@ public final class LibrdkafkaConfig {
             String key = entry.getKey();
             String value = entry.getValue();
             String renamed = table.renamed.getOrDefault(key, RENAMED.get(key));
-            if (SAME.contains(key) || table.same.contains(key)) {
+            if (table == CONSUMER && key.equals("enable.auto.commit") && Boolean.parseBoolean(value.trim())) {
+                problems.add("'" + key + "' = '" + value + "': kafka-clients then commits the offsets read "
+                        + "periodically, the native reader commits on checkpoints only");
+            } else if (SAME.contains(key) || table.same.contains(key)) {
                 out.put(key, value);
             } else if (renamed != null) {
                 // kafka-clients' -1 (the OS default) is librdkafka's 0.
@@ -231,6 +240,28 @@ public final class LibrdkafkaConfig {
                 if (problem != null) {
                     problems.add("'" + key + "' = '" + shown(key, value) + "': " + problem);
                 }
+            }
+        }
+        String protocol = in.getOrDefault("security.protocol", "PLAINTEXT").toUpperCase(Locale.ROOT);
+        if (protocol.startsWith("SASL_")) {
+            if (!in.containsKey("sasl.mechanism")) {
+                problems.add("'security.protocol' = '" + protocol + "' without 'sasl.mechanism': kafka-clients then "
+                        + "logs in with GSSAPI (Kerberos), which librdkafka here does not support");
+            }
+            if (!in.containsKey("sasl.jaas.config")) {
+                problems.add("'security.protocol' = '" + protocol + "' without 'sasl.jaas.config': kafka-clients then "
+                        + "takes the login from the JVM's JAAS configuration, which librdkafka cannot read");
+            }
+        }
+        if (table == CONSUMER && out.containsKey("session.timeout.ms")) {
+            // Kept to bound closing; librdkafka refuses a poll interval below it.
+            try {
+                long session = Long.parseLong(out.get("session.timeout.ms").trim());
+                if (session > MAX_POLL_INTERVAL_MS_DEFAULT) {
+                    out.put("max.poll.interval.ms", String.valueOf(session));
+                }
+            } catch (NumberFormatException e) {
+                problems.add("'session.timeout.ms' = '" + out.get("session.timeout.ms") + "': not a number of milliseconds");
             }
         }
         return new LibrdkafkaConfig(out, problems);

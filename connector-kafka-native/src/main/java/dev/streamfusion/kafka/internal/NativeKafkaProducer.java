@@ -61,7 +61,10 @@ public final class NativeKafkaProducer extends NativeHandle {
         return logs(address());
     }
 
-    /** The topic's partition count. */
+    /**
+     * The topic's partition count, asking the cluster again while its metadata has none (a topic
+     * being created) for up to {@code timeoutMs}.
+     */
     public synchronized int partitions(long timeoutMs) {
         return partitions(address(), timeoutMs);
     }

@@ -39,7 +39,8 @@ public final class NativeRungSink implements Sink<RowData> {
 
     /**
      * @param librdkafka the producer's librdkafka properties
-     * @param maxBlockMs how long a send waits for room in librdkafka's queue
+     * @param maxBlockMs how long a send waits for room in librdkafka's queue, and Flink's
+     *     partitioner for the topic's partitions
      * @param partitioner Flink's fixed partitioner, or {@code null} for librdkafka's (murmur2 of
      *     the key, as kafka-clients)
      */

@@ -41,6 +41,8 @@ final class NativeRungWriter implements SinkWriter<RowData> {
     /** Flink's partitioner of the table (fixed), or {@code null} for librdkafka's. */
     private final KafkaPartitioner<RowData> partitioner;
     private final DeliveryGuarantee deliveryGuarantee;
+    /** {@code max.block.ms}: how long a send waits for room in librdkafka's queue, or for the topic's partitions. */
+    private final long maxBlockMs;
     private final long flushTimeoutMs;
     private final PendingRecords pending;
     private final NativeKafkaProducer producer;
@@ -68,6 +70,7 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         this.layout = layout;
         this.partitioner = partitioner;
         this.deliveryGuarantee = deliveryGuarantee;
+        this.maxBlockMs = maxBlockMs;
         this.flushTimeoutMs = flushTimeoutMs;
         this.recordsSent = metrics.getNumRecordsSendCounter();
         this.bytesSent = metrics.getNumBytesSendCounter();
@@ -240,10 +243,23 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         bytesSent.inc(bytes[0]);
     }
 
-    /** The topic's partitions, read once, for Flink's partitioner. */
-    private int[] partitions() {
+    /**
+     * The topic's partitions, read once, for Flink's partitioner. As kafka-clients' {@code
+     * partitionsFor}, waits up to {@code max.block.ms} for them (a topic the broker creates on
+     * its first use has none at first).
+     */
+    private int[] partitions() throws IOException {
         if (partitions == null) {
-            partitions = IntStream.range(0, producer.partitions(flushTimeoutMs)).toArray();
+            int count;
+            try {
+                count = producer.partitions(maxBlockMs);
+            } catch (RuntimeException e) {
+                throw new IOException(
+                        "Failed to read the partitions of Kafka topic " + topic + " within max.block.ms: " + e.getMessage(), e);
+            } finally {
+                LibrdkafkaLog.log(clientName, producer.logs());
+            }
+            partitions = IntStream.range(0, count).toArray();
         }
         return partitions;
     }

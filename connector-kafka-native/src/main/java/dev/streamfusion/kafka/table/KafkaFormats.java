@@ -14,8 +14,10 @@ import java.util.Set;
 
 /**
  * A table's value and key formats with their options (keys without the format prefix), read from
- * its options as Flink's kafka connector reads them: {@code value.format}, else {@code format},
- * and {@code key.format}.
+ * its options as Flink's kafka connector reads them: {@code format}, else {@code value.format},
+ * and {@code key.format}; a format's options are under the prefix Flink's factory helper gives
+ * the option that names it ({@code json.*} for {@code format}, {@code value.json.*} for {@code
+ * value.format}, {@code key.json.*} for {@code key.format}).
  */
 @Internal
 final class KafkaFormats {
@@ -24,24 +26,34 @@ final class KafkaFormats {
     static final Set<String> NATIVE = Set.of("json", "csv", "raw", "avro", "avro-confluent", "protobuf");
 
     final String format;
+    /** The prefix of the value format's options in the table's options, such as "value.json.". */
+    private final String formatPrefix;
     final Map<String, String> formatOptions;
     /** The key format and its options, or {@code null} when the table has no key format. */
     final String keyFormat;
     final Map<String, String> keyFormatOptions;
 
     private KafkaFormats(
-            String format, Map<String, String> formatOptions, String keyFormat, Map<String, String> keyFormatOptions) {
+            String format,
+            String formatPrefix,
+            Map<String, String> formatOptions,
+            String keyFormat,
+            Map<String, String> keyFormatOptions) {
         this.format = format;
+        this.formatPrefix = formatPrefix;
         this.formatOptions = formatOptions;
         this.keyFormat = keyFormat;
         this.keyFormatOptions = keyFormatOptions;
     }
 
     static KafkaFormats of(Map<String, String> options) {
-        boolean valuePrefixed = options.containsKey("value.format");
+        // As Flink's Kafka factory (getValueEncodingFormat, getValueDecodingFormat): 'format' where
+        // the table sets it, 'value.format' only where it does not.
+        boolean valuePrefixed = !options.containsKey("format") && options.containsKey("value.format");
         String format = valuePrefixed ? options.get("value.format") : options.get("format");
         String keyFormat = options.get("key.format");
-        Map<String, String> formatOptions = withoutPrefix(options, (valuePrefixed ? "value." : "") + format + ".");
+        String formatPrefix = (valuePrefixed ? "value." : "") + format + ".";
+        Map<String, String> formatOptions = withoutPrefix(options, formatPrefix);
         Map<String, String> keyFormatOptions = keyFormat == null ? null : withoutPrefix(options, "key." + keyFormat + ".");
         // As Flink's Kafka factory: a table of one topic registers its schemas under the topic's
         // subjects unless it names them.
@@ -50,7 +62,7 @@ final class KafkaFormats {
             completeSubject(format, formatOptions, topic.trim() + "-value");
             completeSubject(keyFormat, keyFormatOptions, topic.trim() + "-key");
         }
-        return new KafkaFormats(format, formatOptions, keyFormat, keyFormatOptions);
+        return new KafkaFormats(format, formatPrefix, formatOptions, keyFormat, keyFormatOptions);
     }
 
     private static void completeSubject(String format, Map<String, String> options, String subject) {
@@ -75,7 +87,7 @@ final class KafkaFormats {
                     "basic-auth.credentials-source");
 
     /** Why a format's options keep it from being handled natively, or {@code null}. */
-    private static String unsupportedOptions(String part, String format, Map<String, String> options) {
+    private static String unsupportedOptions(String part, String prefix, String format, Map<String, String> options) {
         if (!"avro-confluent".equals(format)) {
             return null;
         }
@@ -85,8 +97,8 @@ final class KafkaFormats {
                         option.equals("basic-auth.credentials-source") && "USER_INFO".equals(options.get(option));
                 if ((option.equals(unsupported) || (unsupported.endsWith(".") && option.startsWith(unsupported)))
                         && !credentialsSourceIsUserInfo) {
-                    return "the " + part + " format's option '" + (part.equals("value") ? "" : "key.") + format + "."
-                            + option + "' is not supported by the native schema registry client";
+                    return "the " + part + " format's option '" + prefix + option
+                            + "' is not supported by the native schema registry client";
                 }
             }
         }
@@ -109,9 +121,9 @@ final class KafkaFormats {
         if (keyFormat != null && !NATIVE.contains(keyFormat)) {
             return "the key format '" + keyFormat + "' is not " + verb + " natively";
         }
-        String options = unsupportedOptions("value", format, formatOptions);
+        String options = unsupportedOptions("value", formatPrefix, format, formatOptions);
         if (options == null && keyFormat != null) {
-            options = unsupportedOptions("key", keyFormat, keyFormatOptions);
+            options = unsupportedOptions("key", "key." + keyFormat + ".", keyFormat, keyFormatOptions);
         }
         return options;
     }

@@ -139,7 +139,9 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
         String reason = null;
         if (!untranslatable.isEmpty()) {
             reason = "librdkafka cannot take " + String.join("; ", untranslatable);
-        } else if (partitioner != null && !(partitioner instanceof FlinkFixedPartitioner)) {
+        } else if (partitioner != null && partitioner.getClass() != FlinkFixedPartitioner.class) {
+            // Flink's own fixed partitioner reads neither the row nor the bytes; a subclass of it
+            // may read any of them, as any other class may.
             reason = "the partitioner " + partitioner.getClass().getName() + " may read the encoded bytes";
         }
         if (reason != null && writing.rung == StreamFusionKafkaOptions.Rung.NATIVE) {

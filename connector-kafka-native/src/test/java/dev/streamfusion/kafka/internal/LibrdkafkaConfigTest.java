@@ -31,7 +31,7 @@ class LibrdkafkaConfigTest {
                                 "receive.buffer.bytes", "-1",
                                 "request.timeout.ms", "30000",
                                 "isolation.level", "read_committed",
-                                "security.protocol", "SASL_SSL",
+                                "security.protocol", "SSL",
                                 "auto.offset.reset", "none"));
         assertThat(config.untranslatable()).isEmpty();
         assertThat(config.properties())
@@ -43,8 +43,40 @@ class LibrdkafkaConfigTest {
                                 "socket.receive.buffer.bytes", "0",
                                 "socket.timeout.ms", "30000",
                                 "isolation.level", "read_committed",
-                                "security.protocol", "sasl_ssl",
+                                "security.protocol", "ssl",
                                 "auto.offset.reset", "error"));
+    }
+
+    /**
+     * What kafka-clients takes from elsewhere than the properties (a JAAS file, GSSAPI as the
+     * default mechanism) or does on its own (auto commit) has no librdkafka equivalent; group
+     * timings an assigned consumer never uses are not passed, so no pair of them kafka-clients
+     * takes is refused by librdkafka.
+     */
+    @Test
+    void whatKafkaClientsTakesFromElsewhereIsUntranslatable() {
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"a\" password=\"b\";";
+        assertThat(translate(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN")).untranslatable())
+                .singleElement()
+                .asString()
+                .contains("without 'sasl.jaas.config'");
+        assertThat(translate(Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.jaas.config", jaas)).untranslatable())
+                .singleElement()
+                .asString()
+                .contains("without 'sasl.mechanism'", "GSSAPI");
+        assertThat(translate(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN", "sasl.jaas.config", jaas))
+                        .untranslatable())
+                .isEmpty();
+        assertThat(translate(Map.of("enable.auto.commit", "true")).untranslatable())
+                .singleElement()
+                .asString()
+                .contains("'enable.auto.commit' = 'true'");
+        LibrdkafkaConfig timings = translate(
+                Map.of("session.timeout.ms", "45000", "max.poll.interval.ms", "30000", "heartbeat.interval.ms", "3000"));
+        assertThat(timings.untranslatable()).isEmpty();
+        assertThat(timings.properties()).containsExactlyInAnyOrderEntriesOf(Map.of("session.timeout.ms", "45000"));
+        assertThat(translate(Map.of("session.timeout.ms", "400000")).properties())
+                .containsEntry("max.poll.interval.ms", "400000");
     }
 
     @Test
