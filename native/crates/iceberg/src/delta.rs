@@ -23,15 +23,14 @@ use iceberg::writer::base_writer::equality_delete_writer::{
     EqualityDeleteFileWriter, EqualityDeleteFileWriterBuilder, EqualityDeleteWriterConfig,
 };
 use iceberg::writer::file_writer::ParquetWriterBuilder;
-use iceberg::writer::file_writer::location_generator::{
-    DefaultFileNameGenerator, DefaultLocationGenerator,
-};
+use iceberg::writer::file_writer::location_generator::DefaultFileNameGenerator;
 use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
 use iceberg::{Error, ErrorKind, Result};
 
 use crate::runtime::runtime;
 use crate::writer::{
-    DELETE, FileSettings, INSERT, IcebergWriteError, RollingBuilder, UPDATE_AFTER, UPDATE_BEFORE,
+    DELETE, FileSettings, INSERT, IcebergWriteError, PartitionLocations, RollingBuilder,
+    UPDATE_AFTER, UPDATE_BEFORE,
 };
 
 /// The field id of a position delete file's `file_path` column (Iceberg's reserved id).
@@ -39,14 +38,11 @@ pub(crate) const DELETE_FILE_PATH_ID: i32 = 2147483546;
 /// The field id of a position delete file's `pos` column.
 const DELETE_FILE_POS_ID: i32 = 2147483545;
 
-type EqualityWriter = EqualityDeleteFileWriter<
-    ParquetWriterBuilder,
-    DefaultLocationGenerator,
-    DefaultFileNameGenerator,
->;
+type EqualityWriter =
+    EqualityDeleteFileWriter<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
 type EqualityBuilder = EqualityDeleteFileWriterBuilder<
     ParquetWriterBuilder,
-    DefaultLocationGenerator,
+    PartitionLocations,
     DefaultFileNameGenerator,
 >;
 

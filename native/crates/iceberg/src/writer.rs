@@ -21,7 +21,7 @@ use iceberg::spec::{
 use iceberg::writer::base_writer::data_file_writer::{DataFileWriter, DataFileWriterBuilder};
 use iceberg::writer::file_writer::ParquetWriterBuilder;
 use iceberg::writer::file_writer::location_generator::{
-    DefaultFileNameGenerator, DefaultLocationGenerator,
+    DefaultFileNameGenerator, LocationGenerator,
 };
 use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
 use iceberg::writer::{CurrentFileStatus, IcebergWriter, IcebergWriterBuilder};
@@ -96,9 +96,9 @@ pub const UPDATE_AFTER: u8 = 2;
 pub const DELETE: u8 = 3;
 
 type FileWriter =
-    DataFileWriter<ParquetWriterBuilder, DefaultLocationGenerator, DefaultFileNameGenerator>;
+    DataFileWriter<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
 type FileWriterBuilder =
-    DataFileWriterBuilder<ParquetWriterBuilder, DefaultLocationGenerator, DefaultFileNameGenerator>;
+    DataFileWriterBuilder<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
 
 /// Writes batches of a table's columns as data files, one open file per partition.
 pub struct DataFilesWriter {
@@ -773,11 +773,65 @@ pub(crate) struct FileSettings {
 }
 
 /// The rolling Parquet writers of files of the given schema.
-pub(crate) type RollingBuilder = RollingFileWriterBuilder<
-    ParquetWriterBuilder,
-    DefaultLocationGenerator,
-    DefaultFileNameGenerator,
->;
+pub(crate) type RollingBuilder =
+    RollingFileWriterBuilder<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
+
+/// Where a data or delete file goes: `<data location>/<partition path>/<file name>`, the partition
+/// path as Iceberg Java's `PartitionSpec.partitionToPath` writes it, each field's name and value
+/// escaped as `java.net.URLEncoder` escapes them. iceberg-rust's own generator writes them raw, so
+/// a value holding `/`, `?` or `#` would make other directories or, through an object store's
+/// URI, one object for many files.
+#[derive(Clone, Debug)]
+pub(crate) struct PartitionLocations {
+    data_location: String,
+}
+
+impl PartitionLocations {
+    pub(crate) fn new(data_location: String) -> Self {
+        Self { data_location }
+    }
+
+    /// The partition's path: `name=value` for each field, escaped, joined by `/`.
+    fn partition_path(key: &iceberg::spec::PartitionKey) -> String {
+        let escaped =
+            |text: &str| form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>();
+        let types = key.spec().partition_type(key.schema()).ok();
+        key.spec()
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, field)| {
+                let value = key.data().iter().nth(i).flatten();
+                let human = match types.as_ref().and_then(|t| t.fields().get(i)) {
+                    Some(partition) => field
+                        .transform
+                        .to_human_string(&partition.field_type, value),
+                    None => "null".to_string(),
+                };
+                format!("{}={}", escaped(&field.name), escaped(&human))
+            })
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+}
+
+impl LocationGenerator for PartitionLocations {
+    fn generate_location(
+        &self,
+        partition_key: Option<&iceberg::spec::PartitionKey>,
+        file_name: &str,
+    ) -> String {
+        match partition_key {
+            Some(key) if !key.spec().is_unpartitioned() => format!(
+                "{}/{}/{}",
+                self.data_location,
+                Self::partition_path(key),
+                file_name
+            ),
+            _ => format!("{}/{}", self.data_location, file_name),
+        }
+    }
+}
 
 impl FileSettings {
     /// Rolling writers of Parquet files of `schema`, named from the writer's prefix and `suffix`.
@@ -786,7 +840,7 @@ impl FileSettings {
             ParquetWriterBuilder::new(self.properties.clone(), schema),
             self.target_file_size,
             self.file_io.clone(),
-            DefaultLocationGenerator::with_data_location(self.location.clone()),
+            PartitionLocations::new(self.location.clone()),
             DefaultFileNameGenerator::new(
                 self.prefix.clone(),
                 suffix.map(str::to_string),
@@ -1030,6 +1084,56 @@ mod tests {
         assert_eq!(minimal_twos_complement(128), vec![0x00, 0x80]);
         assert_eq!(minimal_twos_complement(-1), vec![0xff]);
         assert_eq!(minimal_twos_complement(-129), vec![0xff, 0x7f]);
+    }
+
+    /// Partition paths as Iceberg Java's `PartitionSpec.partitionToPath` writes them: names and
+    /// values escaped as `URLEncoder` escapes them, a NULL spelled `null`.
+    #[test]
+    fn partition_paths_are_escaped_as_iceberg_java_escapes_them()
+    -> Result<(), Box<dyn std::error::Error>> {
+        use iceberg::spec::{Literal, NestedField, PartitionKey, Struct, Transform};
+        let schema = Arc::new(
+            Schema::builder()
+                .with_fields(vec![
+                    Arc::new(NestedField::optional(
+                        1,
+                        "lang",
+                        Type::Primitive(PrimitiveType::String),
+                    )),
+                    Arc::new(NestedField::optional(
+                        2,
+                        "n",
+                        Type::Primitive(PrimitiveType::Int),
+                    )),
+                ])
+                .build()?,
+        );
+        let spec = UnboundPartitionSpec::builder()
+            .add_partition_field(1, "lang", Transform::Identity)?
+            .add_partition_field(2, "n b", Transform::Identity)?
+            .build()
+            .bind(Arc::clone(&schema))?;
+        let locations = PartitionLocations::new("file:/t/data".to_string());
+        let key = |lang: Option<&str>| {
+            PartitionKey::new(
+                spec.clone(),
+                Arc::clone(&schema),
+                Struct::from_iter([lang.map(Literal::string), Some(Literal::int(7))]),
+            )
+        };
+        assert_eq!(
+            locations.generate_location(Some(&key(Some("C#?/ x:y*ü-._~"))), "f.parquet"),
+            "file:/t/data/lang=C%23%3F%2F+x%3Ay*%C3%BC-._%7E/n+b=7/f.parquet"
+        );
+        assert_eq!(
+            locations.generate_location(Some(&key(None)), "f.parquet"),
+            "file:/t/data/lang=null/n+b=7/f.parquet"
+        );
+        assert_eq!(
+            locations.generate_location(None, "f.parquet"),
+            "file:/t/data/f.parquet"
+        );
+        Ok(())
     }
 
     #[test]

@@ -10,11 +10,13 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.ExceptionUtils;
 
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
@@ -45,6 +47,7 @@ import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Changelogs, upserts, overwrites and distributions written by {@code streamfusion-iceberg},
@@ -443,6 +446,74 @@ class StreamFusionIcebergChangelogITCase {
                 .hasStackTraceContaining("INSERT OVERWRITE needs a bounded input");
     }
 
+    /**
+     * {@code overwrite-enabled}, a hint here, decides over the statement, as in iceberg-flink: a
+     * plain {@code INSERT} with it {@code true} replaces the partitions written, an {@code INSERT
+     * OVERWRITE} with it {@code false} appends.
+     */
+    @Test
+    void overwriteEnabledDecidesOverTheStatementAsInIcebergFlink() throws Exception {
+        TableEnvironment env = batch();
+        createTwins(env, "hinted_overwrite", "id BIGINT, p STRING", "PARTITIONED BY (p)", "'format-version' = '2'", "");
+        insertBoth(env, "hinted_overwrite", "INSERT INTO %s VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+        insertBoth(env, "hinted_overwrite",
+                "INSERT INTO %s /*+ OPTIONS('overwrite-enabled' = 'true') */ VALUES (10, 'a'), (20, 'b')");
+        assertThat(readOurs("hinted_overwrite")).containsExactlyInAnyOrder("[10, a]", "[20, b]", "[3, c]");
+        assertThat(load("hinted_overwrite_ours").currentSnapshot().operation()).isEqualTo("overwrite");
+        insertBoth(env, "hinted_overwrite",
+                "INSERT OVERWRITE %s /*+ OPTIONS('overwrite-enabled' = 'false') */ VALUES (30, 'c')");
+        assertThat(readOurs("hinted_overwrite")).containsExactlyInAnyOrder("[10, a]", "[20, b]", "[3, c]", "[30, c]");
+        assertThat(load("hinted_overwrite_ours").currentSnapshot().operation()).isEqualTo("append");
+    }
+
+    /**
+     * Write options come from a table's options, hints and the job's configuration; table
+     * properties from the table alone, as in iceberg-flink: a hint named like a table property
+     * ({@code write.upsert.enabled}) changes nothing, and the session's {@code upsert-enabled}
+     * makes a plain {@code INSERT} upsert.
+     */
+    @Test
+    void writeOptionsComeFromTheSessionAndTablePropertiesFromTheTableAsInIcebergFlink() throws Exception {
+        TableEnvironment env = batch();
+        String columns = "k INT NOT NULL, v STRING, PRIMARY KEY (k) NOT ENFORCED";
+        createTwins(env, "not_upserted", columns, "", "'format-version' = '2', 'write.upsert.enabled' = 'false'", "");
+        insertBoth(env, "not_upserted", "INSERT INTO %s VALUES (1, 'a'), (2, 'a')");
+        insertBoth(env, "not_upserted", "INSERT INTO %s /*+ OPTIONS('write.upsert.enabled' = 'true') */ VALUES (1, 'b')");
+        assertThat(readOurs("not_upserted")).containsExactlyInAnyOrder("[1, a]", "[2, a]", "[1, b]");
+        assertThat(deleteFiles(load("not_upserted_ours"), "added-equality-delete-files")).isZero();
+
+        TableEnvironment session = batch();
+        session.getConfig().set("upsert-enabled", "true");
+        createTwins(session, "session_upserted", columns, "", "'format-version' = '2'", "");
+        insertBoth(session, "session_upserted", "INSERT INTO %s VALUES (1, 'a'), (2, 'a')");
+        insertBoth(session, "session_upserted", "INSERT INTO %s VALUES (1, 'b')");
+        assertThat(readOurs("session_upserted")).containsExactlyInAnyOrder("[1, b]", "[2, a]");
+        assertThat(deleteFiles(load("session_upserted_ours"), "added-equality-delete-files")).isPositive();
+    }
+
+    /**
+     * A table of format version 3 takes position deletes only as deletion vectors, which are not
+     * written: a write into one with equality fields is refused when it is planned, naming the
+     * table and its format version, and nothing is committed.
+     */
+    @Test
+    void writesWithEqualityFieldsIntoATableOfFormatVersion3AreRefusedAtPlanning() {
+        TableEnvironment env = batch();
+        env.executeSql("CREATE TABLE stock.db.keyed_v3 (k INT NOT NULL, v STRING, PRIMARY KEY (k) NOT ENFORCED) "
+                + "WITH ('format-version' = '3')");
+        env.executeSql("CREATE TABLE sf_keyed_v3 (k INT NOT NULL, v STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                + "'connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', 'catalog-type' = 'hadoop', "
+                + "'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', 'catalog-table' = 'keyed_v3')");
+        Throwable refused = catchThrowable(() -> env.executeSql("INSERT INTO sf_keyed_v3 VALUES (1, 'a')"));
+        assertThat(ExceptionUtils.findThrowable(refused, ValidationException.class))
+                .as("%s", refused)
+                .hasValueSatisfying(e -> assertThat(e.getMessage())
+                        .contains("sf.db.keyed_v3")
+                        .contains("format version 3")
+                        .contains("deletion vectors"));
+        assertThat(load("keyed_v3").currentSnapshot()).isNull();
+    }
+
     /** A NULL partition value and the text {@code null} are two partitions, whose paths are alike. */
     @Test
     void aNullPartitionValueAndTheTextNullStayApart() throws Exception {
@@ -458,6 +529,38 @@ class StreamFusionIcebergChangelogITCase {
             assertThat(collect(env, "SELECT id FROM stock.db.null_parted" + twin + " WHERE p = 'null'"))
                     .as(twin)
                     .containsExactly(Row.of(2L));
+        }
+    }
+
+    /**
+     * Partition values holding what paths and URIs give a meaning to ({@code /}, {@code ?},
+     * {@code #}, {@code :}, spaces, non-ASCII) are escaped in the data files' paths as Iceberg
+     * Java escapes them, so each partition's files lie in a directory of their own, where
+     * iceberg-flink puts them; stock reads every row back.
+     */
+    @Test
+    void partitionValuesAreEscapedInPathsAsIcebergJavaEscapesThem() throws Exception {
+        TableEnvironment env = batch();
+        createTwins(env, "escaped", "id BIGINT, p STRING", "PARTITIONED BY (p)", "'format-version' = '2'", "");
+        insertBoth(env, "escaped", "INSERT INTO %s SELECT * FROM (VALUES (1, 'C#'), (2, 'a/b'), (3, 'what?'), "
+                + "(4, '10:00 x'), (5, 'ü'), (6, 'C')) AS t(id, p)");
+        for (String twin : List.of("escaped_stock", "escaped_ours")) {
+            Table table = load(twin);
+            try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+                List<String> directories = new ArrayList<>();
+                for (FileScanTask task : tasks) {
+                    String location = task.file().location();
+                    String directory = location.substring(0, location.lastIndexOf('/'));
+                    // (The table's location and the files' differ in how the scheme is spelled.)
+                    assertThat(directory).as(twin)
+                            .endsWith("/db/" + twin + "/data/" + table.spec().partitionToPath(task.file().partition()));
+                    directories.add(directory);
+                }
+                assertThat(directories).as(twin).hasSize(6).doesNotHaveDuplicates();
+            }
+            assertThat(collect(env, "SELECT id, p FROM stock.db." + twin)).as(twin).containsExactlyInAnyOrder(
+                    Row.of(1L, "C#"), Row.of(2L, "a/b"), Row.of(3L, "what?"), Row.of(4L, "10:00 x"), Row.of(5L, "ü"),
+                    Row.of(6L, "C"));
         }
     }
 

@@ -24,6 +24,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
@@ -909,6 +910,31 @@ class StreamFusionIcebergITCase {
         assertThatThrownBy(() -> collect(env, "SELECT * FROM sfc.db.nope")).hasMessageContaining("nope");
     }
 
+    /**
+     * A table the connector form creates takes the Flink table's options as its properties (all
+     * but {@code connector}, the catalog's options included) and its format version from them, as
+     * iceberg-flink's connector form creates it from the same DDL.
+     */
+    @Test
+    void aTableTheConnectorFormCreatesHasThePropertiesIcebergFlinkGivesIt() throws Exception {
+        TableEnvironment env = batch();
+        String options = "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'format-version' = '1', 'write.metadata.metrics.default' = 'full')";
+        env.executeSql("CREATE TABLE created_ours (id BIGINT, s STRING) WITH ('connector' = 'streamfusion-iceberg', " + options);
+        env.executeSql("CREATE TABLE created_stock (id BIGINT, s STRING) WITH ('connector' = 'iceberg', " + options);
+        env.executeSql("INSERT INTO created_ours VALUES (1, 'a')").await();
+        env.executeSql("INSERT INTO created_stock VALUES (1, 'a')").await();
+        Table ours = catalog.loadTable(TableIdentifier.of("db", "created_ours"));
+        Table stock = catalog.loadTable(TableIdentifier.of("db", "created_stock"));
+        assertThat(TableUtil.formatVersion(ours)).isEqualTo(TableUtil.formatVersion(stock)).isEqualTo(1);
+        assertThat(ours.properties())
+                .isEqualTo(stock.properties())
+                .containsEntry("write.metadata.metrics.default", "full")
+                .containsEntry("catalog-type", "hadoop")
+                .doesNotContainKey("connector");
+        assertThat(collect(env, "SELECT * FROM created_ours")).containsExactly(Row.of(1L, "a"));
+    }
+
     @Test
     void streamingRestoredFromACheckpointReadsEverySnapshotExactlyOnce() throws Exception {
         Table t = catalog.createTable(TableIdentifier.of("db", "restored"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
@@ -1002,6 +1028,9 @@ class StreamFusionIcebergITCase {
         // Java's writer counts it (Parquet's statistics count the other rows too): the test rows
         // have such rows.
         assertThat(collect(env, "SELECT id FROM stock.db.types WHERE pt IS NULL")).isNotEmpty();
+        // Every leaf column has its size, a list's element and a map's key and value (20, 21, 22)
+        // too, as Iceberg Java records them; the sizes themselves are the writers' own.
+        assertThat(ourFile.columnSizes().keySet()).isEqualTo(stockFile.columnSizes().keySet()).contains(20, 21, 22);
         assertThat(ourFile.valueCounts()).isEqualTo(stockFile.valueCounts());
         assertThat(ourFile.nullValueCounts()).isEqualTo(stockFile.nullValueCounts());
         assertThat(ourFile.nanValueCounts()).isEqualTo(stockFile.nanValueCounts());

@@ -15,6 +15,7 @@ import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
 import java.io.Serializable;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -63,8 +64,8 @@ public final class WriterDescription implements Serializable {
     }
 
     /**
-     * iceberg-flink's write options (a Flink table's options, and a query's hints) and the table
-     * properties they override.
+     * iceberg-flink's write options (a Flink table's options, a query's hints, the job's
+     * configuration) and the table properties they override.
      */
     private static final Map<String, String> WRITE_OPTIONS = Map.of(
             "write-format", TableProperties.DEFAULT_FILE_FORMAT,
@@ -75,26 +76,33 @@ public final class WriterDescription implements Serializable {
             "distribution-mode", TableProperties.WRITE_DISTRIBUTION_MODE);
 
     /**
-     * The table's write properties: its properties, overridden by {@code options} of the same
-     * names or of iceberg-flink's write option names ({@code write-format}, {@code
-     * target-file-size-bytes}, {@code compression-codec}, {@code compression-level}, {@code
-     * upsert-enabled}, {@code distribution-mode}).
+     * The table's write properties: its own properties, overridden only by iceberg-flink's write
+     * options in {@code writeOptions} ({@code write-format}, {@code target-file-size-bytes},
+     * {@code compression-codec}, {@code compression-level}, {@code upsert-enabled}, {@code
+     * distribution-mode}). Any other key is not a table property here, even one named like a
+     * table property ({@code write.upsert.enabled}, say): iceberg-flink reads those from the table
+     * alone.
      */
-    public static Map<String, String> writeProperties(Table table, Map<String, String> options) {
-        Map<String, String> props = new java.util.HashMap<>(table.properties());
-        options.forEach((key, value) -> props.put(WRITE_OPTIONS.getOrDefault(key, key), value));
+    public static Map<String, String> writeProperties(Table table, Map<String, String> writeOptions) {
+        Map<String, String> props = new HashMap<>(table.properties());
+        WRITE_OPTIONS.forEach((option, property) -> {
+            String value = writeOptions.get(option);
+            if (value != null) {
+                props.put(property, value);
+            }
+        });
         return props;
     }
 
     /**
      * The description of append-only writes into {@code table} under its properties, overridden
-     * by {@code options} (see {@link #writeProperties}).
+     * by iceberg-flink's write options in {@code writeOptions} (see {@link #writeProperties}).
      *
      * @throws UnsupportedOperationException when the table's write format is not Parquet, or it has
      *     a uuid column
      */
-    public static WriterDescription of(Table table, Map<String, String> options) {
-        Map<String, String> props = writeProperties(table, options);
+    public static WriterDescription of(Table table, Map<String, String> writeOptions) {
+        Map<String, String> props = writeProperties(table, writeOptions);
         String format = props.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT);
         if (FileFormat.fromString(format) != FileFormat.PARQUET) {
             throw new UnsupportedOperationException("Table " + table.name() + " is written as " + format

@@ -169,7 +169,7 @@ public final class WrittenFiles {
      * writer records them under {@code config} ({@code write.metadata.metrics.*}): nothing for a
      * column in mode {@code none}, counts without bounds in {@code counts}, string and binary bounds
      * cut to the length of {@code truncate(n)} (the upper one rounded up, or left out where it
-     * cannot be), everything in {@code full}.
+     * cannot be), everything in {@code full}; only the column size for a field of a list or a map.
      */
     static Metrics underModes(Metrics metrics, Schema schema, MetricsConfig config) {
         Map<Integer, Long> sizes = new HashMap<>();
@@ -188,11 +188,15 @@ public final class WrittenFiles {
         java.util.Set<Integer> repeated = inListsOrMaps(schema);
         for (int id : ids) {
             MetricsModes.MetricsMode mode = MetricsUtil.metricsMode(schema, config, id);
-            // Iceberg Java's Parquet writer records no metrics for the fields of lists and maps.
-            if (mode == MetricsModes.None.get() || repeated.contains(id)) {
+            if (mode == MetricsModes.None.get()) {
                 continue;
             }
+            // Iceberg Java's Parquet writer records the size of every column, and no other metrics
+            // for the fields of lists and maps.
             copy(metrics.columnSizes(), sizes, id);
+            if (repeated.contains(id)) {
+                continue;
+            }
             copy(metrics.valueCounts(), values, id);
             copy(metrics.nullValueCounts(), nulls, id);
             copy(metrics.nanValueCounts(), nans, id);

@@ -39,8 +39,9 @@ import java.util.NavigableMap;
  * one Iceberg snapshot whose summary carries the job id and the checkpoint id (as iceberg-flink's
  * committer records them). Checkpoints with delete files are committed one snapshot each, in
  * order, so that a checkpoint's equality deletes apply to the rows of the checkpoints before it;
- * appends of several checkpoints go in one snapshot. A batch {@code INSERT OVERWRITE} replaces the
- * partitions it writes (the whole table when it is unpartitioned). A checkpoint's completion
+ * appends of several checkpoints go in one snapshot. An overwrite (a batch {@code INSERT
+ * OVERWRITE}, or {@code overwrite-enabled}) replaces the partitions each commit writes (the whole
+ * table when it is unpartitioned). A checkpoint's completion
  * commits the files the committer's snapshots up to it took ({@link PendingCommits}). A commit is
  * made exactly once: after a restore, the files of checkpoints the table's snapshots already
  * record for the restored job are dropped, and the rest are committed; results replayed from an

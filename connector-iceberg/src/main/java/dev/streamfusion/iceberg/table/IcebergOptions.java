@@ -13,13 +13,14 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.iceberg.TableProperties;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The options of a {@code streamfusion-iceberg} table, under iceberg-flink's names: where the
  * table is (the catalog's options, every other option passed to the catalog as a property) and how
- * it is read.
+ * it is read and written.
  */
 @PublicEvolving
 public final class IcebergOptions {
@@ -116,6 +117,57 @@ public final class IcebergOptions {
             .intType()
             .noDefaultValue()
             .withDescription("The writers' parallelism; by default the input's.");
+    public static final ConfigOption<Boolean> OVERWRITE_ENABLED = ConfigOptions.key("overwrite-enabled")
+            .booleanType()
+            .noDefaultValue()
+            .withDescription("Replace the partitions each commit writes ('true') or append to them ('false'); "
+                    + "by default as the statement says (INSERT OVERWRITE or INSERT INTO).");
+    public static final ConfigOption<String> WRITE_FORMAT = ConfigOptions.key("write-format")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The data files' format; by default the table property 'write.format.default'.");
+    public static final ConfigOption<Long> TARGET_FILE_SIZE_BYTES = ConfigOptions.key("target-file-size-bytes")
+            .longType()
+            .noDefaultValue()
+            .withDescription("The size data files roll at; by default the table property 'write.target-file-size-bytes'.");
+    public static final ConfigOption<String> COMPRESSION_CODEC = ConfigOptions.key("compression-codec")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The Parquet compression codec; by default the table property "
+                    + "'write.parquet.compression-codec'.");
+    public static final ConfigOption<String> COMPRESSION_LEVEL = ConfigOptions.key("compression-level")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The Parquet compression level; by default the table property "
+                    + "'write.parquet.compression-level'.");
+
+    /**
+     * iceberg-flink's write options that fall back on the job's configuration (a session's {@code
+     * SET 'upsert-enabled' = 'true'}, say) where a table's options and hints set none, before the
+     * table's properties: those {@code FlinkWriteConf} reads as an option, then from Flink's
+     * configuration, then as a table property. {@code overwrite-enabled} is not among them:
+     * iceberg-flink's sink always sets it, from the statement, where no option does.
+     */
+    static final List<ConfigOption<?>> SESSION_WRITE_OPTIONS =
+            List.of(WRITE_FORMAT, TARGET_FILE_SIZE_BYTES, COMPRESSION_CODEC, COMPRESSION_LEVEL, UPSERT_ENABLED, DISTRIBUTION_MODE);
+
+    /**
+     * The write options of a table: its options (and a query's hints, merged into them), with the
+     * job's configuration ({@code job}) for those of {@link #SESSION_WRITE_OPTIONS} they set none
+     * of, as iceberg-flink resolves them.
+     *
+     * @throws IllegalArgumentException when the job's configuration holds such an option that does
+     *     not parse as its type
+     */
+    static Map<String, String> writeOptions(Map<String, String> options, ReadableConfig job) {
+        Map<String, String> merged = new HashMap<>(options);
+        for (ConfigOption<?> option : SESSION_WRITE_OPTIONS) {
+            if (!merged.containsKey(option.key())) {
+                job.getOptional(option).ifPresent(value -> merged.put(option.key(), value.toString()));
+            }
+        }
+        return merged;
+    }
 
     /**
      * iceberg-flink's job-wide split settings ({@code connector.iceberg.*} in the job's

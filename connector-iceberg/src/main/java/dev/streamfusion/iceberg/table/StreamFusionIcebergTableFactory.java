@@ -35,7 +35,8 @@ import java.util.Set;
 /**
  * The {@code streamfusion-iceberg} connector: an Iceberg table of any catalog Iceberg Java builds,
  * with iceberg-flink's options. As iceberg-flink does, a table (and its database) missing from the
- * catalog is created from the Flink table's columns, primary key and partition keys. Reads are
+ * catalog is created from the Flink table's columns, primary key, partition keys and options (its
+ * properties, and {@code location}). Reads are
  * planned by Iceberg Java and read natively; writes are written natively and committed by Iceberg
  * Java.
  */
@@ -44,6 +45,16 @@ public final class StreamFusionIcebergTableFactory
         implements DynamicTableSourceFactory, DynamicTableSinkFactory, StockCounterpart.SameOptions {
 
     public static final String IDENTIFIER = "streamfusion-iceberg";
+
+    /** The option whose value is the location of a table the connector creates. */
+    private static final String LOCATION = "location";
+
+    /**
+     * The options iceberg-flink's catalog keeps off a table's properties when it creates the table
+     * of a Flink table, compared ignoring case; with the connector's own {@link RowLayout#KEY}.
+     * Every other option, the catalog's included, becomes a table property.
+     */
+    private static final List<String> NOT_TABLE_PROPERTIES = List.of("connector", LOCATION, "src-catalog");
 
     @Override
     public String factoryIdentifier() {
@@ -104,6 +115,11 @@ public final class StreamFusionIcebergTableFactory
                 IcebergOptions.UPSERT_ENABLED,
                 IcebergOptions.DISTRIBUTION_MODE,
                 IcebergOptions.WRITE_PARALLELISM,
+                IcebergOptions.OVERWRITE_ENABLED,
+                IcebergOptions.WRITE_FORMAT,
+                IcebergOptions.TARGET_FILE_SIZE_BYTES,
+                IcebergOptions.COMPRESSION_CODEC,
+                IcebergOptions.COMPRESSION_LEVEL,
                 RowLayout.OPTION);
     }
 
@@ -141,7 +157,13 @@ public final class StreamFusionIcebergTableFactory
         List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
                 .map(UniqueConstraint::getColumns)
                 .orElse(List.of());
-        return StreamFusionIcebergTableSink.of(ref, rowType, options, primaryKey, schema);
+        Map<String, String> writeOptions;
+        try {
+            writeOptions = IcebergOptions.writeOptions(options, context.getConfiguration());
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
+        }
+        return StreamFusionIcebergTableSink.of(ref, rowType, writeOptions, primaryKey, schema);
     }
 
     static IcebergTableRef tableRef(ObjectIdentifier identifier, Map<String, String> options) {
@@ -158,7 +180,12 @@ public final class StreamFusionIcebergTableFactory
                 options.getOrDefault(IcebergOptions.CATALOG_TABLE.key(), identifier.getObjectName()));
     }
 
-    /** The table's current schema, after creating the table (and its database) if it is missing. */
+    /**
+     * The table's current schema, after creating the table (and its database) if it is missing, as
+     * iceberg-flink's connector creates it: with every option of the Flink table but {@code
+     * connector}, {@code location} and {@code src-catalog} (compared ignoring case) as a table
+     * property, the catalog's options included, and {@code location} as its location.
+     */
     private static Schema ensureTable(IcebergTableRef ref, ResolvedCatalogTable flinkTable, RowType rowType) {
         return ref.withCatalog(catalog -> {
             TableIdentifier id = ref.identifier();
@@ -184,8 +211,18 @@ public final class StreamFusionIcebergTableFactory
             for (String partitionKey : flinkTable.getPartitionKeys()) {
                 spec.identity(partitionKey);
             }
+            Map<String, String> properties = new HashMap<>();
+            String location = null;
+            for (Map.Entry<String, String> option : flinkTable.getOptions().entrySet()) {
+                String name = option.getKey();
+                if (name.equalsIgnoreCase(LOCATION)) {
+                    location = option.getValue();
+                } else if (NOT_TABLE_PROPERTIES.stream().noneMatch(name::equalsIgnoreCase) && !name.equals(RowLayout.KEY)) {
+                    properties.put(name, option.getValue());
+                }
+            }
             try {
-                Table created = catalog.createTable(id, schema, spec.build());
+                Table created = catalog.createTable(id, schema, spec.build(), location, properties);
                 return created.schema();
             } catch (AlreadyExistsException raced) {
                 return ref.loadFrom(catalog).schema();

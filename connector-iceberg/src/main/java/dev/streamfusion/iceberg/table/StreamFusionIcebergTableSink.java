@@ -43,7 +43,10 @@ import java.util.Optional;
  * else the Iceberg table's identifier fields) takes changelogs, deleted rows written as delete
  * files, and with {@code upsert-enabled} every inserted row replaces its key's row; rows reach the
  * writers by the hash of their equality fields, or of their partition under {@code
- * distribution-mode} {@code hash}; {@code INSERT OVERWRITE} replaces the partitions written.
+ * distribution-mode} {@code hash}; {@code INSERT OVERWRITE} replaces the partitions written, and
+ * so does any write with {@code overwrite-enabled} {@code true} ({@code false} makes an {@code
+ * INSERT OVERWRITE} append). A table of format version 3 or later with equality fields is refused:
+ * its position deletes must be deletion vectors, which are not written.
  */
 @Internal
 final class StreamFusionIcebergTableSink
@@ -51,9 +54,14 @@ final class StreamFusionIcebergTableSink
 
     private final IcebergTableRef table;
     private final RowType rowType;
+    /**
+     * The table's options and the query's hints, with the job's configuration for the write
+     * options iceberg-flink reads from it ({@link IcebergOptions#writeOptions}).
+     */
     private final Map<String, String> options;
     /** The table's equality field names (the primary key, else the identifier fields). */
     private final List<String> equalityColumns;
+    /** Whether the statement is an {@code INSERT OVERWRITE}. */
     private boolean overwrite;
     /** The topology {@link #batchesUnsupported} planned and accepted, so the table is loaded once. */
     private IcebergSink batchSink;
@@ -152,16 +160,32 @@ final class StreamFusionIcebergTableSink
         }
         Map<String, String> props = WriterDescription.writeProperties(loaded, options);
         boolean upsert = PropertyUtil.propertyAsBoolean(props, TableProperties.UPSERT_ENABLED, TableProperties.UPSERT_ENABLED_DEFAULT);
+        boolean replacing = replacesPartitions();
+        // As iceberg-flink's sink: the statement's INSERT OVERWRITE, not 'overwrite-enabled', needs a
+        // bounded input; with the option, an unbounded write replaces partitions at every commit.
         if (overwrite && !bounded) {
             throw new IllegalArgumentException("INSERT OVERWRITE needs a bounded input (batch execution)");
         }
         if (upsert && equalityColumns.isEmpty()) {
             throw new IllegalArgumentException("'upsert-enabled' needs equality fields: declare a PRIMARY KEY");
         }
-        if (upsert && overwrite) {
-            throw new IllegalArgumentException("INSERT OVERWRITE cannot be combined with 'upsert-enabled'");
+        if (upsert && replacing) {
+            throw new IllegalArgumentException("an overwrite (INSERT OVERWRITE, or 'overwrite-enabled' = 'true') "
+                    + "cannot be combined with 'upsert-enabled'");
         }
         int[] equalityIds = equalityIds(loaded.schema());
+        int formatVersion = TableUtil.formatVersion(loaded);
+        if (equalityIds.length > 0 && formatVersion > 2) {
+            // Iceberg refuses position delete files in a table of format version 3 at commit: its
+            // position deletes are deletion vectors (Puffin), which the native writer does not
+            // write. A table with equality fields takes changelogs and upserts, written with
+            // position deletes, so it is refused before any file is written.
+            throw new UnsupportedOperationException("the Iceberg table has format version " + formatVersion
+                    + " and the equality fields " + equalityColumns + ": a write with equality fields (changelogs, "
+                    + "upserts) may delete rows by position, and a table of format version " + formatVersion
+                    + " takes position deletes only as deletion vectors, which streamfusion-iceberg does not write; "
+                    + "write it with the iceberg connector, or into a table of format version 2");
+        }
         if (upsert) {
             for (PartitionField field : loaded.spec().fields()) {
                 if (!contains(equalityIds, field.sourceId())) {
@@ -174,7 +198,7 @@ final class StreamFusionIcebergTableSink
         WriterDescription description = WriterDescription.of(loaded, options);
         // A table of format version 1 has no delete files: written append-only, its writers refuse
         // a changelog's retractions.
-        boolean changes = equalityIds.length > 0 && TableUtil.formatVersion(loaded) >= 2;
+        boolean changes = equalityIds.length > 0 && formatVersion >= 2;
         if (upsert && !changes) {
             throw new IllegalArgumentException("'upsert-enabled' needs row-level deletes, which a table of format version 1 has not");
         }
@@ -184,7 +208,18 @@ final class StreamFusionIcebergTableSink
         String branch = options.get(IcebergOptions.BRANCH.key());
         String parallelism = options.get(IcebergOptions.WRITE_PARALLELISM.key());
         return new IcebergSink(table, description, rowType, branch, distribution(loaded, props, equalityIds),
-                parallelism == null ? null : Integer.valueOf(parallelism), overwrite);
+                parallelism == null ? null : Integer.valueOf(parallelism), replacing);
+    }
+
+    /**
+     * Whether the write replaces the partitions it writes: {@code overwrite-enabled} (a table
+     * option or a hint) where it is set, else whether the statement is an {@code INSERT
+     * OVERWRITE}. iceberg-flink's sink takes the statement's, then lets its write options (the
+     * table's options and hints) replace it.
+     */
+    private boolean replacesPartitions() {
+        String option = options.get(IcebergOptions.OVERWRITE_ENABLED.key());
+        return option == null ? overwrite : Boolean.parseBoolean(option);
     }
 
     /** The equality fields' ids, each a top-level column of a type deletes can compare. */

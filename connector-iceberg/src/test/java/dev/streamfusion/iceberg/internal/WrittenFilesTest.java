@@ -3,8 +3,11 @@ package dev.streamfusion.iceberg.internal;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
@@ -91,5 +94,39 @@ class WrittenFilesTest {
         assertThat(position.content()).isEqualTo(FileContent.POSITION_DELETES);
         assertThat(position.location()).isEqualTo("file:/w/data/p.parquet");
         assertThat(position.recordCount()).isEqualTo(3);
+    }
+
+    /**
+     * Under the table's metrics modes, the fields of lists and maps keep their column sizes (and
+     * nothing else), as Iceberg Java's Parquet writer records them; a field in mode {@code none}
+     * keeps nothing.
+     */
+    @Test
+    void fieldsOfListsAndMapsKeepTheirColumnSizesOnly() {
+        Schema schema = new Schema(
+                required(1, "id", Types.LongType.get()),
+                optional(2, "tags", Types.ListType.ofOptional(4, Types.StringType.get())),
+                optional(3, "attrs", Types.MapType.ofOptional(5, 6, Types.StringType.get(), Types.IntegerType.get())));
+        ByteBuffer low = Conversions.toByteBuffer(Types.LongType.get(), 1L);
+        ByteBuffer high = Conversions.toByteBuffer(Types.LongType.get(), 9L);
+        Metrics written = new Metrics(
+                10L,
+                Map.of(1, 80L, 4, 40L, 5, 50L, 6, 60L),
+                Map.of(1, 10L, 4, 30L, 5, 20L, 6, 20L),
+                Map.of(1, 0L, 4, 2L, 5, 0L, 6, 1L),
+                Map.of(),
+                Map.of(1, low, 4, low, 5, low, 6, low),
+                Map.of(1, high, 4, high, 5, high, 6, high));
+
+        Metrics byDefault = WrittenFiles.underModes(written, schema, MetricsConfig.from(Map.of(), schema, SortOrder.unsorted()));
+        assertThat(byDefault.columnSizes()).isEqualTo(Map.of(1, 80L, 4, 40L, 5, 50L, 6, 60L));
+        assertThat(byDefault.valueCounts()).isEqualTo(Map.of(1, 10L));
+        assertThat(byDefault.nullValueCounts()).isEqualTo(Map.of(1, 0L));
+        assertThat(byDefault.lowerBounds()).isEqualTo(Map.of(1, low));
+        assertThat(byDefault.upperBounds()).isEqualTo(Map.of(1, high));
+
+        Metrics unmeasured = WrittenFiles.underModes(written, schema, MetricsConfig.from(
+                Map.of("write.metadata.metrics.column.attrs.value", "none"), schema, SortOrder.unsorted()));
+        assertThat(unmeasured.columnSizes()).isEqualTo(Map.of(1, 80L, 4, 40L, 5, 50L));
     }
 }
