@@ -268,7 +268,10 @@ class CsvFormatParityTest {
                     errors++;
                     assertThatThrownBy(() -> decoder.decode(List.of(message)))
                             .as("Flink rejects %s", new String(message, StandardCharsets.UTF_8))
-                            .isInstanceOf(NativeDecodeException.class);
+                            .isInstanceOfSatisfying(NativeDecodeException.class, failure -> {
+                                assertThat(failure.position()).isZero();
+                                assertThat(failure.getMessage()).isNotBlank();
+                            });
                     continue;
                 }
                 readable.add(message);

@@ -226,7 +226,12 @@ class JsonFormatParityTest {
             byte[] message = utf8("{\"b\":" + past + "}");
             assertThatThrownBy(() -> flink.deserialize(message, new ListCollector<>(new ArrayList<>()))).as(past);
             try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), type)) {
-                assertThatThrownBy(() -> decoder.decode(List.of(message))).as(past).isInstanceOf(NativeDecodeException.class);
+                assertThatThrownBy(() -> decoder.decode(List.of(message)))
+                        .as(past)
+                        .isInstanceOfSatisfying(NativeDecodeException.class, e -> {
+                            assertThat(e.position()).isZero();
+                            assertThat(e.getMessage()).contains("(" + past + ") out of range of Java long");
+                        });
             }
         }
         assertSameDecoding(type, TimestampFormat.SQL, Map.of(), List.of(utf8("{\"b\":-9223372036854775809.0}")));

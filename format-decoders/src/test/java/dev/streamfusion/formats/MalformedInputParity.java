@@ -107,6 +107,21 @@ final class MalformedInputParity {
         return deferred;
     }
 
+    /**
+     * As {@link #assertSameOutcomes} over {@code seeds} and then {@code mutations} of them, checking
+     * too that the seeds (messages Flink reads) are read natively under this projection: a decoder
+     * that handed every message back to Flink's format would compare Flink with itself.
+     */
+    void assertSameOutcomesReadingSeedsNatively(List<MalformedMessage> seeds, List<MalformedMessage> mutations)
+            throws Exception {
+        List<MalformedMessage> corpus = new ArrayList<>(seeds);
+        corpus.addAll(mutations);
+        Set<String> deferred = assertSameOutcomes(corpus);
+        for (MalformedMessage seed : seeds) {
+            assertThat(deferred).as("read natively").doesNotContain(seed.name);
+        }
+    }
+
     private static final int BATCH = 500;
 
     /** A projection of every top-level column of {@code type}. */

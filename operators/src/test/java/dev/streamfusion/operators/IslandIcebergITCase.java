@@ -45,8 +45,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The island fed by streamfusion-iceberg: a table of two snapshots in a Hadoop catalog on local
  * disk, read as whole batches (deletes applied natively), gives through the native calc the rows
- * Flink's own Calc gives over the same scan, and is copied into the Parquet sink and into
- * Iceberg tables taking the batches.
+ * Flink's own Calc gives over iceberg-flink's scan of the same table, and is copied into the
+ * Parquet sink and into Iceberg tables taking the batches; every table written is read back by
+ * iceberg-flink.
  */
 class IslandIcebergITCase {
 
@@ -71,6 +72,17 @@ class IslandIcebergITCase {
                 + warehouse.toUri() + "')";
     }
 
+    /** iceberg-flink's catalog over the same warehouse. */
+    private static String stockCatalog() {
+        return "CREATE CATALOG stock WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '"
+                + warehouse.toUri() + "')";
+    }
+
+    /** The rows {@code query} gives with every table of {@code sf} read by iceberg-flink instead. */
+    private static List<String> stockRows(String query) throws Exception {
+        return rows(env(false, 1, false), query.replace("sf.db.", "stock.db."));
+    }
+
     @BeforeAll
     static void writeTwoSnapshots() throws Exception {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
@@ -87,7 +99,7 @@ class IslandIcebergITCase {
     }
 
     private static TableEnvironment env(boolean streaming, int parallelism, boolean island) {
-        return IslandTesting.env(streaming, parallelism, island, catalog());
+        return IslandTesting.env(streaming, parallelism, island, catalog(), stockCatalog());
     }
 
     @ParameterizedTest(name = "streaming={0}, parallelism={1}")
@@ -96,7 +108,7 @@ class IslandIcebergITCase {
         TableEnvironment stock = env(streaming, parallelism, false);
         TableEnvironment island = env(streaming, parallelism, true);
         for (String query : QUERIES) {
-            nativeCalcGivesStockRows(stock, island, query, TABLE, TABLE, 100);
+            nativeCalcGivesStockRows(stock, island, query, "stock.db.t", TABLE, 100);
         }
         assertThat(StreamFusion.explain(island, String.format(QUERIES[2], TABLE)).plan())
                 .contains("fields=[s, qty, id, ts]");
@@ -115,7 +127,7 @@ class IslandIcebergITCase {
         TableEnvironment reader = env(false, 1, false);
         reader.executeSql("CREATE TABLE written (" + COLUMNS + ") WITH ('connector' = 'filesystem', 'path' = '" + out
                 + "', 'format' = 'parquet')");
-        List<String> expected = rows(reader, "SELECT * FROM " + TABLE);
+        List<String> expected = stockRows("SELECT * FROM " + TABLE);
         assertThat(expected).hasSize(6000);
         assertThat(rows(reader, "SELECT * FROM written")).containsExactlyElementsOf(expected);
     }
@@ -149,7 +161,8 @@ class IslandIcebergITCase {
 
     /**
      * Writes {@code query} into {@code target} through {@code island}, checked to run as {@code
-     * nodes}; the rows {@code target} then holds, checked to be those Flink gives for the query.
+     * nodes}; the rows {@code target} then holds, read by iceberg-flink and checked to be those
+     * Flink gives for the query over iceberg-flink's scan.
      */
     private static List<String> writtenAsBatches(TableEnvironment island, String query, String target, String... nodes)
             throws Exception {
@@ -157,9 +170,8 @@ class IslandIcebergITCase {
         StreamFusion.Explanation report = StreamFusion.explain(island, insert);
         assertThat(report.nativeNodes()).as("fallbacks: %s", report.fallbacks()).containsExactly(nodes);
         island.executeSql(insert).await();
-        TableEnvironment reader = env(false, 1, false);
-        List<String> written = rows(reader, "SELECT * FROM " + target);
-        assertThat(written).containsExactlyInAnyOrderElementsOf(rows(reader, query));
+        List<String> written = stockRows("SELECT * FROM " + target);
+        assertThat(written).containsExactlyInAnyOrderElementsOf(stockRows(query));
         return written;
     }
 
@@ -203,9 +215,8 @@ class IslandIcebergITCase {
         assertThat(three.values().stream().map(files -> files.get(0)).distinct())
                 .hasSizeGreaterThan(1)
                 .isSubsetOf("00000", "00001", "00002");
-        TableEnvironment reader = env(false, 1, false);
-        assertThat(rows(reader, "SELECT * FROM sf.db.hashed3"))
-                .containsExactlyInAnyOrderElementsOf(rows(reader, "SELECT * FROM " + TABLE));
+        assertThat(stockRows("SELECT * FROM sf.db.hashed3"))
+                .containsExactlyInAnyOrderElementsOf(stockRows("SELECT * FROM " + TABLE));
     }
 
     /** The subtask index each data file of {@code table} was written by, by partition. */
@@ -243,9 +254,8 @@ class IslandIcebergITCase {
         HadoopCatalog catalog = new HadoopCatalog(new Configuration(), warehouse.toUri().toString());
         assertThat(writersByPartition(catalog.loadTable(TableIdentifier.of("db", "single"))))
                 .containsExactly(Map.entry("", List.of("00000")));
-        TableEnvironment reader = env(false, 1, false);
-        assertThat(rows(reader, "SELECT * FROM sf.db.single"))
-                .containsExactlyInAnyOrderElementsOf(rows(reader, "SELECT * FROM " + TABLE));
+        assertThat(stockRows("SELECT * FROM sf.db.single"))
+                .containsExactlyInAnyOrderElementsOf(stockRows("SELECT * FROM " + TABLE));
     }
 
     @Test
@@ -276,6 +286,7 @@ class IslandIcebergITCase {
             List<String> all = rows(reader, "SELECT * FROM sf.db.events");
             assertThat(all).hasSize(6000);
             awaitRows(second, reader, "sf.db.routed", all);
+            assertThat(stockRows("SELECT * FROM sf.db.routed")).containsExactlyElementsOf(all);
         } finally {
             if (!second.getJobStatus().get().isGloballyTerminalState()) {
                 second.cancel().get(30, TimeUnit.SECONDS);
@@ -335,8 +346,7 @@ class IslandIcebergITCase {
                 .anyMatch(reason -> reason.contains("equality fields"));
         // Still written, by the writers of rows.
         island.executeSql(insert).await();
-        TableEnvironment reader = env(false, 1, false);
-        assertThat(rows(reader, "SELECT * FROM sf.db.keyed"))
-                .containsExactlyInAnyOrderElementsOf(rows(reader, "SELECT * FROM " + TABLE + " WHERE id IS NOT NULL"));
+        assertThat(stockRows("SELECT * FROM sf.db.keyed"))
+                .containsExactlyInAnyOrderElementsOf(stockRows("SELECT * FROM " + TABLE + " WHERE id IS NOT NULL"));
     }
 }

@@ -44,6 +44,7 @@ public final class SinkRows implements AutoCloseable {
     private ArrowColumnarBatch lastViewed;
     private boolean[] copy;
     private long copiedRows;
+    private long binaryRows;
 
     private SinkRows(RowDataArrowWriter java, BinaryRowsToArrow binary) {
         this.java = java;
@@ -95,6 +96,7 @@ public final class SinkRows implements AutoCloseable {
      */
     public VectorSchemaRoot add(RowData row) {
         if (binary != null && binary.append(row)) {
+            binaryRows++;
             return java.appended() > 0 ? java.finishBatch() : null;
         }
         VectorSchemaRoot before = binary != null && binary.appended() > 0 ? binary.finishBatch() : null;
@@ -119,6 +121,11 @@ public final class SinkRows implements AutoCloseable {
         return copiedRows;
     }
 
+    /** Rows added or written that were read natively from Flink's binary layout. */
+    public long binaryRows() {
+        return binaryRows;
+    }
+
     /**
      * Writes {@code rows} as one batch, natively where every one of them is in Flink's binary
      * layout; nothing may be pending. The returned root is reused by the next call.
@@ -129,6 +136,7 @@ public final class SinkRows implements AutoCloseable {
         }
         if (binary != null && !rows.isEmpty() && rows.stream().allMatch(binary::takes)) {
             rows.forEach(binary::append);
+            binaryRows += rows.size();
             return binary.finishBatch();
         }
         return java.write(rows);

@@ -94,8 +94,10 @@ class SinkRowsTest {
                 SinkRows sink = SinkRows.create(type, allocator)) {
             VectorSchemaRoot expected = java.write(rows);
             assertThat(sink.write(binary).equals(expected)).as("all binary").isTrue();
+            assertThat(sink.binaryRows()).as("read natively").isEqualTo(100);
             assertThat(sink.write(mixed).equals(expected)).as("one generic row among them").isTrue();
             assertThat(sink.write(rows).equals(expected)).as("none binary").isTrue();
+            assertThat(sink.binaryRows()).as("the others by the Java writer").isEqualTo(100);
             sink.add(binary.get(0));
             assertThatThrownBy(() -> sink.write(binary)).hasMessageContaining("1 rows added are pending");
         }
