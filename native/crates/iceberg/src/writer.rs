@@ -777,10 +777,12 @@ pub(crate) type RollingBuilder =
     RollingFileWriterBuilder<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
 
 /// Where a data or delete file goes: `<data location>/<partition path>/<file name>`, the partition
-/// path as Iceberg Java's `PartitionSpec.partitionToPath` writes it, each field's name and value
-/// escaped as `java.net.URLEncoder` escapes them. iceberg-rust's own generator writes them raw, so
-/// a value holding `/`, `?` or `#` would make other directories or, through an object store's
-/// URI, one object for many files.
+/// path `name=value/...` with each field's name and value (iceberg-rust's human string of it)
+/// escaped as Iceberg Java's `PartitionSpec.partitionToPath` escapes them (`java.net.URLEncoder`).
+/// iceberg-rust's own generator writes them raw, so a value holding `/`, `?` or `#` would make
+/// other directories or, through an object store's URI, one object for many files. The values'
+/// spelling may differ from Iceberg Java's (a year transform's offset rather than the year, say):
+/// nothing reads a partition back from a path.
 #[derive(Clone, Debug)]
 pub(crate) struct PartitionLocations {
     data_location: String,
@@ -1086,8 +1088,8 @@ mod tests {
         assert_eq!(minimal_twos_complement(-129), vec![0xff, 0x7f]);
     }
 
-    /// Partition paths as Iceberg Java's `PartitionSpec.partitionToPath` writes them: names and
-    /// values escaped as `URLEncoder` escapes them, a NULL spelled `null`.
+    /// Partition paths escaped as Iceberg Java's `PartitionSpec.partitionToPath` escapes them
+    /// (`URLEncoder`), a NULL spelled `null`.
     #[test]
     fn partition_paths_are_escaped_as_iceberg_java_escapes_them()
     -> Result<(), Box<dyn std::error::Error>> {

@@ -935,6 +935,32 @@ class StreamFusionIcebergITCase {
         assertThat(collect(env, "SELECT * FROM created_ours")).containsExactly(Row.of(1L, "a"));
     }
 
+    /**
+     * A table property named as one of iceberg-flink's write options ({@code upsert-enabled},
+     * stored so by a connector-form DDL) acts as that option where the table is written through a
+     * catalog, as through iceberg-flink's, whose tables' options are their properties.
+     */
+    @Test
+    void writeOptionsStoredAsTablePropertiesActThroughTheCatalogAsInIcebergFlink() throws Exception {
+        TableEnvironment env = batch();
+        env.executeSql("CREATE CATALOG sfc_options WITH ('type' = 'streamfusion-iceberg', 'catalog-type' = 'hadoop', "
+                + "'warehouse' = '" + warehouseUri + "')");
+        String options = "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'format-version' = '2', 'upsert-enabled' = 'true')";
+        String columns = "(id BIGINT, s STRING, PRIMARY KEY (id) NOT ENFORCED)";
+        env.executeSql("CREATE TABLE upserting_ours " + columns + " WITH ('connector' = 'streamfusion-iceberg', " + options);
+        env.executeSql("CREATE TABLE upserting_stock " + columns + " WITH ('connector' = 'iceberg', " + options);
+        env.executeSql("INSERT INTO upserting_ours VALUES (1, 'a'), (2, 'a')").await();
+        env.executeSql("INSERT INTO upserting_stock VALUES (1, 'a'), (2, 'a')").await();
+        assertThat(catalog.loadTable(TableIdentifier.of("db", "upserting_ours")).properties())
+                .containsEntry("upsert-enabled", "true");
+        env.executeSql("INSERT INTO sfc_options.db.upserting_ours VALUES (1, 'b')").await();
+        env.executeSql("INSERT INTO stock.db.upserting_stock VALUES (1, 'b')").await();
+        List<Row> expected = collect(env, "SELECT * FROM stock.db.upserting_stock");
+        assertThat(expected).containsExactlyInAnyOrder(Row.of(1L, "b"), Row.of(2L, "a"));
+        assertThat(collect(env, "SELECT * FROM stock.db.upserting_ours")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
     @Test
     void streamingRestoredFromACheckpointReadsEverySnapshotExactlyOnce() throws Exception {
         Table t = catalog.createTable(TableIdentifier.of("db", "restored"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());

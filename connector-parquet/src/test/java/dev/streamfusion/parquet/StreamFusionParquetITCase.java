@@ -28,6 +28,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -834,19 +835,16 @@ class StreamFusionParquetITCase {
         // a hidden file: directories above the root are no partitions of the table, and Flink lists
         // a partitioned root's partitions whatever the root's own name.
         Path nested = tables.resolve("env=prod").resolve("_partitioned");
-        try (Stream<Path> tree = Files.walk(path)) {
-            for (Path from : (Iterable<Path>) tree::iterator) {
-                Path to = nested.resolve(path.relativize(from).toString());
-                if (Files.isDirectory(from)) {
-                    Files.createDirectories(to);
-                } else {
-                    Files.copy(from, to);
-                }
-            }
-        }
+        copyTree(path, nested);
         assertSameRows(columns, nested, partitioned, "SELECT * FROM %s");
         assertSameRows(columns, nested, partitioned, "SELECT s, part FROM %s WHERE part = '1'");
         assertSameRows(columns, nested, partitioned, "SELECT id, shard FROM %s WHERE shard = 1 AND part <> '0'");
+        // And given as a path relative to the working directory.
+        Path relative = Path.of("target", "relative-partitioned-" + System.nanoTime());
+        copyTree(path, relative);
+        assertThat(relative.isAbsolute()).isFalse();
+        assertSameRows(columns, relative, partitioned, "SELECT * FROM %s");
+        assertSameRows(columns, relative, partitioned, "SELECT s, part FROM %s WHERE part = '1'");
 
         // The planner keeps one partition of six: the others' files are not even listed.
         TableEnvironment env = batch();
@@ -869,6 +867,20 @@ class StreamFusionParquetITCase {
         assertThat(rows(env, "SELECT * FROM with_null"))
                 .containsExactlyInAnyOrder("+I[1, null, a, 0]", "+I[2, x, b, 1]");
         assertThat(rows(env, "SELECT id FROM with_null WHERE part IS NULL")).containsExactly("+I[1]");
+    }
+
+    /** Copies the directory tree at {@code from} to {@code to}. */
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> tree = Files.walk(from)) {
+            for (Path source : (Iterable<Path>) tree::iterator) {
+                Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(source, target);
+                }
+            }
+        }
     }
 
     /**

@@ -219,7 +219,8 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
             // A table with equality fields is written as a changelog: two rows of one key in the
             // overwriting input leave a position delete, which replacing partitions cannot
             // carry. iceberg-flink's committer refuses the same. Checked before any commit.
-            throw new IllegalStateException("INSERT OVERWRITE into Iceberg table " + tableRef + " wrote " + deletes
+            throw new IllegalStateException("An overwrite (INSERT OVERWRITE, or 'overwrite-enabled') of Iceberg table "
+                    + tableRef + " wrote " + deletes
                     + " delete file(s) (rows of the same key in its input), and partitions cannot be replaced with "
                     + "delete files; none of the files of checkpoints " + ready.keySet() + " was committed");
         }

@@ -141,6 +141,11 @@ public final class IcebergOptions {
             .withDescription("The Parquet compression level; by default the table property "
                     + "'write.parquet.compression-level'.");
 
+    /** The names of iceberg-flink's write options. */
+    static final List<String> WRITE_OPTION_NAMES = List.of(
+            "write-format", "target-file-size-bytes", "compression-codec", "compression-level", "upsert-enabled",
+            "overwrite-enabled", "distribution-mode", "write-parallelism", "branch");
+
     /**
      * iceberg-flink's write options that fall back on the job's configuration (a session's {@code
      * SET 'upsert-enabled' = 'true'}, say) where a table's options and hints set none, before the

@@ -168,6 +168,15 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
             }
         }
         Map<String, String> options = new HashMap<>(properties);
+        // As in iceberg-flink's catalog, whose tables' options are their properties: a property
+        // named as one of iceberg-flink's write options (stored so by a connector-form DDL, say)
+        // acts as that option.
+        for (String option : IcebergOptions.WRITE_OPTION_NAMES) {
+            String value = table.properties().get(option);
+            if (value != null) {
+                options.put(option, value);
+            }
+        }
         options.put("connector", StreamFusionIcebergTableFactory.IDENTIFIER);
         options.put(IcebergOptions.CATALOG_NAME.key(), getName());
         options.put(IcebergOptions.CATALOG_DATABASE.key(), path.getDatabaseName());
@@ -206,7 +215,11 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
         }
     }
 
-    /** Creates the Iceberg table of a Flink table's columns, primary key and (identity) partition keys. */
+    /**
+     * Creates the Iceberg table of a Flink table's columns, primary key, (identity) partition keys
+     * and options, as iceberg-flink's catalog creates it (see {@link
+     * StreamFusionIcebergTableFactory#tableProperties}).
+     */
     @Override
     public void createTable(ObjectPath path, CatalogBaseTable table, boolean ignoreIfExists)
             throws TableAlreadyExistException, DatabaseNotExistException {
@@ -222,10 +235,10 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
         Schema schema = IcebergTypes.toSchema(rowType, key);
         PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
         resolved.getPartitionKeys().forEach(spec::identity);
-        Map<String, String> tableProperties = new HashMap<>(resolved.getOptions());
-        tableProperties.remove("connector");
+        Map<String, String> options = resolved.getOptions();
         try {
-            catalog.createTable(identifier(path), schema, spec.build(), tableProperties);
+            catalog.createTable(identifier(path), schema, spec.build(), StreamFusionIcebergTableFactory.location(options),
+                    StreamFusionIcebergTableFactory.tableProperties(options));
         } catch (AlreadyExistsException e) {
             if (!ignoreIfExists) {
                 throw new TableAlreadyExistException(getName(), path, e);

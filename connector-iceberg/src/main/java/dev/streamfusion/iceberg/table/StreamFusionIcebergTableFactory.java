@@ -181,6 +181,30 @@ public final class StreamFusionIcebergTableFactory
     }
 
     /**
+     * The properties of an Iceberg table created for a Flink table of {@code options}, as
+     * iceberg-flink's catalog gives them: every option but {@code connector}, {@code location} and
+     * {@code src-catalog} (compared ignoring case), and this connector's own {@link RowLayout#KEY}.
+     */
+    static Map<String, String> tableProperties(Map<String, String> options) {
+        Map<String, String> properties = new HashMap<>();
+        options.forEach((name, value) -> {
+            if (NOT_TABLE_PROPERTIES.stream().noneMatch(name::equalsIgnoreCase) && !name.equals(RowLayout.KEY)) {
+                properties.put(name, value);
+            }
+        });
+        return properties;
+    }
+
+    /** The location an Iceberg table created for a Flink table of {@code options} is given, or {@code null}. */
+    static String location(Map<String, String> options) {
+        return options.entrySet().stream()
+                .filter(option -> option.getKey().equalsIgnoreCase(LOCATION))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElse(null);
+    }
+
+    /**
      * The table's current schema, after creating the table (and its database) if it is missing, as
      * iceberg-flink's connector creates it: with every option of the Flink table but {@code
      * connector}, {@code location} and {@code src-catalog} (compared ignoring case) as a table
@@ -211,18 +235,9 @@ public final class StreamFusionIcebergTableFactory
             for (String partitionKey : flinkTable.getPartitionKeys()) {
                 spec.identity(partitionKey);
             }
-            Map<String, String> properties = new HashMap<>();
-            String location = null;
-            for (Map.Entry<String, String> option : flinkTable.getOptions().entrySet()) {
-                String name = option.getKey();
-                if (name.equalsIgnoreCase(LOCATION)) {
-                    location = option.getValue();
-                } else if (NOT_TABLE_PROPERTIES.stream().noneMatch(name::equalsIgnoreCase) && !name.equals(RowLayout.KEY)) {
-                    properties.put(name, option.getValue());
-                }
-            }
             try {
-                Table created = catalog.createTable(id, schema, spec.build(), location, properties);
+                Table created = catalog.createTable(
+                        id, schema, spec.build(), location(flinkTable.getOptions()), tableProperties(flinkTable.getOptions()));
                 return created.schema();
             } catch (AlreadyExistsException raced) {
                 return ref.loadFrom(catalog).schema();

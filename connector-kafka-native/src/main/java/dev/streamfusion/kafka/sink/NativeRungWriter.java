@@ -255,7 +255,7 @@ final class NativeRungWriter implements SinkWriter<RowData> {
                 count = producer.partitions(maxBlockMs);
             } catch (RuntimeException e) {
                 throw new IOException(
-                        "Failed to read the partitions of Kafka topic " + topic + " within max.block.ms: " + e.getMessage(), e);
+                        "Failed to read the partitions of Kafka topic " + topic + ": " + e.getMessage(), e);
             } finally {
                 LibrdkafkaLog.log(clientName, producer.logs());
             }
