@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The options of a {@code streamfusion-iceberg} table, under iceberg-flink's names: where the
@@ -141,11 +143,6 @@ public final class IcebergOptions {
             .withDescription("The Parquet compression level; by default the table property "
                     + "'write.parquet.compression-level'.");
 
-    /** The names of iceberg-flink's write options. */
-    static final List<String> WRITE_OPTION_NAMES = List.of(
-            "write-format", "target-file-size-bytes", "compression-codec", "compression-level", "upsert-enabled",
-            "overwrite-enabled", "distribution-mode", "write-parallelism", "branch");
-
     /**
      * iceberg-flink's write options that fall back on the job's configuration (a session's {@code
      * SET 'upsert-enabled' = 'true'}, say) where a table's options and hints set none, before the
@@ -155,6 +152,12 @@ public final class IcebergOptions {
      */
     static final List<ConfigOption<?>> SESSION_WRITE_OPTIONS =
             List.of(WRITE_FORMAT, TARGET_FILE_SIZE_BYTES, COMPRESSION_CODEC, COMPRESSION_LEVEL, UPSERT_ENABLED, DISTRIBUTION_MODE);
+
+    /** The names of iceberg-flink's write options: those above, and those never taken from the job. */
+    static final List<String> WRITE_OPTION_NAMES = Stream.concat(
+                    SESSION_WRITE_OPTIONS.stream(), Stream.of(OVERWRITE_ENABLED, WRITE_PARALLELISM, BRANCH))
+            .map(ConfigOption::key)
+            .collect(Collectors.toList());
 
     /**
      * The write options of a table: its options (and a query's hints, merged into them), with the

@@ -112,8 +112,7 @@ public final class FileListing implements Serializable {
                 String local = file.getPath().toUri().getPath();
                 if (known.test(location)
                         || (pattern != null && !pattern.matcher(local).matches())
-                        || !inPartitionDirectory(root, file.getPath())
-                        || !inPartitions(root, file.getPath())) {
+                        || !inPartitionsRead(partitionOf(root, file.getPath()))) {
                     continue;
                 }
                 found.add(new ListedFile(location, file.getLen(), file.getModificationTime()));
@@ -178,54 +177,36 @@ public final class FileListing implements Serializable {
     }
 
     /**
-     * Whether {@code file} lies in a partition directory of the table ({@code
-     * root/k1=v1/.../kn=vn/...}, the keys in order): Flink's filesystem connector reads the files
-     * of its partitions only, not others under the path.
+     * The partition of {@code file} (values as in paths, {@code null} for the default), read from
+     * the directories under {@code root} only (directories above it named {@code k=v} are no
+     * partition of the table); {@code null} where the file lies in no partition directory of the
+     * table ({@code root/k1=v1/.../kn=vn/...}, the keys in order), whose files Flink's filesystem
+     * connector does not read. Empty for a table without partition keys.
      */
-    private boolean inPartitionDirectory(Path root, Path file) {
-        if (partitionKeys.isEmpty()) {
-            return true;
-        }
-        List<String> directories = directoriesUnder(root, file);
-        if (directories.size() < partitionKeys.size()) {
-            return false;
-        }
-        for (int i = 0; i < partitionKeys.size(); i++) {
-            String directory = directories.get(i);
-            int equals = directory.indexOf('=');
-            if (equals < 0 || !partitionKeys.get(i).equals(PartitionPathUtils.unescapePathName(directory.substring(0, equals)))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The names of the directories between {@code root} and {@code file}, outermost first. */
-    private static List<String> directoriesUnder(Path root, Path file) {
+    private Map<String, String> partitionOf(Path root, Path file) {
         List<String> directories = new ArrayList<>();
         for (Path parent = file.getParent(); parent != null && parent.depth() > root.depth(); parent = parent.getParent()) {
             directories.add(0, parent.getName());
         }
-        return directories;
-    }
-
-    /**
-     * Whether {@code file}, in a partition directory under {@code root}, is in a partition to
-     * read. Its partition is read from the directories under the root only: directories above it
-     * named {@code k=v} are no partition of the table.
-     */
-    private boolean inPartitions(Path root, Path file) {
-        if (partitions == null) {
-            return true;
+        if (directories.size() < partitionKeys.size()) {
+            return null;
         }
-        List<String> directories = directoriesUnder(root, file);
         Map<String, String> partition = new HashMap<>();
         for (int i = 0; i < partitionKeys.size(); i++) {
             String directory = directories.get(i);
-            String value = PartitionPathUtils.unescapePathName(directory.substring(directory.indexOf('=') + 1));
+            int equals = directory.indexOf('=');
+            if (equals < 0 || !partitionKeys.get(i).equals(PartitionPathUtils.unescapePathName(directory.substring(0, equals)))) {
+                return null;
+            }
+            String value = PartitionPathUtils.unescapePathName(directory.substring(equals + 1));
             partition.put(partitionKeys.get(i), defaultPartitionName.equals(value) ? null : value);
         }
-        return partitions.contains(partition);
+        return partition;
+    }
+
+    /** Whether {@code partition} (see {@link #partitionOf}) is one this listing reads. */
+    private boolean inPartitionsRead(Map<String, String> partition) {
+        return partition != null && (partitions == null || partitions.contains(partition));
     }
 
     /**
