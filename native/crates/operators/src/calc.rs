@@ -34,7 +34,7 @@ use std::sync::Arc;
 use arrow::array::{
     Array, ArrayRef, BooleanArray, Datum, Decimal128Array, Float32Array, Float64Array, Int8Array,
     Int16Array, Int32Array, Int64Array, RecordBatch, Scalar, StringArray, UInt32Array,
-    new_null_array,
+    new_empty_array, new_null_array,
 };
 use arrow::compute::kernels::zip::zip;
 use arrow::compute::kernels::{cmp, numeric};
@@ -1158,6 +1158,12 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
             .cloned()
             .map(Value::Column)
             .ok_or_else(|| CalcError::Spec(format!("column {index} is out of range"))),
+        // Over no rows a constant is an empty column: Flink's code computes an expression per
+        // row (its planner leaves a constant it cannot compute unreduced), so what no row reaches
+        // never fails, a text that does not parse or a division by zero included.
+        Expr::Literal { sql_type, .. } if rows == 0 => {
+            Ok(Value::Column(new_empty_array(&sql_type.arrow())))
+        }
         Expr::Literal { sql_type, value } => Ok(Value::Constant(Scalar::new(literal(
             *sql_type,
             value.as_deref(),
@@ -1859,6 +1865,35 @@ mod tests {
 
     fn booleans(batch: &RecordBatch, column: usize) -> Vec<Option<bool>> {
         boolean(batch.column(column)).unwrap().iter().collect()
+    }
+
+    /// A constant that cannot be computed fails only where a row reaches it, as Flink's per-row
+    /// code computes it: not in a CASE branch no row takes, on the right of an AND no row gets
+    /// past, or in the projections of a filter that keeps no row.
+    #[test]
+    fn a_constant_that_cannot_be_computed_fails_only_where_a_row_reaches_it() {
+        let bad_text = r#"{"kind":"cast","type":"INT","parses":true,"input":{"kind":"literal","type":"STRING","value":"negative"}}"#;
+        let by_zero = call("DIVIDE", &[&int(1), &int(0)]);
+        let never = call("GREATER_THAN", &[Y, &int(1_000_000)]);
+        let some = call("GREATER_THAN", &[Y, &int(0)]);
+        for failing in [bad_text, by_zero.as_str()] {
+            let out = divide_rows("null", &[&call("CASE", &[&never, failing, X])]).unwrap();
+            assert_eq!(ints(&out, 0), ints(&divisions(), 0));
+            let out = divide_rows(
+                "null",
+                &[&call("AND", &[&never, &call("EQUALS", &[failing, X])])],
+            )
+            .unwrap();
+            assert_eq!(booleans(&out, 0), vec![Some(false); 5]);
+            let out = divide_rows(&never, &[failing, X]).unwrap();
+            assert_eq!(out.num_rows(), 0);
+            assert_eq!(out.schema().field(0).data_type(), &DataType::Int32);
+            // Where a row reaches it, it fails as Flink's code does on that row.
+            assert!(divide_rows("null", &[&call("CASE", &[&some, failing, X])]).is_err());
+            assert!(divide_rows(&some, &[failing]).is_err());
+        }
+        let err = divide_rows("null", &[bad_text]).unwrap_err();
+        assert!(matches!(err, CalcError::NumberFormat(_)), "{err}");
     }
 
     #[test]

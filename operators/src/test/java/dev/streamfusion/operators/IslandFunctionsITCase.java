@@ -121,6 +121,12 @@ class IslandFunctionsITCase {
         // digit, cast to a wider DECIMAL it does not fit is NULL, and handed to Flink it stays 10.0, as in Flink.
         "SELECT s, CAST(ABS(CAST(s AS DECIMAL(2, 1))) AS VARCHAR(10)), CAST(CAST(s AS DECIMAL(2, 1)) AS DECIMAL(3, 2)), "
                 + "COALESCE(CAST(s AS DECIMAL(2, 1)), price), ABS(CAST(s AS DECIMAL(2, 1))) FROM %s WHERE s IN ('9.99', '1.5', '.5', '+7', '1x') OR s IS NULL",
+        // Compared as they are, also past their precision ('9.99' as DECIMAL(2, 1) is 10.0, greater than 0.50
+        // and not NULL), in the rows kept too.
+        "SELECT s, CASE WHEN s IN ('9.99', '1.5', '.5', '+7') THEN CAST(s AS DECIMAL(2, 1)) > CAST(0.5 AS DECIMAL(2, 2)) END, "
+                + "CASE WHEN s IN ('9.99', '1.5') THEN CAST(s AS DECIMAL(2, 1)) = CAST(0.1 AS DECIMAL(2, 2)) END, "
+                + "CASE WHEN s IN ('9.99', '.5') THEN CAST(s AS DECIMAL(2, 1)) <= price END FROM %s "
+                + "WHERE s IS NULL OR s IN ('9.99', '1.5', '.5', '+7') AND CAST(s AS DECIMAL(2, 1)) > CAST(0.5 AS DECIMAL(2, 2))",
         "SELECT s, TRIM(s), TRIM(LEADING 'ab' FROM s), TRIM(BOTH '/:' FROM s), TRIM(TRAILING 'x' FROM s), LTRIM(s), RTRIM(s), "
                 + "LTRIM(s, 'aA'), RTRIM(s, '/'), REPLACE(s, 'a', 'XY'), REPLACE(s, '::', ''), REPLACE(s, 'ß', 'ss') FROM %s",
         "SELECT amount, qty, price, ABS(amount), ABS(qty), ABS(price), ABS(CAST(qty AS DOUBLE) / 0), ABS(CAST(qty AS SMALLINT)), "
@@ -246,6 +252,8 @@ class IslandFunctionsITCase {
             {"SELECT REGEXP_EXTRACT(s, '[0-9]{1, 3}', 0) FROM %s", "a counted repetition Java does not read as Rust does"},
             {"SELECT s FROM %s WHERE s IN ('9.99', '1.5') AND CAST(s AS DECIMAL(2, 1)) NOT IN (1.0, 2.0)",
                 "a DECIMAL parsed from text tested against a set of values"},
+            {"SELECT IF(s IN ('1.5', '.5'), CAST(s AS DECIMAL(2, 1)), CAST(0 AS DECIMAL(2, 1))) FROM %s",
+                "IF of a DECIMAL parsed from text is not evaluated natively"},
         };
         for (String[] query : refused) {
             StreamFusion.Explanation explained = StreamFusion.explain(island, String.format(query[0], "fused"));

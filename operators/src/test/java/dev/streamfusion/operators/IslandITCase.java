@@ -22,6 +22,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static dev.streamfusion.operators.IslandTesting.nativeCalcGivesStockRows;
@@ -259,6 +261,55 @@ class IslandITCase {
         assertThat(StreamFusion.explain(island, "INSERT INTO keyed SELECT s, bi + i, price FROM fused WHERE s IS NOT NULL")
                         .fallbacks())
                 .anyMatch(reason -> reason.contains("routes the rows to the writers by key"));
+    }
+
+    /**
+     * A streaming join keeps its state by an input's unique key where Flink's metadata gives one
+     * (a row per key), which the island's rows do not carry: over a table with a primary key, the
+     * join's input stays in Flink and the join is planned as Flink plans it.
+     */
+    @Test
+    void aJoinOverAKeyedTableKeepsItsStateAsInFlink() throws Exception {
+        TableEnvironment writer = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        writer.executeSql("CREATE TABLE keys_out (k BIGINT NOT NULL, v STRING) WITH ('connector' = 'filesystem', "
+                + "'path' = '" + tables.resolve("keys") + "', 'format' = 'parquet')");
+        writer.executeSql("INSERT INTO keys_out VALUES (1, 'a'), (2, 'b'), (3, 'c'), (-4, 'd')").await();
+        String keyed = "CREATE TABLE keyed (k BIGINT NOT NULL, v STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                + "'connector' = 'streamfusion-parquet', 'path' = '" + tables.resolve("keys") + "')";
+        String join = "SELECT a.k, a.v, b.s FROM keyed a JOIN fused b ON a.k = b.bi WHERE a.k > 0";
+        TableEnvironment stock = env(true, 1, false);
+        TableEnvironment island = env(true, 1, true);
+        stock.executeSql(keyed);
+        island.executeSql(keyed);
+
+        StreamFusion.Explanation explained = StreamFusion.explain(island, join);
+        assertThat(explained.fallbacks())
+                .as("%s", explained)
+                .contains("Join's input stays in Flink: the join keeps its state by the input's unique key, which the "
+                        + "island's rows do not carry");
+        assertThat(joinInputs(island.explainSql(join))).isEqualTo(joinInputs(stock.explainSql(join)))
+                .contains("leftInputSpec=[JoinKeyContainsUniqueKey]");
+        assertThat(rows(island, join)).containsExactlyElementsOf(rows(stock, join));
+
+        // Without the key, the island reads the table and the join is planned as Flink plans it.
+        String unkeyed = "CREATE TABLE unkeyed (k BIGINT NOT NULL, v STRING) WITH ("
+                + "'connector' = 'streamfusion-parquet', 'path' = '" + tables.resolve("keys") + "')";
+        stock.executeSql(unkeyed);
+        island.executeSql(unkeyed);
+        String plain = join.replace("keyed a", "unkeyed a");
+        assertThat(StreamFusion.explain(island, plain).nativeNodes()).contains("NativeCalc");
+        assertThat(joinInputs(island.explainSql(plain))).isEqualTo(joinInputs(stock.explainSql(plain)))
+                .contains("leftInputSpec=[NoUniqueKey]");
+    }
+
+    /** The input specs of the joins in a plan's physical and execution plans. */
+    private static List<String> joinInputs(String explained) {
+        List<String> specs = new ArrayList<>();
+        Matcher matcher = Pattern.compile("(left|right)InputSpec=\\[\\w+\\]").matcher(explained);
+        while (matcher.find()) {
+            specs.add(matcher.group());
+        }
+        return specs;
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.streamfusion.operators;
 
+import dev.streamfusion.bridge.batch.ArrowBatchSerializer;
 import dev.streamfusion.testkit.flink.MiniClusters;
 
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -101,6 +102,27 @@ class IslandWatermarkITCase {
                 + "FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(date_time), INTERVAL '0.1' SECOND)) "
                 + "WHERE price > 1000 GROUP BY window_start, window_end";
         assertThat(windowsGiveFlinksRows(stock, island, windows, "bids")).hasSizeGreaterThan(3);
+    }
+
+    /**
+     * Without chaining every island operator takes its batches over an exchange, and frees each
+     * one it received, also the watermark assigner, which hands on a batch it does not cut.
+     */
+    @Test
+    void withoutChainingEveryReceivedBatchIsFreed() throws Exception {
+        TableEnvironment stock = env(1, false);
+        TableEnvironment island = env(1, true);
+        island.getConfig().set("pipeline.operator-chaining.enabled", "false");
+        String calc = "SELECT auction, price * 2, date_time FROM %s WHERE price > 5000";
+        assertThat(StreamFusion.explain(island, String.format(calc, "bids")).nativeNodes())
+                .contains("NativeWatermarkAssigner", "NativeCalc");
+        long before = ArrowBatchSerializer.receivedBytes();
+        assertThat(rows(island, String.format(calc, "bids"))).containsExactlyElementsOf(rows(stock, String.format(calc, "stock_bids")));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (ArrowBatchSerializer.receivedBytes() > before && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(ArrowBatchSerializer.receivedBytes()).isEqualTo(before);
     }
 
     /**

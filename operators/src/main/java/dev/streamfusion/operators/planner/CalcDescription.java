@@ -99,6 +99,14 @@ final class CalcDescription {
      */
     private static final Set<String> LOCALE_CASE_RULES = Set.of("tr", "az", "lt");
 
+    /**
+     * Whether this JVM cases letters by Unicode 13.0, as Java 15 to 17 do and the native UPPER
+     * and LOWER do: it has Unicode 13's U+A7C7 (lower case U+A7C8) but not Unicode 14's U+2C2F
+     * (lower case U+2C5F, which earlier JVMs leave as it is).
+     */
+    private static final boolean JAVA_CASE_TABLE_IS_UNICODE_13 =
+            Character.toLowerCase(0xA7C7) == 0xA7C8 && Character.toLowerCase(0x2C2F) == 0x2C2F;
+
     /** The widest DECIMAL Flink has. */
     private static final int MAX_PRECISION = 38;
 
@@ -232,7 +240,7 @@ final class CalcDescription {
                     + "evaluated natively", "a timestamp of at most 6 fractional digits");
         }
         if (COMPARISONS.containsKey(kind)) {
-            String common = commonType(call, operands.get(0).getType(), operands.get(1).getType());
+            String common = comparedIn(call, operands.get(0).getType(), operands.get(1).getType());
             return op(COMPARISONS.get(kind), as(operands.get(0), common), as(operands.get(1), common));
         }
         switch (kind) {
@@ -382,6 +390,12 @@ final class CalcDescription {
                                     + ", whose case rules are not evaluated natively",
                             "a JVM default locale without its own case rules (-Duser.language=en)");
                 }
+                if (!JAVA_CASE_TABLE_IS_UNICODE_13) {
+                    throw new Unsupported(
+                            call + ": " + name + " follows the case table of this JVM (Java " + Runtime.version().feature()
+                                    + "); the native one is Java 17's (Unicode 13)",
+                            "a Java 17 JVM");
+                }
                 return op(name, string(call, operands.get(0)));
             case "CHAR_LENGTH":
             case "CHARACTER_LENGTH":
@@ -444,6 +458,13 @@ final class CalcDescription {
                 {
                     // Flink's IF runs only the branch its condition picks, as CASE does.
                     String result = sqlType(call.getType());
+                    if (isDecimal(result) && (firstCall(operands.get(1), CalcDescription::parsesText) != null
+                            || firstCall(operands.get(2), CalcDescription::parsesText) != null)) {
+                        // Where such a value has more digits than the result's precision, Flink's
+                        // IF fails writing the NULL its cast gives as a value; CASE gives NULL.
+                        throw new Unsupported(call + ": IF of a DECIMAL parsed from text is not evaluated natively",
+                                "CASE WHEN ... THEN ... ELSE ... END");
+                    }
                     return op("CASE", expression(operands.get(0)), as(operands.get(1), result), as(operands.get(2), result));
                 }
             case "DATE_FORMAT":
@@ -673,6 +694,23 @@ final class CalcDescription {
                 ? 20 + from.getPrecision()
                 : isDecimal(type) ? precision(type) + 3 : isInteger(type) ? digits(type) + 1 : Integer.MAX_VALUE;
         return to.getPrecision() >= longest;
+    }
+
+    /**
+     * The type a comparison's operands meet in: their common type, but two DECIMALs of different
+     * types meet at 38 digits. Flink compares DECIMAL values as they are, and its text cast makes
+     * values of one digit more than their type's precision, which a narrower common type would
+     * make NULL.
+     */
+    private static String comparedIn(RexCall call, RelDataType left, RelDataType right) throws Unsupported {
+        String common = commonType(call, left, right);
+        if (!isDecimal(common) || sqlType(left).equals(sqlType(right))) {
+            return common;
+        }
+        if (precision(common) == MAX_PRECISION && firstCall(call, CalcDescription::parsesText) != null) {
+            throw new Unsupported(call + ": a DECIMAL parsed from text compared in " + common + " is not evaluated natively");
+        }
+        return decimal(MAX_PRECISION, scale(common));
     }
 
     /** The type both operands are compared or combined in, as Java promotes them. */

@@ -9,11 +9,15 @@ import dev.streamfusion.operators.internal.NativeCalc;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.planner.plan.metadata.FlinkRelMetadataQuery;
 import org.apache.flink.table.planner.plan.nodes.calcite.Sink;
 import org.apache.flink.table.planner.plan.nodes.physical.batch.BatchPhysicalCalc;
 import org.apache.flink.table.planner.plan.nodes.physical.batch.BatchPhysicalSink;
 import org.apache.flink.table.planner.plan.nodes.physical.common.CommonPhysicalTableSourceScan;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalCalc;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalDeltaJoin;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalJoin;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalMultiJoin;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalSink;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWatermarkAssigner;
 import org.apache.flink.table.planner.utils.ShortcutUtils;
@@ -23,6 +27,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Calc;
 import org.apache.calcite.rel.core.Exchange;
+import org.apache.calcite.util.ImmutableBitSet;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -80,11 +85,34 @@ final class IslandRewriter {
         boolean changed = false;
         for (RelNode input : rel.getInputs()) {
             RelNode next = rewrite(input);
+            if (next != input && readsUpsertKeys(rel) && hasUpsertKeys(input)) {
+                // The island's nodes carry no upsert keys, so the join would keep its state
+                // otherwise than Flink's (a row per key where the input's key holds the join key).
+                report.fellBack(
+                        rel.getRelTypeName().replaceFirst("^StreamPhysical", "") + "'s input stays in Flink: the join keeps "
+                                + "its state by the input's unique key, which the island's rows do not carry",
+                        null);
+                next = input;
+            }
             changed |= next != input;
             inputs.add(next);
             reportEdge(rel, next);
         }
         return changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
+    }
+
+    /** Whether Flink's translation of {@code rel} asks for its inputs' upsert keys: a streaming join's. */
+    private boolean readsUpsertKeys(RelNode rel) {
+        return streaming
+                && (rel instanceof StreamPhysicalJoin
+                        || rel instanceof StreamPhysicalMultiJoin
+                        || rel instanceof StreamPhysicalDeltaJoin);
+    }
+
+    private static boolean hasUpsertKeys(RelNode rel) {
+        Set<ImmutableBitSet> keys =
+                FlinkRelMetadataQuery.reuseOrCreate(rel.getCluster().getMetadataQuery()).getUpsertKeys(rel);
+        return keys != null && !keys.isEmpty();
     }
 
     /** Where the island (or a source that could start one) feeds a node it has no native form of. */

@@ -131,7 +131,6 @@ public final class BatchWatermarkAssignerOperator extends AbstractStreamOperator
             emitStatus(WatermarkStatus.ACTIVE);
         }
         ArrowBatch batch = element.getValue();
-        boolean handedOn = false;
         try {
             VectorSchemaRoot root = batch.root();
             int count = root.getRowCount();
@@ -156,14 +155,13 @@ public final class BatchWatermarkAssignerOperator extends AbstractStreamOperator
             }
             if (from == 0) {
                 output.collect(element.replace(batch));
-                handedOn = true;
             } else if (from < count) {
                 emitSlice(element, root, from, count - from);
             }
         } finally {
-            if (!handedOn) {
-                batch.release();
-            }
+            // Also when handed on whole: a chained operator is done with it once collect returns
+            // (and may have freed it: a received batch is freed once), an exchange has copied it.
+            batch.release();
         }
     }
 
