@@ -907,15 +907,19 @@ fn to_table_type(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, Strin
     }
 }
 
+/// The zstd level parquet-java compresses at when none is configured.
+const PARQUET_JAVA_ZSTD_LEVEL: i32 = 3;
+
 fn compression(codec: &str, level: Option<i32>) -> Result<Compression, IcebergWriteError> {
     let bad = |e: &dyn std::fmt::Display| {
         IcebergWriteError::Config(format!("write.parquet.compression-level {level:?}: {e}"))
     };
     Ok(match codec.to_ascii_lowercase().as_str() {
-        "zstd" => Compression::ZSTD(match level {
-            Some(l) => ZstdLevel::try_new(l).map_err(|e| bad(&e))?,
-            None => ZstdLevel::default(),
-        }),
+        // Without a level, parquet-java (iceberg-flink's writer) compresses at zstd's level 3;
+        // parquet-rs's own default is 1.
+        "zstd" => Compression::ZSTD(
+            ZstdLevel::try_new(level.unwrap_or(PARQUET_JAVA_ZSTD_LEVEL)).map_err(|e| bad(&e))?,
+        ),
         "gzip" => Compression::GZIP(match level {
             Some(l) => {
                 GzipLevel::try_new(u32::try_from(l).map_err(|e| bad(&e))?).map_err(|e| bad(&e))?
@@ -1086,6 +1090,26 @@ mod tests {
         assert_eq!(minimal_twos_complement(128), vec![0x00, 0x80]);
         assert_eq!(minimal_twos_complement(-1), vec![0xff]);
         assert_eq!(minimal_twos_complement(-129), vec![0xff, 0x7f]);
+    }
+
+    /// Codecs without `write.parquet.compression-level` compress as parquet-java's do: zstd at
+    /// level 3 (parquet-rs alone would take 1), gzip at zlib's 6.
+    #[test]
+    fn codecs_without_a_level_take_parquet_javas_levels() -> Result<(), IcebergWriteError> {
+        assert_eq!(
+            compression("zstd", None)?,
+            Compression::ZSTD(ZstdLevel::try_new(3).map_err(|e| config("zstd", &e))?)
+        );
+        assert_eq!(
+            compression("ZSTD", Some(9))?,
+            Compression::ZSTD(ZstdLevel::try_new(9).map_err(|e| config("zstd", &e))?)
+        );
+        assert_eq!(
+            compression("gzip", None)?,
+            Compression::GZIP(GzipLevel::try_new(6).map_err(|e| config("gzip", &e))?)
+        );
+        assert!(compression("zstd", Some(99)).is_err());
+        Ok(())
     }
 
     /// Partition paths escaped as Iceberg Java's `PartitionSpec.partitionToPath` escapes them

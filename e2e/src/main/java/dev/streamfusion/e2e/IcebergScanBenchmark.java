@@ -33,8 +33,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Iceberg scans and copies, iceberg-flink (iceberg-flink-runtime-2.1 1.11.0) against {@code
- * streamfusion-iceberg}, over the same table in a Hadoop catalog on local disk, same JVM,
- * parallelism 1: one warm-up run per connector and query, then the best of three. The table (the
+ * streamfusion-iceberg}, over the same table in a Hadoop catalog on local disk, same JVM; the
+ * job's parallelism is 1, and each bounded read runs at the number of its splits, as
+ * iceberg-flink's source sets it and ours does too (three for the default table): one warm-up run
+ * per connector and query, then the best of three. The table (the
  * Parquet benchmark's 20 mixed columns) is written by iceberg-flink first; two more tables share
  * its data files, one with a tenth of the rows deleted by position deletes, one by equality deletes
  * on {@code id}, written by Iceberg Java's generic writers. Scans go into a blackhole sink; copies

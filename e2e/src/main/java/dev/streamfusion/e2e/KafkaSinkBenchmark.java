@@ -34,7 +34,10 @@ public final class KafkaSinkBenchmark {
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         List<String> formats = args.length > 1 ? List.of(args[1].split(",")) : List.of("json", "avro", "protobuf");
         List<String> queries = args.length > 2 ? List.of(args[2].split(",")) : List.copyOf(NexmarkKafka.QUERIES.keySet());
+        String batchSize = System.getProperty("bench.sink.batch.size", "");
         try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start()) {
+            System.out.printf("%nProducers' batch.size: %s%n",
+                    batchSize.isEmpty() ? "each one's default (kafka-clients 16,384, librdkafka 1,000,000)" : batchSize);
             System.out.printf("%n| format | query | rows | stock `kafka` sink (rows/s) | `streamfusion-kafka` sink (rows/s) | ratio |%n");
             System.out.println("|---|---|---|---|---|---|");
             for (String format : formats) {

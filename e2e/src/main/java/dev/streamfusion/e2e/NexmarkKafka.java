@@ -45,8 +45,12 @@ final class NexmarkKafka {
     }
 
     static final String STOCK = "kafka";
-    /** streamfusion-kafka as a table reads by default: the native rung where options allow. */
-    static final String FUSED = "streamfusion-kafka";
+    /**
+     * streamfusion-kafka on its native rung, forced: options the rung cannot take fail the job
+     * rather than read through another reader. As a sink, streamfusion-kafka (the rung is a
+     * source option).
+     */
+    static final String FUSED = "streamfusion-kafka:NATIVE";
     /** streamfusion-kafka forced to its Java rung (a connector name, then the rung after a colon). */
     static final String FUSED_JAVA_RUNG = "streamfusion-kafka:JAVA";
     /** streamfusion-kafka's native rung handing its rows on as views over the Arrow columns. */
@@ -207,11 +211,21 @@ final class NexmarkKafka {
         return runInto(
                 tables,
                 select,
-                "'connector' = '" + sink + "', "
+                "'connector' = '" + sink.split(":")[0] + "', "
                         + "'topic' = '" + outTopic + "', "
                         + "'properties.bootstrap.servers' = '" + bootstrapServers + "', "
                         + "'sink.delivery-guarantee' = 'at-least-once', "
-                        + "'format' = '" + format + "'" + formatWith());
+                        + "'format' = '" + format + "'" + formatWith() + producerWith());
+    }
+
+    /**
+     * The producer's {@code batch.size} for both sinks when the system property
+     * {@code bench.sink.batch.size} names one; otherwise each producer's default (kafka-clients:
+     * 16,384 bytes, librdkafka: 1,000,000).
+     */
+    private static String producerWith() {
+        String batchSize = System.getProperty("bench.sink.batch.size", "");
+        return batchSize.isEmpty() ? "" : ", 'properties.batch.size' = '" + Integer.parseInt(batchSize) + "'";
     }
 
     /** The table options of this topic's format beyond {@code format} itself. */
