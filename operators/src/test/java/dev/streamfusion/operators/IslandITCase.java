@@ -8,7 +8,9 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.runtime.operators.sink.constraint.EnforcerException;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -310,6 +312,50 @@ class IslandITCase {
             specs.add(matcher.group());
         }
         return specs;
+    }
+
+    /**
+     * A NULL the native calc computes into a NOT NULL column (a CAST that overflows gives NULL,
+     * as in Flink) fails the job with the error of Flink's sink constraint enforcer, as the stock
+     * job fails; where every value fits, the rows are written.
+     */
+    @Test
+    void aNullComputedIntoANotNullColumnFailsAsFlinksSinkCheckFails() throws Exception {
+        TableEnvironment stock = env(false, 1, false);
+        TableEnvironment island = env(false, 1, true);
+        String columns = "p DECIMAL(4, 1) NOT NULL, s STRING";
+        String query = "SELECT CAST(COALESCE(price, 0) AS DECIMAL(4, 1)), s FROM %s WHERE ";
+        List<String> failures = new ArrayList<>();
+        for (String filter : new String[] {"ABS(price) < 999 OR price IS NULL", "price > 1000"}) {
+            String directory = filter.startsWith("ABS") ? "fits" : "overflows";
+            stock.executeSql(table("strict_" + directory, "filesystem", columns, "stock_" + directory));
+            island.executeSql(table("strict_" + directory, "streamfusion-parquet", columns, directory));
+            String insert = "INSERT INTO strict_" + directory + " " + String.format(query, "fused") + filter;
+            StreamFusion.Explanation explained = StreamFusion.explain(island, insert);
+            assertThat(explained.nativeNodes()).as("%s", explained)
+                    .containsExactly("NativeSourceBatches(default_catalog.default_database.fused)", "NativeCalc",
+                            "NativeSinkBatches(default_catalog.default_database.strict_" + directory + ")");
+            for (TableEnvironment env : List.of(stock, island)) {
+                try {
+                    env.executeSql(insert).await();
+                } catch (Exception e) {
+                    failures.add(ExceptionUtils.findThrowable(e, EnforcerException.class)
+                            .map(Throwable::getMessage)
+                            .orElseThrow(() -> e));
+                }
+            }
+        }
+        assertThat(failures).containsExactly(
+                "Column 'p' is NOT NULL, however, a null value is being written into it. You can set job configuration "
+                        + "'table.exec.sink.not-null-enforcer'='DROP' to suppress this exception and drop such records silently.",
+                "Column 'p' is NOT NULL, however, a null value is being written into it. You can set job configuration "
+                        + "'table.exec.sink.not-null-enforcer'='DROP' to suppress this exception and drop such records silently.");
+        TableEnvironment reader = env(false, 1, false);
+        reader.executeSql(table("fits", "filesystem", columns, "fits"));
+        reader.executeSql(table("stock_fits", "filesystem", columns, "stock_fits"));
+        List<String> written = rows(reader, "SELECT * FROM stock_fits");
+        assertThat(written).hasSizeGreaterThan(100);
+        assertThat(rows(reader, "SELECT * FROM fits")).containsExactlyElementsOf(written);
     }
 
     @Test

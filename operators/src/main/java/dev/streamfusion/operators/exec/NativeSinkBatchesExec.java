@@ -2,6 +2,7 @@ package dev.streamfusion.operators.exec;
 
 import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.batch.BatchSinkTarget;
+import dev.streamfusion.operators.runtime.NotNullCheckOperator;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.dag.Transformation;
@@ -17,10 +18,16 @@ import org.apache.flink.table.types.logical.RowType;
 public abstract class NativeSinkBatchesExec extends IslandExecNode<Object> {
 
     private final BatchSinkTarget target;
+    /** The NOT NULL columns checked before the sink (by position), and their names in its table. */
+    private final int[] notNull;
+    private final String[] notNullNames;
 
-    private NativeSinkBatchesExec(BatchSinkTarget target, RowType inputType, String description) {
+    private NativeSinkBatchesExec(
+            BatchSinkTarget target, RowType inputType, int[] notNull, String[] notNullNames, String description) {
         super("NativeSinkBatches", 1, inputType, description);
         this.target = target;
+        this.notNull = notNull.clone();
+        this.notNullNames = notNullNames.clone();
     }
 
     @Override
@@ -28,23 +35,43 @@ public abstract class NativeSinkBatchesExec extends IslandExecNode<Object> {
     @SuppressWarnings({"deprecation", "unchecked"})
     protected Transformation<Object> translateToPlanInternal(PlannerBase planner, ExecNodeConfig config) {
         Transformation<ArrowBatch> input = (Transformation<ArrowBatch>) getInputEdges().get(0).translateToPlan(planner);
-        return (Transformation<Object>) (Transformation<?>) target.consumeBatches(new DataStream<>(planner.getExecEnv(), input)).getTransformation();
+        DataStream<ArrowBatch> batches = new DataStream<>(planner.getExecEnv(), input);
+        if (notNull.length > 0) {
+            // Chained to its input, at the input's parallelism, as Flink's enforcer is.
+            batches = batches.transform(
+                    "NotNullEnforcer(fields=[" + String.join(", ", notNullNames) + "])",
+                    input.getOutputType(),
+                    new NotNullCheckOperator(notNull, notNullNames));
+            batches.getTransformation().setParallelism(input.getParallelism(), input.isParallelismConfigured());
+        }
+        return (Transformation<Object>) (Transformation<?>) target.consumeBatches(batches).getTransformation();
     }
 
-    /** The node in {@code streaming} or batch mode. */
-    public static NativeSinkBatchesExec of(boolean streaming, BatchSinkTarget target, RowType inputType, String description) {
-        return streaming ? new Stream(target, inputType, description) : new Batch(target, inputType, description);
+    /**
+     * The node in {@code streaming} or batch mode, which checks the {@code notNull} columns
+     * (named {@code notNullNames} in the table) as Flink's sink constraint enforcer checks them.
+     */
+    public static NativeSinkBatchesExec of(
+            boolean streaming,
+            BatchSinkTarget target,
+            RowType inputType,
+            int[] notNull,
+            String[] notNullNames,
+            String description) {
+        return streaming
+                ? new Stream(target, inputType, notNull, notNullNames, description)
+                : new Batch(target, inputType, notNull, notNullNames, description);
     }
 
     private static final class Stream extends NativeSinkBatchesExec implements StreamExecNode<Object> {
-        Stream(BatchSinkTarget target, RowType inputType, String description) {
-            super(target, inputType, description);
+        Stream(BatchSinkTarget target, RowType inputType, int[] notNull, String[] notNullNames, String description) {
+            super(target, inputType, notNull, notNullNames, description);
         }
     }
 
     private static final class Batch extends NativeSinkBatchesExec implements BatchExecNode<Object> {
-        Batch(BatchSinkTarget target, RowType inputType, String description) {
-            super(target, inputType, description);
+        Batch(BatchSinkTarget target, RowType inputType, int[] notNull, String[] notNullNames, String description) {
+            super(target, inputType, notNull, notNullNames, description);
         }
     }
 }

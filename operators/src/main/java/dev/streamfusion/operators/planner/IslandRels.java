@@ -30,6 +30,7 @@ import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -363,7 +364,27 @@ public final class IslandRels {
         }
 
         public ExecNode<?> translateToExecNode() {
-            return NativeSinkBatchesExec.of(this instanceof StreamPhysicalRel, target, rowType(getInput()), description(this));
+            // The island's calc may compute a NULL where Flink's type says NOT NULL (as Flink's
+            // code may), which Flink's sink checks for; a source's batches hold none (their
+            // columns are built to the table's nullability).
+            List<Integer> notNull = new ArrayList<>();
+            List<String> names = new ArrayList<>();
+            if (getInput() instanceof Calc) {
+                RowType table = (RowType) sink.contextResolvedTable().getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+                for (int i = 0; i < table.getFieldCount(); i++) {
+                    if (!table.getTypeAt(i).isNullable()) {
+                        notNull.add(i);
+                        names.add(table.getFieldNames().get(i));
+                    }
+                }
+            }
+            return NativeSinkBatchesExec.of(
+                    this instanceof StreamPhysicalRel,
+                    target,
+                    rowType(getInput()),
+                    notNull.stream().mapToInt(Integer::intValue).toArray(),
+                    names.toArray(new String[0]),
+                    description(this));
         }
 
         public ExecNode<?> translateToExecNode(boolean isCompiled) {
