@@ -227,9 +227,26 @@ public final class IcebergScanBenchmark {
                     throw new IllegalStateException("the island does not run the copy natively: " + plan);
                 }
             }
-            return ParquetScanBenchmark.netRuntime(env, copy);
+            long millis = ParquetScanBenchmark.netRuntime(env, copy);
+            checkCopied(warehouse);
+            return millis;
         } finally {
             env.executeSql("DROP TABLE IF EXISTS " + catalog + ".bench.copy");
         }
+    }
+
+    /** Fails unless the copy holds as many rows as the table it copies (by their snapshots' summaries). */
+    private static void checkCopied(String warehouse) throws Exception {
+        try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(), warehouse)) {
+            long table = records(catalog, "t");
+            long copied = records(catalog, "copy");
+            if (copied != table) {
+                throw new IllegalStateException("the copy holds " + copied + " rows of the table's " + table);
+            }
+        }
+    }
+
+    private static long records(HadoopCatalog catalog, String table) {
+        return Long.parseLong(catalog.loadTable(TableIdentifier.of("bench", table)).currentSnapshot().summary().get("total-records"));
     }
 }

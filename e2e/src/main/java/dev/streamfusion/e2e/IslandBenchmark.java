@@ -172,7 +172,11 @@ public final class IslandBenchmark {
                     throw new IllegalStateException("the island does not run this job natively: " + plan);
                 }
             }
-            return ParquetScanBenchmark.netRuntime(env, "INSERT INTO sink " + query);
+            long millis = ParquetScanBenchmark.netRuntime(env, "INSERT INTO sink " + query);
+            if (!sink.equals("blackhole")) {
+                ParquetScanBenchmark.checkWritten(select, out, -1);
+            }
+            return millis;
         } finally {
             ParquetScanBenchmark.delete(out);
         }

@@ -6,9 +6,14 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.LocalInputFile;
+
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -167,9 +172,48 @@ public final class ParquetScanBenchmark {
             String select = "SELECT " + COPIED + " FROM scanned";
             env.executeSql("CREATE TABLE copied (" + schemaOf(env, select) + ") WITH ('connector' = '" + sink
                     + "', 'path' = '" + out + "', 'format' = 'parquet')");
-            return netRuntime(env, "INSERT INTO copied " + select);
+            long millis = netRuntime(env, "INSERT INTO copied " + select);
+            checkWritten("copy", out, parquetRows(directory));
+            return millis;
         } finally {
             delete(out);
+        }
+    }
+
+    /** Rows of the Parquet files under {@code directory} (hidden and in-progress files left out), from their footers. */
+    static long parquetRows(Path directory) throws IOException {
+        long rows = 0;
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(directory)) {
+            files = walk.filter(Files::isRegularFile)
+                    .filter(f -> !f.getFileName().toString().startsWith(".") && !f.getFileName().toString().startsWith("_"))
+                    .toList();
+        }
+        for (Path file : files) {
+            try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file))) {
+                rows += reader.getRecordCount();
+            }
+        }
+        return rows;
+    }
+
+    /** Jobs' written rows by job, which every run of a job, through any connector, must equal. */
+    private static final Map<String, Long> WRITTEN = new HashMap<>();
+
+    /**
+     * Fails unless the Parquet files under {@code out} hold as many rows as every earlier run of
+     * {@code job} wrote (or as {@code expected}, where not negative): a run that wrote fewer rows
+     * must not count as a faster one.
+     */
+    static void checkWritten(String job, Path out, long expected) throws IOException {
+        if (streaming) {
+            // Without checkpoints a streaming job's file sink leaves its files in progress.
+            return;
+        }
+        long rows = parquetRows(out);
+        long before = WRITTEN.computeIfAbsent(job, j -> expected >= 0 ? expected : rows);
+        if (rows != before) {
+            throw new IllegalStateException(job + ": wrote " + rows + " rows, another run " + before);
         }
     }
 
