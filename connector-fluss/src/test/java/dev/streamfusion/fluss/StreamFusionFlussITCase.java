@@ -252,13 +252,14 @@ class StreamFusionFlussITCase {
         env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
         String columns = "k BIGINT NOT NULL, n BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED";
         env.executeSql("CREATE TABLE stock.fluss.kv_failover (" + columns + ") WITH ('bucket.num' = '2')");
-        List<Long> keys = LongStream.range(0, 2000).boxed().collect(Collectors.toList());
+        // 10,000 rows a bucket: a snapshot is read in batches of 8,192 rows.
+        List<Long> keys = LongStream.range(0, 20000).boxed().collect(Collectors.toList());
         upsert("kv_failover", keys, 1, List.of());
         waitForSnapshotsOfWholeLog("kv_failover");
         createOurs(env, "sf_kv_failover", "kv_failover", columns, "");
 
         // Restarted from a checkpoint taken inside the snapshots: the rows emitted before it are skipped.
-        FailOnce.reset(1200);
+        FailOnce.reset(12000);
         List<String> rows = take(env, "SELECT fail_once(k), v FROM sf_kv_failover", keys.size());
         assertThat(FailOnce.failed()).as("the job failed once").isTrue();
         assertThat(rows).containsExactlyInAnyOrderElementsOf(
@@ -801,6 +802,42 @@ class StreamFusionFlussITCase {
         assertThatThrownBy(() -> collect(batch, "SELECT * FROM sf_asked_kv", Row::toString))
                 .hasStackTraceContaining("Primary-key table fluss.asked_kv")
                 .hasStackTraceContaining("its changelog is read in streaming mode");
+    }
+
+    /**
+     * A primary-key table of the indexed row format stores a CHAR at its full length, a shorter
+     * text padded with zero bytes: read by key and by a LIMIT (both from its key-value store), its
+     * values come without the padding, as fluss-flink reads them.
+     */
+    @Test
+    void charsOfAnIndexedPrimaryKeyTableReadAsFlussFlinkReadsThem() throws Exception {
+        TableEnvironment env = streaming();
+        String columns = "k INT NOT NULL, c CHAR(5), PRIMARY KEY (k) NOT ENFORCED";
+        env.executeSql("CREATE TABLE stock.fluss.indexed_kv (" + columns + ") WITH ('bucket.num' = '1', "
+                + "'table.kv.format' = 'indexed')");
+        // Written by the Fluss client, which stores a shorter text as given (Flink pads a CHAR with spaces).
+        try (Connection connection = connect();
+                org.apache.fluss.client.table.Table kv = connection.getTable(TablePath.of("fluss", "indexed_kv"))) {
+            org.apache.fluss.client.table.writer.UpsertWriter writer = kv.newUpsert().createWriter();
+            writer.upsert(GenericRow.of(1, org.apache.fluss.row.BinaryString.fromString("ab")));
+            writer.upsert(GenericRow.of(2, org.apache.fluss.row.BinaryString.fromString("abcde")));
+            writer.upsert(GenericRow.of(3, null));
+            writer.flush();
+        }
+        TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        batch.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        createOurs(batch, "sf_indexed_kv", "indexed_kv", columns, "");
+        String byKey = "SELECT k, c, CHAR_LENGTH(c), c = 'ab' FROM %s WHERE k = %d";
+        for (int key = 1; key <= 3; key++) {
+            assertThat(collect(batch, String.format(byKey, "sf_indexed_kv", key), Row::toString))
+                    .hasSize(1)
+                    .isEqualTo(collect(batch, String.format(byKey, "stock.fluss.indexed_kv", key), Row::toString));
+        }
+        String limited = "SELECT k, c, CHAR_LENGTH(c) FROM %s LIMIT 10";
+        assertThat(collect(batch, String.format(limited, "sf_indexed_kv"), Row::toString))
+                .hasSize(3)
+                .containsExactlyInAnyOrderElementsOf(collect(batch, String.format(limited, "stock.fluss.indexed_kv"), Row::toString))
+                .noneMatch(row -> row.indexOf((char) 0) >= 0);
     }
 
     /**

@@ -75,7 +75,7 @@ final class FlussArrayAsFlink implements ArrayData {
 
     @Override
     public StringData getString(int pos) {
-        return FlussValues.string(array, pos);
+        return FlussValues.string(array, pos, elementType);
     }
 
     @Override

@@ -93,7 +93,7 @@ public final class FlussRowAsFlink implements RowData {
 
     @Override
     public StringData getString(int pos) {
-        return FlussValues.string(row, pos);
+        return FlussValues.string(row, pos, types[pos]);
     }
 
     @Override

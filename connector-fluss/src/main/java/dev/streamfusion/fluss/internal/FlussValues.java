@@ -6,6 +6,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BinaryType;
+import org.apache.flink.table.types.logical.CharType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.MapType;
@@ -26,8 +27,16 @@ final class FlussValues {
 
     private FlussValues() {}
 
-    static StringData string(DataGetters data, int pos) {
-        return StringData.fromBytes(data.getString(pos).toBytes());
+    /**
+     * The text at {@code pos}, of type {@code type}: a CHAR through {@code getChar}, which drops the
+     * padding a fixed-length row format ({@code 'table.kv.format' = 'indexed'}) stores, as
+     * fluss-flink reads it.
+     */
+    static StringData string(DataGetters data, int pos, LogicalType type) {
+        BinaryString value = type.getTypeRoot() == LogicalTypeRoot.CHAR
+                ? data.getChar(pos, ((CharType) type).getLength())
+                : data.getString(pos);
+        return StringData.fromBytes(value.toBytes());
     }
 
     static DecimalData decimal(DataGetters data, int pos, int precision, int scale) {

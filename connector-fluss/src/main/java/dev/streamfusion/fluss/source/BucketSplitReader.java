@@ -61,6 +61,8 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     private static final Logger LOG = LoggerFactory.getLogger(BucketSplitReader.class);
 
     private static final Duration POLL = Duration.ofMillis(100);
+    /** Rows of a key-value snapshot per batch: a poll of a snapshot hands over a whole file's rows. */
+    private static final int SNAPSHOT_BATCH_ROWS = 8192;
     private static final Duration PARTITIONS_TIMEOUT = Duration.ofSeconds(30);
 
     private final FlussTableRef ref;
@@ -79,7 +81,11 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     /** The snapshot split being read, its scanner and the rows of it still to skip. */
     private BucketSplit snapshot;
     private BatchScanner snapshotScanner;
+    /** The rows of the snapshot scanner's last poll not read yet, or null. */
+    private CloseableIterator<InternalRow> snapshotRows;
     private long snapshotSkip;
+    /** The log buckets the scanner is subscribed to. */
+    private final Set<BucketId> subscribed = new HashSet<>();
     /** Splits of dropped partitions, no longer read, whose end the next fetch reports. */
     private final Set<String> removed = new HashSet<>();
     /** Whether the last fetch read the snapshot (so this one polls the log). */
@@ -109,11 +115,14 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
             return fetched.track(finished);
         }
         if (ready.isEmpty()) {
-            boolean readSnapshot = (snapshot != null || !snapshots.isEmpty()) && (scanner == null || !snapshotTurn);
+            // The log scanner fails a poll with no bucket subscribed (its splits may all be of
+            // dropped partitions): it takes its turn only with one.
+            boolean logs = scanner != null && !subscribed.isEmpty();
+            boolean readSnapshot = (snapshot != null || !snapshots.isEmpty()) && (!logs || !snapshotTurn);
             snapshotTurn = readSnapshot;
             if (readSnapshot) {
                 ready.add(readSnapshot());
-            } else if (scanner != null) {
+            } else if (logs) {
                 ScanRecords records = scanner.poll(POLL);
                 List<BucketRows.Part> parts = new ArrayList<>();
                 List<String> ended = new ArrayList<>();
@@ -172,22 +181,24 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                 return new BucketBatch(Set.of(finished));
             }
         }
-        CloseableIterator<InternalRow> rows;
-        try {
-            rows = snapshotScanner.pollBatch(POLL);
-        } catch (IOException | RuntimeException e) {
-            throw new IOException("Cannot read key-value snapshot " + snapshot.snapshotId + " of " + snapshot
-                    + " of Fluss table " + ref + ": " + e.getMessage(), e);
+        if (snapshotRows == null) {
+            try {
+                snapshotRows = snapshotScanner.pollBatch(POLL);
+            } catch (IOException | RuntimeException e) {
+                throw new IOException("Cannot read key-value snapshot " + snapshot.snapshotId + " of " + snapshot
+                        + " of Fluss table " + ref + ": " + e.getMessage(), e);
+            }
+            if (snapshotRows == null) {
+                BucketSplit done = snapshot;
+                closeSnapshot();
+                return new BucketBatch(Set.of(done.splitId()));
+            }
         }
-        if (rows == null) {
-            BucketSplit done = snapshot;
-            closeSnapshot();
-            return new BucketBatch(Set.of(done.splitId()));
-        }
+        // A poll's rows (a whole snapshot file's) go out a batch at a time.
+        int appended = 0;
         try {
-            int appended = 0;
-            while (rows.hasNext()) {
-                InternalRow row = rows.next();
+            while (appended < SNAPSHOT_BATCH_ROWS && snapshotRows.hasNext()) {
+                InternalRow row = snapshotRows.next();
                 if (snapshotSkip > 0) {
                     snapshotSkip--;
                 } else {
@@ -195,20 +206,33 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                     appended++;
                 }
             }
-            if (appended == 0) {
-                return new BucketBatch();
-            }
-        } finally {
-            rows.close();
+        } catch (RuntimeException e) {
+            closeSnapshotRows();
+            throw e;
+        }
+        if (!snapshotRows.hasNext()) {
+            closeSnapshotRows();
+        }
+        if (appended == 0) {
+            return new BucketBatch();
         }
         VectorSchemaRoot own = ArrowRoots.moveTo(writer.finishBatch(), fetched.allocator());
         return new BucketBatch(snapshot.splitId(), own, ArrowColumnarBatch.of(own, rowType), null, null, whole);
     }
 
     private void closeSnapshot() throws IOException {
+        closeSnapshotRows();
         BatchScanner open = snapshotScanner;
         snapshot = null;
         snapshotScanner = null;
+        if (open != null) {
+            open.close();
+        }
+    }
+
+    private void closeSnapshotRows() {
+        CloseableIterator<InternalRow> open = snapshotRows;
+        snapshotRows = null;
         if (open != null) {
             open.close();
         }
@@ -224,6 +248,7 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
     }
 
     private void unsubscribe(BucketId id) {
+        subscribed.remove(id);
         if (id.isPartitioned()) {
             scanner.unsubscribe(id.partitionId, id.bucket);
         } else {
@@ -310,6 +335,7 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
                 } else {
                     scanner.subscribe(split.id.bucket, split.offset);
                 }
+                subscribed.add(split.id);
             } catch (PartitionNotExistException e) {
                 // Dropped before this reader heard of it (while the job was down, say): the split is
                 // finished, as fluss-flink's reader finishes it, rather than failing every restart.
@@ -382,6 +408,7 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
         // Queued batches were never handed out: they are freed with the rest the reader fetched.
         ready.forEach(fetched::track);
         ready.clear();
+        closeSnapshotRows();
         try (AutoCloseable c = connection; AutoCloseable t = table; AutoCloseable s = scanner; AutoCloseable w = writer;
                 AutoCloseable b = snapshotScanner) {
             // Closed in reverse order: the snapshot scanner, the writer's vectors, the log scanner,

@@ -20,8 +20,11 @@ import org.apache.fluss.metadata.TablePath;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,11 +54,7 @@ class BucketSplitReaderITCase {
     /** The same for a primary-key table's split that reads a snapshot first. */
     @Test
     void aSnapshotSplitOfADroppedPartitionFinishes() throws Exception {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
-        env.executeSql("CREATE TABLE stock.fluss.keyed_days (k BIGINT NOT NULL, dt STRING NOT NULL, PRIMARY KEY (k, dt) NOT ENFORCED) "
-                + "PARTITIONED BY (dt) WITH ('bucket.num' = '1')");
-        TablePath path = TablePath.of("fluss", "keyed_days");
+        TablePath path = keyedByDay("keyed_days");
         long partitionId = droppedPartition(path);
         BucketSplit split = new BucketSplit(new BucketId(partitionId, 0), "2026-12-01", 0, 1, 0);
         assertThat(split.isSnapshot()).isTrue();
@@ -63,15 +62,65 @@ class BucketSplitReaderITCase {
         finishes(new FlussTableRef(FLUSS.bootstrapServers(), Map.of(), "fluss", "keyed_days"), rowType, split);
     }
 
+    /**
+     * A reader restored with splits of dropped partitions only, snapshot splits among them, finishes
+     * every one: with no log bucket subscribed, its log scanner is not polled (which would fail).
+     */
+    @Test
+    void splitsOfDroppedPartitionsOnlyAllFinish() throws Exception {
+        TablePath path = keyedByDay("keyed_months");
+        List<BucketSplit> splits = new ArrayList<>();
+        for (String day : List.of("2026-10-01", "2026-11-01", "2026-12-01")) {
+            long partitionId = droppedPartition(path, day);
+            splits.add(new BucketSplit(new BucketId(partitionId, 0), day, 0, day.equals("2026-10-01") ? BucketSplit.NO_SNAPSHOT : 1, 0));
+        }
+        RowType rowType = RowType.of(new BigIntType(false), new VarCharType(false, VarCharType.MAX_LENGTH));
+        try (FetchedBatches fetched = new FetchedBatches()) {
+            BucketSplitReader reader = new BucketSplitReader(
+                    new FlussTableRef(FLUSS.bootstrapServers(), Map.of(), "fluss", "keyed_months"), new int[] {0, 1}, rowType, false,
+                    fetched, false);
+            try {
+                reader.handleSplitsChanges(new SplitsAddition<>(splits));
+                Set<String> finished = new HashSet<>();
+                for (int fetch = 0; fetch < 10 && finished.size() < splits.size(); fetch++) {
+                    RecordsWithSplitIds<BucketBatch.Row> records = reader.fetch();
+                    finished.addAll(records.finishedSplits());
+                    records.recycle();
+                }
+                assertThat(finished).containsExactlyInAnyOrderElementsOf(splits.stream().map(BucketSplit::splitId).toList());
+            } finally {
+                reader.close();
+            }
+        }
+    }
+
+    /** A primary-key table {@code fluss.<name>} partitioned by day, of one bucket, created by fluss-flink. */
+    private static TablePath keyedByDay(String name) {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        env.executeSql("CREATE TABLE stock.fluss." + name + " (k BIGINT NOT NULL, dt STRING NOT NULL, PRIMARY KEY (k, dt) NOT ENFORCED) "
+                + "PARTITIONED BY (dt) WITH ('bucket.num' = '1')");
+        return TablePath.of("fluss", name);
+    }
+
     /** The id partition {@code dt=2026-12-01} of {@code path} had: created, then dropped. */
     private static long droppedPartition(TablePath path) throws Exception {
+        return droppedPartition(path, "2026-12-01");
+    }
+
+    /** The id partition {@code dt=<day>} of {@code path} had: created, then dropped. */
+    private static long droppedPartition(TablePath path, String day) throws Exception {
         org.apache.fluss.config.Configuration conf = new org.apache.fluss.config.Configuration();
         conf.setString("bootstrap.servers", FLUSS.bootstrapServers());
         try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
-            PartitionSpec day = new PartitionSpec(Map.of("dt", "2026-12-01"));
-            admin.createPartition(path, day, false).get();
-            long partitionId = admin.listPartitionInfos(path).get().get(0).getPartitionId();
-            admin.dropPartition(path, day, false).get();
+            PartitionSpec spec = new PartitionSpec(Map.of("dt", day));
+            admin.createPartition(path, spec, false).get();
+            long partitionId = admin.listPartitionInfos(path).get().stream()
+                    .filter(p -> p.getPartitionName().equals(day))
+                    .findFirst()
+                    .orElseThrow()
+                    .getPartitionId();
+            admin.dropPartition(path, spec, false).get();
             return partitionId;
         }
     }
