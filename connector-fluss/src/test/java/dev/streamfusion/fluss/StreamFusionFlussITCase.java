@@ -311,6 +311,18 @@ class StreamFusionFlussITCase {
                 IntStream.range(0, 70).mapToObj(i -> "+I[" + i + ", v" + i + ", 2026-0" + (i < 40 ? 1 : 2) + "]")
                         .collect(Collectors.toList()));
 
+        // Through a streamfusion-fluss catalog, whose tables Flink sees partitioned: rows routed by
+        // their values, or given a static partition's by the PARTITION clause.
+        env.executeSql("CREATE CATALOG sfp WITH ('type' = 'streamfusion-fluss', 'bootstrap.servers' = '"
+                + FLUSS.bootstrapServers() + "')");
+        env.executeSql("CREATE TABLE sfp.fluss.plog_catalog (" + columns + ") PARTITIONED BY (dt) WITH ('bucket.num' = '2')");
+        env.executeSql("INSERT INTO sfp.fluss.plog_catalog VALUES " + partitionRows(0, 5, "2026-01")).await();
+        env.executeSql("INSERT INTO sfp.fluss.plog_catalog PARTITION (dt = '2026-02') SELECT id, v FROM (VALUES (5, 'v5'), "
+                + "(6, 'v6')) AS t (id, v)").await();
+        assertThat(take(env, "SELECT * FROM stock.fluss.plog_catalog" + earliest, 7)).containsExactlyInAnyOrderElementsOf(
+                IntStream.range(0, 7).mapToObj(i -> "+I[" + i + ", v" + i + ", 2026-0" + (i < 5 ? 1 : 2) + "]")
+                        .collect(Collectors.toList()));
+
         // A partitioned primary-key table: upserts written natively, read from its snapshots by both.
         String keyed = "k BIGINT NOT NULL, v STRING, dt STRING NOT NULL, PRIMARY KEY (k, dt) NOT ENFORCED";
         env.executeSql("CREATE TABLE stock.fluss.pkv (" + keyed + ") PARTITIONED BY (dt) WITH ('bucket.num' = '2')");

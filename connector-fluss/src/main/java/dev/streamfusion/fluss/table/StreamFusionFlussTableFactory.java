@@ -137,7 +137,7 @@ public final class StreamFusionFlussTableFactory
         boolean streaming = context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE) != RuntimeExecutionMode.BATCH;
         return new StreamFusionFlussTableSource(ref, info.getNumBuckets(), info.getPartitionKeys(), table.rowType,
                 context.getPhysicalRowDataType(), scan, info.getPrimaryKeys(), prefixKey(info), changelogMode(info), lookups,
-                streaming);
+                streaming, info.getTableConfig().isDataLakeEnabled());
     }
 
     /**

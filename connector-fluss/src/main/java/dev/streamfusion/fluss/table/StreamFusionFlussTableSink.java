@@ -8,6 +8,7 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.SinkV2Provider;
+import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.connector.sink.abilities.SupportsTargetColumnWriting;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
@@ -16,6 +17,7 @@ import org.apache.fluss.metadata.MergeEngineType;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -27,7 +29,7 @@ import java.util.stream.Collectors;
  * which this sink does not, and the replayed rows would be aggregated twice.
  */
 @Internal
-final class StreamFusionFlussTableSink implements DynamicTableSink, SupportsTargetColumnWriting {
+final class StreamFusionFlussTableSink implements DynamicTableSink, SupportsTargetColumnWriting, SupportsPartitioning {
 
     private final FlussTableRef table;
     private final RowType rowType;
@@ -128,4 +130,11 @@ final class StreamFusionFlussTableSink implements DynamicTableSink, SupportsTarg
     public String asSummaryString() {
         return "StreamFusionFluss(" + table + ")";
     }
+
+    /**
+     * Nothing to do: the planner writes a static partition's values into the rows, and Fluss
+     * routes each row to its partition by them, as fluss-flink's sink does.
+     */
+    @Override
+    public void applyStaticPartition(Map<String, String> partition) {}
 }

@@ -74,6 +74,8 @@ final class StreamFusionFlussTableSource
     private final LookupSettings lookups;
     /** Whether the job runs in streaming mode; in batch mode only bounded questions are answered. */
     private final boolean streaming;
+    /** Whether the table keeps rows in a data lake tier ({@code 'table.datalake.enabled'}), which scans refuse. */
+    private final boolean lake;
     private int[] projection;
     private DataType producedType;
     /** The rows of a {@code LIMIT} pushed down, or -1. */
@@ -88,7 +90,8 @@ final class StreamFusionFlussTableSource
     StreamFusionFlussTableSource(
             FlussTableRef table, int buckets, List<String> partitionKeys, RowType tableType, DataType producedType,
             ScanOptions scan, List<String> primaryKey, List<String> prefixKey, ChangelogMode changelogMode,
-            LookupSettings lookups, boolean streaming) {
+            LookupSettings lookups, boolean streaming, boolean lake) {
+        this.lake = lake;
         this.partitionKeys = List.copyOf(partitionKeys);
         this.partitioned = !partitionKeys.isEmpty();
         this.prefixKey = List.copyOf(prefixKey);
@@ -127,6 +130,13 @@ final class StreamFusionFlussTableSource
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        if (lake) {
+            // fluss-flink reads the lake's rows first (those the log no longer holds); a read of
+            // the log alone would miss them.
+            throw new ValidationException("Fluss table " + table + " keeps rows in a data lake tier "
+                    + "('table.datalake.enabled' = 'true'), which streamfusion-fluss does not read: scan it with fluss-flink's "
+                    + "connector (lookups and writes work)");
+        }
         FlussQuery query = query();
         if (query != null) {
             return query.provider(context.createTypeInformation(producedType));
@@ -220,7 +230,7 @@ final class StreamFusionFlussTableSource
      */
     @Override
     public boolean applyAggregates(List<int[]> groupingSets, List<AggregateExpression> aggregates, DataType producedDataType) {
-        if (streaming || key != null || limit > 0 || aggregates.size() != 1 || groupingSets.size() != 1
+        if (lake || streaming || key != null || limit > 0 || aggregates.size() != 1 || groupingSets.size() != 1
                 || groupingSets.get(0).length != 0) {
             return false;
         }
@@ -331,7 +341,7 @@ final class StreamFusionFlussTableSource
     public DynamicTableSource copy() {
         StreamFusionFlussTableSource copy = new StreamFusionFlussTableSource(
                 table, buckets, partitionKeys, tableType, producedType, scan, primaryKey, prefixKey, changelogMode, lookups,
-                streaming);
+                streaming, lake);
         copy.projection = projection.clone();
         copy.limit = limit;
         copy.count = count;
