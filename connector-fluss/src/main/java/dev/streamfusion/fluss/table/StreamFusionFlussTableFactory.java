@@ -13,6 +13,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.api.config.TableConfigOptions;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
@@ -36,6 +37,10 @@ import org.apache.fluss.metadata.DeleteBehavior;
 import org.apache.fluss.metadata.MergeEngineType;
 import org.apache.fluss.metadata.TableInfo;
 
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +60,8 @@ import java.util.concurrent.TimeoutException;
 @Internal
 public final class StreamFusionFlussTableFactory
         implements DynamicTableSourceFactory, DynamicTableSinkFactory, StockCounterpart.SameOptions {
+
+    private static final DateTimeFormatter STARTUP_TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     public static final String IDENTIFIER = "streamfusion-fluss";
 
@@ -109,6 +116,22 @@ public final class StreamFusionFlussTableFactory
                 LookupOptions.PARTIAL_CACHE_MAX_ROWS);
     }
 
+    /**
+     * {@code scan.startup.timestamp} as fluss-flink reads it: epoch milliseconds (digits only), or
+     * {@code yyyy-MM-dd HH:mm:ss} in the session's time zone.
+     */
+    static long startupTimestamp(String value, ZoneId zone, Object table) {
+        if (value.matches("\\d+")) {
+            return Long.parseLong(value);
+        }
+        try {
+            return LocalDateTime.parse(value, STARTUP_TIMESTAMP).atZone(zone).toInstant().toEpochMilli();
+        } catch (DateTimeParseException e) {
+            throw new ValidationException("Table " + table + ": 'scan.startup.timestamp' should be 'yyyy-MM-dd HH:mm:ss' "
+                    + "or epoch milliseconds, such as '2023-12-09 23:09:12' or '1678883047356', but is '" + value + "'", e);
+        }
+    }
+
     @Override
     public DynamicTableSource createDynamicTableSource(DynamicTableFactory.Context context) {
         PlannerExtension.tablePlanned(context.getConfiguration(), context.getClassLoader());
@@ -123,12 +146,9 @@ public final class StreamFusionFlussTableFactory
             if (value == null) {
                 throw new ValidationException("Table " + ref + ": 'scan.startup.mode' = 'timestamp' needs 'scan.startup.timestamp'");
             }
-            try {
-                timestamp = Long.parseLong(value.trim());
-            } catch (NumberFormatException e) {
-                throw new ValidationException("Table " + ref + ": 'scan.startup.timestamp' '" + value
-                        + "' is not epoch milliseconds", e);
-            }
+            String zone = context.getConfiguration().get(TableConfigOptions.LOCAL_TIME_ZONE);
+            timestamp = startupTimestamp(value, TableConfigOptions.LOCAL_TIME_ZONE.defaultValue().equals(zone)
+                    ? ZoneId.systemDefault() : ZoneId.of(zone), ref);
         }
         ScanOptions scan = new ScanOptions(mode, timestamp, conf.get(FlussOptions.SCAN_KV_SNAPSHOT_LEASE_ID),
                 conf.get(FlussOptions.SCAN_KV_SNAPSHOT_LEASE_DURATION), conf.get(FlussOptions.SCAN_PARTITION_DISCOVERY_INTERVAL));
