@@ -189,6 +189,8 @@ final class BucketEnumerator implements SplitEnumerator<BucketSplit, BucketEnume
             planned.splits.clear();
             planned.splits.addAll(bounded);
         }
+        long table = tableId();
+        planned.splits.replaceAll(split -> split.ofTable(table));
         return planned;
     }
 

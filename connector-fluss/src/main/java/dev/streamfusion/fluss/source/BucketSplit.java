@@ -23,6 +23,8 @@ public final class BucketSplit implements SourceSplit {
     static final long NO_SNAPSHOT = -1;
     /** The {@link #stoppingOffset} of a split read without end. */
     static final long NO_STOP = -1;
+    /** The {@link #tableId} of a split that does not know its table's. */
+    static final long NO_TABLE_ID = -1;
 
     final BucketId id;
     /** The partition's name ({@code null} for a table without partitions). */
@@ -38,6 +40,12 @@ public final class BucketSplit implements SourceSplit {
     final long snapshotRowsEmitted;
     /** The offset the log is read up to (not including it), or {@link #NO_STOP}. */
     final long stoppingOffset;
+    /**
+     * The id of the table the split was planned for, or {@link #NO_TABLE_ID} (a split restored from
+     * a state written before splits held it): a table dropped and created again under its name has
+     * another id, and its buckets' offsets are not this split's.
+     */
+    final long tableId;
 
     /** The log of {@code bucket} of a table without partitions from {@code offset} on. */
     BucketSplit(int bucket, long offset) {
@@ -49,6 +57,13 @@ public final class BucketSplit implements SourceSplit {
     }
 
     BucketSplit(BucketId id, String partitionName, long offset, long snapshotId, long snapshotRowsEmitted, long stoppingOffset) {
+        this(id, partitionName, offset, snapshotId, snapshotRowsEmitted, stoppingOffset, NO_TABLE_ID);
+    }
+
+    private BucketSplit(
+            BucketId id, String partitionName, long offset, long snapshotId, long snapshotRowsEmitted, long stoppingOffset,
+            long tableId) {
+        this.tableId = tableId;
         this.stoppingOffset = stoppingOffset;
         this.id = id;
         this.partitionName = partitionName;
@@ -59,12 +74,17 @@ public final class BucketSplit implements SourceSplit {
 
     /** The log of this split's bucket from {@code from} on. */
     BucketSplit log(long from) {
-        return new BucketSplit(id, partitionName, from, NO_SNAPSHOT, 0, stoppingOffset);
+        return new BucketSplit(id, partitionName, from, NO_SNAPSHOT, 0, stoppingOffset, tableId);
     }
 
     /** This split, ending at {@code stop} (not including it). */
     BucketSplit stoppingAt(long stop) {
-        return new BucketSplit(id, partitionName, offset, snapshotId, snapshotRowsEmitted, stop);
+        return new BucketSplit(id, partitionName, offset, snapshotId, snapshotRowsEmitted, stop, tableId);
+    }
+
+    /** This split, of the table of id {@code table}. */
+    BucketSplit ofTable(long table) {
+        return new BucketSplit(id, partitionName, offset, snapshotId, snapshotRowsEmitted, stoppingOffset, table);
     }
 
     boolean isBounded() {
@@ -103,20 +123,22 @@ public final class BucketSplit implements SourceSplit {
         }
 
         BucketSplit toSplit() {
-            return new BucketSplit(split.id, split.partitionName, offset, split.snapshotId, snapshotRowsEmitted, split.stoppingOffset);
+            return new BucketSplit(
+                    split.id, split.partitionName, offset, split.snapshotId, snapshotRowsEmitted, split.stoppingOffset, split.tableId);
         }
     }
 
     /**
-     * Splits as bytes: version 3 is the bucket, the offset, the snapshot, the snapshot rows emitted,
-     * the partition's id, its name (empty: none) and the stopping offset; versions 2 (without the
-     * stopping offset) and 1 (the bucket and the offset) are still read.
+     * Splits as bytes: version 4 is the bucket, the offset, the snapshot, the snapshot rows emitted,
+     * the partition's id, its name (empty: none), the stopping offset and the table's id; versions 3
+     * (without the table's id), 2 (nor the stopping offset) and 1 (the bucket and the offset) are
+     * still read.
      */
     static final class Serializer implements SimpleVersionedSerializer<BucketSplit> {
 
         @Override
         public int getVersion() {
-            return 3;
+            return 4;
         }
 
         @Override
@@ -130,13 +152,14 @@ public final class BucketSplit implements SourceSplit {
                 out.writeLong(split.id.partitionId);
                 out.writeUTF(split.partitionName == null ? "" : split.partitionName);
                 out.writeLong(split.stoppingOffset);
+                out.writeLong(split.tableId);
             }
             return bytes.toByteArray();
         }
 
         @Override
         public BucketSplit deserialize(int version, byte[] serialized) throws IOException {
-            if (version < 1 || version > 3) {
+            if (version < 1 || version > 4) {
                 throw new IOException("Unknown version " + version + " of a Fluss bucket split");
             }
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
@@ -150,8 +173,9 @@ public final class BucketSplit implements SourceSplit {
                 long partitionId = in.readLong();
                 String partitionName = in.readUTF();
                 long stop = version >= 3 ? in.readLong() : NO_STOP;
+                long tableId = version >= 4 ? in.readLong() : NO_TABLE_ID;
                 return new BucketSplit(new BucketId(partitionId, bucket), partitionName.isEmpty() ? null : partitionName,
-                        offset, snapshotId, rowsEmitted, stop);
+                        offset, snapshotId, rowsEmitted, stop, tableId);
             }
         }
     }

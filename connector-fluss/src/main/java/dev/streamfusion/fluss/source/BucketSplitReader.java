@@ -313,7 +313,15 @@ final class BucketSplitReader implements SplitReader<BucketBatch.Row, BucketSpli
             writer = RowDataArrowWriter.create(rowType, fetched.allocator());
             view = new FlussRowAsFlink(rowType);
         }
+        long tableId = table.getTableInfo().getTableId();
         for (BucketSplit split : change.splits()) {
+            if (split.tableId != BucketSplit.NO_TABLE_ID && split.tableId != tableId) {
+                // As fluss-flink's reader fails: the offsets are another table's.
+                throw new IllegalStateException("Table ID mismatch: expected " + tableId + ", but split contains " + split.tableId
+                        + " for table '" + ref.path() + "'. This usually happens when a table with the same name was dropped and "
+                        + "recreated between job runs, causing metadata inconsistency. To resolve this, please restart the job "
+                        + "**without** using the previous savepoint or checkpoint.");
+            }
             if (split.isSnapshot()) {
                 snapshots.add(split);
                 continue;

@@ -35,6 +35,12 @@ class BucketEnumeratorStateTest {
         assertThat(boundedBack.toString()).isEqualTo("2026:p17-bucket-1@8 to 50");
         assertThat(boundedBack.log(30).stoppingOffset).isEqualTo(50);
         assertThat(log.isBounded()).isFalse();
+        // The table's id, kept as the split moves on.
+        BucketSplit ofTable = serializer.deserialize(serializer.getVersion(), serializer.serialize(bounded.ofTable(31)));
+        assertThat(ofTable.tableId).isEqualTo(31);
+        assertThat(ofTable.log(40).tableId).isEqualTo(31);
+        assertThat(new BucketSplit.State(ofTable).toSplit().tableId).isEqualTo(31);
+        assertThat(boundedBack.tableId).isEqualTo(BucketSplit.NO_TABLE_ID);
 
         // Version 2: no end.
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -49,6 +55,7 @@ class BucketEnumeratorStateTest {
         BucketSplit second = serializer.deserialize(2, bytes.toByteArray());
         assertThat(second.toString()).isEqualTo("p:p5-bucket-2@11");
         assertThat(second.isBounded()).isFalse();
+        assertThat(second.tableId).isEqualTo(BucketSplit.NO_TABLE_ID);
     }
 
     @Test

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The split reader on a real Fluss cluster where the cluster changed under a restored job: a split
@@ -91,6 +92,44 @@ class BucketSplitReaderITCase {
             } finally {
                 reader.close();
             }
+        }
+    }
+
+    /**
+     * A split of a table dropped and created again under its name (restored from a checkpoint of
+     * the old one) fails the reader, as fluss-flink's fails, rather than read the new table from
+     * the old table's offsets.
+     */
+    @Test
+    void aSplitOfAnotherTableOfTheSameNameFails() throws Exception {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        env.executeSql("CREATE TABLE stock.fluss.again (k BIGINT) WITH ('bucket.num' = '1')");
+        long tableId = tableId(TablePath.of("fluss", "again"));
+        RowType rowType = RowType.of(new BigIntType());
+        FlussTableRef ref = new FlussTableRef(FLUSS.bootstrapServers(), Map.of(), "fluss", "again");
+        BucketSplit old = new BucketSplit(0, 5).ofTable(tableId);
+        env.executeSql("DROP TABLE stock.fluss.again");
+        env.executeSql("CREATE TABLE stock.fluss.again (k BIGINT) WITH ('bucket.num' = '1')");
+        assertThat(tableId(TablePath.of("fluss", "again"))).isNotEqualTo(tableId);
+        try (FetchedBatches fetched = new FetchedBatches()) {
+            BucketSplitReader reader = new BucketSplitReader(ref, new int[] {0}, rowType, false, fetched, false);
+            try {
+                assertThatThrownBy(() -> reader.handleSplitsChanges(new SplitsAddition<>(List.of(old))))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageStartingWith("Table ID mismatch: expected " + tableId(TablePath.of("fluss", "again"))
+                                + ", but split contains " + tableId + " for table 'fluss.again'.");
+            } finally {
+                reader.close();
+            }
+        }
+    }
+
+    private static long tableId(TablePath path) throws Exception {
+        org.apache.fluss.config.Configuration conf = new org.apache.fluss.config.Configuration();
+        conf.setString("bootstrap.servers", FLUSS.bootstrapServers());
+        try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
+            return admin.getTableInfo(path).get().getTableId();
         }
     }
 
