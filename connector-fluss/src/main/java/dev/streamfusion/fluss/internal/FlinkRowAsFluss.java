@@ -19,7 +19,23 @@ import org.apache.fluss.row.TimestampNtz;
 @Internal
 public final class FlinkRowAsFluss implements InternalRow {
 
+    /** The fields the view shows at least: those past the row's are NULL. */
+    private final int width;
     private RowData row;
+
+    /** A view of each row's own fields. */
+    public FlinkRowAsFluss() {
+        this(0);
+    }
+
+    /**
+     * A view of at least {@code width} fields, those past a row's own NULL: a table's columns
+     * added after the job was planned (Fluss adds a column last), as fluss-flink's sink writes
+     * them.
+     */
+    public FlinkRowAsFluss(int width) {
+        this.width = width;
+    }
 
     /** This view, over {@code row} from now on. */
     public FlinkRowAsFluss wrap(RowData row) {
@@ -29,12 +45,12 @@ public final class FlinkRowAsFluss implements InternalRow {
 
     @Override
     public int getFieldCount() {
-        return row.getArity();
+        return Math.max(row.getArity(), width);
     }
 
     @Override
     public boolean isNullAt(int pos) {
-        return row.isNullAt(pos);
+        return pos >= row.getArity() || row.isNullAt(pos);
     }
 
     @Override

@@ -62,7 +62,7 @@ public final class FlussSink implements Sink<RowData> {
         private final Table table;
         private final AppendWriter append;
         private final UpsertWriter upsert;
-        private final FlinkRowAsFluss view = new FlinkRowAsFluss();
+        private final FlinkRowAsFluss view;
         /** The first write the cluster refused. */
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final AtomicLong pending = new AtomicLong();
@@ -73,6 +73,8 @@ public final class FlussSink implements Sink<RowData> {
             this.connection = ref.connect();
             try {
                 this.table = connection.getTable(ref.path());
+                // The table's columns now, which a job planned before a column was added lacks.
+                this.view = new FlinkRowAsFluss(table.getTableInfo().getRowType().getFieldCount());
                 this.append = primaryKey ? null : table.newAppend().createWriter();
                 this.upsert = !primaryKey ? null
                         : targetColumns == null ? table.newUpsert().createWriter()

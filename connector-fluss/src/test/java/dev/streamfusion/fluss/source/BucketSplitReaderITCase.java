@@ -2,15 +2,22 @@ package dev.streamfusion.fluss.source;
 
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.fluss.internal.FlussTableRef;
+import dev.streamfusion.fluss.sink.FlussSink;
 import dev.streamfusion.testkit.fluss.FlussClusterExtension;
 
+import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
 
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.ConnectionFactory;
@@ -30,9 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The split reader on a real Fluss cluster where the cluster changed under a restored job: a split
- * of a partition dropped before the reader heard of it (while the job was down) finishes, as
- * fluss-flink's reader finishes it, instead of failing the job on every restart.
+ * The split reader and the sink's writer on a real Fluss cluster where the cluster changed under a
+ * restored job: a split of a partition dropped before the reader heard of it (while the job was
+ * down) finishes, as fluss-flink's reader finishes it, instead of failing the job on every
+ * restart; a table dropped and created again fails the reader; a column added is written NULL.
  */
 // The Fluss client's closeables declare Exception.
 @SuppressWarnings("try")
@@ -130,6 +138,32 @@ class BucketSplitReaderITCase {
         conf.setString("bootstrap.servers", FLUSS.bootstrapServers());
         try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
             return admin.getTableInfo(path).get().getTableId();
+        }
+    }
+
+    /**
+     * The sink's writer of a job planned before a column was added (Fluss adds it last), as a
+     * restart after the change creates it, writes the new column NULL, as fluss-flink's sink pads
+     * it, rather than failing at every restart.
+     */
+    @Test
+    void aSinkPlannedBeforeAColumnWasAddedWritesItNull() throws Exception {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'fluss', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "')");
+        env.executeSql("CREATE TABLE stock.fluss.widened (k BIGINT, v STRING) WITH ('bucket.num' = '1')");
+        env.executeSql("ALTER TABLE stock.fluss.widened ADD c STRING");
+        SinkWriter<RowData> writer =
+                new FlussSink(new FlussTableRef(FLUSS.bootstrapServers(), Map.of(), "fluss", "widened"), false, false, null)
+                        .createWriter(null);
+        try {
+            writer.write(GenericRowData.of(1L, StringData.fromString("a")), null);
+            writer.flush(true);
+        } finally {
+            writer.close();
+        }
+        try (CloseableIterator<Row> rows = env.executeSql(
+                        "SELECT * FROM stock.fluss.widened /*+ OPTIONS('scan.startup.mode' = 'earliest') */").collect()) {
+            assertThat(rows.next()).hasToString("+I[1, a, null]");
         }
     }
 
