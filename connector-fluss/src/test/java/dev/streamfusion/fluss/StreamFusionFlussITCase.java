@@ -680,6 +680,15 @@ class StreamFusionFlussITCase {
                 .contains("+I[5, v5, 50]", "+I[9, null, 90]", "+I[100, null, null]");
         String inner = "SELECT d.n, p.id FROM probes AS p JOIN sf_dim FOR SYSTEM_TIME AS OF p.proc AS d ON d.k = p.id";
         assertThat(collect(env, inner, Row::toString)).hasSize(80).contains("+I[790, 79]");
+        // The primary key and more columns: the rows found by the key, kept where the other columns
+        // equal the join's, as fluss-flink filters them (a constant is one of the lookup keys).
+        String more = "SELECT p.id, d.v, d.n FROM probes AS p JOIN %s FOR SYSTEM_TIME AS OF p.proc AS d ON p.id = d.k AND ";
+        assertThat(collect(env, String.format(more, "sf_dim") + "d.v = 'v5'", Row::toString))
+                .containsExactly("+I[5, v5, 50]")
+                .isEqualTo(collect(env, String.format(more, "stock.fluss.dim") + "d.v = 'v5'", Row::toString));
+        assertThat(collect(env, String.format(more, "sf_dim") + "d.n = CAST(p.id AS BIGINT)", Row::toString))
+                .containsExactly("+I[0, null, 0]")
+                .isEqualTo(collect(env, String.format(more, "stock.fluss.dim") + "d.n = CAST(p.id AS BIGINT)", Row::toString));
         // Fluss looks rows up by their whole primary key only.
         assertThatThrownBy(() -> env.explainSql("SELECT p.id FROM probes AS p JOIN sf_dim FOR SYSTEM_TIME AS OF p.proc AS d "
                         + "ON CAST(p.id AS BIGINT) = d.n"))

@@ -9,6 +9,7 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.AsyncLookupFunction;
 import org.apache.flink.table.functions.FunctionContext;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.fluss.client.Connection;
@@ -18,6 +19,7 @@ import org.apache.fluss.client.table.Table;
 import org.apache.fluss.row.InternalRow;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +53,11 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
     private transient Table opened;
     private transient Lookuper lookuper;
     private transient RowData.FieldGetter[] keyGetters;
+    /** The join key's columns beyond the lookup's: positions in the key row, and in the rows produced. */
+    private final int[] remainingKeys;
+    private final int[] remainingFields;
+    private transient RowData.FieldGetter[] remainingKeyGetters;
+    private transient RowData.FieldGetter[] remainingFieldGetters;
     /**
      * Copies the projected columns of each row found out of the client's memory: one copier per
      * thread, as the client completes lookups on its network threads at once and a copier
@@ -66,10 +73,19 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
      *     {@code null} for the primary key
      * @param insertIfNotExists whether a primary-key lookup that finds no row inserts one holding
      *     the key, and gives it
+     * @param remainingKeys positions in the join's key row of columns the lookup is not by (the
+     *     rows found are kept where each equals the row's column at the same index of {@code
+     *     remainingFields}, positions in the rows produced), as fluss-flink filters them
      */
     public FlussLookupFunction(
             FlussTableRef table, RowType tableType, RowType keyType, int[] keyOrder, int[] projection, List<String> prefix,
-            boolean insertIfNotExists) {
+            boolean insertIfNotExists, int[] remainingKeys, int[] remainingFields) {
+        if (remainingKeys.length != remainingFields.length || (remainingKeys.length > 0 && insertIfNotExists)) {
+            throw new IllegalArgumentException("remaining key columns " + Arrays.toString(remainingKeys) + " and fields "
+                    + Arrays.toString(remainingFields) + (insertIfNotExists ? ", inserting rows" : ""));
+        }
+        this.remainingKeys = remainingKeys.clone();
+        this.remainingFields = remainingFields.clone();
         if (prefix != null && insertIfNotExists) {
             throw new IllegalArgumentException("a lookup by a prefix of the primary key cannot insert rows");
         }
@@ -99,6 +115,26 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
         for (int i = 0; i < keyOrder.length; i++) {
             keyGetters[i] = RowData.createFieldGetter(keyType.getTypeAt(i), keyOrder[i]);
         }
+        remainingKeyGetters = new RowData.FieldGetter[remainingKeys.length];
+        remainingFieldGetters = new RowData.FieldGetter[remainingKeys.length];
+        for (int i = 0; i < remainingKeys.length; i++) {
+            LogicalType type = tableType.getTypeAt(projection[remainingFields[i]]);
+            remainingKeyGetters[i] = RowData.createFieldGetter(type, remainingKeys[i]);
+            remainingFieldGetters[i] = RowData.createFieldGetter(type, remainingFields[i]);
+        }
+    }
+
+    /** Whether {@code row} holds the join key's values of the columns the lookup is not by (NULL equals nothing). */
+    private boolean matchesRemaining(RowData joinKey, RowData row) {
+        for (int i = 0; i < remainingKeys.length; i++) {
+            Object key = remainingKeyGetters[i].getFieldOrNull(joinKey);
+            Object value = remainingFieldGetters[i].getFieldOrNull(row);
+            if (key == null || value == null || !(key instanceof byte[] ? Arrays.equals((byte[]) key, (byte[]) value)
+                    : key.equals(value))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -113,7 +149,10 @@ public final class FlussLookupFunction extends AsyncLookupFunction {
             FlussRowCopier copier = copiers.get();
             for (InternalRow row : found) {
                 if (row != null) {
-                    produced.add(copier.copy(row));
+                    RowData copy = copier.copy(row);
+                    if (matchesRemaining(joinKey, copy)) {
+                        produced.add(copy);
+                    }
                 }
             }
             return produced;

@@ -167,7 +167,8 @@ final class StreamFusionFlussTableSource
             return FlussQuery.count(table);
         }
         if (key != null) {
-            return FlussQuery.key(lookupFunction(primaryKey, identity(primaryKey.size()), false), keyType(primaryKey), key);
+            return FlussQuery.key(new FlussLookupFunction(table, tableType, keyType(primaryKey), identity(primaryKey.size()),
+                    projection, null, false, new int[0], new int[0]), keyType(primaryKey), key);
         }
         if (limit > 0 && limit <= FlussQuery.MAX_LIMIT) {
             return FlussQuery.limit(table, projection, (RowType) producedType.getLogicalType(), (int) limit);
@@ -289,10 +290,12 @@ final class StreamFusionFlussTableSource
             }
             joined.add(tableType.getFieldNames().get(projection[key[0]]));
         }
+        // By the primary key, or the prefix key, where the join gives it; the join's other columns
+        // filter the rows found, as fluss-flink filters them.
         List<String> lookupColumns;
-        if (sameColumns(joined, primaryKey)) {
+        if (joined.containsAll(primaryKey)) {
             lookupColumns = primaryKey;
-        } else if (!prefixKey.isEmpty() && sameColumns(joined, prefixKey)) {
+        } else if (!prefixKey.isEmpty() && joined.containsAll(prefixKey)) {
             lookupColumns = prefixKey;
         } else {
             throw new ValidationException("Fluss table " + table + " is looked up by its whole primary key " + primaryKey
@@ -303,11 +306,20 @@ final class StreamFusionFlussTableSource
         for (int i = 0; i < keyOrder.length; i++) {
             keyOrder[i] = joined.indexOf(lookupColumns.get(i));
         }
-        if (lookups.insertIfNotExists && lookupColumns != primaryKey) {
-            throw new ValidationException("Fluss table " + table + ": 'lookup.insert-if-not-exists' needs a lookup by the whole "
-                    + "primary key " + primaryKey + ", and the join looks up by " + lookupColumns);
+        List<Integer> remaining = new ArrayList<>();
+        for (int i = 0; i < joined.size(); i++) {
+            if (!lookupColumns.contains(joined.get(i))) {
+                remaining.add(i);
+            }
         }
-        FlussLookupFunction function = lookupFunction(lookupColumns, keyOrder, lookups.insertIfNotExists);
+        if (lookups.insertIfNotExists && (lookupColumns != primaryKey || !remaining.isEmpty())) {
+            throw new ValidationException("Fluss table " + table + ": 'lookup.insert-if-not-exists' needs a lookup by the whole "
+                    + "primary key " + primaryKey + " alone, and the join looks up by " + joined);
+        }
+        int[] remainingKeys = remaining.stream().mapToInt(Integer::intValue).toArray();
+        int[] remainingFields = remaining.stream().mapToInt(i -> keys[i][0]).toArray();
+        FlussLookupFunction function = new FlussLookupFunction(table, tableType, keyType(lookupColumns), keyOrder, projection,
+                lookupColumns == primaryKey ? null : lookupColumns, lookups.insertIfNotExists, remainingKeys, remainingFields);
         LookupCache cache = lookups.cache;
         if (!lookups.async) {
             FlussSyncLookupFunction sync = new FlussSyncLookupFunction(function);
@@ -318,12 +330,6 @@ final class StreamFusionFlussTableSource
                 : PartialCachingAsyncLookupProvider.of(function, cache);
     }
 
-    /** Looks rows up by {@code lookupColumns} (the primary key, or the prefix key), given in the {@code keyOrder} of a key row. */
-    private FlussLookupFunction lookupFunction(List<String> lookupColumns, int[] keyOrder, boolean insertIfNotExists) {
-        return new FlussLookupFunction(table, tableType, keyType(lookupColumns), keyOrder, projection,
-                lookupColumns == primaryKey ? null : lookupColumns, insertIfNotExists);
-    }
-
     /** The row of {@code columns} of the table. */
     private RowType keyType(List<String> columns) {
         List<RowType.RowField> keyFields = new ArrayList<>();
@@ -331,10 +337,6 @@ final class StreamFusionFlussTableSource
             keyFields.add(new RowType.RowField(column, tableType.getTypeAt(tableType.getFieldIndex(column))));
         }
         return new RowType(keyFields);
-    }
-
-    private static boolean sameColumns(List<String> a, List<String> b) {
-        return a.size() == b.size() && a.containsAll(b);
     }
 
     @Override
