@@ -7,6 +7,8 @@ import dev.streamfusion.operators.runtime.NotNullCheckOperator;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.operators.ChainingStrategy;
+import org.apache.flink.streaming.api.transformations.PhysicalTransformation;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.planner.plan.nodes.exec.batch.BatchExecNode;
@@ -42,7 +44,9 @@ public abstract class NativeSinkBatchesExec extends IslandExecNode<Object> {
                     "NotNullEnforcer(fields=[" + String.join(", ", notNullNames) + "])",
                     input.getOutputType(),
                     new NotNullCheckOperator(notNull, notNullNames));
-            batches.getTransformation().setParallelism(input.getParallelism(), input.isParallelismConfigured());
+            PhysicalTransformation<ArrowBatch> check = (PhysicalTransformation<ArrowBatch>) batches.getTransformation();
+            check.setParallelism(input.getParallelism(), input.isParallelismConfigured());
+            check.setChainingStrategy(ChainingStrategy.ALWAYS);
         }
         return (Transformation<Object>) (Transformation<?>) target.consumeBatches(batches).getTransformation();
     }

@@ -369,7 +369,7 @@ public final class IslandRels {
             // columns are built to the table's nullability).
             List<Integer> notNull = new ArrayList<>();
             List<String> names = new ArrayList<>();
-            if (getInput() instanceof Calc) {
+            if (computes(getInput())) {
                 RowType table = (RowType) sink.contextResolvedTable().getResolvedSchema().toPhysicalRowDataType().getLogicalType();
                 for (int i = 0; i < table.getFieldCount(); i++) {
                     if (!table.getTypeAt(i).isNullable()) {
@@ -389,6 +389,11 @@ public final class IslandRels {
 
         public ExecNode<?> translateToExecNode(boolean isCompiled) {
             return isCompiled ? notCompiled("NativeSinkBatches") : translateToExecNode();
+        }
+
+        /** Whether {@code rel}'s batches hold values the native calc computed (under a watermark assigner, say). */
+        private static boolean computes(RelNode rel) {
+            return rel instanceof Calc || (rel instanceof StreamWatermarkAssigner && computes(rel.getInput(0)));
         }
     }
 
