@@ -117,7 +117,7 @@ final class NexmarkKafka {
             if (parts.length > 2) {
                 rung += ", 'streamfusion.row-layout' = '" + parts[2] + "'";
             }
-            connector = parts[0];
+            connector = connectorName(connector);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
@@ -132,6 +132,11 @@ final class NexmarkKafka {
                         + "'scan.bounded.mode' = 'latest-offset', "
                         + "'format' = '" + format + "'" + with + rung + ")");
         return tables;
+    }
+
+    /** The connector of {@code connector}, which may be followed by {@code :RUNG} and {@code :ROW_LAYOUT}. */
+    static String connectorName(String connector) {
+        return connector.split(":")[0];
     }
 
     static String columns(RowType type) {
@@ -211,7 +216,7 @@ final class NexmarkKafka {
         return runInto(
                 tables,
                 select,
-                "'connector' = '" + sink.split(":")[0] + "', "
+                "'connector' = '" + connectorName(sink) + "', "
                         + "'topic' = '" + outTopic + "', "
                         + "'properties.bootstrap.servers' = '" + bootstrapServers + "', "
                         + "'sink.delivery-guarantee' = 'at-least-once', "

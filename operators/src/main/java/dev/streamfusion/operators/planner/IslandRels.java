@@ -370,7 +370,7 @@ public final class IslandRels {
             List<Integer> notNull = new ArrayList<>();
             List<String> names = new ArrayList<>();
             if (computes(getInput())) {
-                RowType table = (RowType) sink.contextResolvedTable().getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+                RowType table = tableType(sink);
                 for (int i = 0; i < table.getFieldCount(); i++) {
                     if (!table.getTypeAt(i).isNullable()) {
                         notNull.add(i);
@@ -389,6 +389,11 @@ public final class IslandRels {
 
         public ExecNode<?> translateToExecNode(boolean isCompiled) {
             return isCompiled ? notCompiled("NativeSinkBatches") : translateToExecNode();
+        }
+
+        /** The physical row type of {@code sink}'s table. */
+        static RowType tableType(Sink sink) {
+            return (RowType) sink.contextResolvedTable().getResolvedSchema().toPhysicalRowDataType().getLogicalType();
         }
 
         /** Whether {@code rel}'s batches hold values the native calc computed (under a watermark assigner, say). */

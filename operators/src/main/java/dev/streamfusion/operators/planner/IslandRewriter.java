@@ -316,8 +316,7 @@ final class IslandRewriter {
      */
     private static boolean enforcesConstraints(Sink sink, RelNode input) {
         org.apache.flink.table.api.TableConfig config = ShortcutUtils.unwrapTableConfig(sink);
-        org.apache.flink.table.types.logical.RowType table = (org.apache.flink.table.types.logical.RowType)
-                sink.contextResolvedTable().getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+        org.apache.flink.table.types.logical.RowType table = IslandRels.SinkBatches.tableType(sink);
         org.apache.flink.table.types.logical.RowType fed = FlinkTypeFactory.toLogicalRowType(input.getRowType());
         boolean dropNulls = config.get(ExecutionConfigOptions.TABLE_EXEC_SINK_NOT_NULL_ENFORCER)
                 == ExecutionConfigOptions.NotNullEnforcer.DROP;
