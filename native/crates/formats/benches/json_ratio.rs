@@ -2,8 +2,9 @@
 //! alternating rounds in one process so that the machine's drift weighs on both alike (the
 //! Criterion bench `json_decode` runs them minutes apart).
 //!
-//! `cargo bench -p streamfusion-formats --bench json_ratio` (release profile). Prints, per
-//! shape, the median rate of each over the rounds and their ratio.
+//! `cargo bench -p streamfusion-formats --bench json_ratio [-- <shape>]` (release profile).
+//! Prints, per shape (`bid`, `wide`; both without an argument), the median rate of each over
+//! the rounds and their ratio.
 #![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;
@@ -76,16 +77,26 @@ fn shape(name: &str, messages: &[Vec<u8>], schema: Schema, projected: &[usize]) 
 }
 
 fn main() {
-    shape(
-        "bid",
-        &shapes::bid_messages(),
-        shapes::bid_schema(),
-        &[0, 2],
-    );
-    shape(
-        "wide",
-        &shapes::wide_messages(),
-        shapes::wide_schema(),
-        &[0, 3],
-    );
+    // Cargo hands bench binaries `--bench`; any other argument names the shapes to run.
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
+    if runs("bid") {
+        shape(
+            "bid",
+            &shapes::bid_messages(),
+            shapes::bid_schema(),
+            &[0, 2],
+        );
+    }
+    if runs("wide") {
+        shape(
+            "wide",
+            &shapes::wide_messages(),
+            shapes::wide_schema(),
+            &[0, 3],
+        );
+    }
 }
