@@ -61,6 +61,18 @@ pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// The UTF-8 bytes of [`decode`]`(bytes)`: borrowed where they are UTF-8, and found so at once
+/// for ASCII (most short texts), which is checked a word at a time.
+pub fn decode_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if bytes.is_ascii() {
+        return Cow::Borrowed(bytes);
+    }
+    match decode(bytes) {
+        Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+        Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+    }
+}
+
 fn is_continuation(b: u8) -> bool {
     b & 0xc0 == 0x80
 }

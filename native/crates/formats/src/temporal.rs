@@ -682,7 +682,10 @@ mod tests {
             common_timestamp_form(b"1969-12-31 23:59:59.999999999", sql, false),
             Some((-1, 999_999))
         );
-        assert_eq!(common_timestamp_form(b"2021-02-29 00:00:00", sql, false), None);
+        assert_eq!(
+            common_timestamp_form(b"2021-02-29 00:00:00", sql, false),
+            None
+        );
     }
 
     #[test]

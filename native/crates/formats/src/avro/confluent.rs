@@ -14,7 +14,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::array::BinaryArray;
 
 use super::encode::AvroEncoder;
-use super::resolve::{Carried, Unread, record_error};
+use super::resolve::{Carried, RecordPlan, Unread, record_error};
 use super::schema::AvroSchema;
 use super::table::{TableNode, derive_table, derived_schema_json};
 use crate::builder::Rows;
@@ -50,7 +50,7 @@ pub struct AvroConfluentDecoder {
     /// Bytes the last datum left unread in Flink's decoder's buffer, which it reads as the start
     /// of the next message's datum (the header is read from the message itself).
     carry: Carried,
-    writers: HashMap<u32, AvroSchema>,
+    writers: HashMap<u32, (Vec<(String, AvroSchema)>, RecordPlan)>,
     rows: Rows,
 }
 
@@ -85,12 +85,14 @@ impl AvroConfluentDecoder {
     pub fn add_writer_schema(&mut self, id: u32, schema: &str) -> Result<()> {
         let parsed = AvroSchema::parse(schema)
             .map_err(|e| FormatError::config(format!("writer schema {id}: {e}")))?;
-        if !matches!(parsed, AvroSchema::Record(_)) {
+        let AvroSchema::Record(fields) = parsed else {
             return Err(FormatError::config(format!(
                 "writer schema {id} is not an Avro record, so it cannot be read into table rows"
             )));
-        }
-        self.writers.insert(id, parsed);
+        };
+        let plan = RecordPlan::new(&fields, &self.table, Unread::SkipUnless(&self.physical))
+            .map_err(|e| FormatError::config(format!("writer schema {id}: {e}")))?;
+        self.writers.insert(id, (fields, plan));
         Ok(())
     }
 
@@ -109,17 +111,11 @@ impl AvroConfluentDecoder {
             return Err(format!("Unknown magic byte {magic} (expected 0)"));
         }
         let id = u32::from_be_bytes([*a, *b, *c, *d]);
-        let Some(AvroSchema::Record(fields)) = self.writers.get(&id) else {
+        let Some((fields, plan)) = self.writers.get(&id) else {
             return Err(format!("no writer schema is known for schema id {id}"));
         };
         self.carry
-            .read_record(
-                datum,
-                fields,
-                &self.table,
-                self.rows.columns(),
-                Unread::SkipUnless(&self.physical),
-            )
+            .read_record(datum, fields, plan, &self.table, self.rows.columns())
             .map_err(|e| format!("schema id {id}: {e}"))
     }
 }

@@ -3,7 +3,7 @@
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
-use super::resolve::{Carried, Unread, record_error};
+use super::resolve::{Carried, RecordPlan, Unread, record_error};
 use super::schema::AvroSchema;
 use super::table::{TableNode, derive_table, legacy_mapping, writer_schema_of};
 use crate::builder::Rows;
@@ -17,10 +17,10 @@ pub struct AvroDecoder {
     schema: SchemaRef,
     /// The datum's schema: the one Flink derives from the table's physical columns.
     writer: Vec<(String, AvroSchema)>,
-    /// The table's physical columns, as Flink converts them.
-    physical: Vec<(String, TableNode)>,
     /// The produced columns, read from the datum by name (unread ones are stepped over).
     table: TableNode,
+    /// How the datum's fields are read into the produced columns.
+    plan: RecordPlan,
     rows: Rows,
     /// Bytes the last datum left unread in Flink's decoder's buffer, which it reads as the start
     /// of the next message.
@@ -39,7 +39,7 @@ impl AvroDecoder {
         let TableNode::Record(physical_nodes) = derive_table(&physical, legacy)? else {
             return Err(FormatError::config("the table is not a row"));
         };
-        let writer = physical_nodes
+        let writer: Vec<(String, AvroSchema)> = physical_nodes
             .iter()
             .map(|(name, node)| (name.clone(), writer_schema_of(node)))
             .collect();
@@ -51,12 +51,15 @@ impl AvroDecoder {
                 )));
             }
         }
+        let table = derive_table(&produced, legacy)?;
+        let plan = RecordPlan::new(&writer, &table, Unread::SkipUnless(&physical_nodes))
+            .map_err(FormatError::config)?;
         Ok(Self {
             rows: Rows::try_new(produced.clone())?,
-            table: derive_table(&produced, legacy)?,
+            table,
+            plan,
             schema: produced,
             writer,
-            physical: physical_nodes,
             carry: Carried::default(),
         })
     }
@@ -71,9 +74,9 @@ impl Decoder for AvroDecoder {
         let result = self.carry.read_record(
             bytes,
             &self.writer,
+            &self.plan,
             &self.table,
             self.rows.columns(),
-            Unread::SkipUnless(&self.physical),
         );
         self.rows.end_row(result).map_err(|reason| {
             record_error(

@@ -8,7 +8,7 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
 use super::reader::AvroReader;
-use super::resolve::{Unread, read_record};
+use super::resolve::{RecordPlan, Unread, read_planned, read_record};
 use super::schema::AvroSchema;
 use super::table::derive_table;
 use crate::builder::{builders_for, finish_batch};
@@ -62,6 +62,7 @@ fn read(bytes: &[u8], table: &SchemaRef, legacy: bool) -> std::result::Result<Re
     };
     let table_node = derive_table(table, legacy).map_err(|e| e.to_string())?;
     let mut columns = builders_for(table.fields()).map_err(|e| e.to_string())?;
+    let plan = RecordPlan::new(fields, &table_node, Unread::Read)?;
     let mut rows = 0;
     while !r.is_at_end() {
         let count = r.length()?;
@@ -69,7 +70,7 @@ fn read(bytes: &[u8], table: &SchemaRef, legacy: bool) -> std::result::Result<Re
         let block = inflate(&codec, r.take(size)?)?;
         let mut datums = AvroReader::new(&block);
         for _ in 0..count {
-            read_record(fields, &table_node, &mut columns, &mut datums, Unread::Read)
+            read_planned(fields, &plan, &table_node, &mut columns, &mut datums)
                 .map_err(|e| format!("record {rows}: {e}"))?;
             rows += 1;
         }

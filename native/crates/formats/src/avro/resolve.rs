@@ -97,6 +97,37 @@ pub(crate) fn read_resolved<'a>(
             "the writer's {} cannot be read into this column",
             kind(writer)
         )),
+        // The common pairs, straight into their builders (the general path below returns each
+        // value through memory, which costs more than reading it).
+        (AvroSchema::Long, TableNode::Long | TableNode::Timestamp) => match builder {
+            ColumnBuilder::Int64(c) => {
+                c.push(r.long()?);
+                Ok(())
+            }
+            ColumnBuilder::TimestampMillisecond(c) => {
+                c.push(r.long()?);
+                Ok(())
+            }
+            _ => push_scalar(read_scalar(writer, r)?, reader, builder),
+        },
+        (AvroSchema::Int, TableNode::Int) => match builder {
+            ColumnBuilder::Int32(c) => {
+                c.push(r.int()?);
+                Ok(())
+            }
+            _ => push_scalar(read_scalar(writer, r)?, reader, builder),
+        },
+        (AvroSchema::Double, TableNode::Double) => match builder {
+            ColumnBuilder::Float64(c) => {
+                c.push(f64::from_le_bytes(r.fixed::<8>()?));
+                Ok(())
+            }
+            _ => push_scalar(read_scalar(writer, r)?, reader, builder),
+        },
+        (AvroSchema::String, TableNode::String) => {
+            let n = r.length()?;
+            push_bytes(builder, &crate::java_utf8::decode_bytes(r.take(n)?))
+        }
         _ => {
             let value = read_scalar(writer, r)?;
             push_scalar(value, reader, builder)
@@ -130,14 +161,14 @@ impl Carried {
     }
 
     /// Reads one record of the writer's `fields` from the carried bytes followed by `datum` (see
-    /// [`read_record`]), then carries what the decoder leaves loaded, or nothing after a failure.
+    /// [`read_planned`]), then carries what the decoder leaves loaded, or nothing after a failure.
     pub(super) fn read_record(
         &mut self,
         datum: &[u8],
         fields: &[(String, AvroSchema)],
+        plan: &RecordPlan,
         table: &TableNode,
         columns: &mut [ColumnBuilder],
-        unread: Unread<'_>,
     ) -> Result<(), String> {
         let joined;
         let stream: &[u8] = if self.0.is_empty() {
@@ -147,7 +178,7 @@ impl Carried {
             &joined
         };
         let mut reader = AvroReader::buffered(stream, self.0.len());
-        let result = read_record(fields, table, columns, &mut reader, unread);
+        let result = read_planned(fields, plan, table, columns, &mut reader);
         self.0 = match result {
             Ok(()) => reader.unread_loaded().to_vec(),
             Err(_) => Vec::new(),
@@ -166,6 +197,65 @@ pub(super) fn record_error(position: usize, carried: bool, reason: String) -> Fo
     }
 }
 
+/// How each field of a writer's record is read into a table's row: into a column of the row,
+/// read and converted only (a physical column the row does not hold), or skipped; and which of
+/// the row's columns the writer lacks. Fixed for one writer schema and one table, so a decoder
+/// finds the fields by name once, not in every datum.
+#[derive(Debug)]
+pub(crate) struct RecordPlan {
+    steps: Vec<FieldStep>,
+    /// The row's columns no writer field fills, in the row's order.
+    missing: Vec<usize>,
+}
+
+#[derive(Debug)]
+enum FieldStep {
+    /// Into the row's column at this index.
+    Column(usize),
+    /// Read and converted as this physical column (any value where `None`), not kept.
+    Convert(Option<TableNode>),
+    /// Skipped, as Avro's resolving decoder skips a field its reader schema lacks.
+    Skip,
+}
+
+impl RecordPlan {
+    /// The plan of the writer's record `fields` read into the row `reader` (fields matched by
+    /// name, the first of a repeated name), with the fields the row lacks stepped over by
+    /// `unread`.
+    pub(crate) fn new(
+        fields: &[(String, AvroSchema)],
+        reader: &TableNode,
+        unread: Unread<'_>,
+    ) -> Result<Self, String> {
+        let TableNode::Record(table_fields) = reader else {
+            return Err("not a record".into());
+        };
+        let mut filled = vec![false; table_fields.len()];
+        let steps = fields
+            .iter()
+            .map(
+                |(name, _)| match table_fields.iter().position(|(n, _)| n == name) {
+                    Some(t) => {
+                        filled[t] = true;
+                        FieldStep::Column(t)
+                    }
+                    None => match unread {
+                        Unread::Read => FieldStep::Convert(None),
+                        Unread::SkipUnless(physical) => {
+                            match physical.iter().find(|(n, _)| n == name) {
+                                Some((_, node)) => FieldStep::Convert(Some(node.clone())),
+                                None => FieldStep::Skip,
+                            }
+                        }
+                    },
+                },
+            )
+            .collect();
+        let missing = (0..table_fields.len()).filter(|t| !filled[*t]).collect();
+        Ok(Self { steps, missing })
+    }
+}
+
 /// Reads a record's fields into the table's row children, by name.
 pub(crate) fn read_record<'a>(
     fields: &'a [(String, AvroSchema)],
@@ -174,37 +264,42 @@ pub(crate) fn read_record<'a>(
     r: &mut AvroReader<'a>,
     unread: Unread<'_>,
 ) -> Result<(), String> {
+    let plan = RecordPlan::new(fields, reader, unread)?;
+    read_planned(fields, &plan, reader, children, r)
+}
+
+/// Reads a record's fields into the table's row children as `plan` (made for these `fields`
+/// and this `reader`) says.
+pub(crate) fn read_planned<'a>(
+    fields: &'a [(String, AvroSchema)],
+    plan: &RecordPlan,
+    reader: &TableNode,
+    children: &mut [ColumnBuilder],
+    r: &mut AvroReader<'a>,
+) -> Result<(), String> {
     let TableNode::Record(table_fields) = reader else {
         return Err("not a record".into());
     };
-    let mut filled = vec![false; table_fields.len()];
-    for (name, schema) in fields {
-        match table_fields.iter().position(|(n, _)| n == name) {
-            Some(t) => {
-                read_resolved(schema, &table_fields[t].1, &mut children[t], r)
-                    .map_err(|e| format!("field '{name}': {e}"))?;
-                filled[t] = true;
+    for ((name, schema), step) in fields.iter().zip(&plan.steps) {
+        match step {
+            FieldStep::Column(t) => {
+                read_resolved(schema, &table_fields[*t].1, &mut children[*t], r)
+                    .map_err(|e| format!("field '{name}': {e}"))?
             }
-            None => match unread {
-                Unread::Read => step_over(schema, None, r)?,
-                Unread::SkipUnless(physical) => match physical.iter().find(|(n, _)| n == name) {
-                    Some((_, node)) => step_over(schema, Some(node), r)
-                        .map_err(|e| format!("field '{name}': {e}"))?,
-                    None => skip(schema, r)?,
-                },
-            },
+            FieldStep::Convert(node) => {
+                step_over(schema, node.as_ref(), r).map_err(|e| format!("field '{name}': {e}"))?
+            }
+            FieldStep::Skip => skip(schema, r)?,
         }
     }
-    for (t, was_filled) in filled.iter().enumerate() {
-        if !was_filled {
-            if !matches!(table_fields[t].1, TableNode::Nullable(_)) {
-                return Err(format!(
-                    "the writer schema has no field '{}' and the column is NOT NULL",
-                    table_fields[t].0
-                ));
-            }
-            children[t].push_null();
+    for &t in &plan.missing {
+        if !matches!(table_fields[t].1, TableNode::Nullable(_)) {
+            return Err(format!(
+                "the writer schema has no field '{}' and the column is NOT NULL",
+                table_fields[t].0
+            ));
         }
+        children[t].push_null();
     }
     Ok(())
 }
@@ -310,7 +405,7 @@ fn push_scalar(
         (Scalar::Str(s), TableNode::String | TableNode::Bytes) => push_bytes(builder, s.as_bytes()),
         (Scalar::Bytes(b), TableNode::Bytes) => push_bytes(builder, b),
         (Scalar::Bytes(b), TableNode::String) => {
-            push_bytes(builder, crate::java_utf8::decode(b).as_bytes())
+            push_bytes(builder, &crate::java_utf8::decode_bytes(b))
         }
         (Scalar::Bytes(b), TableNode::Decimal(precision)) => {
             let ColumnBuilder::Decimal128(c) = builder else {
@@ -436,6 +531,18 @@ fn step_over<'a>(
                 .and_then(|i| branches.get(i))
                 .ok_or_else(|| format!("union index {index} is out of range"))?;
             step_over(branch, node, r)?;
+        }
+        // The common scalars read as `read_scalar` reads them, without building the value (a
+        // string's text is never looked at: every byte sequence reads as some text).
+        AvroSchema::Long => {
+            r.long()?;
+        }
+        AvroSchema::Int => {
+            r.int()?;
+        }
+        AvroSchema::String => {
+            let n = r.length()?;
+            r.take(n)?;
         }
         scalar => {
             let value = read_scalar(scalar, r)?;
