@@ -61,10 +61,15 @@ pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// The UTF-8 bytes of [`decode`]`(bytes)`: borrowed where they are UTF-8, and found so at once
-/// for ASCII (most short texts), which is checked a word at a time.
+/// Whether `bytes` are UTF-8, found at once for ASCII (most short texts), which is checked a
+/// word at a time.
+pub fn is_utf8(bytes: &[u8]) -> bool {
+    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
+}
+
+/// The UTF-8 bytes of [`decode`]`(bytes)`: borrowed where they are UTF-8 ([`is_utf8`]).
 pub fn decode_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
-    if bytes.is_ascii() {
+    if is_utf8(bytes) {
         return Cow::Borrowed(bytes);
     }
     match decode(bytes) {
@@ -199,6 +204,12 @@ mod tests {
         let text = "plain, é, 中, 😀";
         assert!(matches!(decode(text.as_bytes()), Cow::Borrowed(t) if t == text));
         assert!(matches!(decode(b""), Cow::Borrowed("")));
+        for text in [text, "ascii only, a little longer than one word", ""] {
+            assert!(is_utf8(text.as_bytes()));
+            assert!(
+                matches!(decode_bytes(text.as_bytes()), Cow::Borrowed(b) if b == text.as_bytes())
+            );
+        }
     }
 
     #[test]
@@ -245,6 +256,8 @@ mod tests {
         ];
         for (bytes, expected) in cases {
             assert_eq!(&java(bytes), expected, "{bytes:x?}");
+            assert!(!is_utf8(bytes) || std::str::from_utf8(bytes).is_ok());
+            assert_eq!(&*decode_bytes(bytes), expected.as_bytes(), "{bytes:x?}");
         }
     }
 }

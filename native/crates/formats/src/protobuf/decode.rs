@@ -114,40 +114,72 @@ fn check_depth(depth: usize) -> Read<()> {
 /// would: nested messages are well formed and within the nesting limit, proto3 strings are UTF-8
 /// and packed lists are whole. A wire type that does not match the field makes it unknown.
 fn check_unread(field: &FieldDescriptor, wire: Wire<'_>, depth: usize) -> Read<()> {
-    let Wire::Bytes(bytes) = wire else {
-        return Ok(());
-    };
-    match field.kind() {
-        Kind::Message(message) => check_message(&message, bytes, depth + 1),
-        // protobuf-java checks the strings of map entries in every syntax.
-        Kind::String
-            if field.parent_file().syntax() == Syntax::Proto3
-                || field.parent_message().is_map_entry() =>
-        {
-            std::str::from_utf8(bytes)
-                .map(|_| ())
-                .map_err(|_| "Protocol message had invalid UTF-8.".into())
-        }
-        Kind::String | Kind::Bytes => Ok(()),
-        Kind::Fixed32 | Kind::Sfixed32 | Kind::Float if field.is_list() => whole_elements(bytes, 4),
-        Kind::Fixed64 | Kind::Sfixed64 | Kind::Double if field.is_list() => {
-            whole_elements(bytes, 8)
-        }
-        _ if field.is_list() => {
-            let mut cursor = Cursor { bytes, pos: 0 };
-            while cursor.pos < bytes.len() {
-                cursor.varint()?;
-            }
-            Ok(())
-        }
+    match wire {
+        Wire::Bytes(bytes) => UnreadBytes::of(field).check(bytes, depth),
         _ => Ok(()),
+    }
+}
+
+/// How protobuf-java checks a length-delimited value of a field while parsing: the value of a
+/// field the table does not read is checked so, and not built.
+#[derive(Debug, Clone)]
+pub(super) enum UnreadBytes {
+    Nothing,
+    /// A message, checked field by field.
+    Message(MessageDescriptor),
+    /// A string protobuf-java reads as UTF-8 (proto3's, and map entries' in every syntax).
+    Utf8,
+    /// A packed list of fixed-width values, each whole.
+    Whole(usize),
+    /// A packed list of varints.
+    Varints,
+}
+
+impl UnreadBytes {
+    pub(super) fn of(field: &FieldDescriptor) -> Self {
+        match field.kind() {
+            Kind::Message(message) => Self::Message(message),
+            Kind::String
+                if field.parent_file().syntax() == Syntax::Proto3
+                    || field.parent_message().is_map_entry() =>
+            {
+                Self::Utf8
+            }
+            Kind::String | Kind::Bytes => Self::Nothing,
+            Kind::Fixed32 | Kind::Sfixed32 | Kind::Float if field.is_list() => Self::Whole(4),
+            Kind::Fixed64 | Kind::Sfixed64 | Kind::Double if field.is_list() => Self::Whole(8),
+            _ if field.is_list() => Self::Varints,
+            _ => Self::Nothing,
+        }
+    }
+
+    fn check(&self, bytes: &[u8], depth: usize) -> Read<()> {
+        match self {
+            Self::Nothing => Ok(()),
+            Self::Message(message) => check_message(message, bytes, depth + 1),
+            Self::Utf8 => {
+                if crate::java_utf8::is_utf8(bytes) {
+                    Ok(())
+                } else {
+                    Err("Protocol message had invalid UTF-8.".into())
+                }
+            }
+            Self::Whole(width) => whole_elements(bytes, *width),
+            Self::Varints => {
+                let mut cursor = Cursor { bytes, pos: 0 };
+                while cursor.pos < bytes.len() {
+                    cursor.varint()?;
+                }
+                Ok(())
+            }
+        }
     }
 }
 
 /// Fails on a map entry's string key or value that is not UTF-8.
 fn check_entry_string(conv: &Conv, wire: &Wire<'_>) -> Read<()> {
     if let (Conv::String, Wire::Bytes(bytes)) = (conv, wire)
-        && std::str::from_utf8(bytes).is_err()
+        && !crate::java_utf8::is_utf8(bytes)
     {
         return Err("Protocol message had invalid UTF-8.".into());
     }
@@ -198,8 +230,8 @@ fn read_message<'a>(
             {
                 occurrences.push((f, wire));
             }
-        } else if let Some(field) = plan.descriptor.get_field(number) {
-            check_unread(&field, wire, depth)?;
+        } else if let Wire::Bytes(value) = wire {
+            plan.unread_bytes(number).check(value, depth)?;
         }
     }
     if !occurrences.is_sorted_by_key(|(f, _)| *f) {
@@ -439,15 +471,16 @@ fn push_scalar(
         (Conv::Bool, Wire::Varint(v), c) => c.push_bool(v != 0),
         (Conv::String, Wire::Bytes(b), ColumnBuilder::Bytes(c)) => {
             let text = if proto3 {
-                std::borrow::Cow::Borrowed(
-                    std::str::from_utf8(b).map_err(|_| "Protocol message had invalid UTF-8.")?,
-                )
+                if !crate::java_utf8::is_utf8(b) {
+                    return Err("Protocol message had invalid UTF-8.".into());
+                }
+                std::borrow::Cow::Borrowed(b)
             } else {
                 // proto2 strings are read by Java's UTF-8 decoder, which replaces what is not
                 // UTF-8 by its own rules.
-                crate::java_utf8::decode(b)
+                crate::java_utf8::decode_bytes(b)
             };
-            c.push(text.as_bytes()).map_err(|e| e.to_string())?
+            c.push(&text).map_err(|e| e.to_string())?
         }
         (Conv::Bytes, Wire::Bytes(b), ColumnBuilder::Bytes(c)) => {
             c.push(b).map_err(|e| e.to_string())?

@@ -81,6 +81,9 @@ struct MessagePlan {
     /// The message's descriptor: fields the table does not read are still checked as
     /// protobuf-java parses them, so a message Flink rejects is rejected here too.
     descriptor: MessageDescriptor,
+    /// How the length-delimited values of the declared fields no column reads are checked, by
+    /// field number (sorted; fields with nothing to check are left out).
+    unread: Vec<(u32, decode::UnreadBytes)>,
     /// Indices into `fields` in field-number order, the order protobuf-java writes them.
     write_order: Vec<usize>,
     /// The members of each oneof the table writes, as indices into `fields` in column order.
@@ -105,6 +108,14 @@ impl MessagePlan {
                 .binary_search_by_key(&number, |(n, _)| *n)
                 .ok()
                 .map(|at| self.sparse[at].1),
+        }
+    }
+
+    /// How a length-delimited value of the unread field numbered `number` is checked.
+    fn unread_bytes(&self, number: u32) -> &decode::UnreadBytes {
+        match self.unread.binary_search_by_key(&number, |(n, _)| *n) {
+            Ok(at) => &self.unread[at].1,
+            Err(_) => &decode::UnreadBytes::Nothing,
         }
     }
 }
@@ -263,7 +274,15 @@ fn plan_message<'a>(
         .filter(|f| !fields.iter().any(|p| p.number == f.number()))
         .map(|f| f.name().to_string())
         .collect();
+    let mut unread: Vec<(u32, decode::UnreadBytes)> = message
+        .fields()
+        .filter(|f| !fields.iter().any(|p| p.number == f.number()))
+        .map(|f| (f.number(), decode::UnreadBytes::of(&f)))
+        .filter(|(_, check)| !matches!(check, decode::UnreadBytes::Nothing))
+        .collect();
+    unread.sort_unstable_by_key(|(n, _)| *n);
     Ok(MessagePlan {
+        unread,
         fields,
         by_number,
         sparse: {
