@@ -82,21 +82,19 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
-    if runs("bid") {
-        shape(
-            "bid",
-            &shapes::bid_messages(),
-            shapes::bid_schema(),
-            &[0, 2],
-        );
-    }
-    if runs("wide") {
-        shape(
-            "wide",
-            &shapes::wide_messages(),
-            shapes::wide_schema(),
-            &[0, 3],
-        );
+    type Shape = (
+        &'static str,
+        fn() -> Vec<Vec<u8>>,
+        fn() -> Schema,
+        [usize; 2],
+    );
+    let shapes: [Shape; 2] = [
+        ("bid", shapes::bid_messages, shapes::bid_schema, [0, 2]),
+        ("wide", shapes::wide_messages, shapes::wide_schema, [0, 3]),
+    ];
+    for (name, messages, schema, projected) in shapes {
+        if wanted.is_empty() || wanted.iter().any(|w| w == name) {
+            shape(name, &messages(), schema(), &projected);
+        }
     }
 }

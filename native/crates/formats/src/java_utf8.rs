@@ -53,12 +53,15 @@ pub fn append_decoded(text: &mut StringBuilder, bytes: &[u8]) -> bool {
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
-        Err(_) => {
-            let mut text = String::with_capacity(bytes.len() + 2);
-            decode_as_java(bytes, &mut text);
-            Cow::Owned(text)
-        }
+        Err(_) => Cow::Owned(decode_malformed(bytes)),
     }
+}
+
+/// `bytes`, which are not UTF-8, as Java reads them.
+fn decode_malformed(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() + 2);
+    decode_as_java(bytes, &mut text);
+    text
 }
 
 /// Whether `bytes` are UTF-8, found at once for ASCII (most short texts), which is checked a
@@ -70,11 +73,9 @@ pub fn is_utf8(bytes: &[u8]) -> bool {
 /// The UTF-8 bytes of [`decode`]`(bytes)`: borrowed where they are UTF-8 ([`is_utf8`]).
 pub fn decode_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
     if is_utf8(bytes) {
-        return Cow::Borrowed(bytes);
-    }
-    match decode(bytes) {
-        Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
-        Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+        Cow::Borrowed(bytes)
+    } else {
+        Cow::Owned(decode_malformed(bytes).into_bytes())
     }
 }
 

@@ -460,12 +460,8 @@ fn parse_timestamp_impl(
     standard: TimestampStandard,
     zoned: bool,
 ) -> Option<LocalTimestamp> {
-    let resolver = match standard {
-        TimestampStandard::Iso8601 if !zoned => Resolver::Strict,
-        _ => Resolver::Smart,
-    };
     common_timestamp_form(text.as_bytes(), standard, zoned)
-        .or_else(|| parse_any_timestamp_form(text, standard, zoned, resolver))
+        .or_else(|| parse_any_timestamp_form(text, standard, zoned))
 }
 
 /// A timestamp of any form the standard admits, read field by field.
@@ -473,8 +469,12 @@ fn parse_any_timestamp_form(
     text: &str,
     standard: TimestampStandard,
     zoned: bool,
-    resolver: Resolver,
 ) -> Option<LocalTimestamp> {
+    // ISO_LOCAL_DATE_TIME resolves strictly; Flink's SQL and zoned forms resolve smartly.
+    let resolver = match standard {
+        TimestampStandard::Iso8601 if !zoned => Resolver::Strict,
+        _ => Resolver::Smart,
+    };
     let mut c = Cursor {
         s: text.as_bytes(),
         i: 0,
@@ -653,11 +653,7 @@ mod tests {
         for text in &texts {
             for standard in [TimestampStandard::Sql, TimestampStandard::Iso8601] {
                 for zoned in [false, true] {
-                    let resolver = match standard {
-                        TimestampStandard::Iso8601 if !zoned => Resolver::Strict,
-                        _ => Resolver::Smart,
-                    };
-                    let general = parse_any_timestamp_form(text, standard, zoned, resolver);
+                    let general = parse_any_timestamp_form(text, standard, zoned);
                     assert_eq!(
                         parse_timestamp_impl(text, standard, zoned),
                         general,

@@ -230,15 +230,11 @@ impl RecordPlan {
         let TableNode::Record(table_fields) = reader else {
             return Err("not a record".into());
         };
-        let mut filled = vec![false; table_fields.len()];
-        let steps = fields
+        let steps: Vec<FieldStep> = fields
             .iter()
             .map(
                 |(name, _)| match table_fields.iter().position(|(n, _)| n == name) {
-                    Some(t) => {
-                        filled[t] = true;
-                        FieldStep::Column(t)
-                    }
+                    Some(t) => FieldStep::Column(t),
                     None => match unread {
                         Unread::Read => FieldStep::Convert(None),
                         Unread::SkipUnless(physical) => {
@@ -251,7 +247,13 @@ impl RecordPlan {
                 },
             )
             .collect();
-        let missing = (0..table_fields.len()).filter(|t| !filled[*t]).collect();
+        let missing = (0..table_fields.len())
+            .filter(|t| {
+                !steps
+                    .iter()
+                    .any(|s| matches!(s, FieldStep::Column(c) if c == t))
+            })
+            .collect();
         Ok(Self { steps, missing })
     }
 }

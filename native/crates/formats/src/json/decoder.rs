@@ -533,13 +533,12 @@ fn walk_row(
                     return Err(format!("the key '{key}' appears twice in one object"));
                 }
                 seen.set(f);
-                let builder = match (plan.targets[f], columns.as_deref_mut()) {
+                let mut builder = match (plan.targets[f], columns.as_deref_mut()) {
                     (Some(t), Some(columns)) => Some(&mut columns[t]),
                     _ => None,
                 };
                 let conv = &plan.convs[f];
                 let standard = msg.options.timestamp_standard;
-                let mut builder = builder;
                 let converted =
                     if convert_common(&msg.nodes[j], conv, builder.as_deref_mut(), standard) {
                         Ok(j + 1)
