@@ -45,6 +45,12 @@ impl Validity {
         }
     }
 
+    /// Whether value `index` is NULL (never, while no NULL was pushed).
+    #[inline]
+    fn is_null(&self, index: usize) -> bool {
+        !self.0.is_valid(index)
+    }
+
     /// The batch's null buffer, `None` when no value is null (also after a truncation removed
     /// every null).
     fn finish(&mut self) -> Option<NullBuffer> {
@@ -322,6 +328,78 @@ impl ColumnBuilder {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The validity of this column's own values.
+    fn validity(&self) -> &Validity {
+        use ColumnBuilder as B;
+        match self {
+            B::Boolean(_, validity) => validity,
+            B::Int8(c) => &c.validity,
+            B::Int16(c) => &c.validity,
+            B::Int32(c) => &c.validity,
+            B::Int64(c) => &c.validity,
+            B::Float32(c) => &c.validity,
+            B::Float64(c) => &c.validity,
+            B::Decimal128(c) => &c.validity,
+            B::Date32(c) => &c.validity,
+            B::Time32Second(c) => &c.validity,
+            B::Time32Millisecond(c) => &c.validity,
+            B::Time64Microsecond(c) => &c.validity,
+            B::Time64Nanosecond(c) => &c.validity,
+            B::TimestampSecond(c) => &c.validity,
+            B::TimestampMillisecond(c) => &c.validity,
+            B::TimestampMicrosecond(c) => &c.validity,
+            B::TimestampNanosecond(c) => &c.validity,
+            B::IntervalYearMonth(c) => &c.validity,
+            B::DurationMillisecond(c) => &c.validity,
+            B::Bytes(c) => &c.validity,
+            B::List { validity, .. } | B::Map { validity, .. } | B::Struct { validity, .. } => {
+                validity
+            }
+        }
+    }
+
+    /// The path of the first field declared NOT NULL (`field` or one nested in it) that value
+    /// `index` holds a NULL for, where its parent is not NULL itself.
+    fn null_in_required(&self, field: &Field, index: usize) -> Option<String> {
+        use ColumnBuilder as B;
+        if self.validity().is_null(index) {
+            return (!field.is_nullable()).then(|| field.name().clone());
+        }
+        let nested = |child: &ColumnBuilder, child_field: &Field, at: usize| {
+            child
+                .null_in_required(child_field, at)
+                .map(|path| format!("{}.{path}", field.name()))
+        };
+        match (self, field.data_type()) {
+            (B::Struct { fields, .. }, DataType::Struct(struct_fields)) => fields
+                .iter()
+                .zip(struct_fields.iter())
+                .find_map(|(child, f)| nested(child, f, index)),
+            (
+                B::List {
+                    offsets, element, ..
+                },
+                DataType::List(element_field),
+            ) => (offsets[index] as usize..offsets[index + 1] as usize)
+                .find_map(|at| nested(element, element_field, at)),
+            (
+                B::Map {
+                    offsets,
+                    keys,
+                    values,
+                    ..
+                },
+                DataType::Map(entries, _),
+            ) => {
+                let (key_field, value_field) = map_fields(entries).ok()?;
+                (offsets[index] as usize..offsets[index + 1] as usize).find_map(|at| {
+                    nested(keys, key_field, at).or_else(|| nested(values, value_field, at))
+                })
+            }
+            _ => None,
+        }
     }
 
     /// Appends a NULL (a struct NULL also appends NULLs to its fields).
@@ -603,7 +681,7 @@ pub fn map_fields(entries: &FieldRef) -> Result<(&FieldRef, &FieldRef)> {
 
 /// Ends one message's row: counts it if `result` is `Ok`, else rolls every column back to the
 /// `rows` it held before the message, so a failed message leaves nothing behind.
-pub fn end_row<E>(
+fn end_row<E>(
     columns: &mut [ColumnBuilder],
     rows: &mut usize,
     result: std::result::Result<(), E>,
@@ -620,6 +698,46 @@ pub fn end_row<E>(
             Err(e)
         }
     }
+}
+
+/// The columns of `fields` a NOT NULL constraint applies to: declared NOT NULL themselves, or
+/// holding a field that is (in a row, an array's elements, a map's keys or values).
+pub fn constrained_columns(fields: &Fields) -> Vec<usize> {
+    fn constrained(field: &Field) -> bool {
+        !field.is_nullable()
+            || match field.data_type() {
+                DataType::Struct(children) => children.iter().any(|c| constrained(c)),
+                DataType::List(element) => constrained(element),
+                DataType::Map(entries, _) => constrained(entries),
+                _ => false,
+            }
+    }
+    (0..fields.len())
+        .filter(|&i| constrained(&fields[i]))
+        .collect()
+}
+
+/// Fails when rows `from..to` of `columns` hold a NULL where `fields` (the columns' fields) say
+/// NOT NULL, checking the `constrained` columns only ([`constrained_columns`]). A decoder makes
+/// this its message's error: Arrow cannot hold such a batch, and the message is as malformed as
+/// one whose value does not parse.
+pub fn check_not_null(
+    columns: &[ColumnBuilder],
+    fields: &Fields,
+    constrained: &[usize],
+    from: usize,
+    to: usize,
+) -> std::result::Result<(), String> {
+    for &c in constrained {
+        for row in from..to {
+            if let Some(path) = columns[c].null_in_required(&fields[c], row) {
+                return Err(format!(
+                    "the column '{path}' is NOT NULL, but the record gives it no value (NULL)"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Finishes one builder per field of `schema` into a batch of `rows` rows (which may have no
@@ -648,6 +766,8 @@ pub fn finish_batch(
 pub struct Rows {
     schema: arrow::datatypes::SchemaRef,
     columns: Vec<ColumnBuilder>,
+    /// The columns a NOT NULL constraint applies to.
+    constrained: Vec<usize>,
     rows: usize,
     messages: usize,
     skipped: usize,
@@ -658,6 +778,7 @@ impl Rows {
     pub fn try_new(schema: arrow::datatypes::SchemaRef) -> Result<Self> {
         Ok(Self {
             columns: builders_for(schema.fields())?,
+            constrained: constrained_columns(schema.fields()),
             schema,
             rows: 0,
             messages: 0,
@@ -676,8 +797,21 @@ impl Rows {
         &mut self.columns
     }
 
-    /// Ends the current message's row: see [`end_row`].
-    pub fn end_row<E>(&mut self, result: std::result::Result<(), E>) -> std::result::Result<(), E> {
+    /// Ends the current message's row: see [`end_row`]. A row with a NULL where its schema says
+    /// NOT NULL fails as the message's error ([`check_not_null`]).
+    pub fn end_row(
+        &mut self,
+        result: std::result::Result<(), String>,
+    ) -> std::result::Result<(), String> {
+        let result = result.and_then(|()| {
+            check_not_null(
+                &self.columns,
+                self.schema.fields(),
+                &self.constrained,
+                self.rows,
+                self.rows + 1,
+            )
+        });
         end_row(&mut self.columns, &mut self.rows, result)
     }
 

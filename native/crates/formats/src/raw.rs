@@ -255,10 +255,20 @@ impl Decoder for RawDecoder {
         let position = self.messages;
         self.messages += 1;
         match message {
-            None => {
-                self.column.push_null();
-                Ok(())
-            }
+            // Flink's raw format gives a NULL for a null message; a NOT NULL column cannot hold it.
+            None => match self.schema.fields().first() {
+                Some(field) if !field.is_nullable() => Err(FormatError::Decode {
+                    position,
+                    reason: format!(
+                        "the column '{}' is NOT NULL, but the record is null",
+                        field.name()
+                    ),
+                }),
+                _ => {
+                    self.column.push_null();
+                    Ok(())
+                }
+            },
             Some(bytes) => self.value(bytes).map_err(|reason| FormatError::Decode {
                 position,
                 reason: format!("{reason} (the message has {} bytes)", bytes.len()),

@@ -359,6 +359,84 @@ fn missing_fields_are_null_or_an_error_when_asked() {
     assert!(err.to_string().contains("Some field is missing"), "{err}");
 }
 
+/// A NULL (written or missing) where the table says NOT NULL is the message's error, naming the
+/// column by its path; where a nullable parent is NULL its NOT NULL fields hold nothing to check.
+#[test]
+fn a_null_for_a_not_null_column_is_the_messages_error() {
+    let required = |name: &str, data_type: DataType| Field::new(name, data_type, false);
+    let row = DataType::Struct(Fields::from(vec![
+        required("x", DataType::Int32),
+        f("y", DataType::Utf8),
+    ]));
+    let mut d = decoder(
+        vec![
+            required("id", DataType::Int64),
+            f("r", row),
+            f(
+                "l",
+                DataType::List(Arc::new(required("element", DataType::Int32))),
+            ),
+            f(
+                "m",
+                DataType::Map(
+                    Arc::new(Field::new(
+                        "entries",
+                        DataType::Struct(Fields::from(vec![
+                            required("key", DataType::Utf8),
+                            required("value", DataType::Int64),
+                        ])),
+                        false,
+                    )),
+                    false,
+                ),
+            ),
+        ],
+        &[],
+    );
+    d.decode(br#"{"id": 1, "r": {"x": 1}, "l": [1, 2], "m": {"k": 1}}"#)
+        .unwrap();
+    d.decode(br#"{"id": 2, "r": null, "l": null, "m": null}"#)
+        .unwrap();
+    let bad: [(&[u8], &str); 5] = [
+        (br#"{"r": {"x": 1}}"#, "id"),
+        (br#"{"id": null}"#, "id"),
+        (br#"{"id": 3, "r": {"y": "a"}}"#, "r.x"),
+        (br#"[{"id": 4}, {"id": 5, "l": [1, null]}]"#, "l.element"),
+        (br#"{"id": 6, "m": {"k": null}}"#, "m.value"),
+    ];
+    for (i, (message, path)) in bad.into_iter().enumerate() {
+        match d.decode(message).unwrap_err() {
+            FormatError::Decode { position, reason } => {
+                assert_eq!(position, 2 + i, "{reason}");
+                assert!(
+                    reason.contains(&format!("the column '{path}' is NOT NULL")),
+                    "{reason}"
+                );
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    d.decode(br#"[{"id": 7}, {"id": 8, "l": [3]}]"#).unwrap();
+    let batch = d.flush().unwrap();
+    assert_eq!(batch.num_rows(), 4);
+    let ids = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .unwrap();
+    assert_eq!(ids.values().to_vec(), vec![1, 2, 7, 8]);
+
+    // Skipped and counted under ignore-parse-errors, as any malformed message.
+    let mut lenient = decoder(
+        vec![required("id", DataType::Int64)],
+        &[("ignore-parse-errors", "true")],
+    );
+    lenient.decode(br#"{"id": 1}"#).unwrap();
+    lenient.decode(br#"{}"#).unwrap();
+    assert_eq!(lenient.skipped(), 1);
+    assert_eq!(lenient.flush().unwrap().num_rows(), 1);
+}
+
 #[test]
 fn top_level_arrays_give_one_row_per_object() {
     let mut d = decoder(vec![f("a", DataType::Int64)], &[]);

@@ -11,7 +11,9 @@ use base64::Engine;
 use simd_json::{Node, StaticNode};
 
 use super::options::JsonDecodeOptions;
-use crate::builder::{ColumnBuilder, builders_for, finish_batch};
+use crate::builder::{
+    ColumnBuilder, builders_for, check_not_null, constrained_columns, finish_batch,
+};
 use crate::decimal::parse_decimal;
 use crate::error::{FormatError, Result};
 use crate::javatext::{java_trim, parse_java_double, parse_java_float, parse_java_long};
@@ -49,6 +51,8 @@ pub struct JsonDecoder {
     schema: SchemaRef,
     plan: StructPlan,
     columns: Vec<ColumnBuilder>,
+    /// The produced columns a NOT NULL constraint applies to.
+    constrained: Vec<usize>,
     options: JsonDecodeOptions,
     rows: usize,
     messages: usize,
@@ -289,6 +293,7 @@ impl JsonDecoder {
             .iter()
             .any(|f| contains_decimal(f.data_type()));
         Ok(Self {
+            constrained: constrained_columns(produced.fields()),
             schema: produced,
             plan,
             columns,
@@ -382,7 +387,15 @@ impl JsonDecoder {
             Err(e) => Err(format!("malformed JSON: {e}")),
         };
         self.tape = Some(tape.reset());
-        self.rows += walked?;
+        let rows = walked?;
+        check_not_null(
+            &self.columns,
+            self.schema.fields(),
+            &self.constrained,
+            self.rows,
+            self.rows + rows,
+        )?;
+        self.rows += rows;
         Ok(())
     }
 

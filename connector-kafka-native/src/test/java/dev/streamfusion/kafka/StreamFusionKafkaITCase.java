@@ -31,6 +31,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
@@ -746,6 +747,42 @@ class StreamFusionKafkaITCase {
                 .hasStackTraceContaining("Failed to deserialize JSON");
         assertThatThrownBy(() -> collect(tables.executeSql("SELECT id FROM fused_null_keys")))
                 .hasStackTraceContaining("Flink's key format makes a NULL row of it");
+    }
+
+    /**
+     * A record giving a NOT NULL column no value (the field missing, or {@code null}): Flink's
+     * format makes a row with a NULL there, and the native decoder hands such a record to Flink's
+     * format, so both tables give the same rows. The sink's NOT NULL check then drops them in
+     * both jobs under {@code DROP}, or fails both with Flink's message under {@code ERROR}.
+     */
+    @Test
+    void aRecordWithoutAValueForANotNullColumnMeansWhatItMeansToFlink() throws Exception {
+        String topic = "json-not-null";
+        KAFKA.cluster().createTopic(topic, 1);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (String message :
+                    List.of("{\"id\": 1, \"name\": \"a\"}", "{\"name\": \"b\"}", "{\"id\": null, \"name\": \"c\"}", "{\"id\": 4}")) {
+                producer.send(new ProducerRecord<>(topic, 0, null, message.getBytes(StandardCharsets.UTF_8))).get();
+            }
+        }
+        String columns = "id BIGINT NOT NULL, name STRING";
+        Map<String, String> options = bidsTable("topic", topic, Map.of());
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("stock_not_null", "kafka", columns, options));
+        tables.executeSql(ddl("fused_not_null", "streamfusion-kafka", columns, options));
+        for (String table : List.of("stock_not_null", "fused_not_null")) {
+            assertThatThrownBy(() -> collect(tables.executeSql("SELECT id, name FROM " + table)))
+                    .as(table)
+                    .hasStackTraceContaining("Column 'id' is NOT NULL, however, a null value is being written into it");
+        }
+        tables.getConfig()
+                .set(
+                        ExecutionConfigOptions.TABLE_EXEC_SINK_NOT_NULL_ENFORCER,
+                        ExecutionConfigOptions.NotNullEnforcer.DROP);
+        List<String> expected = collect(tables.executeSql("SELECT id, name FROM stock_not_null"));
+        assertThat(expected).containsExactlyInAnyOrder("+I[1, a]", "+I[4, null]");
+        assertThat(collect(tables.executeSql("SELECT id, name FROM fused_not_null")))
+                .containsExactlyInAnyOrderElementsOf(expected);
     }
 
     /**

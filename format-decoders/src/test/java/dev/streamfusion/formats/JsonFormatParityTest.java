@@ -147,6 +147,43 @@ class JsonFormatParityTest {
         }
     }
 
+    /**
+     * A message giving a NOT NULL column no value (missing or {@code null}): Flink's format makes
+     * a row holding a NULL there, which no Arrow batch can hold, so the native decoder fails the
+     * message naming it and the column (a connector then hands it to Flink's format), or skips
+     * and counts it under ignore-parse-errors.
+     */
+    @Test
+    void aMessageWithoutAValueForANotNullColumnIsTheMessagesError() throws Exception {
+        RowType type =
+                (RowType)
+                        DataTypes.ROW(FIELD("a", DataTypes.BIGINT().notNull()), FIELD("b", DataTypes.STRING()))
+                                .notNull()
+                                .getLogicalType();
+        List<byte[]> batch = List.of(utf8("{\"a\": 1}"), utf8("{\"b\": \"x\"}"), utf8("{\"a\": null}"));
+        JsonParserRowDataDeserializationSchema flink =
+                new JsonParserRowDataDeserializationSchema(type, InternalTypeInfo.of(type), false, false, TimestampFormat.SQL);
+        flink.open(null);
+        List<RowData> decoded = new ArrayList<>();
+        for (byte[] message : batch) {
+            flink.deserialize(message, new ListCollector<>(decoded));
+        }
+        assertThat(decoded).extracting(row -> row.isNullAt(0)).containsExactly(false, true, true);
+
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), type)) {
+            assertThatThrownBy(() -> decoder.decode(batch))
+                    .isInstanceOfSatisfying(NativeDecodeException.class, e -> assertThat(e.position()).isEqualTo(1))
+                    .hasMessageContaining("record 1 of the batch")
+                    .hasMessageContaining("the column 'a' is NOT NULL, but the record gives it no value");
+            assertThat(decoder.decode(List.of(utf8("{\"a\": 3}"))).getRowCount()).isEqualTo(1);
+        }
+        try (NativeFormatDecoder decoder =
+                NativeFormatDecoder.create(arrow.allocator(), "json", Map.of("ignore-parse-errors", "true"), type)) {
+            assertThat(decoder.decode(batch).getRowCount()).isEqualTo(1);
+            assertThat(decoder.skipped()).isEqualTo(2);
+        }
+    }
+
     @Test
     void ignoreParseErrorsSkipsAndCountsBadMessages() {
         RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();

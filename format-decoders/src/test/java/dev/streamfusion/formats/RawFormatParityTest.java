@@ -63,6 +63,27 @@ class RawFormatParityTest {
         }
     }
 
+    /**
+     * A null message for a NOT NULL column: Flink's format makes a row holding a NULL, which no
+     * Arrow batch can hold, so the native decoder fails the message naming it and the column.
+     */
+    @Test
+    void aNullMessageForANotNullColumnIsTheMessagesError() throws Exception {
+        RowType type = rowType(DataTypes.INT().notNull());
+        RawFormatDeserializationSchema flink =
+                new RawFormatDeserializationSchema(type.getTypeAt(0), InternalTypeInfo.of(type), "UTF-8", true);
+        flink.open(null);
+        assertThat(flink.deserialize(null).isNullAt(0)).isTrue();
+        try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "raw", Map.of(), type)) {
+            List<byte[]> batch = new ArrayList<>();
+            batch.add(new byte[] {0, 0, 0, 1});
+            batch.add(null);
+            assertThatThrownBy(() -> decoder.decode(batch))
+                    .isInstanceOfSatisfying(NativeDecodeException.class, e -> assertThat(e.position()).isEqualTo(1))
+                    .hasMessageContaining("the column 'v' is NOT NULL, but the record is null");
+        }
+    }
+
     @Test
     void unsupportedSchemasAndOptionsAreRejected() {
         assertThatThrownBy(() -> NativeFormatDecoder.create(arrow.allocator(), "raw", Map.of(), rowType(DataTypes.DATE())))
