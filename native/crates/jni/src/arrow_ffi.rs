@@ -108,14 +108,20 @@ pub unsafe fn import_batch_with(
     )?)
 }
 
-/// The batch's failure `e`, naming the first column whose own check fails (where none does, the
-/// failure as it is).
+/// The batch's failure `e`, naming the first column that holds a NULL its field declares NOT NULL
+/// or whose own check fails (where none does, the failure as it is).
 fn naming_the_column(data: &ArrayData, schema: &SchemaRef, e: ArrowError) -> ArrowError {
     schema
         .fields()
         .iter()
         .zip(data.child_data())
         .find_map(|(field, column)| {
+            if !field.is_nullable() && column.null_count() > 0 {
+                return Some(ArrowError::InvalidArgumentError(format!(
+                    "column {} is NOT NULL, but the batch holds a NULL in it",
+                    field.name()
+                )));
+            }
             column.validate_full().err().map(|column_error| {
                 ArrowError::InvalidArgumentError(format!("column {}: {column_error}", field.name()))
             })

@@ -19,15 +19,18 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static dev.streamfusion.operators.IslandTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The island fed by streamfusion-kafka on a real broker: each partition's records of a poll go
@@ -233,6 +236,41 @@ class IslandKafkaITCase {
                 + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'key.format' = 'json', "
                 + "'key.fields' = 'auction', 'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY')");
         return rows(reader, "SELECT * FROM written");
+    }
+
+    /**
+     * A record Flink's format reads into a NULL where the table says NOT NULL (the native decoder
+     * hands such a record back to it): the island's batches cannot hold that NULL, so the job
+     * fails naming the column, and nothing is written in the NULL's place.
+     */
+    @Test
+    void aNullInANotNullColumnFailsTheIslandNamingTheColumn() throws Exception {
+        String topic = "island-not-null";
+        KAFKA.cluster().createTopic(topic, 1);
+        KAFKA.cluster().produce(topic, List.of("{\"id\": 1, \"v\": 1}", "{\"v\": 2}"));
+        TableEnvironment island = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        island.getConfig().set("table.exec.resource.default-parallelism", "1");
+        assertThat(StreamFusion.install(island)).isTrue();
+        island.executeSql("CREATE TABLE required (id BIGINT NOT NULL, v BIGINT) WITH ('connector' = 'streamfusion-kafka', "
+                + "'topic' = '" + topic + "', 'properties.bootstrap.servers' = '" + KAFKA.bootstrapServers() + "', "
+                + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json')");
+        Path out = tables.resolve("not-null");
+        island.executeSql("CREATE TABLE required_out (id BIGINT NOT NULL, v BIGINT) WITH ("
+                + "'connector' = 'streamfusion-parquet', 'path' = '" + out + "')");
+        String insert = "INSERT INTO required_out SELECT id, v FROM required";
+        assertThat(StreamFusion.explain(island, insert).nativeNodes())
+                .contains("NativeSinkBatches(default_catalog.default_database.required_out)");
+        assertThatThrownBy(() -> island.executeSql(insert).await())
+                .hasStackTraceContaining("column id is NOT NULL, but the batch holds a NULL in it");
+        if (Files.exists(out)) {
+            try (Stream<Path> files = Files.walk(out)) {
+                // Part files in progress are hidden; a committed one is not.
+                assertThat(files.filter(Files::isRegularFile)
+                                .map(f -> f.getFileName().toString())
+                                .filter(name -> !name.startsWith(".") && !name.startsWith("_")))
+                        .isEmpty();
+            }
+        }
     }
 
     @Test
