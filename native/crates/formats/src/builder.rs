@@ -700,44 +700,55 @@ fn end_row<E>(
     }
 }
 
-/// The columns of `fields` a NOT NULL constraint applies to: declared NOT NULL themselves, or
-/// holding a field that is (in a row, an array's elements, a map's keys or values).
-pub fn constrained_columns(fields: &Fields) -> Vec<usize> {
-    fn constrained(field: &Field) -> bool {
-        !field.is_nullable()
-            || match field.data_type() {
-                DataType::Struct(children) => children.iter().any(|c| constrained(c)),
-                DataType::List(element) => constrained(element),
-                DataType::Map(entries, _) => constrained(entries),
-                _ => false,
-            }
-    }
-    (0..fields.len())
-        .filter(|&i| constrained(&fields[i]))
-        .collect()
+/// The NOT NULL constraints of a schema's columns, checked on the rows a message appended. Arrow
+/// cannot hold a NULL where a field says NOT NULL, so a decoder makes a failed check its
+/// message's error, as malformed as a value that does not parse.
+#[derive(Debug)]
+pub struct NotNullCheck {
+    fields: Fields,
+    /// The columns a constraint applies to: declared NOT NULL themselves, or holding a field that
+    /// is (in a row, an array's elements, a map's keys or values).
+    constrained: Vec<usize>,
 }
 
-/// Fails when rows `from..to` of `columns` hold a NULL where `fields` (the columns' fields) say
-/// NOT NULL, checking the `constrained` columns only ([`constrained_columns`]). A decoder makes
-/// this its message's error: Arrow cannot hold such a batch, and the message is as malformed as
-/// one whose value does not parse.
-pub fn check_not_null(
-    columns: &[ColumnBuilder],
-    fields: &Fields,
-    constrained: &[usize],
-    from: usize,
-    to: usize,
-) -> std::result::Result<(), String> {
-    for &c in constrained {
-        for row in from..to {
-            if let Some(path) = columns[c].null_in_required(&fields[c], row) {
-                return Err(format!(
-                    "the column '{path}' is NOT NULL, but the record gives it no value (NULL)"
-                ));
-            }
+impl NotNullCheck {
+    pub fn new(fields: &Fields) -> Self {
+        fn constrained(field: &Field) -> bool {
+            !field.is_nullable()
+                || match field.data_type() {
+                    DataType::Struct(children) => children.iter().any(|c| constrained(c)),
+                    DataType::List(element) => constrained(element),
+                    DataType::Map(entries, _) => constrained(entries),
+                    _ => false,
+                }
+        }
+        Self {
+            fields: fields.clone(),
+            constrained: (0..fields.len())
+                .filter(|&i| constrained(&fields[i]))
+                .collect(),
         }
     }
-    Ok(())
+
+    /// Fails when rows `from..to` of `columns` (built for the check's fields) hold a NULL where
+    /// a field says NOT NULL, naming the field's path.
+    pub fn check(
+        &self,
+        columns: &[ColumnBuilder],
+        from: usize,
+        to: usize,
+    ) -> std::result::Result<(), String> {
+        for &c in &self.constrained {
+            for row in from..to {
+                if let Some(path) = columns[c].null_in_required(&self.fields[c], row) {
+                    return Err(format!(
+                        "the column '{path}' is NOT NULL, but the record gives it no value (NULL)"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Finishes one builder per field of `schema` into a batch of `rows` rows (which may have no
@@ -766,8 +777,7 @@ pub fn finish_batch(
 pub struct Rows {
     schema: arrow::datatypes::SchemaRef,
     columns: Vec<ColumnBuilder>,
-    /// The columns a NOT NULL constraint applies to.
-    constrained: Vec<usize>,
+    not_null: NotNullCheck,
     rows: usize,
     messages: usize,
     skipped: usize,
@@ -778,7 +788,7 @@ impl Rows {
     pub fn try_new(schema: arrow::datatypes::SchemaRef) -> Result<Self> {
         Ok(Self {
             columns: builders_for(schema.fields())?,
-            constrained: constrained_columns(schema.fields()),
+            not_null: NotNullCheck::new(schema.fields()),
             schema,
             rows: 0,
             messages: 0,
@@ -798,20 +808,13 @@ impl Rows {
     }
 
     /// Ends the current message's row: see [`end_row`]. A row with a NULL where its schema says
-    /// NOT NULL fails as the message's error ([`check_not_null`]).
+    /// NOT NULL fails as the message's error ([`NotNullCheck`]).
     pub fn end_row(
         &mut self,
         result: std::result::Result<(), String>,
     ) -> std::result::Result<(), String> {
-        let result = result.and_then(|()| {
-            check_not_null(
-                &self.columns,
-                self.schema.fields(),
-                &self.constrained,
-                self.rows,
-                self.rows + 1,
-            )
-        });
+        let result =
+            result.and_then(|()| self.not_null.check(&self.columns, self.rows, self.rows + 1));
         end_row(&mut self.columns, &mut self.rows, result)
     }
 

@@ -608,8 +608,9 @@ impl Drop for SplitConsumer {
         // rdkafka's drop closes the consumer by polling its queue until librdkafka says it is
         // closed, 100 ms a poll: a poll that sees the close's own event waits out the rest of
         // its 100 ms, which a bounded job's last reader then adds to the job. librdkafka's
-        // blocking close returns as soon as the close is done; rdkafka's drop then finds it
-        // closed. An assign-only consumer's close is local (no group to leave, no commit).
+        // blocking close returns as soon as the close is done; rdkafka's drop then gets
+        // "already closed" from its own close request and skips its polling. An assign-only
+        // consumer's close is local (no group to leave, no commit).
         // SAFETY: the client is live until the `consumer` field is dropped, after this.
         unsafe {
             rdkafka::bindings::rd_kafka_consumer_close(self.consumer.client().native_ptr());

@@ -11,7 +11,7 @@ use super::reader::AvroReader;
 use super::resolve::{RecordPlan, Unread, read_planned, read_record};
 use super::schema::AvroSchema;
 use super::table::derive_table;
-use crate::builder::{builders_for, check_not_null, constrained_columns, finish_batch};
+use crate::builder::{NotNullCheck, builders_for, finish_batch};
 use crate::error::{FormatError, Result};
 
 /// The largest block a file may inflate to; a larger one is rejected rather than allocated.
@@ -63,7 +63,7 @@ fn read(bytes: &[u8], table: &SchemaRef, legacy: bool) -> std::result::Result<Re
     let table_node = derive_table(table, legacy).map_err(|e| e.to_string())?;
     let mut columns = builders_for(table.fields()).map_err(|e| e.to_string())?;
     let plan = RecordPlan::new(fields, &table_node, Unread::Read)?;
-    let constrained = constrained_columns(table.fields());
+    let not_null = NotNullCheck::new(table.fields());
     let mut rows = 0;
     while !r.is_at_end() {
         let count = r.length()?;
@@ -72,9 +72,7 @@ fn read(bytes: &[u8], table: &SchemaRef, legacy: bool) -> std::result::Result<Re
         let mut datums = AvroReader::new(&block);
         for _ in 0..count {
             read_planned(fields, &plan, &table_node, &mut columns, &mut datums)
-                .and_then(|()| {
-                    check_not_null(&columns, table.fields(), &constrained, rows, rows + 1)
-                })
+                .and_then(|()| not_null.check(&columns, rows, rows + 1))
                 .map_err(|e| format!("record {rows}: {e}"))?;
             rows += 1;
         }
@@ -150,13 +148,7 @@ pub fn read_single_object(
             &mut AvroReader::new(datum),
             Unread::Read,
         )?;
-        check_not_null(
-            &columns,
-            table.fields(),
-            &constrained_columns(table.fields()),
-            0,
-            1,
-        )?;
+        NotNullCheck::new(table.fields()).check(&columns, 0, 1)?;
         finish_batch(table, &mut columns, 1).map_err(|e| e.to_string())
     };
     decode().map_err(|reason| FormatError::Decode {

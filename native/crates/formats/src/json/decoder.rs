@@ -11,9 +11,7 @@ use base64::Engine;
 use simd_json::{Node, StaticNode};
 
 use super::options::JsonDecodeOptions;
-use crate::builder::{
-    ColumnBuilder, builders_for, check_not_null, constrained_columns, finish_batch,
-};
+use crate::builder::{ColumnBuilder, NotNullCheck, builders_for, finish_batch};
 use crate::decimal::parse_decimal;
 use crate::error::{FormatError, Result};
 use crate::javatext::{java_trim, parse_java_double, parse_java_float, parse_java_long};
@@ -51,8 +49,7 @@ pub struct JsonDecoder {
     schema: SchemaRef,
     plan: StructPlan,
     columns: Vec<ColumnBuilder>,
-    /// The produced columns a NOT NULL constraint applies to.
-    constrained: Vec<usize>,
+    not_null: NotNullCheck,
     options: JsonDecodeOptions,
     rows: usize,
     messages: usize,
@@ -293,7 +290,7 @@ impl JsonDecoder {
             .iter()
             .any(|f| contains_decimal(f.data_type()));
         Ok(Self {
-            constrained: constrained_columns(produced.fields()),
+            not_null: NotNullCheck::new(produced.fields()),
             schema: produced,
             plan,
             columns,
@@ -388,13 +385,8 @@ impl JsonDecoder {
         };
         self.tape = Some(tape.reset());
         let rows = walked?;
-        check_not_null(
-            &self.columns,
-            self.schema.fields(),
-            &self.constrained,
-            self.rows,
-            self.rows + rows,
-        )?;
+        self.not_null
+            .check(&self.columns, self.rows, self.rows + rows)?;
         self.rows += rows;
         Ok(())
     }
