@@ -22,11 +22,11 @@ use iceberg::spec::{
 use iceberg::writer::base_writer::equality_delete_writer::{
     EqualityDeleteFileWriter, EqualityDeleteFileWriterBuilder, EqualityDeleteWriterConfig,
 };
-use iceberg::writer::file_writer::ParquetWriterBuilder;
 use iceberg::writer::file_writer::location_generator::DefaultFileNameGenerator;
 use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
 use iceberg::{Error, ErrorKind, Result};
 
+use crate::parquet_files::ParquetFiles;
 use crate::runtime::runtime;
 use crate::writer::{
     DELETE, FileSettings, INSERT, IcebergWriteError, PartitionLocations, RollingBuilder,
@@ -39,12 +39,9 @@ pub(crate) const DELETE_FILE_PATH_ID: i32 = 2147483546;
 const DELETE_FILE_POS_ID: i32 = 2147483545;
 
 type EqualityWriter =
-    EqualityDeleteFileWriter<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
-type EqualityBuilder = EqualityDeleteFileWriterBuilder<
-    ParquetWriterBuilder,
-    PartitionLocations,
-    DefaultFileNameGenerator,
->;
+    EqualityDeleteFileWriter<ParquetFiles, PartitionLocations, DefaultFileNameGenerator>;
+type EqualityBuilder =
+    EqualityDeleteFileWriterBuilder<ParquetFiles, PartitionLocations, DefaultFileNameGenerator>;
 
 /// How a writer turns changelog rows into deletes.
 pub(crate) struct Deltas {

@@ -17,6 +17,7 @@
 mod delta;
 mod equality;
 mod footer;
+mod parquet_files;
 mod predicate;
 mod reader;
 mod runtime;

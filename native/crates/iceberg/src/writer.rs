@@ -19,7 +19,6 @@ use iceberg::spec::{
     Type, UnboundPartitionSpec,
 };
 use iceberg::writer::base_writer::data_file_writer::{DataFileWriter, DataFileWriterBuilder};
-use iceberg::writer::file_writer::ParquetWriterBuilder;
 use iceberg::writer::file_writer::location_generator::{
     DefaultFileNameGenerator, LocationGenerator,
 };
@@ -31,6 +30,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::delta::{Deltas, PartitionDeletes};
+use crate::parquet_files::ParquetFiles;
 use crate::runtime::{error_chain, runtime};
 use crate::storage::{FileAccess, file_io};
 
@@ -95,10 +95,9 @@ pub const UPDATE_AFTER: u8 = 2;
 /// See [`INSERT`].
 pub const DELETE: u8 = 3;
 
-type FileWriter =
-    DataFileWriter<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
+type FileWriter = DataFileWriter<ParquetFiles, PartitionLocations, DefaultFileNameGenerator>;
 type FileWriterBuilder =
-    DataFileWriterBuilder<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
+    DataFileWriterBuilder<ParquetFiles, PartitionLocations, DefaultFileNameGenerator>;
 
 /// Writes batches of a table's columns as data files, one open file per partition.
 pub struct DataFilesWriter {
@@ -774,7 +773,7 @@ pub(crate) struct FileSettings {
 
 /// The rolling Parquet writers of files of the given schema.
 pub(crate) type RollingBuilder =
-    RollingFileWriterBuilder<ParquetWriterBuilder, PartitionLocations, DefaultFileNameGenerator>;
+    RollingFileWriterBuilder<ParquetFiles, PartitionLocations, DefaultFileNameGenerator>;
 
 /// Where a data or delete file goes: `<data location>/<partition path>/<file name>`, the partition
 /// path `name=value/...` with each field's name and value (iceberg-rust's human string of it)
@@ -839,7 +838,7 @@ impl FileSettings {
     /// Rolling writers of Parquet files of `schema`, named from the writer's prefix and `suffix`.
     pub(crate) fn rolling(&self, schema: IcebergSchemaRef, suffix: Option<&str>) -> RollingBuilder {
         RollingFileWriterBuilder::new(
-            ParquetWriterBuilder::new(self.properties.clone(), schema),
+            ParquetFiles::new(self.properties.clone(), schema),
             self.target_file_size,
             self.file_io.clone(),
             PartitionLocations::new(self.location.clone()),
@@ -1365,6 +1364,67 @@ mod tests {
         assert_eq!(metadata.num_row_groups(), 2, "one row group per write");
         assert_eq!(files[0]["upper-bounds"]["2"], json!(hex(long.as_bytes())));
         assert_eq!(files[0]["lower-bounds"]["2"], json!(hex(b"a")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Reads a written file's rows back, and says which of its columns have a dictionary page.
+    fn read_back(path: &str) -> (Vec<(i32, Option<String>)>, Vec<String>) {
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        let dictionaries = builder.metadata().row_groups()[0]
+            .columns()
+            .iter()
+            .filter(|c| c.dictionary_page_offset().is_some())
+            .map(|c| c.column_path().string())
+            .collect();
+        let mut rows = Vec::new();
+        for batch in builder.build().unwrap_or_else(|e| panic!("{path}: {e}")) {
+            let batch = batch.unwrap_or_else(|e| panic!("{path}: {e}"));
+            let keys = batch
+                .column(0)
+                .as_primitive::<arrow::datatypes::Int32Type>();
+            let values = batch.column(1).as_string::<i32>();
+            for i in 0..batch.num_rows() {
+                let value = values.is_valid(i).then(|| values.value(i).to_string());
+                rows.push((keys.value(i), value));
+            }
+        }
+        (rows, dictionaries)
+    }
+
+    /// A file's first 20,000 rows (parquet-java's first page) decide which columns keep a
+    /// dictionary, as parquet-java decides: distinct keys are written plain, ten repeated texts
+    /// with a dictionary. Rows kept while deciding are written first, in order, whether the file
+    /// reaches 20,000 rows or closes before.
+    #[test]
+    fn a_file_has_a_dictionary_only_for_the_columns_where_it_pays() {
+        let dir = std::env::temp_dir().join(format!("streamfusion-dict-{}", std::process::id()));
+        let text = |i: i32| (i % 7 != 0).then(|| format!("text {}", i % 10));
+        for rows in [5, 20_000, 45_000] {
+            let mut writer = text_table(&dir, json!({"spec-id": 0, "fields": []}), 128 << 20);
+            let expected: Vec<(i32, Option<String>)> = (0..rows).map(|i| (i, text(i))).collect();
+            for chunk in expected.chunks(4_096) {
+                let keys: Vec<i32> = chunk.iter().map(|(k, _)| *k).collect();
+                let values: Vec<Option<&str>> = chunk.iter().map(|(_, v)| v.as_deref()).collect();
+                writer
+                    .write(&text_batch(&keys, &values))
+                    .unwrap_or_else(|e| panic!("rows written: {e}"));
+            }
+            let files = written(
+                &writer
+                    .finish()
+                    .unwrap_or_else(|e| panic!("files closed: {e}")),
+            );
+            assert_eq!(files.len(), 1);
+            assert_eq!(files[0]["record-count"], json!(rows));
+            let (read, dictionaries) = read_back(files[0]["path"].as_str().unwrap_or_default());
+            assert_eq!(read, expected, "{rows} rows");
+            // Five rows hold four texts, each once: no dictionary pays for them.
+            let expected: &[&str] = if rows == 5 { &[] } else { &["v"] };
+            assert_eq!(dictionaries, expected, "{rows} rows");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -10,16 +10,18 @@
 //! into its own output stream, with writer settings under the names Flink's `parquet` format uses.
 
 mod chunks;
+mod dictionary;
 mod encode;
 mod prune;
 mod reader;
 mod thrift;
 mod writer;
 
+pub use dictionary::{dictionaries_that_pay, first_pages_held};
 pub use encode::ENCODER_THREADS;
 pub use prune::{ColumnPredicate, Op, Value};
 pub use reader::{
     FileBytes, ParquetFileError, RowGroupReader, conform_column, file_schema_in,
     row_groups_matching, row_groups_matching_in,
 };
-pub use writer::{ParquetFileWriter, WriteError, WriterOptionError, WriterSettings};
+pub use writer::{ParquetFileWriter, WriteError, WriterOptionError, WriterSettings, owned};

@@ -26,8 +26,9 @@ use arrow::error::ArrowError;
 use parquet::arrow::ArrowSchemaConverter;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::errors::ParquetError;
 use parquet::file::properties::{WriterProperties, WriterVersion};
-use parquet::schema::types::ColumnPath;
+use parquet::schema::types::{ColumnPath, SchemaDescriptor};
 
 use crate::encode::{self, ColumnsWriter};
 
@@ -312,7 +313,7 @@ struct Encoder {
 
 struct EncoderState {
     /// Absent while an encoder thread encodes with it, and after it failed.
-    writer: Option<ColumnsWriter<SharedSpool>>,
+    writer: Option<FileEncoder>,
     queue: VecDeque<RecordBatch>,
     queued_bytes: usize,
     /// The writer's turn is in the pool's queue or running.
@@ -327,6 +328,90 @@ struct EncoderState {
     encoder_bytes: usize,
     /// [`Spool::written`] when `encoder_bytes` was taken.
     spool_written: usize,
+}
+
+/// The file's parquet-rs writer, opened once the file's first rows (as many as parquet-java's
+/// first page holds) have chosen which columns keep a dictionary
+/// ([`crate::dictionaries_that_pay`]); until then, those rows.
+enum FileEncoder {
+    Deciding {
+        out: SharedSpool,
+        schema: SchemaRef,
+        parquet_schema: SchemaDescriptor,
+        properties: WriterProperties,
+        batches: Vec<RecordBatch>,
+        rows: usize,
+    },
+    Encoding(ColumnsWriter<SharedSpool>),
+    /// Left so only by a failure to open.
+    Failed,
+}
+
+impl FileEncoder {
+    fn write(&mut self, batch: &RecordBatch) -> parquet::errors::Result<()> {
+        match self {
+            FileEncoder::Deciding {
+                batches,
+                rows,
+                properties,
+                ..
+            } => {
+                batches.push(batch.clone());
+                *rows += batch.num_rows();
+                let bytes = batches.iter().map(RecordBatch::get_array_memory_size).sum();
+                if crate::first_pages_held(*rows, bytes, batch.num_columns(), properties) {
+                    self.open()?;
+                }
+                Ok(())
+            }
+            _ => self.open()?.write(batch),
+        }
+    }
+
+    /// The parquet-rs writer, opened (with the rows kept written) if it is not yet.
+    fn open(&mut self) -> parquet::errors::Result<&mut ColumnsWriter<SharedSpool>> {
+        if let FileEncoder::Deciding { .. } = self {
+            let FileEncoder::Deciding {
+                out,
+                schema,
+                parquet_schema,
+                properties,
+                batches,
+                ..
+            } = std::mem::replace(self, FileEncoder::Failed)
+            else {
+                return Err(ParquetError::General("the encoder is gone".to_string()));
+            };
+            let properties = crate::dictionaries_that_pay(&batches, &parquet_schema, properties);
+            let max_bytes = properties.max_row_group_bytes();
+            let options = ArrowWriterOptions::new()
+                .with_properties(properties)
+                .with_skip_arrow_metadata(true)
+                .with_parquet_schema(parquet_schema);
+            let mut writer = ColumnsWriter::new(out, schema, options, max_bytes)?;
+            for batch in &batches {
+                writer.write(batch)?;
+            }
+            *self = FileEncoder::Encoding(writer);
+        }
+        match self {
+            FileEncoder::Encoding(writer) => Ok(writer),
+            _ => Err(ParquetError::General(
+                "the Parquet writer failed to open".to_string(),
+            )),
+        }
+    }
+
+    /// Bytes held: the rows kept, or the row group in progress.
+    fn memory_size(&self) -> usize {
+        match self {
+            FileEncoder::Deciding { batches, .. } => {
+                batches.iter().map(RecordBatch::get_array_memory_size).sum()
+            }
+            FileEncoder::Encoding(writer) => writer.memory_size(),
+            FileEncoder::Failed => 0,
+        }
+    }
 }
 
 impl EncoderState {
@@ -453,9 +538,10 @@ fn holds_timestamps(data_type: &DataType) -> bool {
     }
 }
 
-/// `column` copied into memory of its own: the caller may reuse or free the batch's buffers once
-/// [`ParquetFileWriter::write`] returns, while the encoder reads the copy later.
-fn owned(column: &ArrayRef) -> ArrayRef {
+/// `column` copied into memory of its own, for a writer that keeps it after the call that handed
+/// it over: the caller may reuse or free the batch's buffers once [`ParquetFileWriter::write`]
+/// returns, while the encoder reads the copy later.
+pub fn owned(column: &ArrayRef) -> ArrayRef {
     let data = column.to_data();
     let mut copy = MutableArrayData::new(vec![&data], false, data.len());
     copy.extend(0, 0, data.len());
@@ -564,14 +650,15 @@ impl ParquetFileWriter {
             TimestampUnit::Fixed(unit) => Some(unit),
             TimestampUnit::OfPrecision => None,
         };
-        let max_bytes = settings.properties.max_row_group_bytes();
-        let options = ArrowWriterOptions::new()
-            .with_properties(settings.properties)
-            .with_skip_arrow_metadata(true)
-            .with_parquet_schema(parquet_schema(&file_schema).map_err(|e| write_error(path, e))?);
         let spool = SharedSpool::default();
-        let writer = ColumnsWriter::new(spool.clone(), file_schema.clone(), options, max_bytes)
-            .map_err(|e| write_error(path, e))?;
+        let writer = FileEncoder::Deciding {
+            out: spool.clone(),
+            schema: file_schema.clone(),
+            parquet_schema: parquet_schema(&file_schema).map_err(|e| write_error(path, e))?,
+            properties: settings.properties,
+            batches: Vec::new(),
+            rows: 0,
+        };
         let encoder = Arc::new(Encoder {
             state: Mutex::new(EncoderState {
                 writer: Some(writer),
@@ -679,7 +766,7 @@ impl ParquetFileWriter {
     /// Waits until every queued batch is encoded, then runs `f` on the parquet-rs writer.
     fn when_idle<T>(
         &mut self,
-        f: impl FnOnce(&mut ColumnsWriter<SharedSpool>) -> parquet::errors::Result<T>,
+        f: impl FnOnce(&mut FileEncoder) -> parquet::errors::Result<T>,
     ) -> Result<T, WriteError> {
         let mut state = self.encoder.lock();
         while state.scheduled {
@@ -707,14 +794,14 @@ impl ParquetFileWriter {
             return Err(write_error(&self.path, "the file is already finished"));
         }
         self.spool.lock().keep_none = true;
-        self.when_idle(|writer| writer.flush())
+        self.when_idle(|writer| writer.open()?.flush())
     }
 
     /// Writes the last row group and the footer into the spool.
     pub fn finish(&mut self) -> Result<(), WriteError> {
         if !self.finished {
             self.finished = true;
-            self.when_idle(|writer| writer.finish().map(|_| ()))?;
+            self.when_idle(|writer| writer.open()?.finish().map(|_| ()))?;
         }
         Ok(())
     }
@@ -887,6 +974,66 @@ mod tests {
         let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
         assert_eq!(read.len(), 1);
         assert_eq!(read[0].columns(), input.columns());
+        Ok(())
+    }
+
+    /// The file's first 20,000 rows (parquet-java's first page) decide which columns keep a
+    /// dictionary, as in Flink's writer: distinct ids and texts are written plain, ten repeated
+    /// texts with a dictionary, and `parquet.enable.dictionary` = `false` turns every one off.
+    /// Files shorter than that decide when they finish; every row reads back in order.
+    #[test]
+    fn a_column_keeps_a_dictionary_only_where_it_pays() -> Result<(), Box<dyn std::error::Error>> {
+        let text = |i: i32| format!("text number {i}");
+        let rows = |from: i32, to: i32| {
+            let distinct: Vec<String> = (from..to).map(text).collect();
+            let repeated: Vec<String> = (from..to).map(|i| text(i % 10)).collect();
+            let columns: Vec<(&str, ArrayRef)> = vec![
+                (
+                    "id",
+                    Arc::new(arrow::array::Int32Array::from_iter_values(from..to)),
+                ),
+                (
+                    "distinct",
+                    Arc::new(arrow::array::StringArray::from_iter_values(distinct)),
+                ),
+                (
+                    "repeated",
+                    Arc::new(arrow::array::StringArray::from_iter_values(repeated)),
+                ),
+            ];
+            RecordBatch::try_from_iter(columns)
+        };
+        for (total, pairs) in [
+            (3, vec![]),
+            (30_000, vec![]),
+            (30_000, vec![("parquet.enable.dictionary", "false")]),
+        ] {
+            let batches = (0..total)
+                .step_by(4_096)
+                .map(|from| rows(from, (from + 4_096).min(total)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let bytes = write_all(WriterSettings::from_options(&options(&pairs))?, &batches)?;
+            let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?;
+            let with_dictionary: Vec<String> = builder
+                .metadata()
+                .row_group(0)
+                .columns()
+                .iter()
+                .filter(|c| c.dictionary_page_offset().is_some())
+                .map(|c| c.column_path().string())
+                .collect();
+            // Three rows hold three texts, each once: no dictionary pays for them.
+            let expected: &[&str] = if total == 30_000 && pairs.is_empty() {
+                &["repeated"]
+            } else {
+                &[]
+            };
+            assert_eq!(with_dictionary, expected, "{total} rows, {pairs:?}");
+            let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
+            let read = arrow::compute::concat_batches(&read[0].schema(), &read)?;
+            let written = arrow::compute::concat_batches(&batches[0].schema(), &batches)?;
+            assert_eq!(read.columns(), written.columns());
+        }
         Ok(())
     }
 

@@ -1150,6 +1150,54 @@ class StreamFusionIcebergITCase {
                 .containsExactly(Row.of(5000L, 12_502_500L));
     }
 
+    /**
+     * A column of a file written natively has a dictionary where iceberg-flink's writer
+     * (parquet-java) keeps one: parquet-java drops the dictionary of a column whose first page it
+     * does not make smaller, and the native writer decides from the same first rows.
+     */
+    @Test
+    void eachColumnHasADictionaryWhereIcebergFlinksWriterKeepsOne() throws Exception {
+        Schema schema = new Schema(
+                required(1, "id", Types.LongType.get()),
+                optional(2, "k", Types.IntegerType.get()),
+                optional(3, "text", Types.StringType.get()),
+                optional(4, "code", Types.StringType.get()),
+                optional(5, "price", Types.DoubleType.get()),
+                optional(6, "amount", Types.DecimalType.of(10, 2)),
+                optional(7, "big", Types.DecimalType.of(30, 2)),
+                optional(8, "nothing", Types.StringType.get()),
+                optional(9, "wide", Types.DecimalType.of(30, 2)));
+        catalog.createTable(TableIdentifier.of("db", "dict_ours"), schema, PartitionSpec.unpartitioned());
+        catalog.createTable(TableIdentifier.of("db", "dict_stock"), schema, PartitionSpec.unpartitioned());
+        TableEnvironment env = batch();
+        env.getConfig().set("table.exec.resource.default-parallelism", "1");
+        // More rows than parquet-java's first page holds (20,000), so rows after it are written too.
+        env.executeSql("CREATE TEMPORARY TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '30000', "
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '30000')");
+        String rows = "SELECT id, CAST(MOD(id, 50) AS INT), CONCAT('row number ', CAST(id AS STRING)), "
+                + "CONCAT('code ', CAST(MOD(id, 20) AS STRING)), id / 3.0e0, CAST(MOD(id, 100) AS DECIMAL(10, 2)), "
+                + "CAST(id * 1000003 AS DECIMAL(30, 2)), CAST(NULL AS STRING), CAST(MOD(id, 100) AS DECIMAL(30, 2)) FROM ids";
+        env.executeSql("INSERT INTO sf_dict_ours " + rows).await();
+        env.executeSql("INSERT INTO stock.db.dict_stock " + rows).await();
+
+        Map<String, Boolean> stock = dictionaries(onlyDataFile(catalog.loadTable(TableIdentifier.of("db", "dict_stock"))));
+        assertThat(stock).isEqualTo(Map.of(
+                "id", false, "k", true, "text", false, "code", true,
+                "price", false, "amount", true, "big", false, "nothing", false,
+                // FIXED_LEN_BYTE_ARRAY, which parquet-java's format-v1 writer never dictionary-encodes.
+                "wide", false));
+        assertThat(dictionaries(onlyDataFile(catalog.loadTable(TableIdentifier.of("db", "dict_ours"))))).isEqualTo(stock);
+        assertThat(collect(env, "SELECT * FROM stock.db.dict_ours")).containsExactlyInAnyOrderElementsOf(collect(env, rows));
+    }
+
+    /** Whether each column of a file's one row group has a dictionary page, by its path. */
+    private static Map<String, Boolean> dictionaries(DataFile file) throws java.io.IOException {
+        List<org.apache.parquet.hadoop.metadata.BlockMetaData> groups = footer(file).getBlocks();
+        assertThat(groups).hasSize(1);
+        return groups.get(0).getColumns().stream().collect(Collectors.toMap(
+                c -> c.getPath().toDotString(), org.apache.parquet.hadoop.metadata.ColumnChunkMetaData::hasDictionaryPage));
+    }
+
     private static org.apache.parquet.hadoop.ParquetFileReader reader(DataFile file) throws java.io.IOException {
         return org.apache.parquet.hadoop.ParquetFileReader.open(org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
                 new org.apache.hadoop.fs.Path(file.location()), new org.apache.hadoop.conf.Configuration()));

@@ -16,8 +16,12 @@ import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
 import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,8 +32,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -209,6 +215,56 @@ class StreamFusionParquetSinkITCase {
             }
         }
         assertThat(read).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /**
+     * A column of a file written natively has a dictionary where Flink's writer (parquet-java)
+     * keeps one: parquet-java drops the dictionary of a column whose first page it does not make
+     * smaller, and the native writer decides from the same first rows.
+     */
+    @Test
+    void eachColumnHasADictionaryWhereFlinksWriterKeepsOne() throws Exception {
+        // Flink's writer stores every DECIMAL as FIXED_LEN_BYTE_ARRAY, which parquet-java's format-v1
+        // writer never dictionary-encodes; the native writer stores those of up to 18 digits as
+        // INT32 or INT64 (as parquet-rs and Iceberg's writers do) and judges them as parquet-java
+        // judges such columns. Those of 30 digits are FIXED_LEN_BYTE_ARRAY in both files.
+        String columns = "id BIGINT, k INT, text STRING, code STRING, price DOUBLE, amount DECIMAL(9, 2), "
+                + "wide DECIMAL(30, 2), big DECIMAL(30, 2), flag BOOLEAN, nothing STRING";
+        TableEnvironment env = batch();
+        env.getConfig().set("table.exec.resource.default-parallelism", "1");
+        // More rows than parquet-java's first page holds (20,000), so rows after it are written too.
+        env.executeSql("CREATE TEMPORARY TABLE ids (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '30000', "
+                + "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '30000')");
+        String rows = "SELECT id, CAST(MOD(id, 50) AS INT), CONCAT('row number ', CAST(id AS STRING)), "
+                + "CONCAT('code ', CAST(MOD(id, 20) AS STRING)), id / 3.0e0, CAST(MOD(id, 100) AS DECIMAL(9, 2)), "
+                + "CAST(MOD(id, 100) AS DECIMAL(30, 2)), CAST(id * 1000003 AS DECIMAL(30, 2)), MOD(id, 2) = 0, "
+                + "CAST(NULL AS STRING) FROM ids";
+        env.executeSql(ddl("dict_stock", "filesystem", columns, tables.resolve("dict_stock"), ""));
+        env.executeSql(ddl("dict_ours", "streamfusion-parquet", columns, tables.resolve("dict_ours"), ""));
+        env.executeSql("INSERT INTO dict_stock " + rows).await();
+        env.executeSql("INSERT INTO dict_ours " + rows).await();
+
+        Map<String, Boolean> stock = dictionaries(tables.resolve("dict_stock"));
+        assertThat(stock).isEqualTo(Map.of(
+                "id", false, "k", true, "text", false, "code", true, "price", false,
+                "amount", false, "wide", false, "big", false, "flag", false, "nothing", false));
+        Map<String, Boolean> expected = new HashMap<>(stock);
+        expected.put("amount", true);
+        assertThat(dictionaries(tables.resolve("dict_ours"))).isEqualTo(expected);
+        assertThat(rows(env, "SELECT * FROM dict_ours")).containsExactlyInAnyOrderElementsOf(rows(env, rows));
+    }
+
+    /** Whether each column of the one file under {@code dir}, of one row group, has a dictionary page. */
+    private static Map<String, Boolean> dictionaries(Path dir) throws IOException {
+        List<Path> files = dataFiles(dir);
+        assertThat(files).hasSize(1);
+        try (ParquetFileReader reader = ParquetFileReader.open(
+                HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(files.get(0).toUri()), new org.apache.hadoop.conf.Configuration()))) {
+            List<BlockMetaData> groups = reader.getFooter().getBlocks();
+            assertThat(groups).hasSize(1);
+            return groups.get(0).getColumns().stream()
+                    .collect(Collectors.toMap(c -> c.getPath().toDotString(), ColumnChunkMetaData::hasDictionaryPage));
+        }
     }
 
     @Test
