@@ -52,6 +52,9 @@ public final class IcebergScanBenchmark {
 
     private static final Map<String, String> QUERIES = new LinkedHashMap<>();
 
+    /** The size of the data files each kind of copy wrote last: {@code stock}, {@code sf}, {@code island}. */
+    private static final Map<String, Long> COPY_BYTES = new LinkedHashMap<>();
+
     static {
         QUERIES.put("all 20 columns", "SELECT * FROM %s.bench.t");
         QUERIES.put("2 of 20 columns", "SELECT id, price FROM %s.bench.t");
@@ -97,6 +100,7 @@ public final class IcebergScanBenchmark {
                 System.out.printf("| copy 20 columns, island (batches from the reader to the writer) | %,.0f | %,.0f | %.2fx |%n",
                         stockCopy, islandCopy, islandCopy / stockCopy);
             }
+            System.out.printf("%nData files of the last copies (bytes): %s%n", COPY_BYTES);
         } finally {
             ParquetScanBenchmark.delete(warehouse);
         }
@@ -228,25 +232,33 @@ public final class IcebergScanBenchmark {
                 }
             }
             long millis = ParquetScanBenchmark.netRuntime(env, copy);
-            checkCopied(warehouse);
+            COPY_BYTES.put(island ? "island" : catalog, checkCopied(warehouse));
             return millis;
         } finally {
             env.executeSql("DROP TABLE IF EXISTS " + catalog + ".bench.copy");
         }
     }
 
-    /** Fails unless the copy holds as many rows as the table it copies (by their snapshots' summaries). */
-    private static void checkCopied(String warehouse) throws Exception {
+    /**
+     * Fails unless the copy holds as many rows as the table it copies (by their snapshots'
+     * summaries); returns the size of its data files.
+     */
+    private static long checkCopied(String warehouse) throws Exception {
         try (HadoopCatalog catalog = new HadoopCatalog(new org.apache.hadoop.conf.Configuration(), warehouse)) {
             long table = records(catalog, "t");
             long copied = records(catalog, "copy");
             if (copied != table) {
                 throw new IllegalStateException("the copy holds " + copied + " rows of the table's " + table);
             }
+            return summary(catalog, "copy", "total-files-size");
         }
     }
 
     private static long records(HadoopCatalog catalog, String table) {
-        return Long.parseLong(catalog.loadTable(TableIdentifier.of("bench", table)).currentSnapshot().summary().get("total-records"));
+        return summary(catalog, table, "total-records");
+    }
+
+    private static long summary(HadoopCatalog catalog, String table, String key) {
+        return Long.parseLong(catalog.loadTable(TableIdentifier.of("bench", table)).currentSnapshot().summary().get(key));
     }
 }
