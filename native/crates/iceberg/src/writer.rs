@@ -1307,6 +1307,17 @@ mod tests {
         serde_json::from_str(json).unwrap_or_else(|e| panic!("JSON of written files: {e}"))
     }
 
+    /// Finishes `writer`, which must have written one file; that file's description.
+    fn only_file(writer: &mut DataFilesWriter) -> Value {
+        let mut files = written(
+            &writer
+                .finish()
+                .unwrap_or_else(|e| panic!("files closed: {e}")),
+        );
+        assert_eq!(files.len(), 1, "{files:?}");
+        files.remove(0)
+    }
+
     #[test]
     fn a_null_partition_value_and_the_text_null_are_two_partitions() {
         let dir =
@@ -1348,13 +1359,8 @@ mod tests {
         writer
             .write(&text_batch(&[3], &[Some(&long)]))
             .unwrap_or_else(|e| panic!("rows written: {e}"));
-        let files = written(
-            &writer
-                .finish()
-                .unwrap_or_else(|e| panic!("files closed: {e}")),
-        );
-        assert_eq!(files.len(), 1);
-        let path = files[0]["path"].as_str().unwrap_or_default();
+        let described = only_file(&mut writer);
+        let path = described["path"].as_str().unwrap_or_default();
         let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let metadata = parquet::file::reader::FileReader::metadata(
             &parquet::file::reader::SerializedFileReader::new(file)
@@ -1362,8 +1368,8 @@ mod tests {
         )
         .clone();
         assert_eq!(metadata.num_row_groups(), 2, "one row group per write");
-        assert_eq!(files[0]["upper-bounds"]["2"], json!(hex(long.as_bytes())));
-        assert_eq!(files[0]["lower-bounds"]["2"], json!(hex(b"a")));
+        assert_eq!(described["upper-bounds"]["2"], json!(hex(long.as_bytes())));
+        assert_eq!(described["lower-bounds"]["2"], json!(hex(b"a")));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -1412,14 +1418,9 @@ mod tests {
                     .write(&text_batch(&keys, &values))
                     .unwrap_or_else(|e| panic!("rows written: {e}"));
             }
-            let files = written(
-                &writer
-                    .finish()
-                    .unwrap_or_else(|e| panic!("files closed: {e}")),
-            );
-            assert_eq!(files.len(), 1);
-            assert_eq!(files[0]["record-count"], json!(rows));
-            let (read, dictionaries) = read_back(files[0]["path"].as_str().unwrap_or_default());
+            let file = only_file(&mut writer);
+            assert_eq!(file["record-count"], json!(rows));
+            let (read, dictionaries) = read_back(file["path"].as_str().unwrap_or_default());
             assert_eq!(read, expected, "{rows} rows");
             // Five rows hold four texts, each once: no dictionary pays for them.
             let expected: &[&str] = if rows == 5 { &[] } else { &["v"] };
