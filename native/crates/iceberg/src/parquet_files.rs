@@ -1,7 +1,7 @@
 //! iceberg-rust's Parquet file writer, with each file's dictionaries chosen from its first rows.
 //!
 //! A file's first rows (as many as parquet-java's first page holds,
-//! [`streamfusion_parquet::first_pages_held`]) are kept until they are all there, or the file is
+//! [`streamfusion_parquet::FirstRows`]) are kept until they are all there, or the file is
 //! closed; then the file is opened with a dictionary only for the columns
 //! whose first page would keep one in parquet-java ([`streamfusion_parquet::dictionaries_that_pay`]),
 //! and everything kept is written in order. The files hold what iceberg-flink's would, without
@@ -19,6 +19,7 @@ use iceberg::writer::file_writer::{
 use iceberg::{Error, ErrorKind, Result};
 use parquet::arrow::ArrowSchemaConverter;
 use parquet::file::properties::WriterProperties;
+use streamfusion_parquet::FirstRows;
 
 /// Builds [`ParquetFile`]s of one schema.
 #[derive(Clone, Debug)]
@@ -55,8 +56,7 @@ impl FileWriterBuilder for ParquetFiles {
             path: output_file.location().to_string(),
             state: State::Sampling {
                 output_file,
-                batches: Vec::new(),
-                rows: 0,
+                first: FirstRows::default(),
             },
         })
     }
@@ -73,8 +73,7 @@ enum State {
     /// The file's first rows, copied: the caller may reuse a batch's memory once written.
     Sampling {
         output_file: OutputFile,
-        batches: Vec<RecordBatch>,
-        rows: usize,
+        first: FirstRows,
     },
     Writing(Box<ParquetWriter>),
     /// Between the two, while the writer opens; left so only by an error.
@@ -86,16 +85,12 @@ impl ParquetFile {
     /// once open.
     async fn open(&mut self) -> Result<()> {
         self.state = match std::mem::replace(&mut self.state, State::Opening) {
-            State::Sampling {
-                output_file,
-                batches,
-                ..
-            } => {
-                let properties = self.files.properties_for(&batches)?;
+            State::Sampling { output_file, first } => {
+                let properties = self.files.properties_for(first.batches())?;
                 let mut writer = ParquetWriterBuilder::new(properties, self.files.schema.clone())
                     .build(output_file)
                     .await?;
-                for batch in &batches {
+                for batch in first.batches() {
                     writer.write(batch).await?;
                 }
                 State::Writing(Box::new(writer))
@@ -117,7 +112,7 @@ impl ParquetFile {
 impl std::fmt::Debug for ParquetFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match &self.state {
-            State::Sampling { rows, .. } => format!("keeping its first {rows} rows"),
+            State::Sampling { first, .. } => format!("keeping its first {} rows", first.rows()),
             State::Writing(writer) => format!("{} rows written", writer.current_row_num()),
             State::Opening => "failed to open".to_string(),
         };
@@ -148,28 +143,19 @@ fn copied(batch: &RecordBatch) -> Result<RecordBatch> {
 
 impl FileWriter for ParquetFile {
     async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if let State::Sampling { batches, rows, .. } = &mut self.state {
-            if batch.num_rows() > 0 {
-                batches.push(copied(batch)?);
-                *rows += batch.num_rows();
+        if let State::Sampling { first, .. } = &mut self.state {
+            if first.hold(copied(batch)?, &self.files.properties) {
+                self.open().await?;
             }
-            let bytes = batches.iter().map(RecordBatch::get_array_memory_size).sum();
-            let columns = batch.num_columns();
-            if !streamfusion_parquet::first_pages_held(
-                *rows,
-                bytes,
-                columns,
-                &self.files.properties,
-            ) {
-                return Ok(());
-            }
-            return self.open().await;
+            return Ok(());
         }
         self.writer()?.write(batch).await
     }
 
     async fn close(mut self) -> Result<Vec<DataFileBuilder>> {
-        if let State::Sampling { rows: 0, .. } = self.state {
+        if let State::Sampling { first, .. } = &self.state
+            && first.rows() == 0
+        {
             return Ok(Vec::new());
         }
         self.open().await?;
@@ -187,7 +173,7 @@ impl CurrentFileStatus for ParquetFile {
 
     fn current_row_num(&self) -> usize {
         match &self.state {
-            State::Sampling { rows, .. } => *rows,
+            State::Sampling { first, .. } => first.rows(),
             State::Writing(writer) => writer.current_row_num(),
             State::Opening => 0,
         }

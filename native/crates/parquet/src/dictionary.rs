@@ -100,6 +100,43 @@ pub fn first_pages_held(
                 .saturating_mul(columns.max(1))
 }
 
+/// A file's first rows, held until they fill every column's first page ([`first_pages_held`]):
+/// what [`dictionaries_that_pay`] judges before the file's writer opens.
+#[derive(Debug, Default)]
+pub struct FirstRows {
+    batches: Vec<RecordBatch>,
+    rows: usize,
+    bytes: usize,
+}
+
+impl FirstRows {
+    /// Holds `batch` (which the caller no longer changes); true once the rows held fill every
+    /// column's first page under `properties`.
+    pub fn hold(&mut self, batch: RecordBatch, properties: &WriterProperties) -> bool {
+        self.rows += batch.num_rows();
+        self.bytes += batch.get_array_memory_size();
+        let columns = batch.num_columns();
+        if batch.num_rows() > 0 {
+            self.batches.push(batch);
+        }
+        first_pages_held(self.rows, self.bytes, columns, properties)
+    }
+
+    /// The batches held, in order.
+    pub fn batches(&self) -> &[RecordBatch] {
+        &self.batches
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The Arrow memory of the batches held.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 /// The values of a column chunk's first page, as parquet-java counts them: the page holds
 /// `page_rows` rows at most, and closes once its values written plain reach `page_bytes`.
 struct FirstPage<'a> {

@@ -17,7 +17,7 @@ mod reader;
 mod thrift;
 mod writer;
 
-pub use dictionary::{dictionaries_that_pay, first_pages_held};
+pub use dictionary::{FirstRows, dictionaries_that_pay, first_pages_held};
 pub use encode::ENCODER_THREADS;
 pub use prune::{ColumnPredicate, Op, Value};
 pub use reader::{

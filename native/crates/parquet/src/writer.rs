@@ -30,6 +30,7 @@ use parquet::errors::ParquetError;
 use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::schema::types::{ColumnPath, SchemaDescriptor};
 
+use crate::FirstRows;
 use crate::encode::{self, ColumnsWriter};
 
 /// A writer option that is unknown or has a value it cannot take.
@@ -339,8 +340,7 @@ enum FileEncoder {
         schema: SchemaRef,
         parquet_schema: SchemaDescriptor,
         properties: WriterProperties,
-        batches: Vec<RecordBatch>,
-        rows: usize,
+        first: FirstRows,
     },
     Encoding(ColumnsWriter<SharedSpool>),
     /// Left so only by a failure to open.
@@ -351,15 +351,9 @@ impl FileEncoder {
     fn write(&mut self, batch: &RecordBatch) -> parquet::errors::Result<()> {
         match self {
             FileEncoder::Deciding {
-                batches,
-                rows,
-                properties,
-                ..
+                first, properties, ..
             } => {
-                batches.push(batch.clone());
-                *rows += batch.num_rows();
-                let bytes = batches.iter().map(RecordBatch::get_array_memory_size).sum();
-                if crate::first_pages_held(*rows, bytes, batch.num_columns(), properties) {
+                if first.hold(batch.clone(), properties) {
                     self.open()?;
                 }
                 Ok(())
@@ -376,20 +370,20 @@ impl FileEncoder {
                 schema,
                 parquet_schema,
                 properties,
-                batches,
-                ..
+                first,
             } = std::mem::replace(self, FileEncoder::Failed)
             else {
                 return Err(ParquetError::General("the encoder is gone".to_string()));
             };
-            let properties = crate::dictionaries_that_pay(&batches, &parquet_schema, properties);
+            let properties =
+                crate::dictionaries_that_pay(first.batches(), &parquet_schema, properties);
             let max_bytes = properties.max_row_group_bytes();
             let options = ArrowWriterOptions::new()
                 .with_properties(properties)
                 .with_skip_arrow_metadata(true)
                 .with_parquet_schema(parquet_schema);
             let mut writer = ColumnsWriter::new(out, schema, options, max_bytes)?;
-            for batch in &batches {
+            for batch in first.batches() {
                 writer.write(batch)?;
             }
             *self = FileEncoder::Encoding(writer);
@@ -405,9 +399,7 @@ impl FileEncoder {
     /// Bytes held: the rows kept, or the row group in progress.
     fn memory_size(&self) -> usize {
         match self {
-            FileEncoder::Deciding { batches, .. } => {
-                batches.iter().map(RecordBatch::get_array_memory_size).sum()
-            }
+            FileEncoder::Deciding { first, .. } => first.bytes(),
             FileEncoder::Encoding(writer) => writer.memory_size(),
             FileEncoder::Failed => 0,
         }
@@ -656,8 +648,7 @@ impl ParquetFileWriter {
             schema: file_schema.clone(),
             parquet_schema: parquet_schema(&file_schema).map_err(|e| write_error(path, e))?,
             properties: settings.properties,
-            batches: Vec::new(),
-            rows: 0,
+            first: FirstRows::default(),
         };
         let encoder = Arc::new(Encoder {
             state: Mutex::new(EncoderState {
