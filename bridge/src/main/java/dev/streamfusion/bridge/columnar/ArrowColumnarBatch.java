@@ -35,6 +35,9 @@ public final class ArrowColumnarBatch implements AutoCloseable {
     /** The row the shared view is at. */
     private int rowId = -1;
     private boolean announced;
+    /** What copies out rows a consumer holds of this batch, run when the batch is closed. */
+    private Runnable beforeRelease;
+    private boolean closed;
     private BinaryRowsWriter.Rows binaryRows;
     /** The writer and batch of binary rows asked for and not written yet. */
     private BinaryRowsWriter pendingWriter;
@@ -154,9 +157,39 @@ public final class ArrowColumnarBatch implements AutoCloseable {
         return new ColumnarRowData(batch, rowId);
     }
 
-    /** Frees the rows written in the binary layout, if any; the Arrow batch is its owner's. */
+    /**
+     * Has {@code copy} run when this batch is closed, before its owner frees or reloads the Arrow
+     * columns (every owner closes the batch first); it replaces the one set before, and {@code
+     * null} sets none. A consumer that holds rows of the batch to copy later copies them then.
+     */
+    public void beforeRelease(Runnable copy) {
+        beforeRelease = copy;
+    }
+
+    /** Whether the batch is closed: its Arrow columns may be freed or hold other rows by now. */
+    public boolean closed() {
+        return closed;
+    }
+
+    /**
+     * Runs what {@link #beforeRelease} set, then frees the rows written in the binary layout, if
+     * any; the Arrow batch is its owner's.
+     */
     @Override
     public void close() {
+        Runnable copy = beforeRelease;
+        beforeRelease = null;
+        try {
+            if (copy != null) {
+                copy.run();
+            }
+        } finally {
+            closed = true;
+            release();
+        }
+    }
+
+    private void release() {
         if (VIEWED.get() == this) {
             VIEWED.remove();
         }

@@ -10,8 +10,11 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.util.TransferPair;
+import org.apache.arrow.vector.util.VectorAppender;
 
 import java.util.List;
 
@@ -146,6 +149,51 @@ public final class RowDataArrowWriter implements AutoCloseable {
             }
         }
         appended++;
+    }
+
+    /**
+     * Whether {@link #appendRun} can copy rows of {@code vectors} (the Arrow columns a source's
+     * row views read, one per field): every column is flat and of this writer's Arrow type, so
+     * its values are copied as they are, in bulk, as the getters would read them one by one.
+     */
+    public boolean copiesRuns(List<FieldVector> vectors) {
+        List<FieldVector> own = root.getFieldVectors();
+        if (vectors == null || vectors.size() != own.size()) {
+            return false;
+        }
+        for (int c = 0; c < own.size(); c++) {
+            if (!sameFlatType(vectors.get(c).getField(), own.get(c).getField())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Appends rows {@code start} to {@code start + count} of {@code vectors} (see {@link
+     * #copiesRuns}), column by column: each column's slice is appended whole, its values and
+     * validity copied in bulk.
+     */
+    public void appendRun(List<FieldVector> vectors, int start, int count) {
+        if (count == 0) {
+            return;
+        }
+        if (appended == 0) {
+            root.clear();
+        }
+        List<FieldVector> own = root.getFieldVectors();
+        for (int c = 0; c < own.size(); c++) {
+            FieldVector target = own.get(c);
+            FieldVector from = vectors.get(c);
+            // The rows appended one by one are the column's values so far.
+            target.setValueCount(appended);
+            TransferPair slice = from.getTransferPair(from.getAllocator());
+            slice.splitAndTransfer(start, count);
+            try (ValueVector part = slice.getTo()) {
+                part.accept(new VectorAppender(target), null);
+            }
+        }
+        appended += count;
     }
 
     /** Rows appended since the last {@link #finishBatch}. */

@@ -26,9 +26,13 @@ import java.util.List;
  * NullMapKeys}), rows of a type holding a map all go the Java writer's way.
  *
  * <p>A StreamFusion source's row view handed straight to the sink (a chained copy, in a job that
- * reuses objects) goes the Java writer's way, with its text and bytes copied value by value from
- * the source's Arrow columns rather than read through the view ({@link ArrowColumnarBatch#viewing},
- * {@link RowDataArrowWriter#copyable}).
+ * reuses objects) goes the Java writer's way. Where every column of the view's batch is flat and
+ * of the sink's Arrow type, consecutive views of one batch are gathered as a run and copied from
+ * the source's Arrow columns in bulk ({@link RowDataArrowWriter#copiesRuns}): when the run breaks
+ * or reaches the batch's last row, before rows are handed back, and before the batch is released
+ * ({@link ArrowColumnarBatch#beforeRelease}). Otherwise its text and bytes are copied value by
+ * value from the source's columns, and the rest read through the view ({@link
+ * ArrowColumnarBatch#viewing}, {@link RowDataArrowWriter#copyable}).
  */
 @Internal
 public final class SinkRows implements AutoCloseable {
@@ -43,7 +47,18 @@ public final class SinkRows implements AutoCloseable {
     private RowData lastRow;
     private ArrowColumnarBatch lastViewed;
     private boolean[] copy;
+    /** Whether the last row's batch has every column copied in runs ({@link #add}). */
+    private boolean runs;
+    /**
+     * Views added and not yet copied: rows {@code runStart} to {@code runEnd} of {@code run}'s
+     * columns, copied in bulk when the run ends, before the batch is released, or before rows
+     * are handed back.
+     */
+    private ArrowColumnarBatch run;
+    private int runStart;
+    private int runEnd;
     private long copiedRows;
+    private long runRows;
     private long binaryRows;
 
     private SinkRows(RowDataArrowWriter java, BinaryRowsToArrow binary) {
@@ -97,6 +112,7 @@ public final class SinkRows implements AutoCloseable {
     public VectorSchemaRoot add(RowData row) {
         if (binary != null && binary.append(row)) {
             binaryRows++;
+            copyRun();
             return java.appended() > 0 ? java.finishBatch() : null;
         }
         VectorSchemaRoot before = binary != null && binary.appended() > 0 ? binary.finishBatch() : null;
@@ -104,9 +120,17 @@ public final class SinkRows implements AutoCloseable {
             // A view is one object moved from row to row: looked up once, not per row.
             lastRow = row;
             ArrowColumnarBatch viewed = row instanceof ColumnarRowData ? ArrowColumnarBatch.viewing(row) : null;
-            copy = viewed == null ? null : java.copyable(viewed.vectors());
-            lastViewed = copy == null ? null : viewed;
+            runs = viewed != null && java.copiesRuns(viewed.vectors());
+            copy = viewed == null || runs ? null : java.copyable(viewed.vectors());
+            lastViewed = copy == null && !runs ? null : viewed;
         }
+        if (runs) {
+            addToRun(lastViewed);
+            copiedRows++;
+            runRows++;
+            return before;
+        }
+        copyRun();
         if (lastViewed != null) {
             java.append(row, lastViewed.vectors(), lastViewed.rowId(), copy);
             copiedRows++;
@@ -116,9 +140,50 @@ public final class SinkRows implements AutoCloseable {
         return before;
     }
 
+    /**
+     * Adds the row {@code viewed}'s view is at to the run of views not yet copied, which it
+     * extends where it is the run's next row of the same batch; otherwise the run is copied and a
+     * new one begins. A run that reaches its batch's last row is copied at once.
+     */
+    private void addToRun(ArrowColumnarBatch viewed) {
+        int rowId = viewed.rowId();
+        if (viewed == run && rowId == runEnd) {
+            runEnd++;
+        } else {
+            copyRun();
+            run = viewed;
+            runStart = rowId;
+            runEnd = rowId + 1;
+            viewed.beforeRelease(this::copyRun);
+        }
+        if (runEnd == viewed.rowCount()) {
+            copyRun();
+        }
+    }
+
+    /** Copies the run of views not yet copied, if any, into the batch being gathered. */
+    private void copyRun() {
+        if (run == null) {
+            return;
+        }
+        ArrowColumnarBatch from = run;
+        run = null;
+        from.beforeRelease(null);
+        if (from.closed()) {
+            // Owners close a batch before freeing it, which copies the run first: never reached.
+            throw new IllegalStateException("the rows " + runStart + " to " + runEnd + " of a released batch were not copied");
+        }
+        java.appendRun(from.vectors(), runStart, runEnd - runStart);
+    }
+
     /** Rows added whose columns were copied, in part or whole, from a source's Arrow columns. */
     public long copiedRows() {
         return copiedRows;
+    }
+
+    /** Rows added as views and copied in runs, in bulk, from a source's Arrow columns. */
+    public long runRows() {
+        return runRows;
     }
 
     /** Rows added or written that were read natively from Flink's binary layout. */
@@ -144,7 +209,7 @@ public final class SinkRows implements AutoCloseable {
 
     /** Rows added and not yet handed back. */
     public int pending() {
-        return java.appended() + (binary == null ? 0 : binary.appended());
+        return java.appended() + (run == null ? 0 : runEnd - runStart) + (binary == null ? 0 : binary.appended());
     }
 
     /**
@@ -152,6 +217,7 @@ public final class SinkRows implements AutoCloseable {
      * batch is valid until the next call.
      */
     public VectorSchemaRoot finishBatch() {
+        copyRun();
         if (java.appended() > 0) {
             return java.finishBatch();
         }
@@ -160,6 +226,11 @@ public final class SinkRows implements AutoCloseable {
 
     @Override
     public void close() {
+        if (run != null) {
+            // Rows not handed back are dropped with the writer: the batch need not copy them.
+            run.beforeRelease(null);
+            run = null;
+        }
         try {
             java.close();
         } finally {

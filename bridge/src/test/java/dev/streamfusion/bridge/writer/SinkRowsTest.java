@@ -157,6 +157,123 @@ class SinkRowsTest {
         }
     }
 
+    /** The flat columns of {@link TestSchemas#allTypes}: those copied in runs. */
+    private static RowType flatTypes() {
+        List<RowType.RowField> flat = new ArrayList<>();
+        for (RowType.RowField field : TestSchemas.allTypes().getFields()) {
+            if (field.getType().getChildren().isEmpty()) {
+                flat.add(field);
+            }
+        }
+        return new RowType(flat);
+    }
+
+    /**
+     * Consecutive views of one batch whose columns are all flat are copied as runs, in bulk: the
+     * batches handed back equal the Java writer's of the same rows read through their getters,
+     * whether a run is cut by a row of another kind, by a skipped row, by a batch handed back in
+     * its middle, by the batch's last row, or by the batch's release (its columns are rewritten
+     * right after, so a run copied later would hold other values).
+     */
+    @Test
+    void runsOfASourcesRowViewsAreCopiedInBulkAsTheirGettersRead() {
+        RowType type = flatTypes();
+        RowDataSerializer serializer = new RowDataSerializer(type);
+        List<RowData> first = new RandomRows(21, 0.2).rows(type, 300);
+        List<RowData> second = new RandomRows(22, 0.2).rows(type, 300);
+        List<RowData> generic = new RandomRows(23, 0.2).rows(type, 10);
+        try (BufferAllocator allocator = new RootAllocator();
+                RowDataArrowWriter firstSource = RowDataArrowWriter.create(type, allocator);
+                RowDataArrowWriter secondSource = RowDataArrowWriter.create(type, allocator);
+                RowDataArrowWriter java = RowDataArrowWriter.create(type, allocator);
+                SinkRows sink = SinkRows.create(type, allocator)) {
+            List<RowData> expected = new ArrayList<>();
+            int[] views = {0};
+            Runnable handBack = () -> {
+                int count = sink.pending();
+                VectorSchemaRoot batch = sink.finishBatch();
+                assertThat(batch.getRowCount()).isEqualTo(count);
+                assertThat(batch.equals(java.write(expected.subList(0, count))))
+                        .as("the batch ending after view %d", views[0])
+                        .isTrue();
+                expected.subList(0, count).clear();
+            };
+            VectorSchemaRoot firstColumns = firstSource.write(first);
+            try (ArrowColumnarBatch batch = ArrowColumnarBatch.of(firstColumns, type)) {
+                for (int r = 0; r < 250; r++) {
+                    if (r == 150) {
+                        // a skipped row: the run before it is copied, the next one begins
+                        continue;
+                    }
+                    RowData view = batch.row(r);
+                    expected.add(serializer.copy(view));
+                    assertThat(sink.add(view)).isNull();
+                    views[0]++;
+                    if (r == 99) {
+                        assertThat(sink.add(generic.get(0))).isNull();
+                        expected.add(generic.get(0));
+                    }
+                    if (r == 200) {
+                        handBack.run();
+                    }
+                }
+            }
+            // Released in the middle of a run: the run was copied first, so rewriting the columns
+            // changes nothing of what the sink hands back.
+            firstSource.write(generic);
+            addEveryView(secondSource, second, type, sink, serializer, expected, views);
+            handBack.run();
+            assertThat(expected).isEmpty();
+            assertThat(views[0]).isEqualTo(549);
+            assertThat(sink.copiedRows()).isEqualTo(549);
+            assertThat(sink.runRows()).as("views copied in runs").isEqualTo(549);
+            assertThat(sink.pending()).isZero();
+        }
+    }
+
+    /** Every view of a batch of {@code rows}, in order: one run, copied at the batch's last row. */
+    private static void addEveryView(
+            RowDataArrowWriter source,
+            List<RowData> rows,
+            RowType type,
+            SinkRows sink,
+            RowDataSerializer serializer,
+            List<RowData> expected,
+            int[] views) {
+        try (ArrowColumnarBatch batch = ArrowColumnarBatch.of(source.write(rows), type)) {
+            for (int r = 0; r < rows.size(); r++) {
+                RowData view = batch.row(r);
+                expected.add(serializer.copy(view));
+                assertThat(sink.add(view)).isNull();
+                views[0]++;
+            }
+            int pending = sink.pending();
+            // The run reached the batch's last row and was copied: rewriting the columns while the
+            // batch is still open changes nothing either.
+            source.write(rows.subList(0, 1));
+            assertThat(sink.pending()).isEqualTo(pending);
+        }
+    }
+
+    /** A sink closed while it holds a run leaves nothing for the batch to copy when it is released. */
+    @Test
+    void aSinkClosedWithARunLeavesTheBatchNothingToCopy() {
+        RowType type = flatTypes();
+        List<RowData> rows = new RandomRows(24, 0.2).rows(type, 20);
+        try (BufferAllocator allocator = new RootAllocator();
+                RowDataArrowWriter source = RowDataArrowWriter.create(type, allocator)) {
+            try (ArrowColumnarBatch batch = ArrowColumnarBatch.of(source.write(rows), type)) {
+                try (SinkRows sink = SinkRows.create(type, allocator)) {
+                    for (int r = 0; r < 10; r++) {
+                        sink.add(batch.row(r));
+                    }
+                    assertThat(sink.pending()).isEqualTo(10);
+                    assertThat(sink.runRows()).isEqualTo(10);
+                }
+            }
+        }
+    }
+
     @Test
     void rowsOfEveryTypeKeepTheirOrderWhetherBinaryOrNot() {
         mixedRowsKeepTheirOrder(TestSchemas.allTypes());

@@ -243,7 +243,12 @@ final class NativeParquetBulkFormat implements BulkFormat<RowData, FileSourceSpl
 
             @Override
             public void releaseBatch() {
-                freeing.clean();
+                // The views first: a sink holding rows of them copies those before the columns go.
+                try {
+                    rows.close();
+                } finally {
+                    freeing.clean();
+                }
             }
         }
     }
