@@ -10,6 +10,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -35,8 +36,8 @@ public final class ArrowColumnarBatch implements AutoCloseable {
     /** The row the shared view is at. */
     private int rowId = -1;
     private boolean announced;
-    /** What copies out rows a consumer holds of this batch, run when the batch is closed. */
-    private Runnable beforeRelease;
+    /** What copies out rows consumers hold of this batch, run when the batch is closed. */
+    private List<Runnable> beforeRelease;
     private boolean closed;
     private BinaryRowsWriter.Rows binaryRows;
     /** The writer and batch of binary rows asked for and not written yet. */
@@ -159,11 +160,22 @@ public final class ArrowColumnarBatch implements AutoCloseable {
 
     /**
      * Has {@code copy} run when this batch is closed, before its owner frees or reloads the Arrow
-     * columns (every owner closes the batch first); it replaces the one set before, and {@code
-     * null} sets none. A consumer that holds rows of the batch to copy later copies them then.
+     * columns (every owner closes the batch first), unless {@link #notBeforeRelease} takes it back
+     * first. A consumer that holds rows of the batch to copy later (a sink's run of views; a
+     * source chained to two sinks hands both the same views) copies them then.
      */
     public void beforeRelease(Runnable copy) {
-        beforeRelease = copy;
+        if (beforeRelease == null) {
+            beforeRelease = new ArrayList<>(1);
+        }
+        beforeRelease.add(copy);
+    }
+
+    /** Takes back {@code copy}, given to {@link #beforeRelease}: it no longer runs. */
+    public void notBeforeRelease(Runnable copy) {
+        if (beforeRelease != null) {
+            beforeRelease.remove(copy);
+        }
     }
 
     /** Whether the batch is closed: its Arrow columns may be freed or hold other rows by now. */
@@ -177,15 +189,34 @@ public final class ArrowColumnarBatch implements AutoCloseable {
      */
     @Override
     public void close() {
-        Runnable copy = beforeRelease;
+        List<Runnable> copies = beforeRelease;
         beforeRelease = null;
         try {
-            if (copy != null) {
-                copy.run();
+            if (copies != null) {
+                runAll(copies);
             }
         } finally {
             closed = true;
             release();
+        }
+    }
+
+    /** Runs every one of {@code copies}, then throws the first failure, if any. */
+    private static void runAll(List<Runnable> copies) {
+        RuntimeException failure = null;
+        for (Runnable copy : copies) {
+            try {
+                copy.run();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

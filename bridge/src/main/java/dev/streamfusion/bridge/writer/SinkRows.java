@@ -57,6 +57,8 @@ public final class SinkRows implements AutoCloseable {
     private ArrowColumnarBatch run;
     private int runStart;
     private int runEnd;
+    /** What the run's batch runs before it is released: one object, so it can be taken back. */
+    private final Runnable copyBeforeRelease = this::copyRun;
     private long copiedRows;
     private long runRows;
     private long binaryRows;
@@ -154,7 +156,7 @@ public final class SinkRows implements AutoCloseable {
             run = viewed;
             runStart = rowId;
             runEnd = rowId + 1;
-            viewed.beforeRelease(this::copyRun);
+            viewed.beforeRelease(copyBeforeRelease);
         }
         if (runEnd == viewed.rowCount()) {
             copyRun();
@@ -168,7 +170,7 @@ public final class SinkRows implements AutoCloseable {
         }
         ArrowColumnarBatch from = run;
         run = null;
-        from.beforeRelease(null);
+        from.notBeforeRelease(copyBeforeRelease);
         if (from.closed()) {
             // Owners close a batch before freeing it, which copies the run first: never reached.
             throw new IllegalStateException("the rows " + runStart + " to " + runEnd + " of a released batch were not copied");
@@ -228,7 +230,7 @@ public final class SinkRows implements AutoCloseable {
     public void close() {
         if (run != null) {
             // Rows not handed back are dropped with the writer: the batch need not copy them.
-            run.beforeRelease(null);
+            run.notBeforeRelease(copyBeforeRelease);
             run = null;
         }
         try {

@@ -255,6 +255,38 @@ class SinkRowsTest {
         }
     }
 
+    /**
+     * A source chained to two sinks hands both the same views: a batch released in the middle of
+     * their runs copies each sink's run, and each sink hands back the rows it was given.
+     */
+    @Test
+    void aBatchReleasedInTheMiddleOfTwoSinksRunsCopiesBoth() {
+        RowType type = flatTypes();
+        RowDataSerializer serializer = new RowDataSerializer(type);
+        List<RowData> rows = new RandomRows(25, 0.2).rows(type, 40);
+        try (BufferAllocator allocator = new RootAllocator();
+                RowDataArrowWriter source = RowDataArrowWriter.create(type, allocator);
+                RowDataArrowWriter java = RowDataArrowWriter.create(type, allocator);
+                SinkRows one = SinkRows.create(type, allocator);
+                SinkRows other = SinkRows.create(type, allocator)) {
+            List<RowData> expected = new ArrayList<>();
+            try (ArrowColumnarBatch batch = ArrowColumnarBatch.of(source.write(rows), type)) {
+                for (int r = 5; r < 30; r++) {
+                    RowData view = batch.row(r);
+                    expected.add(serializer.copy(view));
+                    one.add(view);
+                    other.add(view);
+                }
+            }
+            source.write(rows.subList(0, 1));
+            VectorSchemaRoot want = java.write(expected);
+            assertThat(one.finishBatch().equals(want)).as("the first sink's rows").isTrue();
+            assertThat(other.finishBatch().equals(want)).as("the second sink's rows").isTrue();
+            assertThat(one.runRows()).isEqualTo(25);
+            assertThat(other.runRows()).isEqualTo(25);
+        }
+    }
+
     /** A sink closed while it holds a run leaves nothing for the batch to copy when it is released. */
     @Test
     void aSinkClosedWithARunLeavesTheBatchNothingToCopy() {
