@@ -124,7 +124,7 @@ public final class SinkRows implements AutoCloseable {
             ArrowColumnarBatch viewed = row instanceof ColumnarRowData ? ArrowColumnarBatch.viewing(row) : null;
             runs = viewed != null && java.copiesRuns(viewed.vectors());
             copy = viewed == null || runs ? null : java.copyable(viewed.vectors());
-            lastViewed = copy == null && !runs ? null : viewed;
+            lastViewed = runs || copy != null ? viewed : null;
         }
         if (runs) {
             addToRun(lastViewed);
