@@ -32,13 +32,13 @@ final class IcebergDemo {
             fused.stream().limit(3).forEach(row -> System.out.println("    " + row));
 
             System.out.println("  scanning every column, and copying into a new table, through each (after a warm-up) ...");
-            IcebergScanBenchmark.scan(uri, "stock", SCAN);
-            IcebergScanBenchmark.scan(uri, "sf", SCAN);
+            IcebergScanBenchmark.scan(uri, "stock", SCAN, false);
+            IcebergScanBenchmark.scan(uri, "sf", SCAN, false);
             IcebergScanBenchmark.copy(uri, "stock", false);
             IcebergScanBenchmark.copy(uri, "sf", false);
             memory.afterWarmUp();
-            long stockScan = IcebergScanBenchmark.scan(uri, "stock", SCAN);
-            long fusedScan = IcebergScanBenchmark.scan(uri, "sf", SCAN);
+            long stockScan = IcebergScanBenchmark.scan(uri, "stock", SCAN, false);
+            long fusedScan = IcebergScanBenchmark.scan(uri, "sf", SCAN, false);
             long stockCopy = IcebergScanBenchmark.copy(uri, "stock", false);
             long fusedCopy = IcebergScanBenchmark.copy(uri, "sf", false);
             System.out.printf("    scan: iceberg %,d ms, streamfusion-iceberg %,d ms%n", stockScan, fusedScan);

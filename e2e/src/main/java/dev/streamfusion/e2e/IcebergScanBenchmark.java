@@ -40,13 +40,14 @@ import java.util.concurrent.TimeUnit;
  * Parquet benchmark's 20 mixed columns) is written by iceberg-flink first; two more tables share
  * its data files, one with a tenth of the rows deleted by position deletes, one by equality deletes
  * on {@code id}, written by Iceberg Java's generic writers. Scans go into a blackhole sink; copies
- * write every column into a new table through the same connector as they read from, and once more
- * through the operator island (the reader's batches handed to the writer whole). Refuses a debug
- * native build.
+ * write every column into a new table through the same connector as they read from. Each
+ * StreamFusion job runs once more through the operator island (the reader's batches handed whole
+ * to the writer, or to the blackhole, which discards them). Refuses a debug native build.
  *
  * <p>{@code ./bin/bench-iceberg [rows [jobs]]}: 5,000,000 rows by default; {@code jobs} is a
- * comma-separated choice of {@code scans}, {@code copy} and {@code island} (all three by default),
- * so that one kind of job can be run alone, under a profiler for instance.
+ * comma-separated choice of {@code scans}, {@code copy} and {@code island} (all three by default;
+ * {@code island} adds the island's run of each scan and copy chosen, or of the copy alone), so
+ * that one kind of job can be run alone, under a profiler for instance.
  */
 public final class IcebergScanBenchmark {
 
@@ -76,30 +77,26 @@ public final class IcebergScanBenchmark {
         try {
             String uri = warehouse.toUri().toString();
             write(uri, rows);
-            System.out.printf("%n| query | iceberg-flink (rows/s) | `streamfusion-iceberg` (rows/s) | ratio |%n");
-            System.out.println("|---|---|---|---|");
+            boolean island = jobs.contains("island");
+            System.out.printf("%n| query | iceberg-flink (rows/s) | `streamfusion-iceberg` (rows/s) | ratio "
+                    + "| with the island (rows/s) | ratio |%n");
+            System.out.println("|---|---|---|---|---|---|");
             for (Map.Entry<String, String> query : QUERIES.entrySet()) {
                 if (!jobs.contains("scans")) {
                     break;
                 }
-                double stock = ParquetScanBenchmark.bestRate(() -> scan(uri, "stock", query.getValue()), rows);
-                double fused = ParquetScanBenchmark.bestRate(() -> scan(uri, "sf", query.getValue()), rows);
-                System.out.printf("| %s | %,.0f | %,.0f | %.2fx |%n", query.getKey(), stock, fused, fused / stock);
+                double stock = ParquetScanBenchmark.bestRate(() -> scan(uri, "stock", query.getValue(), false), rows);
+                double fused = ParquetScanBenchmark.bestRate(() -> scan(uri, "sf", query.getValue(), false), rows);
+                double batches = island ? ParquetScanBenchmark.bestRate(() -> scan(uri, "sf", query.getValue(), true), rows) : 0;
+                System.out.println(row(query.getKey(), stock, fused, batches));
             }
-            if (!jobs.contains("copy") && !jobs.contains("island")) {
+            if (!jobs.contains("copy") && !island) {
                 return;
             }
             double stockCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "stock", false), rows);
-            if (jobs.contains("copy")) {
-                double fusedCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", false), rows);
-                System.out.printf("| copy 20 columns (read and write) | %,.0f | %,.0f | %.2fx |%n",
-                        stockCopy, fusedCopy, fusedCopy / stockCopy);
-            }
-            if (jobs.contains("island")) {
-                double islandCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", true), rows);
-                System.out.printf("| copy 20 columns, island (batches from the reader to the writer) | %,.0f | %,.0f | %.2fx |%n",
-                        stockCopy, islandCopy, islandCopy / stockCopy);
-            }
+            double fusedCopy = jobs.contains("copy") ? ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", false), rows) : 0;
+            double islandCopy = island ? ParquetScanBenchmark.bestRate(() -> copy(uri, "sf", true), rows) : 0;
+            System.out.println(row("copy 20 columns (read and write)", stockCopy, fusedCopy, islandCopy));
             System.out.printf("%nData files of the last copies (bytes): %s%n", COPY_BYTES);
         } finally {
             ParquetScanBenchmark.delete(warehouse);
@@ -204,12 +201,44 @@ public final class IcebergScanBenchmark {
         return writer.toDeleteFile();
     }
 
-    /** Runs {@code query} over {@code catalog} into a blackhole sink; the job's net run time (ms). */
-    static long scan(String warehouse, String catalog, String query) throws Exception {
-        TableEnvironment env = tables(warehouse);
+    /** One Markdown table row of rates, each StreamFusion rate with its ratio (a dash where it was not measured). */
+    private static String row(String job, double stock, double fused, double island) {
+        StringBuilder row = new StringBuilder(String.format("| %s | %,.0f |", job, stock));
+        for (double rate : new double[] {fused, island}) {
+            row.append(rate > 0 ? String.format(" %,.0f | %.2fx |", rate, rate / stock) : " - | - |");
+        }
+        return row.toString();
+    }
+
+    /**
+     * Runs {@code query} over {@code catalog} into a blackhole sink, with the operator island when
+     * {@code island} (checked to hand the reader's batches to the sink whole); the job's net run
+     * time (ms).
+     */
+    static long scan(String warehouse, String catalog, String query, boolean island) throws Exception {
+        TableEnvironment env = islandOrNot(tables(warehouse), island);
         String select = String.format(query, catalog);
         env.executeSql("CREATE TABLE sink (" + ParquetScanBenchmark.schemaOf(env, select) + ") WITH ('connector' = 'blackhole')");
-        return ParquetScanBenchmark.netRuntime(env, "INSERT INTO sink " + select);
+        String insert = "INSERT INTO sink " + select;
+        if (island) {
+            requireNative(env, insert, "NativeSinkBatches(default_catalog.default_database.sink)");
+        }
+        return ParquetScanBenchmark.netRuntime(env, insert);
+    }
+
+    private static TableEnvironment islandOrNot(TableEnvironment env, boolean island) {
+        if (island && !StreamFusion.install(env)) {
+            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
+        }
+        return env;
+    }
+
+    /** Fails unless the island runs {@code statement} with {@code node} and nothing stock. */
+    private static void requireNative(TableEnvironment env, String statement, String node) {
+        StreamFusion.Explanation plan = StreamFusion.explain(env, statement);
+        if (!plan.fallbacks().isEmpty() || !plan.nativeNodes().contains(node)) {
+            throw new IllegalStateException("the island does not run this job natively: " + plan);
+        }
     }
 
     /**
@@ -217,19 +246,13 @@ public final class IcebergScanBenchmark {
      * when {@code island} (checked to run the copy natively); the net run time (ms).
      */
     static long copy(String warehouse, String catalog, boolean island) throws Exception {
-        TableEnvironment env = tables(warehouse);
-        if (island && !StreamFusion.install(env)) {
-            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
-        }
+        TableEnvironment env = islandOrNot(tables(warehouse), island);
         env.executeSql("DROP TABLE IF EXISTS " + catalog + ".bench.copy");
         env.executeSql("CREATE TABLE " + catalog + ".bench.copy (" + ParquetScanBenchmark.COLUMNS + ")");
         String copy = "INSERT INTO " + catalog + ".bench.copy SELECT * FROM " + catalog + ".bench.t";
         try {
             if (island) {
-                StreamFusion.Explanation plan = StreamFusion.explain(env, copy);
-                if (!plan.fallbacks().isEmpty() || !plan.nativeNodes().contains("NativeSinkBatches(sf.bench.copy)")) {
-                    throw new IllegalStateException("the island does not run the copy natively: " + plan);
-                }
+                requireNative(env, copy, "NativeSinkBatches(sf.bench.copy)");
             }
             long millis = ParquetScanBenchmark.netRuntime(env, copy);
             COPY_BYTES.put(island ? "island" : catalog, checkCopied(warehouse));

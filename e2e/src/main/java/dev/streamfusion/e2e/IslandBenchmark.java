@@ -44,6 +44,8 @@ public final class IslandBenchmark {
                     new String[] {"q0", "parquet"},
                     new String[] {"q1", "parquet"},
                     new String[] {"q2", "parquet"},
+                    new String[] {"q0", "blackhole"},
+                    new String[] {"q1", "blackhole"},
                     new String[] {"q2", "blackhole"},
                     new String[] {"q10", "parquet"},
                     new String[] {"q14", "blackhole"},
@@ -81,8 +83,8 @@ public final class IslandBenchmark {
     }
 
     /**
-     * Nexmark q0 and q2 over a topic of {@code events} bids in JSON and Avro, into Parquet files
-     * and a blackhole: stock {@code kafka} (and the filesystem connector), streamfusion-kafka's
+     * Nexmark queries over a topic of {@code events} bids in JSON and Avro, into Parquet files
+     * and a blackhole, and q0 and q2 back into Kafka: stock {@code kafka} (and the filesystem connector), streamfusion-kafka's
      * native rung (and streamfusion-parquet), and the same with the island.
      */
     private static void kafka(Path directory, int events) throws Exception {

@@ -219,6 +219,54 @@ class IslandITCase {
     }
 
     /**
+     * Flink's blackhole takes the island's batches whole and discards them, never as rows; the
+     * calc still evaluates every batch: the one row (of the last file) whose divisor is zero fails
+     * the job with Flink's error, and a NULL computed into a NOT NULL column fails it with Flink's
+     * sink check. Unchained, the blackhole frees every batch it receives over the exchange. (That stock jobs fail with these errors is checked in {@code
+     * IslandFunctionsITCase#badValuesFailAsInFlink} and {@link
+     * #aNullComputedIntoANotNullColumnFailsAsFlinksSinkCheckFails}; Flink's file source takes 30
+     * s to stop after a failure.)
+     */
+    @ParameterizedTest(name = "streaming={0}, parallelism={1}, chained={2}")
+    @CsvSource({"true, 1, true", "false, 2, false"})
+    void theBlackholeDiscardsTheIslandsBatchesWithoutRows(boolean streaming, int parallelism, boolean chained)
+            throws Exception {
+        TableEnvironment island = IslandTesting.env(streaming, parallelism, true, fused("fused"),
+                "CREATE TABLE discarded (s STRING, total BIGINT) WITH ('connector' = 'blackhole')",
+                "CREATE TABLE strict (p DECIMAL(4, 1) NOT NULL) WITH ('connector' = 'blackhole')");
+        island.getConfig().set("pipeline.operator-chaining.enabled", String.valueOf(chained));
+        String[] inserts = {
+            "INSERT INTO discarded SELECT s, bi + i FROM fused WHERE si > 0 OR s IS NULL",
+            "INSERT INTO discarded SELECT s, bi / (bi - 9223372036854775807) FROM fused",
+            "INSERT INTO strict SELECT CAST(COALESCE(price, 0) AS DECIMAL(4, 1)) FROM fused WHERE price > 1000",
+        };
+        for (String insert : inserts) {
+            StreamFusion.Explanation explained = StreamFusion.explain(island, insert);
+            assertThat(explained.fallbacks()).as("%s", explained).isEmpty();
+            assertThat(explained.nativeNodes())
+                    .as("%s", explained)
+                    .containsExactly(
+                            "NativeSourceBatches(default_catalog.default_database.fused)",
+                            "NativeCalc",
+                            "NativeSinkBatches(default_catalog.default_database." + insert.split(" ")[2] + ")");
+        }
+        long before = ArrowBatchSerializer.receivedBytes();
+        island.executeSql(inserts[0]).await();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (ArrowBatchSerializer.receivedBytes() > before && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(ArrowBatchSerializer.receivedBytes()).isEqualTo(before);
+        assertThatThrownBy(() -> island.executeSql(inserts[1]).await())
+                .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, ArithmeticException.class))
+                        .hasValueSatisfying(cause -> assertThat(cause).hasMessage("/ by zero")));
+        assertThatThrownBy(() -> island.executeSql(inserts[2]).await())
+                .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, EnforcerException.class))
+                        .hasValueSatisfying(cause -> assertThat(cause).hasMessageStartingWith(
+                                "Column 'p' is NOT NULL, however, a null value is being written into it.")));
+    }
+
+    /**
      * A statement set writing one query twice into one table writes its rows twice, as Flink
      * does (which never reuses one sink for another), with or without the island.
      */

@@ -5,6 +5,7 @@ import dev.streamfusion.bridge.batch.BatchScan;
 import dev.streamfusion.bridge.batch.BatchSinkTarget;
 import dev.streamfusion.bridge.types.ArrowTypes;
 import dev.streamfusion.operators.internal.NativeCalc;
+import dev.streamfusion.operators.runtime.DiscardedBatches;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
@@ -45,7 +46,8 @@ import java.util.Set;
  *       through the table's watermark assigner) becomes the source's batches, the watermark
  *       assigned over them, a native calc, and an edge back to rows;
  *   <li>a StreamFusion sink that takes whole batches, fed by the island (or directly by such a
- *       source), takes them without the edge back to rows.
+ *       source), takes them without the edge back to rows; so does Flink's {@code blackhole},
+ *       which discards them.
  * </ul>
  *
  * Every other node stays as Flink planned it; a candidate that stays stock leaves its reason in
@@ -266,10 +268,16 @@ final class IslandRewriter {
     @SuppressWarnings("deprecation")
     private Optional<RelNode> nativeSink(RelNode rel) {
         boolean sink = streaming ? rel.getClass() == StreamPhysicalSink.class : rel.getClass() == BatchPhysicalSink.class;
-        if (!sink || !(((Sink) rel).tableSink() instanceof BatchSinkTarget)) {
+        if (!sink) {
             return Optional.empty();
         }
         Sink stock = (Sink) rel;
+        BatchSinkTarget target = stock.tableSink() instanceof BatchSinkTarget
+                ? (BatchSinkTarget) stock.tableSink()
+                : DiscardedBatches.ofBlackhole(stock.tableSink(), IslandRels.SinkBatches.tableType(stock)).orElse(null);
+        if (target == null) {
+            return Optional.empty();
+        }
         String table = stock.contextResolvedTable().getIdentifier().asSummaryString();
         Optional<RelNode> batches = batchesOf(stock.getInput());
         if (batches.isEmpty()) {
@@ -288,8 +296,7 @@ final class IslandRewriter {
         } else if (streaming && ((StreamPhysicalSink) stock).upsertMaterialize()) {
             refused = Optional.of("the sink materializes upserts");
         } else {
-            refused = ((BatchSinkTarget) stock.tableSink())
-                    .batchesUnsupported(FlinkTypeFactory.toLogicalRowType(batches.get().getRowType()), streaming);
+            refused = target.batchesUnsupported(FlinkTypeFactory.toLogicalRowType(batches.get().getRowType()), streaming);
             if (refused.isEmpty() && enforcesConstraints(stock, batches.get())) {
                 refused = Optional.of("Flink's sink constraint enforcer would check or change its rows (NOT NULL columns "
                         + "of a nullable input or under 'table.exec.sink.not-null-enforcer' = DROP, lengths under "
@@ -304,8 +311,8 @@ final class IslandRewriter {
         }
         return Optional.of(
                 streaming
-                        ? new IslandRels.StreamSinkBatches(stock.getTraitSet(), batches.get(), stock, (BatchSinkTarget) stock.tableSink())
-                        : new IslandRels.BatchSinkBatches(stock.getTraitSet(), batches.get(), stock, (BatchSinkTarget) stock.tableSink()));
+                        ? new IslandRels.StreamSinkBatches(stock.getTraitSet(), batches.get(), stock, target)
+                        : new IslandRels.BatchSinkBatches(stock.getTraitSet(), batches.get(), stock, target));
     }
 
     /**
