@@ -84,8 +84,9 @@ public final class IslandBenchmark {
 
     /**
      * Nexmark queries over a topic of {@code events} bids in JSON and Avro, into Parquet files
-     * and a blackhole, and q0 and q2 back into Kafka: stock {@code kafka} (and the filesystem connector), streamfusion-kafka's
-     * native rung (and streamfusion-parquet), and the same with the island.
+     * and a blackhole, and q0 and q2 back into Kafka: stock {@code kafka} (and the filesystem
+     * connector), streamfusion-kafka's native rung (and streamfusion-parquet), and the same with
+     * the island.
      */
     private static void kafka(Path directory, int events) throws Exception {
         try (ChildJvmKafkaBroker broker = ChildJvmKafkaBroker.start()) {

@@ -222,10 +222,11 @@ class IslandITCase {
      * Flink's blackhole takes the island's batches whole and discards them, never as rows; the
      * calc still evaluates every batch: the one row (of the last file) whose divisor is zero fails
      * the job with Flink's error, and a NULL computed into a NOT NULL column fails it with Flink's
-     * sink check. Unchained, the blackhole frees every batch it receives over the exchange. (That stock jobs fail with these errors is checked in {@code
+     * sink check. Unchained, the blackhole frees every batch it receives over the exchange. (That
+     * stock jobs fail with these errors is checked in {@code
      * IslandFunctionsITCase#badValuesFailAsInFlink} and {@link
-     * #aNullComputedIntoANotNullColumnFailsAsFlinksSinkCheckFails}; Flink's file source takes 30
-     * s to stop after a failure.)
+     * #aNullComputedIntoANotNullColumnFailsAsFlinksSinkCheckFails}; here, stock's failing jobs
+     * into a blackhole took 30 s each to stop.)
      */
     @ParameterizedTest(name = "streaming={0}, parallelism={1}, chained={2}")
     @CsvSource({"true, 1, true", "false, 2, false"})
