@@ -1,7 +1,6 @@
 package dev.streamfusion.e2e;
 
 import dev.streamfusion.bridge.NativeLibrary;
-import dev.streamfusion.operators.StreamFusion;
 
 import org.apache.flink.table.api.TableEnvironment;
 
@@ -216,29 +215,14 @@ public final class IcebergScanBenchmark {
      * time (ms).
      */
     static long scan(String warehouse, String catalog, String query, boolean island) throws Exception {
-        TableEnvironment env = islandOrNot(tables(warehouse), island);
+        TableEnvironment env = IslandBenchmark.withIsland(tables(warehouse), island);
         String select = String.format(query, catalog);
         env.executeSql("CREATE TABLE sink (" + ParquetScanBenchmark.schemaOf(env, select) + ") WITH ('connector' = 'blackhole')");
         String insert = "INSERT INTO sink " + select;
         if (island) {
-            requireNative(env, insert, "NativeSinkBatches(default_catalog.default_database.sink)");
+            IslandBenchmark.requireNative(env, insert, "NativeSinkBatches(default_catalog.default_database.sink)");
         }
         return ParquetScanBenchmark.netRuntime(env, insert);
-    }
-
-    private static TableEnvironment islandOrNot(TableEnvironment env, boolean island) {
-        if (island && !StreamFusion.install(env)) {
-            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
-        }
-        return env;
-    }
-
-    /** Fails unless the island runs {@code statement} with {@code node} and nothing stock. */
-    private static void requireNative(TableEnvironment env, String statement, String node) {
-        StreamFusion.Explanation plan = StreamFusion.explain(env, statement);
-        if (!plan.fallbacks().isEmpty() || !plan.nativeNodes().contains(node)) {
-            throw new IllegalStateException("the island does not run this job natively: " + plan);
-        }
     }
 
     /**
@@ -246,13 +230,13 @@ public final class IcebergScanBenchmark {
      * when {@code island} (checked to run the copy natively); the net run time (ms).
      */
     static long copy(String warehouse, String catalog, boolean island) throws Exception {
-        TableEnvironment env = islandOrNot(tables(warehouse), island);
+        TableEnvironment env = IslandBenchmark.withIsland(tables(warehouse), island);
         env.executeSql("DROP TABLE IF EXISTS " + catalog + ".bench.copy");
         env.executeSql("CREATE TABLE " + catalog + ".bench.copy (" + ParquetScanBenchmark.COLUMNS + ")");
         String copy = "INSERT INTO " + catalog + ".bench.copy SELECT * FROM " + catalog + ".bench.t";
         try {
             if (island) {
-                requireNative(env, copy, "NativeSinkBatches(sf.bench.copy)");
+                IslandBenchmark.requireNative(env, copy, "NativeSinkBatches(sf.bench.copy)");
             }
             long millis = ParquetScanBenchmark.netRuntime(env, copy);
             COPY_BYTES.put(island ? "island" : catalog, checkCopied(warehouse));

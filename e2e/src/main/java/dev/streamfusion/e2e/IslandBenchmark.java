@@ -154,14 +154,35 @@ public final class IslandBenchmark {
         }, rows);
     }
 
+    /**
+     * {@code env}, with the operator island installed when {@code island}.
+     *
+     * @throws IllegalStateException if the island is asked for and the planner's classes are hidden
+     */
+    static <T extends TableEnvironment> T withIsland(T env, boolean island) {
+        if (island && !StreamFusion.install(env)) {
+            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
+        }
+        return env;
+    }
+
+    /**
+     * Fails unless the island runs {@code statement} with nothing left stock, and with {@code
+     * node} among its nodes (any node where {@code null}).
+     */
+    static void requireNative(TableEnvironment env, String statement, String node) {
+        StreamFusion.Explanation plan = StreamFusion.explain(env, statement);
+        boolean placed = node == null ? !plan.nativeNodes().isEmpty() : plan.nativeNodes().contains(node);
+        if (!plan.fallbacks().isEmpty() || !placed) {
+            throw new IllegalStateException("the island does not run this job natively: " + plan);
+        }
+    }
+
     /** One timed job: returns its net run time in milliseconds. */
     private static long run(Path directory, String source, String sink, String select, boolean island) throws Exception {
         Path out = Files.createTempDirectory(directory.getParent(), "streamfusion-island-out");
         try {
-            TableEnvironment env = ParquetScanBenchmark.tables();
-            if (island && !StreamFusion.install(env)) {
-                throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
-            }
+            TableEnvironment env = withIsland(ParquetScanBenchmark.tables(), island);
             env.executeSql(ParquetScanBenchmark.table("scanned", source, directory));
             String query = String.format(select, "scanned");
             String connector = sink.equals("blackhole")
@@ -170,10 +191,7 @@ public final class IslandBenchmark {
                             + "', 'path' = '" + out + "', 'format' = 'parquet'";
             env.executeSql("CREATE TABLE sink (" + ParquetScanBenchmark.schemaOf(env, query) + ") WITH (" + connector + ")");
             if (island) {
-                StreamFusion.Explanation plan = StreamFusion.explain(env, "INSERT INTO sink " + query);
-                if (!plan.fallbacks().isEmpty() || plan.nativeNodes().isEmpty()) {
-                    throw new IllegalStateException("the island does not run this job natively: " + plan);
-                }
+                requireNative(env, "INSERT INTO sink " + query, null);
             }
             long millis = ParquetScanBenchmark.netRuntime(env, "INSERT INTO sink " + query);
             if (!sink.equals("blackhole")) {

@@ -160,10 +160,7 @@ final class NexmarkKafka {
                 c -> columns.add("`" + c.getName() + "` " + c.getDataType().getLogicalType().asSerializableString()));
         tables.executeSql("CREATE TABLE sink (" + String.join(", ", columns) + ") WITH (" + with + ")");
         if (tables.getConfig().get(StreamFusion.ISLAND_ENABLED)) {
-            StreamFusion.Explanation plan = StreamFusion.explain(tables, "INSERT INTO sink " + select);
-            if (!plan.fallbacks().isEmpty()) {
-                throw new IllegalStateException("the island does not run this job wholly natively: " + plan);
-            }
+            IslandBenchmark.requireNative(tables, "INSERT INTO sink " + select, null);
         }
         TableResult result = tables.executeSql("INSERT INTO sink " + select);
         JobExecutionResult done =
@@ -181,10 +178,7 @@ final class NexmarkKafka {
      */
     long runIntoSink(String connector, String query, String sink, Path directory, boolean island)
             throws Exception {
-        StreamTableEnvironment tables = tables(connector, 1);
-        if (island && !StreamFusion.install(tables)) {
-            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
-        }
+        StreamTableEnvironment tables = IslandBenchmark.withIsland(tables(connector, 1), island);
         String with = "blackhole".equals(sink)
                 ? "'connector' = 'blackhole'"
                 : "'connector' = '" + (STOCK.equals(connector) ? "filesystem" : "streamfusion-parquet") + "', 'path' = '"
@@ -209,10 +203,7 @@ final class NexmarkKafka {
      */
     long runIntoTopic(String sink, String query, String outTopic, boolean island) throws Exception {
         String select = "protobuf".equals(format) ? "SELECT * FROM bids" : NexmarkQueries.bidCalc(query, "bids");
-        StreamTableEnvironment tables = tables(FUSED, 1);
-        if (island && !StreamFusion.install(tables)) {
-            throw new IllegalStateException("the island needs the planner on the classpath: run with -Pisland");
-        }
+        StreamTableEnvironment tables = IslandBenchmark.withIsland(tables(FUSED, 1), island);
         return runInto(
                 tables,
                 select,
