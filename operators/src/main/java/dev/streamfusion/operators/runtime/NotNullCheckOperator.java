@@ -9,6 +9,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.runtime.operators.sink.constraint.EnforcerException;
 
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -33,10 +34,10 @@ public final class NotNullCheckOperator extends AbstractStreamOperator<ArrowBatc
 
     @Override
     public void processElement(StreamRecord<ArrowBatch> element) {
-        VectorSchemaRoot root = element.getValue().root();
-        for (int i = 0; i < columns.length; i++) {
-            if (root.getVector(columns[i]).getNullCount() > 0) {
-                element.getValue().release();
+        ArrowBatch batch = element.getValue();
+        try {
+            int column = firstNull(batch.root(), columns);
+            if (column >= 0) {
                 throw new EnforcerException(
                         "Column '%s' is NOT NULL, however, a null value is being written into it. "
                                 + String.format(
@@ -44,9 +45,38 @@ public final class NotNullCheckOperator extends AbstractStreamOperator<ArrowBatc
                                                 + "records silently.",
                                         ExecutionConfigOptions.TABLE_EXEC_SINK_NOT_NULL_ENFORCER.key(),
                                         ExecutionConfigOptions.NotNullEnforcer.DROP.name()),
-                        names[i]);
+                        names[column]);
+            }
+            output.collect(element);
+        } finally {
+            // Also when handed on: a chained operator is done with it once collect returns (and
+            // may have freed it: a received batch is freed once), an exchange has copied it.
+            batch.release();
+        }
+    }
+
+    /**
+     * The column Flink's enforcer names for {@code root}'s rows, an index into {@code columns}, or
+     * -1 when none of them holds a NULL. Flink checks row by row, each row's columns in order: so
+     * the first of {@code columns} that is NULL in the first row where any of them is.
+     */
+    static int firstNull(VectorSchemaRoot root, int[] columns) {
+        int row = root.getRowCount();
+        int column = -1;
+        for (int i = 0; i < columns.length; i++) {
+            FieldVector vector = root.getVector(columns[i]);
+            if (vector.getNullCount() == 0) {
+                continue;
+            }
+            // Only rows before the first found so far: at that row, the earlier column comes first.
+            for (int r = 0; r < row; r++) {
+                if (vector.isNull(r)) {
+                    row = r;
+                    column = i;
+                    break;
+                }
             }
         }
-        output.collect(element);
+        return column;
     }
 }
