@@ -257,7 +257,7 @@ fn read_error(path: &str, e: &iceberg::Error) -> IcebergReadError {
 mod tests {
     use std::collections::HashMap;
 
-    use arrow::array::{AsArray, Int32Array, TimestampNanosecondArray};
+    use arrow::array::{AsArray, Int32Array, Int64Array, TimestampNanosecondArray};
     use arrow::datatypes::{Field, Int64Type, TimeUnit};
     use parquet::arrow::ArrowWriter;
     use serde_json::{Value, json};
@@ -337,6 +337,28 @@ mod tests {
         assert_eq!(rows, vec![-5, 1, 7]);
         let other = json!({"id": 1, "op": "not-eq", "value": 3_000_000_000_i64});
         assert_eq!(read(&path, size, schema, other, DataType::Int64).len(), 3);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A negated filter keeps the rows it matches: the row group (ids 0 to 9) holds rows that
+    /// are not below 5, so it is not skipped.
+    #[test]
+    fn a_negated_filter_keeps_the_rows_it_matches() {
+        let (path, size) = parquet_file(
+            "negated",
+            vec![(1, "id", Arc::new(Int64Array::from_iter_values(0..10)))],
+        );
+        let schema = json!({"type": "struct", "schema-id": 0, "fields": [
+            {"id": 1, "name": "id", "required": false, "type": "long"}]});
+        let not_below = json!({"not": {"id": 1, "op": "lt", "value": 5}});
+        let mut rows = read(&path, size, schema.clone(), not_below, DataType::Int64);
+        rows.sort_unstable();
+        assert_eq!(rows, vec![5, 6, 7, 8, 9]);
+        let not_between = json!({"not": {"and": [
+            {"id": 1, "op": "gt-eq", "value": 2}, {"id": 1, "op": "lt-eq", "value": 7}]}});
+        let mut rows = read(&path, size, schema, not_between, DataType::Int64);
+        rows.sort_unstable();
+        assert_eq!(rows, vec![0, 1, 8, 9]);
         let _ = std::fs::remove_file(&path);
     }
 

@@ -100,6 +100,9 @@ impl TaskDescription {
             .as_ref()
             .and_then(|filter| crate::predicate::predicate(filter, &schema, not_as_typed))
             .filter(|p| !matches!(p, Predicate::AlwaysTrue))
+            // Without NOT: iceberg-rust's row group pruning negates its "might match" under a
+            // NOT, which would skip groups holding matches (its own scans rewrite NOT away too).
+            .map(Predicate::rewrite_not)
             // A predicate the schema does not bind (a value out of a column's range) is dropped:
             // it only ever narrows the rows read.
             .and_then(|p| p.bind(Arc::clone(&schema), true).ok());

@@ -353,10 +353,7 @@ impl SpecTransforms {
                     ),
                 ));
             };
-            let micros = column
-                .as_primitive::<arrow::datatypes::TimestampNanosecondType>()
-                .unary::<_, arrow::datatypes::TimestampMicrosecondType>(|v| v.div_euclid(1000))
-                .with_timezone_opt(zone.clone());
+            let micros = floored_micros(column, zone);
             let field = field
                 .as_ref()
                 .clone()
@@ -893,6 +890,16 @@ fn take_rows(batch: &RecordBatch, rows: &[u32]) -> Result<RecordBatch, IcebergWr
 /// variants iceberg-rust writes binaries in by a cast, the rest as the reader conforms columns.
 fn to_table_type(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
     match target {
+        // Flink's nanoseconds into a microsecond column, rounded down as iceberg-flink's writer
+        // rounds them (arrow's cast rounds toward zero, moving instants before 1970 forward).
+        DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, zone)
+            if matches!(
+                column.data_type(),
+                DataType::Timestamp(arrow::datatypes::TimeUnit::Nanosecond, _)
+            ) =>
+        {
+            Ok(Arc::new(floored_micros(column, zone)))
+        }
         DataType::FixedSizeBinary(_) | DataType::LargeBinary | DataType::LargeUtf8
             if column.data_type() != target =>
         {
@@ -904,6 +911,18 @@ fn to_table_type(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, Strin
         }
         _ => streamfusion_parquet::conform_column(column, target),
     }
+}
+
+/// Nanosecond timestamps as microseconds in `zone`, rounded down (Iceberg Java's
+/// `DateTimeUtil.nanosToMicros`).
+fn floored_micros(
+    column: &ArrayRef,
+    zone: &Option<Arc<str>>,
+) -> arrow::array::TimestampMicrosecondArray {
+    column
+        .as_primitive::<arrow::datatypes::TimestampNanosecondType>()
+        .unary::<_, arrow::datatypes::TimestampMicrosecondType>(|v| v.div_euclid(1000))
+        .with_timezone_opt(zone.clone())
 }
 
 /// The zstd level parquet-java compresses at when none is configured.
@@ -1571,6 +1590,28 @@ mod tests {
             .iter()
             .collect();
         assert_eq!(buckets, vec![Some(bucket), Some(bucket)]);
+    }
+
+    /// Flink's nanosecond timestamps written into a microsecond column are rounded down, as
+    /// iceberg-flink's writer rounds them (`millis * 1000 + nanoOfMillisecond / 1000`).
+    #[test]
+    fn nanoseconds_into_a_microsecond_column_are_rounded_down() {
+        let nanos = nanosecond_batch(vec![
+            Some(-1),
+            Some(1_999),
+            Some(-1_001),
+            Some(-1_000),
+            None,
+        ]);
+        let target = DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None);
+        let micros = to_table_type(nanos.column(0), &target)
+            .unwrap_or_else(|e| panic!("as microseconds: {e}"));
+        assert_eq!(micros.data_type(), &target);
+        let values: Vec<_> = micros
+            .as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+            .iter()
+            .collect();
+        assert_eq!(values, vec![Some(-1), Some(1), Some(-2), Some(-1), None]);
     }
 
     #[test]
