@@ -96,6 +96,14 @@ fn is_permanent(code: RDKafkaErrorCode) -> bool {
     )
 }
 
+/// Error codes of records that cannot be read (a record batch failing its checksum, one that
+/// does not decompress, one the broker calls corrupt): librdkafka reports them and reads on past
+/// the batch, so carrying on would lose its records. kafka-clients fails the read on them.
+fn is_unreadable(code: RDKafkaErrorCode) -> bool {
+    use RDKafkaErrorCode as C;
+    matches!(code, C::BadMessage | C::BadCompression | C::InvalidMessage)
+}
+
 /// Whether a property carries a secret (a password, key, token, credentials or a JAAS
 /// configuration): its value is never shown.
 pub fn is_secret(key: &str) -> bool {
@@ -291,8 +299,19 @@ impl SplitConsumer {
 
     /// Moves a batch's records into the poll, dropping those at or past their split's stop.
     fn take(&mut self, batch: &mut Vec<RawMessage>) -> Result<(), ClientError> {
+        // Splits whose partition reported an error at an offset none of their records reached.
+        let mut unread: Vec<(u32, i64)> = Vec::new();
         for message in batch.drain(..) {
             if let Some(code) = message.error() {
+                if is_unreadable(code) {
+                    return Err(ClientError::Kafka(format!(
+                        "the Kafka consumer cannot read the records of {}-{} at offset {}: {}",
+                        message.topic(),
+                        message.partition(),
+                        message.offset(),
+                        message.error_string()
+                    )));
+                }
                 if is_permanent(code) {
                     return Err(ClientError::Kafka(format!(
                         "the Kafka consumer failed on {}-{}: {}",
@@ -310,6 +329,11 @@ impl SplitConsumer {
                         message.partition(),
                         message.error_string()
                     ));
+                }
+                if message.offset() >= 0
+                    && let Some(id) = self.split_of(&message.topic(), message.partition())
+                {
+                    unread.push((id, message.offset()));
                 }
                 continue;
             }
@@ -329,6 +353,9 @@ impl SplitConsumer {
                 continue;
             }
             let offset = message.offset();
+            if !unread.is_empty() {
+                unread.retain(|&(split, at)| split != id || offset < at);
+            }
             let stop = split.stop;
             if stop.is_none_or(|stop| offset < stop) {
                 self.poll
@@ -338,7 +365,38 @@ impl SplitConsumer {
                 self.finish(id, true)?;
             }
         }
+        for (id, offset) in unread {
+            self.read_again_from(id, offset)?;
+        }
         Ok(())
+    }
+
+    /// Moves the split's partition back to `offset`, where an error left it unread. librdkafka
+    /// sets a partition's position one past the offset each message it hands over names, error
+    /// messages too, and fetches again from `offset` itself: the position would name a record
+    /// never read, which would finish a bounded split before that record (its position reaching
+    /// the stop) and resume a paused partition after it. A seek puts fetching and the position
+    /// back in step (the position unknown until the next record or transaction marker is read).
+    fn read_again_from(&mut self, id: u32, offset: i64) -> Result<(), ClientError> {
+        let Some(split) = self.splits.get(id as usize).filter(|split| !split.finished) else {
+            return Ok(());
+        };
+        self.consumer
+            .seek(
+                &split.topic,
+                split.partition,
+                Offset::Offset(offset),
+                self.api_timeout,
+            )
+            .map_err(|e| {
+                kafka(
+                    &format!(
+                        "cannot read {}-{} again from offset {offset}, where an error left it",
+                        split.topic, split.partition
+                    ),
+                    e,
+                )
+            })
     }
 
     /// Fails on a fatal client error (librdkafka stops the client after one).

@@ -75,7 +75,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -512,6 +516,55 @@ class StreamFusionKafkaITCase {
         tables.executeSql(ddl("bad", "streamfusion-kafka", bidsTable("topic", BAD, Map.of())));
         assertThatThrownBy(() -> collect(tables.executeSql("SELECT auction FROM bad")))
                 .hasStackTraceContaining("Failed to decode the value of the Kafka record at offset 1 of " + BAD + "-0 (json)");
+    }
+
+    /**
+     * A record batch that fails its checksum (corrupted on the broker's disk, which serves it as it
+     * is) fails the read naming its partition and offset, as Flink's reader fails on it. Its records
+     * are never skipped: librdkafka reports such a batch and reads on past it.
+     */
+    @Test
+    void aCorruptRecordBatchFailsTheReadNamingItsPartitionAndOffset() throws Exception {
+        String topic = "corrupt";
+        KAFKA.cluster().createTopic(topic, 1);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int n = 0; n < 6; n++) {
+                // One batch a record: each send waits for the one before.
+                producer.send(new ProducerRecord<>(topic, 0, null, numbered(n))).get();
+            }
+        }
+        corruptBatch(KAFKA.cluster().partitionDirectory(topic, 0), 3);
+        Map<String, String> options = bidsTable("topic", topic, Map.of());
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(ddl("stock_corrupt", "kafka", "n INT", options));
+        tables.executeSql(ddl("fused_corrupt", "streamfusion-kafka", "n INT", options));
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT n FROM stock_corrupt")))
+                .hasStackTraceContaining("Record batch for partition " + topic + "-0 at offset 3 is invalid");
+        assertThatThrownBy(() -> collect(tables.executeSql("SELECT n FROM fused_corrupt")))
+                .hasStackTraceContaining(topic + "-0 at offset 3");
+    }
+
+    /** Flips the last byte (of its last record, which its checksum covers) of the batch at {@code offset}. */
+    private static void corruptBatch(Path partition, long offset) throws IOException {
+        Path segment = partition.resolve(String.format("%020d.log", 0));
+        try (FileChannel file = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            // Each batch starts with its base offset (8 bytes) and the length of what follows (4).
+            ByteBuffer header = ByteBuffer.allocate(12);
+            for (long position = 0; position < file.size(); ) {
+                header.clear();
+                file.read(header, position);
+                long base = header.getLong(0);
+                long end = position + 12 + header.getInt(8);
+                if (base == offset) {
+                    ByteBuffer last = ByteBuffer.allocate(1);
+                    file.read(last, end - 1);
+                    file.write(ByteBuffer.wrap(new byte[] {(byte) (last.get(0) ^ 0x5a)}), end - 1);
+                    return;
+                }
+                position = end;
+            }
+        }
+        throw new IllegalStateException("no record batch at offset " + offset + " in " + segment);
     }
 
     /**

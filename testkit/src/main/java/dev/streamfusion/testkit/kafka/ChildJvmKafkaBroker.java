@@ -134,6 +134,11 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
         return directory;
     }
 
+    /** Where the broker keeps the log segments of {@code topic}'s partition {@code partition}. */
+    public Path partitionDirectory(String topic, int partition) {
+        return directory.resolve("data").resolve(topic + "-" + partition);
+    }
+
     /** The broker JVM's standard output and error. */
     public Path logFile() {
         return directory.resolve(LOG_FILE);

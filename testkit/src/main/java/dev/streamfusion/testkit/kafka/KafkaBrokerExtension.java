@@ -68,7 +68,7 @@ public final class KafkaBrokerExtension implements BeforeAllCallback, AfterAllCa
      *
      * @throws IllegalStateException outside the tests of the class that registered the extension
      */
-    public synchronized KafkaCluster cluster() {
+    public synchronized ChildJvmKafkaBroker cluster() {
         if (broker == null) {
             throw new IllegalStateException(
                     "The Kafka broker is not running: register KafkaBrokerExtension with @RegisterExtension on a"
