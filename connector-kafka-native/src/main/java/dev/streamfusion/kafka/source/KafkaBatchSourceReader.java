@@ -19,12 +19,9 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -45,11 +42,7 @@ final class KafkaBatchSourceReader<T>
     private final KafkaBatchFetcherManager fetcherManager;
     private final KafkaSourceReaderMetrics metrics;
     private final boolean commitOffsetsOnCheckpoint;
-    /**
-     * Offsets to commit per checkpoint, until the checkpoint (or a later one) completes; guarded by
-     * itself (the commit callback runs on the consumer's thread).
-     */
-    private final SortedMap<Long, Map<TopicPartition, OffsetAndMetadata>> offsetsToCommit = new TreeMap<>();
+    private final OffsetsToCommit offsetsToCommit = new OffsetsToCommit();
     /** Final offsets of finished partitions, committed with the next checkpoint. */
     private final ConcurrentMap<TopicPartition, OffsetAndMetadata> offsetsOfFinishedSplits = new ConcurrentHashMap<>();
     /** The dead-letter producer, flushed before each checkpoint's state is taken; or {@code null}. */
@@ -109,9 +102,7 @@ final class KafkaBatchSourceReader<T>
                 offsets.put(split.getTopicPartition(), new OffsetAndMetadata(split.getStartingOffset()));
             }
         }
-        synchronized (offsetsToCommit) {
-            offsetsToCommit.put(checkpointId, offsets.isEmpty() ? Collections.emptyMap() : offsets);
-        }
+        offsetsToCommit.taken(checkpointId, offsets);
         return splits;
     }
 
@@ -121,10 +112,7 @@ final class KafkaBatchSourceReader<T>
         if (!commitOffsetsOnCheckpoint) {
             return;
         }
-        Map<TopicPartition, OffsetAndMetadata> offsets;
-        synchronized (offsetsToCommit) {
-            offsets = offsetsToCommit.get(checkpointId);
-        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = offsetsToCommit.completed(checkpointId);
         if (offsets == null) {
             return;
         }
@@ -139,9 +127,7 @@ final class KafkaBatchSourceReader<T>
                     metrics.recordSucceededCommit();
                     committed.forEach((partition, offset) -> metrics.recordCommittedOffset(partition, offset.offset()));
                     offsetsOfFinishedSplits.keySet().removeAll(committed.keySet());
-                    synchronized (offsetsToCommit) {
-                        offsetsToCommit.headMap(checkpointId + 1).clear();
-                    }
+                    offsetsToCommit.committed(checkpointId);
                 });
     }
 
