@@ -155,8 +155,8 @@ impl Cursor<'_> {
                     .ok()?
                     .parse()
                     .ok()?;
-                // A '+' is only allowed (and then required) past 4 digits.
-                if !negative && len == 4 {
+                // A '+' is only allowed (and then required) past 4 digits; no minus zero.
+                if (!negative && len == 4) || (negative && v == 0) {
                     return None;
                 }
                 if negative { -v } else { v }
@@ -273,7 +273,13 @@ fn resolve(
         }
         i64::from(hour * 3600 + minute * 60 + second)
     };
-    let millis = (days * 86_400 + second_of_day) * 1000 + i64::from(nanos / 1_000_000);
+    // Years past about 292 million are past the milliseconds' range: not a timestamp here (Flink
+    // wraps them silently, or fails past a billion years; a decoder hands such a message back).
+    let millis = days
+        .checked_mul(86_400)?
+        .checked_add(second_of_day)?
+        .checked_mul(1000)?
+        .checked_add(i64::from(nanos / 1_000_000))?;
     Some((millis, nanos % 1_000_000))
 }
 
@@ -701,6 +707,14 @@ mod tests {
             parse_timestamp("2020-01-03 00:00:00", sql)
         );
         assert_eq!(parse_timestamp("2020-01-02 03:04", sql), None);
+        // Past the milliseconds' range: not a timestamp (never an overflow).
+        assert_eq!(parse_timestamp("+300000000-01-01 00:00:00", sql), None);
+        assert_eq!(parse_timestamp("-9999999999-01-01 00:00:00", sql), None);
+        assert!(parse_timestamp("+200000000-01-01 00:00:00", sql).is_some());
+        // java.time refuses a negative year zero.
+        assert_eq!(parse_timestamp("-0000-01-01 00:00:00", sql), None);
+        assert_eq!(parse_date("-0000-01-01"), None);
+        assert!(parse_date("-0001-01-01").is_some());
         assert_eq!(parse_timestamp("2020-01-02T03:04:05", sql), None);
         assert_eq!(
             parse_timestamp("1969-12-31 23:59:59.999", sql),

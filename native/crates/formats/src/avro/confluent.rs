@@ -271,6 +271,60 @@ mod tests {
         assert!(batch.column(2).as_primitive::<Int32Type>().is_null(0));
     }
 
+    /// What Avro's schema resolution refuses fails the record, as in Flink's reader (a long is
+    /// never read as an int, an empty decimal is no number); a string read into BYTES keeps its
+    /// bytes as written, whether UTF-8 or not.
+    #[test]
+    fn resolution_refuses_what_avro_refuses_and_keeps_a_strings_bytes() {
+        let table = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, true),
+            Field::new("b", DataType::Binary, true),
+            Field::new("d", DataType::Decimal128(10, 2), true),
+        ]));
+        let options = FormatOptions::new(
+            "avro-confluent",
+            [("url".to_string(), "http://r".to_string())],
+        );
+        let mut decoder = AvroConfluentDecoder::try_new(table.clone(), table, &options).unwrap();
+        let writer = |id: &str| {
+            format!(
+                r#"{{"type":"record","name":"r","fields":[{{"name":"id","type":"{id}"}},
+                {{"name":"b","type":"string"}},
+                {{"name":"d","type":{{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}}}}]}}"#
+            )
+        };
+        decoder.add_writer_schema(1, &writer("int")).unwrap();
+        decoder.add_writer_schema(2, &writer("long")).unwrap();
+        let message = |schema: u8, decimal: &[u8]| {
+            let mut m = vec![0, 0, 0, 0, schema];
+            zigzag(5, &mut m);
+            zigzag(2, &mut m); // b: two bytes that are not UTF-8
+            m.extend_from_slice(&[0xc3, 0x28]);
+            zigzag(decimal.len() as i64, &mut m);
+            m.extend_from_slice(decimal);
+            m
+        };
+        Decoder::decode(&mut decoder, Some(&message(1, &[0x04, 0xd2]))).unwrap();
+        let err = Decoder::decode(&mut decoder, Some(&message(2, &[0x04, 0xd2]))).unwrap_err();
+        assert!(
+            err.to_string().contains("long cannot be read as an int"),
+            "{err}"
+        );
+        let err = Decoder::decode(&mut decoder, Some(&message(1, &[]))).unwrap_err();
+        assert!(err.to_string().contains("Zero length BigInteger"), "{err}");
+        let batch = decoder.flush().unwrap();
+        assert_eq!(batch.num_rows(), 1);
+        assert_eq!(batch.column(0).as_primitive::<Int32Type>().value(0), 5);
+        assert_eq!(batch.column(1).as_binary::<i32>().value(0), &[0xc3, 0x28]);
+        assert_eq!(
+            batch
+                .column(2)
+                .as_primitive::<arrow::datatypes::Decimal128Type>()
+                .value(0),
+            1234
+        );
+    }
+
     #[test]
     fn writer_schemas_must_be_records_and_valid() {
         let table = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, true)]));

@@ -15,10 +15,14 @@ enum Scalar<'a> {
     Null,
     Bool(bool),
     Int(i64),
+    Long(i64),
     Float(f32),
     Double(f64),
     Bytes(&'a [u8]),
-    Str(std::borrow::Cow<'a, str>),
+    /// An Avro string's bytes, as written (Avro keeps them so where a reader takes bytes).
+    Text(&'a [u8]),
+    /// An enum's symbol.
+    Symbol(&'a str),
 }
 
 /// Reads one writer value into `builder`, shaped by the table's `reader` node.
@@ -330,18 +334,16 @@ fn read_scalar<'a>(writer: &'a AvroSchema, r: &mut AvroReader<'a>) -> Result<Sca
         AvroSchema::Null => Scalar::Null,
         AvroSchema::Boolean => Scalar::Bool(r.boolean()?),
         AvroSchema::Int => Scalar::Int(i64::from(r.int()?)),
-        AvroSchema::Long => Scalar::Int(r.long()?),
+        AvroSchema::Long => Scalar::Long(r.long()?),
         AvroSchema::Float => Scalar::Float(f32::from_le_bytes(r.fixed::<4>()?)),
         AvroSchema::Double => Scalar::Double(f64::from_le_bytes(r.fixed::<8>()?)),
         AvroSchema::Bytes => {
             let n = r.length()?;
             Scalar::Bytes(r.take(n)?)
         }
-        // Flink reads strings through Java's UTF-8 decoder, which replaces what is not UTF-8
-        // by its own rules.
         AvroSchema::String => {
             let n = r.length()?;
-            Scalar::Str(crate::java_utf8::decode(r.take(n)?))
+            Scalar::Text(r.take(n)?)
         }
         AvroSchema::Fixed(size) => Scalar::Bytes(r.take(*size)?),
         AvroSchema::Enum(symbols) => {
@@ -351,7 +353,7 @@ fn read_scalar<'a>(writer: &'a AvroSchema, r: &mut AvroReader<'a>) -> Result<Sca
                 .and_then(|i| symbols.get(i))
                 .ok_or_else(|| format!("enum index {index} is out of range"))?;
             // The symbol lives in the writer schema, which outlives the read.
-            Scalar::Str(std::borrow::Cow::Borrowed(symbol.as_str()))
+            Scalar::Symbol(symbol.as_str())
         }
         other => return Err(format!("the writer's {} is not a scalar", kind(other))),
     })
@@ -384,7 +386,10 @@ fn push_scalar(
             }
             Ok(())
         }
-        (Scalar::Int(v), TableNode::Long | TableNode::Timestamp) => match builder {
+        // Avro promotes no long to an int, whatever its value (Flink's reader fails on it).
+        (Scalar::Long(_), TableNode::Int) => Err("an Avro long cannot be read as an int".into()),
+        (Scalar::Int(v) | Scalar::Long(v), TableNode::Long | TableNode::Timestamp) => match builder
+        {
             ColumnBuilder::Int64(c) => {
                 c.push(v);
                 Ok(())
@@ -399,20 +404,28 @@ fn push_scalar(
             }
             _ => Err(mismatch()),
         },
-        (Scalar::Int(v), TableNode::Float) => push_float(builder, v as f32),
-        (Scalar::Int(v), TableNode::Double) => push_double(builder, v as f64),
+        (Scalar::Int(v) | Scalar::Long(v), TableNode::Float) => push_float(builder, v as f32),
+        (Scalar::Int(v) | Scalar::Long(v), TableNode::Double) => push_double(builder, v as f64),
         (Scalar::Float(v), TableNode::Float) => push_float(builder, v),
         (Scalar::Float(v), TableNode::Double) => push_double(builder, f64::from(v)),
         (Scalar::Double(v), TableNode::Double) => push_double(builder, v),
-        (Scalar::Str(s), TableNode::String | TableNode::Bytes) => push_bytes(builder, s.as_bytes()),
-        (Scalar::Bytes(b), TableNode::Bytes) => push_bytes(builder, b),
-        (Scalar::Bytes(b), TableNode::String) => {
+        (Scalar::Symbol(s), TableNode::String | TableNode::Bytes) => {
+            push_bytes(builder, s.as_bytes())
+        }
+        // Text read as Flink reads it, through Java's UTF-8 decoder, which replaces what is not
+        // UTF-8 by its own rules; bytes as they are, whether the writer wrote bytes or a string.
+        (Scalar::Text(b) | Scalar::Bytes(b), TableNode::String) => {
             push_bytes(builder, &crate::java_utf8::decode_bytes(b))
         }
+        (Scalar::Text(b) | Scalar::Bytes(b), TableNode::Bytes) => push_bytes(builder, b),
         (Scalar::Bytes(b), TableNode::Decimal(precision)) => {
             let ColumnBuilder::Decimal128(c) = builder else {
                 return Err(mismatch());
             };
+            if b.is_empty() {
+                // Flink's DecimalData.fromUnscaledBytes builds a BigInteger of the bytes.
+                return Err("Zero length BigInteger".into());
+            }
             // As Flink's DecimalData.fromUnscaledBytes: a value wider than the column is NULL.
             let bound = 10u128
                 .checked_pow(u32::from(*precision))
