@@ -518,6 +518,33 @@ fn unread_fields_are_converted_but_not_built() {
     assert_eq!(r.column(0).as_string::<i32>().value(0), "q");
 }
 
+/// A STRING column given an object spells its floats as Flink's decoder of the whole value row
+/// does, whatever columns the query reads: a DECIMAL column the query leaves out still decides.
+#[test]
+fn a_string_column_spells_floats_by_the_whole_row_whatever_is_read() {
+    let message = br#"{"payload": {"x": 1.0, "y": 1e3, "z": 0.10}, "amount": 1}"#;
+    let payload = |physical: Vec<Field>, produced: Vec<Field>| {
+        let mut d = JsonDecoder::try_new_projected(
+            Arc::new(Schema::new(physical)),
+            Arc::new(Schema::new(produced)),
+            &FormatOptions::default(),
+        )
+        .unwrap();
+        d.decode(message).unwrap();
+        let batch = d.flush().unwrap();
+        batch.column(0).as_string::<i32>().value(0).to_string()
+    };
+    let with_decimal = vec![
+        f("payload", DataType::Utf8),
+        f("amount", DataType::Decimal128(10, 2)),
+    ];
+    let whole = payload(with_decimal.clone(), with_decimal.clone());
+    let read_alone = payload(with_decimal, vec![f("payload", DataType::Utf8)]);
+    assert_eq!(read_alone, whole);
+    let without_decimal = vec![f("payload", DataType::Utf8), f("amount", DataType::Int64)];
+    assert_ne!(payload(without_decimal.clone(), without_decimal), whole);
+}
+
 #[test]
 fn options_are_checked_with_flink_messages() {
     let bad = |pairs: &[(&str, &str)]| {

@@ -283,9 +283,10 @@ impl JsonDecoder {
         let options = JsonDecodeOptions::parse(options)?;
         let plan = StructPlan::new(physical.fields(), produced.fields())?;
         let columns = builders_for(produced.fields())?;
-        // As Flink's deserializer: decimals anywhere in the row it produces (the projected one)
-        // decide how a STRING column spells the floats of an object or array it is given.
-        let has_decimal = produced
+        // As Flink's deserializer: decimals anywhere in the row it decodes decide how a STRING
+        // column spells the floats of an object or array it is given. That row is the whole
+        // value: Flink's Kafka source pushes no projection into its format.
+        let has_decimal = physical
             .fields()
             .iter()
             .any(|f| contains_decimal(f.data_type()));
