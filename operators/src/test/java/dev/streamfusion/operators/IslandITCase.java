@@ -6,6 +6,7 @@ import dev.streamfusion.testkit.flink.MiniClusters;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.runtime.operators.sink.constraint.EnforcerException;
@@ -20,12 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static dev.streamfusion.operators.IslandTesting.nativeCalcGivesStockRows;
@@ -270,6 +273,55 @@ class IslandITCase {
                 .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, EnforcerException.class))
                         .hasValueSatisfying(cause -> assertThat(cause).hasMessageStartingWith(
                                 "Column 'p' is NOT NULL, however, a null value is being written into it.")));
+    }
+
+    /**
+     * In batch mode the island's Parquet writers stage their files, and the files are moved into
+     * the table once the whole job has finished, as Flink's table sink does: a job that fails (here
+     * on the one row of the last file whose divisor is zero) leaves nothing in the table, whatever
+     * its other writer had finished. A job that finishes leaves one file per writer.
+     */
+    @Test
+    void aBatchJobThatFailsLeavesNoFileInTheTable() throws Exception {
+        TableEnvironment island = env(false, 2, true);
+        String columns = "s STRING, total BIGINT";
+        island.executeSql(table("failing", "streamfusion-parquet", columns, "batch-failing"));
+        island.executeSql(table("finishing", "streamfusion-parquet", columns, "batch-finishing"));
+        String failing = "INSERT INTO failing SELECT s, bi / (bi - 9223372036854775807) FROM fused";
+        String finishing = "INSERT INTO finishing SELECT s, bi + i FROM fused";
+        for (String insert : new String[] {failing, finishing}) {
+            StreamFusion.Explanation explained = StreamFusion.explain(island, insert);
+            assertThat(explained.fallbacks()).as("%s", explained).isEmpty();
+            assertThat(explained.nativeNodes()).as("%s", explained).anyMatch(node -> node.startsWith("NativeSinkBatches("));
+        }
+        // No committer of its own per writer (as Flink's file sink has), which would make each
+        // writer's files visible once that writer finished.
+        assertThat(island.explainSql(finishing, ExplainDetail.JSON_EXECUTION_PLAN))
+                .contains("NativeSinkBatches")
+                .doesNotContain("Committer");
+        assertThatThrownBy(() -> island.executeSql(failing).await())
+                .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, ArithmeticException.class)).isPresent());
+        assertThat(visibleFiles("batch-failing")).isEmpty();
+
+        island.executeSql(finishing).await();
+        assertThat(visibleFiles("batch-finishing")).hasSize(2);
+        TableEnvironment reader = env(false, 1, false);
+        reader.executeSql(table("finished", "filesystem", columns, "batch-finishing"));
+        assertThat(rows(reader, "SELECT * FROM finished"))
+                .containsExactlyInAnyOrderElementsOf(rows(reader, "SELECT s, bi + i FROM stock"));
+    }
+
+    /** The files of the table at {@code directory} that readers see (none hidden or in progress). */
+    private static List<String> visibleFiles(String directory) throws IOException {
+        Path table = tables.resolve(directory);
+        if (!Files.exists(table)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(table)) {
+            return files.map(file -> file.getFileName().toString())
+                    .filter(name -> !name.startsWith(".") && !name.startsWith("_"))
+                    .collect(Collectors.toList());
+        }
     }
 
     /**
