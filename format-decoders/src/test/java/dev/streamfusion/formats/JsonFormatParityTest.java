@@ -17,6 +17,7 @@ import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -219,31 +220,36 @@ class JsonFormatParityTest {
     }
 
     /**
-     * A STRING given an object spells its floats as the row Flink's deserializer produces decides:
-     * with a DECIMAL among the columns read as BigDecimals ({@code 1E+2}), else as doubles
-     * ({@code 100.0}); a column the query does not read does not count.
+     * A STRING given an object spells its floats as Flink's deserializer of the whole value row
+     * decides, whatever columns the query reads (Flink's Kafka source pushes no projection into its
+     * format): with a DECIMAL in the row as BigDecimals ({@code 1E+2}), else as doubles ({@code
+     * 100.0}).
      */
     @Test
-    void aStringOfAnObjectSpellsItsFloatsAsTheColumnsReadDecide() throws Exception {
-        RowType physical = (RowType) DataTypes.ROW(FIELD("s", DataTypes.STRING()), FIELD("d", DataTypes.DECIMAL(10, 2)))
-                .notNull()
-                .getLogicalType();
+    void aStringOfAnObjectSpellsItsFloatsAsTheWholeRowDecides() throws Exception {
         List<byte[]> messages = List.of(
                 utf8("{\"s\":{\"x\":100.0,\"y\":[1.50]},\"d\":1}"),
                 // Integers as Jackson's tree holds them: -0 is 0, past 64 bits a BigInteger's digits.
                 utf8("{\"s\":[18446744073709551616,-0,12,-9223372036854775809,9223372036854775808,1.5e3],\"d\":2}"));
-        for (RowType produced : List.of(FormatTestRows.project(physical, "s"), physical)) {
+        for (DataType d : List.of(DataTypes.DECIMAL(10, 2), DataTypes.BIGINT())) {
+            RowType physical = (RowType) DataTypes.ROW(FIELD("s", DataTypes.STRING()), FIELD("d", d))
+                    .notNull()
+                    .getLogicalType();
             JsonParserRowDataDeserializationSchema flink = new JsonParserRowDataDeserializationSchema(
-                    produced, InternalTypeInfo.of(produced), false, false, TimestampFormat.SQL,
-                    produced.getFieldNames().stream().map(n -> new String[] {n}).toArray(String[][]::new));
+                    physical, InternalTypeInfo.of(physical), false, false, TimestampFormat.SQL,
+                    physical.getFieldNames().stream().map(n -> new String[] {n}).toArray(String[][]::new));
             flink.open(null);
             List<RowData> decoded = new ArrayList<>();
             for (byte[] message : messages) {
                 flink.deserialize(message, new ListCollector<>(decoded));
             }
-            try (NativeFormatDecoder decoder = NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), physical, produced)) {
-                List<List<Object>> actual = FormatTestRows.rows(decoder.decode(messages), produced);
-                RowDataValues.assertSameRows(actual, RowDataValues.ofRows(decoded, produced));
+            List<List<Object>> whole = RowDataValues.ofRows(decoded, physical);
+            for (RowType produced : List.of(FormatTestRows.project(physical, "s"), physical)) {
+                try (NativeFormatDecoder decoder =
+                        NativeFormatDecoder.create(arrow.allocator(), "json", Map.of(), physical, produced)) {
+                    List<List<Object>> actual = FormatTestRows.rows(decoder.decode(messages), produced);
+                    RowDataValues.assertSameRows(actual, FormatTestRows.project(whole, physical, produced));
+                }
             }
         }
     }

@@ -242,7 +242,8 @@ class IslandITCase {
         island.getConfig().set("pipeline.operator-chaining.enabled", String.valueOf(chained));
         String[] inserts = {
             "INSERT INTO discarded SELECT s, bi + i FROM fused WHERE si > 0 OR s IS NULL",
-            "INSERT INTO strict SELECT CAST(COALESCE(price, 0) AS DECIMAL(4, 1)) FROM fused WHERE price BETWEEN -100 AND 100",
+            "INSERT INTO strict SELECT CAST(COALESCE(price, 0) AS DECIMAL(4, 1)) FROM fused "
+                    + "WHERE price BETWEEN -100 AND 100",
             "INSERT INTO discarded SELECT s, bi / (bi - 9223372036854775807) FROM fused",
             "INSERT INTO strict SELECT CAST(COALESCE(price, 0) AS DECIMAL(4, 1)) FROM fused WHERE price > 1000",
         };
@@ -292,7 +293,9 @@ class IslandITCase {
         for (String insert : new String[] {failing, finishing}) {
             StreamFusion.Explanation explained = StreamFusion.explain(island, insert);
             assertThat(explained.fallbacks()).as("%s", explained).isEmpty();
-            assertThat(explained.nativeNodes()).as("%s", explained).anyMatch(node -> node.startsWith("NativeSinkBatches("));
+            assertThat(explained.nativeNodes())
+                    .as("%s", explained)
+                    .anyMatch(node -> node.startsWith("NativeSinkBatches("));
         }
         // No committer of its own per writer (as Flink's file sink has), which would make each
         // writer's files visible once that writer finished.
