@@ -167,8 +167,13 @@ public final class ParquetBatchSink implements Serializable {
 
                 @Override
                 public void close() throws IOException {
+                    if (out == null) {
+                        return;
+                    }
                     try {
-                        writer.finish();
+                        if (writer != null) {
+                            writer.finish();
+                        }
                     } finally {
                         out.close();
                     }
