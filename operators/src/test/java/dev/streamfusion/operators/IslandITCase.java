@@ -377,10 +377,7 @@ class IslandITCase {
                 .containsExactlyInAnyOrderElementsOf(rows(reader, String.format(query, "stock")));
         // One writer wrote the rows of both readers: in batch mode, one part file (two writers
         // would each write one).
-        try (Stream<Path> files = Files.list(tables.resolve("narrow"))) {
-            assertThat(files.map(file -> file.getFileName().toString()).filter(name -> !name.startsWith(".")))
-                    .hasSize(1);
-        }
+        assertThat(visibleFiles("narrow")).hasSize(1);
 
         island.executeSql("CREATE TABLE keyed (" + columns + ", PRIMARY KEY (s) NOT ENFORCED) WITH ('connector' = "
                 + "'streamfusion-parquet', 'path' = '" + tables.resolve("keyed") + "', 'sink.parallelism' = '1')");

@@ -1,6 +1,7 @@
 package dev.streamfusion.kafka.source;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.VisibleForTesting;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -43,6 +44,7 @@ final class OffsetsToCommit {
     }
 
     /** How many checkpoints' offsets are kept. */
+    @VisibleForTesting
     synchronized int size() {
         return byCheckpoint.size();
     }
