@@ -2,6 +2,10 @@
 //! `DecimalData.fromBigDecimal`: round HALF_UP to the column's scale, and a value whose precision
 //! then exceeds the column's is NULL, not an error.
 
+/// The least power of ten Java's `BigInteger` refuses to compute (`BigInteger.pow` bounds its
+/// result by the base's bit length times the exponent: 4 bits for ten).
+const JAVA_TEN_POWER_LIMIT: u64 = 536_870_920;
+
 /// Parses Java `BigDecimal` syntax (`[+-]digits[.digits][(e|E)[+-]digits]`, either side of the
 /// point may be empty but not both). Returns `Ok(None)` for a value that does not fit
 /// `DECIMAL(precision, scale)` after rounding, `Err` for text that is not a number.
@@ -66,15 +70,28 @@ pub fn parse_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128
             .filter(|_| !exp_text.is_empty() && !exp_text.starts_with("+-"))
             .ok_or_else(|| format!("Exponent '{exp_text}' of '{text}' is not a number."))?;
     }
-    // value = D * 10^(exponent - fraction_digits); unscaled = value * 10^scale
-    let shift = exponent
-        .saturating_sub(fraction_digits)
-        .saturating_add(i64::from(scale));
+    // Java's BigDecimal keeps an int exponent and an int scale (fraction digits less the
+    // exponent), and fails on text whose exponent or scale does not fit one, zero or not.
+    if i32::try_from(exponent).is_err() {
+        return Err(format!("Exponent overflow in '{text}'."));
+    }
+    let java_scale = fraction_digits - exponent;
+    if i32::try_from(java_scale).is_err() {
+        return Err(format!("Scale out of range in '{text}'."));
+    }
     let digits = &room[..count];
     let first_significant = digits.iter().position(|d| *d != 0);
     let Some(first) = first_significant else {
         return Ok(Some(0));
     };
+    // value = D * 10^-java_scale; unscaled = value * 10^scale. Flink rescales a non-zero value
+    // by a power of ten that Java's BigInteger builds, and fails where it cannot.
+    let shift = i64::from(scale) - java_scale;
+    if shift.unsigned_abs() >= JAVA_TEN_POWER_LIMIT {
+        return Err(format!(
+            "Rescaling '{text}' to scale {scale}: BigInteger would overflow supported range"
+        ));
+    }
     let significant = &digits[first..];
     let unscaled = if shift >= 0 {
         // Exact: append `shift` zeros; too many digits means it cannot fit.
@@ -249,6 +266,36 @@ mod tests {
         assert!(parse_decimal("abc", 3, 1).is_err());
         assert!(parse_decimal("", 3, 1).is_err());
         assert!(parse_decimal("1e", 3, 1).is_err());
+    }
+
+    /// Each case as Java 17 gives it for `new BigDecimal(text).setScale(2, HALF_UP)`, Flink's
+    /// `DecimalData.fromBigDecimal`: an exponent or scale past an int, or a rescale by a power
+    /// of ten `BigInteger` refuses, fails; zero rescales to any scale.
+    #[test]
+    fn exponents_fail_where_javas_big_decimal_fails() {
+        for text in [
+            "0e2147483648",
+            "0.0e2147483648",
+            "0e-2147483648",
+            "1e-2147483648",
+            "0e99999999999",
+            "1e2147483647",
+            "1e2147483646",
+            "1e-2147483647",
+            "5e-2147483646",
+            "1e-536870922",
+            "1e536870918",
+        ] {
+            assert!(parse_decimal(text, 10, 2).is_err(), "{text}");
+        }
+        assert_eq!(parse_decimal("0e2147483647", 10, 2), Ok(Some(0)));
+        assert_eq!(parse_decimal("0e-2147483647", 10, 2), Ok(Some(0)));
+        assert_eq!(
+            parse_decimal("1e00000000000000000001", 10, 2),
+            Ok(Some(1000))
+        );
+        assert_eq!(parse_decimal("1e-536870921", 10, 2), Ok(Some(0)));
+        assert_eq!(parse_decimal("1e536870917", 10, 2), Ok(None));
     }
 
     #[test]

@@ -325,6 +325,128 @@ mod tests {
         );
     }
 
+    /// Avro's resolution has no promotion from an enum or a fixed into the types Flink derives
+    /// (string, bytes, decimal as bytes), so Flink's reader fails on them; a string promoted to
+    /// bytes is read into a DECIMAL as its bytes. Flink resolves every physical column, so a
+    /// column the query does not read fails the record all the same.
+    #[test]
+    fn enums_and_fixed_resolve_into_no_column_read_or_not() {
+        let physical = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, true),
+            Field::new("s", DataType::Utf8, true),
+            Field::new("b", DataType::Binary, true),
+            Field::new("d", DataType::Decimal128(10, 2), true),
+            Field::new("n", DataType::Int32, true),
+            Field::new("required", DataType::Int64, false),
+        ]));
+        let produced = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, true),
+            Field::new("d", DataType::Decimal128(10, 2), true),
+        ]));
+        let options = FormatOptions::new(
+            "avro-confluent",
+            [("url".to_string(), "http://r".to_string())],
+        );
+        let mut decoder =
+            AvroConfluentDecoder::try_new(physical.clone(), physical, &options).unwrap();
+        let mut projected = AvroConfluentDecoder::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("id", DataType::Int32, true),
+                Field::new("d", DataType::Decimal128(10, 2), true),
+                Field::new("s", DataType::Utf8, true),
+                Field::new("n", DataType::Int32, true),
+                Field::new("b", DataType::Binary, true),
+            ])),
+            produced,
+            &options,
+        )
+        .unwrap();
+        let schemas = [
+            (
+                1,
+                r#"{"name":"s","type":{"type":"enum","name":"E","symbols":["A","B"]}}"#,
+            ),
+            (
+                2,
+                r#"{"name":"b","type":{"type":"fixed","name":"F","size":2}}"#,
+            ),
+            (
+                3,
+                r#"{"name":"d","type":{"type":"fixed","name":"G","size":2,"logicalType":"decimal","precision":4,"scale":2}}"#,
+            ),
+            (4, r#"{"name":"d","type":"string"}"#),
+            (5, r#"{"name":"n","type":"long"}"#),
+        ];
+        for (id, field) in schemas {
+            let writer = format!(
+                r#"{{"type":"record","name":"r","fields":[{{"name":"id","type":"int"}},{field},
+                {{"name":"required","type":"long"}}]}}"#
+            );
+            decoder.add_writer_schema(id, &writer).unwrap();
+            projected.add_writer_schema(id, &writer).unwrap();
+        }
+        // A writer without the NOT NULL column `required`, which only `decoder` reads.
+        let lacking = r#"{"type":"record","name":"r","fields":[{"name":"id","type":"int"}]}"#;
+        decoder.add_writer_schema(6, lacking).unwrap();
+        projected.add_writer_schema(6, lacking).unwrap();
+        let message = |schema: u8, value: &[u8]| {
+            let mut m = vec![0, 0, 0, 0, schema];
+            zigzag(5, &mut m);
+            m.extend_from_slice(value);
+            if schema != 6 {
+                zigzag(9, &mut m);
+            }
+            m
+        };
+        let fails =
+            |decoder: &mut AvroConfluentDecoder, message: &[u8], what: &str| match Decoder::decode(
+                decoder,
+                Some(message),
+            ) {
+                Err(err) => assert!(err.to_string().contains(what), "{err}"),
+                Ok(()) => panic!(
+                    "schema {} read where it should fail with {what}",
+                    message[4]
+                ),
+            };
+        for decoder in [&mut decoder, &mut projected] {
+            fails(
+                decoder,
+                &message(1, &[2]),
+                "the writer's enum cannot be read",
+            );
+            fails(
+                decoder,
+                &message(2, &[0xc3, 0x28]),
+                "the writer's fixed cannot",
+            );
+            fails(
+                decoder,
+                &message(3, &[0x04, 0xd2]),
+                "the writer's fixed cannot",
+            );
+            fails(decoder, &message(4, &[0]), "Zero length BigInteger");
+            fails(decoder, &message(5, &[2]), "long cannot be read as an int");
+            Decoder::decode(decoder, Some(&message(4, &[4, 0x04, 0xd2]))).unwrap();
+        }
+        fails(&mut decoder, &message(6, &[]), "no field 'required'");
+        Decoder::decode(&mut projected, Some(&message(6, &[]))).unwrap();
+
+        let batch = decoder.flush().unwrap();
+        assert_eq!(batch.num_rows(), 1);
+        let decimal = batch
+            .column(3)
+            .as_primitive::<arrow::datatypes::Decimal128Type>();
+        assert_eq!(decimal.value(0), 1234);
+        let batch = projected.flush().unwrap();
+        assert_eq!(batch.num_rows(), 2);
+        let decimal = batch
+            .column(1)
+            .as_primitive::<arrow::datatypes::Decimal128Type>();
+        assert_eq!(decimal.value(0), 1234);
+        assert!(decimal.is_null(1));
+    }
+
     #[test]
     fn writer_schemas_must_be_records_and_valid() {
         let table = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, true)]));

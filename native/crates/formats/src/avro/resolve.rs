@@ -1,8 +1,9 @@
 //! Reading a writer's datum into the columns of a table by Avro's schema resolution: record
 //! fields by name (a writer field the table lacks is skipped, a table field the writer lacks is
-//! NULL), unions by branch, numeric promotion, strings and bytes interchangeable, enum symbols
-//! read as strings; numeric promotion is int to long, float or double, long to float or double,
-//! float to double.
+//! NULL), unions by branch, numeric promotion, strings and bytes interchangeable; numeric
+//! promotion is int to long, float or double, long to float or double, float to double. Enums and
+//! fixed values resolve into none of the types a table's schema derives (Avro's `Resolver` has no
+//! such promotion, and Flink's reader fails on them).
 
 use super::reader::AvroReader;
 use super::schema::AvroSchema;
@@ -19,10 +20,12 @@ enum Scalar<'a> {
     Float(f32),
     Double(f64),
     Bytes(&'a [u8]),
+    /// A fixed value, read past: Avro reads it into a fixed only, which no table's schema holds.
+    Fixed,
     /// An Avro string's bytes, as written (Avro keeps them so where a reader takes bytes).
     Text(&'a [u8]),
-    /// An enum's symbol.
-    Symbol(&'a str),
+    /// An enum's symbol, its index checked against the writer's symbols.
+    Symbol,
 }
 
 /// Reads one writer value into `builder`, shaped by the table's `reader` node.
@@ -133,6 +136,7 @@ pub(crate) fn read_resolved<'a>(
             push_bytes(builder, &crate::java_utf8::decode_bytes(r.take(n)?))
         }
         _ => {
+            resolves(writer, reader)?;
             let value = read_scalar(writer, r)?;
             push_scalar(value, reader, builder)
         }
@@ -210,6 +214,9 @@ pub(crate) struct RecordPlan {
     steps: Vec<FieldStep>,
     /// The row's columns no writer field fills, in the row's order.
     missing: Vec<usize>,
+    /// A NOT NULL physical column the row does not hold and no writer field fills: Flink's reader
+    /// resolves every physical column, so every record fails naming it.
+    unread_not_null: Option<String>,
 }
 
 #[derive(Debug)]
@@ -258,7 +265,22 @@ impl RecordPlan {
                     .any(|s| matches!(s, FieldStep::Column(c) if c == t))
             })
             .collect();
-        Ok(Self { steps, missing })
+        let unread_not_null = match unread {
+            Unread::Read => None,
+            Unread::SkipUnless(physical) => physical
+                .iter()
+                .find(|(name, node)| {
+                    !matches!(node, TableNode::Nullable(_))
+                        && !table_fields.iter().any(|(n, _)| n == name)
+                        && !fields.iter().any(|(n, _)| n == name)
+                })
+                .map(|(name, _)| name.clone()),
+        };
+        Ok(Self {
+            steps,
+            missing,
+            unread_not_null,
+        })
     }
 }
 
@@ -298,12 +320,12 @@ pub(crate) fn read_planned<'a>(
             FieldStep::Skip => skip(schema, r)?,
         }
     }
+    if let Some(name) = &plan.unread_not_null {
+        return Err(missing_not_null(name));
+    }
     for &t in &plan.missing {
         if !matches!(table_fields[t].1, TableNode::Nullable(_)) {
-            return Err(format!(
-                "the writer schema has no field '{}' and the column is NOT NULL",
-                table_fields[t].0
-            ));
+            return Err(missing_not_null(&table_fields[t].0));
         }
         children[t].push_null();
     }
@@ -345,15 +367,17 @@ fn read_scalar<'a>(writer: &'a AvroSchema, r: &mut AvroReader<'a>) -> Result<Sca
             let n = r.length()?;
             Scalar::Text(r.take(n)?)
         }
-        AvroSchema::Fixed(size) => Scalar::Bytes(r.take(*size)?),
+        AvroSchema::Fixed(size) => {
+            r.take(*size)?;
+            Scalar::Fixed
+        }
         AvroSchema::Enum(symbols) => {
             let index = r.int()?;
-            let symbol = usize::try_from(index)
+            usize::try_from(index)
                 .ok()
-                .and_then(|i| symbols.get(i))
+                .filter(|i| *i < symbols.len())
                 .ok_or_else(|| format!("enum index {index} is out of range"))?;
-            // The symbol lives in the writer schema, which outlives the read.
-            Scalar::Symbol(symbol.as_str())
+            Scalar::Symbol
         }
         other => return Err(format!("the writer's {} is not a scalar", kind(other))),
     })
@@ -409,16 +433,14 @@ fn push_scalar(
         (Scalar::Float(v), TableNode::Float) => push_float(builder, v),
         (Scalar::Float(v), TableNode::Double) => push_double(builder, f64::from(v)),
         (Scalar::Double(v), TableNode::Double) => push_double(builder, v),
-        (Scalar::Symbol(s), TableNode::String | TableNode::Bytes) => {
-            push_bytes(builder, s.as_bytes())
-        }
         // Text read as Flink reads it, through Java's UTF-8 decoder, which replaces what is not
         // UTF-8 by its own rules; bytes as they are, whether the writer wrote bytes or a string.
         (Scalar::Text(b) | Scalar::Bytes(b), TableNode::String) => {
             push_bytes(builder, &crate::java_utf8::decode_bytes(b))
         }
         (Scalar::Text(b) | Scalar::Bytes(b), TableNode::Bytes) => push_bytes(builder, b),
-        (Scalar::Bytes(b), TableNode::Decimal(precision)) => {
+        // A string promoted to bytes keeps its bytes, which Flink reads as an unscaled integer.
+        (Scalar::Bytes(b) | Scalar::Text(b), TableNode::Decimal(precision)) => {
             let ColumnBuilder::Decimal128(c) = builder else {
                 return Err(mismatch());
             };
@@ -490,28 +512,51 @@ fn push_bytes(builder: &mut ColumnBuilder, b: &[u8]) -> Result<(), String> {
 
 /// Reads a value the query does not read, as Avro's datum reader reads it (every primitive,
 /// enum symbols and union branches checked), without building it; with the column's `node`,
-/// fails where Flink's conversion of the value to the column fails.
+/// fails where Avro's resolution into the column's schema or Flink's conversion of the value to
+/// the column fails.
 fn step_over<'a>(
     schema: &'a AvroSchema,
     node: Option<&TableNode>,
     r: &mut AvroReader<'a>,
 ) -> Result<(), String> {
+    if let AvroSchema::Union(branches) = schema {
+        let index = r.int()?;
+        let branch = usize::try_from(index)
+            .ok()
+            .and_then(|i| branches.get(i))
+            .ok_or_else(|| format!("union index {index} is out of range"))?;
+        return step_over(branch, node, r);
+    }
+    if let Some(node) = node {
+        resolves(schema, node)?;
+    }
     let node = match node {
         Some(TableNode::Nullable(inner)) => Some(inner.as_ref()),
         other => other,
     };
     match schema {
-        AvroSchema::Record(fields) => {
-            for (name, field) in fields {
-                let child = match node {
-                    Some(TableNode::Record(children)) => {
-                        children.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+        AvroSchema::Record(fields) => match node {
+            Some(TableNode::Record(children)) => {
+                for (name, field) in fields {
+                    match children.iter().find(|(n, _)| n == name) {
+                        Some((_, child)) => step_over(field, Some(child), r)?,
+                        // Avro's resolving decoder skips what the reader's record lacks.
+                        None => skip(field, r)?,
                     }
-                    _ => None,
-                };
-                step_over(field, child, r)?;
+                }
+                if let Some((name, _)) = children.iter().find(|(name, child)| {
+                    !matches!(child, TableNode::Nullable(_))
+                        && !fields.iter().any(|(field, _)| field == name)
+                }) {
+                    return Err(missing_not_null(name));
+                }
             }
-        }
+            _ => {
+                for (_, field) in fields {
+                    step_over(field, None, r)?;
+                }
+            }
+        },
         AvroSchema::Array(items) => loop {
             let n = r.block()?;
             if n == 0 {
@@ -539,14 +584,6 @@ fn step_over<'a>(
                 step_over(values, value, r)?;
             }
         },
-        AvroSchema::Union(branches) => {
-            let index = r.int()?;
-            let branch = usize::try_from(index)
-                .ok()
-                .and_then(|i| branches.get(i))
-                .ok_or_else(|| format!("union index {index} is out of range"))?;
-            step_over(branch, node, r)?;
-        }
         // The common scalars read as `read_scalar` reads them, without building the value (a
         // string's text is never looked at: every byte sequence reads as some text).
         AvroSchema::Long => {
@@ -555,18 +592,76 @@ fn step_over<'a>(
         AvroSchema::Int => {
             r.int()?;
         }
-        AvroSchema::String => {
+        AvroSchema::String | AvroSchema::Bytes => {
             let n = r.length()?;
             r.take(n)?;
-        }
-        scalar => {
-            let value = read_scalar(scalar, r)?;
-            if let (Some(TableNode::Decimal(_)), Scalar::Bytes([])) = (node, value) {
+            if n == 0 && matches!(node, Some(TableNode::Decimal(_))) {
+                // Flink's DecimalData.fromUnscaledBytes builds a BigInteger of the bytes.
                 return Err("Zero length BigInteger".into());
             }
         }
+        scalar => {
+            read_scalar(scalar, r)?;
+        }
     }
     Ok(())
+}
+
+/// Whether Avro's resolution reads a (non-union) writer value of `writer` into a column of the
+/// table's `node`, as Avro's `Resolver` decides: the same kind, or a promotion the specification
+/// allows. Enums and fixed values resolve into nothing a table's schema derives, which has
+/// neither. Only the kinds are checked; the values are checked as they are read.
+fn resolves(writer: &AvroSchema, node: &TableNode) -> Result<(), String> {
+    let node = match (writer, node) {
+        (AvroSchema::Null, TableNode::Nullable(_)) => return Ok(()),
+        (AvroSchema::Null, _) => return Err("a null for a NOT NULL column".into()),
+        (_, TableNode::Nullable(inner)) => inner.as_ref(),
+        (_, node) => node,
+    };
+    let resolved = match writer {
+        AvroSchema::Boolean => matches!(node, TableNode::Boolean),
+        AvroSchema::Int => matches!(
+            node,
+            TableNode::Int
+                | TableNode::Long
+                | TableNode::Timestamp
+                | TableNode::Float
+                | TableNode::Double
+        ),
+        AvroSchema::Long => {
+            if matches!(node, TableNode::Int) {
+                return Err("an Avro long cannot be read as an int".into());
+            }
+            matches!(
+                node,
+                TableNode::Long | TableNode::Timestamp | TableNode::Float | TableNode::Double
+            )
+        }
+        AvroSchema::Float => matches!(node, TableNode::Float | TableNode::Double),
+        AvroSchema::Double => matches!(node, TableNode::Double),
+        AvroSchema::String | AvroSchema::Bytes => matches!(
+            node,
+            TableNode::String | TableNode::Bytes | TableNode::Decimal(_)
+        ),
+        AvroSchema::Record(_) => matches!(node, TableNode::Record(_)),
+        AvroSchema::Array(_) => matches!(node, TableNode::Array(_)),
+        AvroSchema::Map(_) => matches!(node, TableNode::Map(_)),
+        AvroSchema::Enum(_) | AvroSchema::Fixed(_) | AvroSchema::Null | AvroSchema::Union(_) => {
+            false
+        }
+    };
+    if resolved {
+        Ok(())
+    } else {
+        Err(format!(
+            "the writer's {} cannot be read into this column (no Avro promotion applies)",
+            kind(writer)
+        ))
+    }
+}
+
+fn missing_not_null(name: &str) -> String {
+    format!("the writer schema has no field '{name}' and the column is NOT NULL")
 }
 
 /// Skips a writer value the reader schema lacks, as Avro's resolving decoder skips it: strings

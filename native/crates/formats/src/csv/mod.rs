@@ -668,12 +668,14 @@ impl CsvEncoder {
         }
     }
 
-    /// Jackson's loose quoting check for string values.
+    /// Jackson's loose quoting check for string values, by their characters alone: a value
+    /// spelled as the null literal is quoted where its characters need it, as in Jackson (only
+    /// a NULL is written as the bare literal).
     fn needs_quotes(&self, text: &str) -> bool {
         let Some(quote) = self.options.quote else {
             return false;
         };
-        if text.is_empty() || self.options.null_literal.as_deref() == Some(text) {
+        if text.is_empty() {
             return false;
         }
         if text.encode_utf16().count() > 24 {

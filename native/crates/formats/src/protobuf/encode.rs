@@ -60,13 +60,22 @@ impl ProtobufEncoder {
                 plan.unwritten_required.join(", ")
             )));
         }
+        let null_string = options
+            .string("write-null-string-literal")
+            .unwrap_or_default()
+            .to_string();
+        if null_string.contains(['\\', '"']) {
+            // Flink writes the literal into the Java source of its generated serializer, where
+            // backslashes are escapes and a quote ends the string.
+            return Err(FormatError::config(
+                "a protobuf.write-null-string-literal holding a backslash or a quote is not \
+                 encoded natively: Flink's format reads it as Java source text",
+            ));
+        }
         Ok(Self {
             schema,
             plan,
-            null_string: options
-                .string("write-null-string-literal")
-                .unwrap_or_default()
-                .to_string(),
+            null_string,
         })
     }
 }

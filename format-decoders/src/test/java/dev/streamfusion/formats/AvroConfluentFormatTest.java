@@ -12,6 +12,7 @@ import org.apache.flink.formats.avro.AvroRowDataSerializationSchema;
 import org.apache.flink.formats.avro.AvroToRowDataConverters;
 import org.apache.flink.formats.avro.typeutils.AvroSchemaConverter;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
@@ -133,6 +134,95 @@ class AvroConfluentFormatTest {
         }
     }
 
+    /**
+     * Avro's resolution promotes no enum and no fixed into the string, bytes or decimal schemas
+     * Flink derives, and no long into an int: Flink's reader fails on such a record, and so does
+     * the native decoder, also where the query does not read the column (Flink resolves its whole
+     * physical row). A string promoted to bytes reads into a DECIMAL as Flink reads it.
+     */
+    @Test
+    void resolvesEnumsFixedAndPromotionsAsFlinkDoes() throws Exception {
+        RowType table =
+                (RowType)
+                        DataTypes.ROW(
+                                        FIELD("id", DataTypes.INT().notNull()),
+                                        FIELD("kind", DataTypes.STRING()),
+                                        FIELD("tag", DataTypes.BYTES()),
+                                        FIELD("amount", DataTypes.DECIMAL(10, 2)),
+                                        FIELD("count", DataTypes.INT()))
+                                .notNull()
+                                .getLogicalType();
+        RowType idOnly = (RowType) DataTypes.ROW(FIELD("id", DataTypes.INT().notNull())).notNull().getLogicalType();
+        Schema reader = AvroSchemaConverter.convertToSchema(table);
+        AvroToRowDataConverters.AvroToRowDataConverter converter = AvroToRowDataConverters.createRowConverter(table);
+        Map<String, Object> values =
+                Map.of(
+                        "{\"type\":\"enum\",\"name\":\"Kind\",\"symbols\":[\"A\",\"B\"]}", "B",
+                        "{\"type\":\"fixed\",\"name\":\"Tag\",\"size\":2}", new byte[] {1, 2},
+                        "{\"type\":\"fixed\",\"name\":\"Amount\",\"size\":2,\"logicalType\":\"decimal\","
+                                + "\"precision\":4,\"scale\":2}", new byte[] {4, (byte) 0xd2},
+                        "\"string\"", "\u04d2",
+                        "\"long\"", 7L);
+        Map<String, String> fields =
+                Map.of(
+                        "{\"type\":\"enum\",\"name\":\"Kind\",\"symbols\":[\"A\",\"B\"]}", "kind",
+                        "{\"type\":\"fixed\",\"name\":\"Tag\",\"size\":2}", "tag",
+                        "{\"type\":\"fixed\",\"name\":\"Amount\",\"size\":2,\"logicalType\":\"decimal\","
+                                + "\"precision\":4,\"scale\":2}", "amount",
+                        "\"string\"", "amount",
+                        "\"long\"", "count");
+        int read = 0;
+        for (Map.Entry<String, Object> value : values.entrySet()) {
+            String field = fields.get(value.getKey());
+            Schema writer =
+                    new Schema.Parser()
+                            .parse(
+                                    "{\"type\":\"record\",\"name\":\"w\",\"fields\":["
+                                            + "{\"name\":\"id\",\"type\":\"int\"},"
+                                            + "{\"name\":\"" + field + "\",\"type\":" + value.getKey() + "}]}");
+            int id = registry.register("resolved-" + read++ + "-value", writer.toString());
+            GenericRecord record = new GenericData.Record(writer);
+            record.put("id", 3);
+            Schema fieldSchema = writer.getField(field).schema();
+            Object avroValue = value.getValue();
+            if (fieldSchema.getType() == Schema.Type.ENUM) {
+                avroValue = new GenericData.EnumSymbol(fieldSchema, avroValue);
+            } else if (fieldSchema.getType() == Schema.Type.FIXED) {
+                avroValue = new GenericData.Fixed(fieldSchema, (byte[]) avroValue);
+            }
+            record.put(field, avroValue);
+            byte[] datum = write(writer, record);
+            RowData flinkRow;
+            try {
+                GenericRecord resolved =
+                        new GenericDatumReader<GenericRecord>(writer, reader)
+                                .read(null, DecoderFactory.get().binaryDecoder(datum, null));
+                flinkRow = (RowData) converter.convert(resolved);
+            } catch (org.apache.avro.AvroTypeException e) {
+                flinkRow = null;
+            }
+            String what = field + " written as " + value.getKey();
+            boolean flinkReads = field.equals("amount") && fieldSchema.getType() == Schema.Type.STRING;
+            assertThat(flinkRow != null).as("Flink reads %s", what).isEqualTo(flinkReads);
+            for (RowType produced : List.of(table, idOnly)) {
+                try (NativeFormatDecoder decoder =
+                        NativeFormatDecoder.create(allocator, "avro-confluent", options(), table, produced)) {
+                    List<byte[]> message = List.of(framed(id, datum));
+                    if (flinkRow == null) {
+                        assertThatThrownBy(() -> decoder.decode(message))
+                                .as("%s into %s", what, produced)
+                                .isInstanceOf(NativeDecodeException.class)
+                                .hasMessageContaining("field '" + field + "'");
+                    } else {
+                        RowData expected = produced == table ? flinkRow : GenericRowData.of(flinkRow.getInt(0));
+                        RowDataValues.assertSameRows(
+                                read(decoder.decode(message), produced), RowDataValues.ofRows(List.of(expected), produced));
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void sinkRegistersFlinksDerivedSchemaAndFramesItsDatums() throws Exception {
         RowType type = AvroFormatParityTest.avroTypes(true);
@@ -168,6 +258,39 @@ class AvroConfluentFormatTest {
 
         try (NativeFormatDecoder decoder = NativeFormatDecoder.create(allocator, "avro-confluent", options(), type)) {
             RowDataValues.assertSameRows(read(decoder.decode(messages), type), RowDataValues.ofRows(fromFlink, type));
+        }
+    }
+
+    /**
+     * As Confluent's client takes them: several registries in {@code avro-confluent.url} (calls
+     * go on past one that cannot be reached), and a subject sent as one path segment (a space as
+     * {@code %20}, which the registry reads back as a space).
+     */
+    @Test
+    void registriesAreTriedInTurnAndSubjectsKeepTheirSpelling() throws Exception {
+        int closed;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        String urls = "http://127.0.0.1:" + closed + ", " + registryUrl() + "/";
+        RowType type = (RowType) DataTypes.ROW(FIELD("a", DataTypes.BIGINT())).notNull().getLogicalType();
+        List<RowData> rows = new RandomRows(3, 0.2).rows(type, 20);
+        List<byte[]> messages;
+        try (NativeFormatEncoder encoder =
+                NativeFormatEncoder.create(allocator, "avro-confluent", Map.of("url", urls, "subject", "my bids+x-value"), type)) {
+            messages = encoder.encode(rows);
+        }
+        assertThat(registry.subjects()).containsExactly("my bids+x-value");
+        try (NativeFormatDecoder decoder =
+                NativeFormatDecoder.create(allocator, "avro-confluent", Map.of("url", urls), type)) {
+            RowDataValues.assertSameRows(read(decoder.decode(messages), type), RowDataValues.ofRows(rows, type));
+        }
+        try (NativeFormatDecoder decoder =
+                NativeFormatDecoder.create(
+                        allocator, "avro-confluent", Map.of("url", "http://127.0.0.1:" + closed + ",http://127.0.0.1:" + closed), type)) {
+            assertThatThrownBy(() -> decoder.decode(messages.subList(0, 1)))
+                    .isInstanceOf(SchemaRegistryException.class)
+                    .hasMessageContaining("could not be reached for schema id");
         }
     }
 

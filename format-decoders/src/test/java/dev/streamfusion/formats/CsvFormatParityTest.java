@@ -10,7 +10,10 @@ import dev.streamfusion.bridge.testing.RowDataValues;
 import org.apache.flink.formats.csv.CsvRowDataDeserializationSchema;
 import org.apache.flink.formats.csv.CsvRowDataSerializationSchema;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericArrayData;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
@@ -190,15 +193,50 @@ class CsvFormatParityTest {
         long seed = 200;
         for (Options options : optionSets()) {
             List<RowData> rows = new RandomRows(++seed, 0.15).rows(type, 300);
-            List<byte[]> expected = flinkSerialize(type, rows, options);
-            try (NativeFormatEncoder encoder = NativeFormatEncoder.create(arrow.allocator(), "csv", options.table, type)) {
-                List<byte[]> actual = encoder.encode(rows);
-                for (int r = 0; r < rows.size(); r++) {
-                    assertThat(new String(actual.get(r), StandardCharsets.UTF_8))
-                            .as("options %s, row %d", options.table, r)
-                            .isEqualTo(new String(expected.get(r), StandardCharsets.UTF_8));
-                }
+            assertEncodesAsFlink(type, rows, options, flinkSerialize(type, rows, options));
+        }
+    }
+
+    private void assertEncodesAsFlink(RowType type, List<RowData> rows, Options options, List<byte[]> expected) {
+        try (NativeFormatEncoder encoder = NativeFormatEncoder.create(arrow.allocator(), "csv", options.table, type)) {
+            List<byte[]> actual = encoder.encode(rows);
+            for (int r = 0; r < rows.size(); r++) {
+                assertThat(new String(actual.get(r), StandardCharsets.UTF_8))
+                        .as("options %s, row %d", options.table, r)
+                        .isEqualTo(new String(expected.get(r), StandardCharsets.UTF_8));
             }
+        }
+    }
+
+    /**
+     * Jackson quotes a value by its characters alone, also where its text is the null literal:
+     * only a NULL is written as the bare literal. With {@code \\N} or {@code (null)} as the
+     * literal, a value or an array holding one NULL spelled as the literal is quoted (the
+     * backslash and the parenthesis need it), so it tells itself apart from a NULL column.
+     */
+    @Test
+    void aValueSpelledAsTheNullLiteralIsQuotedAsJacksonQuotesIt() throws Exception {
+        RowType type =
+                (RowType)
+                        DataTypes.ROW(
+                                        FIELD("s", DataTypes.STRING()),
+                                        FIELD("a", DataTypes.ARRAY(DataTypes.INT())),
+                                        FIELD("t", DataTypes.ARRAY(DataTypes.STRING())))
+                                .notNull()
+                                .getLogicalType();
+        StringData literal = StringData.fromString("\\N");
+        List<RowData> rows =
+                List.of(
+                        GenericRowData.of(literal, new GenericArrayData(new Integer[] {null}), new GenericArrayData(new Object[] {literal})),
+                        GenericRowData.of(null, new GenericArrayData(new Integer[] {null, 1}), null),
+                        GenericRowData.of(StringData.fromString("(null)"), null, new GenericArrayData(new Object[] {null})));
+        for (Options options :
+                List.of(new Options().nullLiteral("\\N"), new Options().nullLiteral("\\N").escape('\\'), new Options().nullLiteral("(null)"))) {
+            List<byte[]> expected = flinkSerialize(type, rows, options);
+            assertThat(new String(expected.get(0), StandardCharsets.UTF_8))
+                    .as("Flink quotes a value spelled as the literal where its characters need it")
+                    .startsWith("\"");
+            assertEncodesAsFlink(type, rows, options, expected);
         }
     }
 

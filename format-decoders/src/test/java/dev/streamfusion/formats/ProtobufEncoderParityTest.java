@@ -215,6 +215,24 @@ class ProtobufEncoderParityTest {
                 .hasMessageContaining("protobuf.write-nulls");
     }
 
+    /**
+     * Flink writes {@code write-null-string-literal} into the Java source of the serializer it
+     * generates, so a backslash there is an escape and {@code \\N} does not compile. A literal
+     * with a backslash or a quote is left to Flink's format: the native encoder refuses it.
+     */
+    @Test
+    void aNullLiteralThatFlinkReadsAsJavaSourceIsLeftToFlink() {
+        RowType type = ProtobufFormatParityTest.everythingType(false);
+        List<RowData> rows = new RandomRows(5, 0.3).rows(type, 5);
+        assertThatThrownBy(() -> flinkSerialize(type, EVERYTHING, "\\N", rows))
+                .as("Flink's generated serializer does not compile with the literal \\N");
+        for (String literal : List.of("\\N", "\\t", "a\"b")) {
+            assertThatThrownBy(() -> NativeFormatEncoder.create(arrow.allocator(), "protobuf", options(EVERYTHING, literal), type))
+                    .isInstanceOf(NativeConfigException.class)
+                    .hasMessageContaining("protobuf.write-null-string-literal");
+        }
+    }
+
     private void assertSameBytes(RowType type, String messageClass, String literal, List<RowData> rows)
             throws Exception {
         List<byte[]> expected = flinkSerialize(type, messageClass, literal, rows);

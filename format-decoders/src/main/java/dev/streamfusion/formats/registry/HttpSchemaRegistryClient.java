@@ -12,7 +12,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,6 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * POST /subjects/{subject}/versions}), with every schema cached for the client's life (a schema
  * id never changes its schema). Basic
  * authentication comes from {@code avro-confluent.basic-auth.user-info} ({@code user:password}).
+ * {@code avro-confluent.url} may list several registries, comma-separated, as Confluent's client
+ * takes it: a call goes to the one that last answered, and on to the next while one cannot be
+ * reached (an answer, even an error, ends the call).
  */
 @Internal
 public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
@@ -28,13 +33,27 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+    /** The registries' base URLs, without a trailing slash. */
+    private final List<String> urls = new ArrayList<>();
+    /** The registries, as named in messages. */
     private final String url;
+    /** Which of {@link #urls} a call tries first: the last one that answered. */
+    private volatile int current;
     private final String authorization;
     private final HttpClient http;
     private final Map<Integer, String> cache = new ConcurrentHashMap<>();
 
     public HttpSchemaRegistryClient(String url, String basicAuthUserInfo) {
-        this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        for (String one : url.split(",")) {
+            String trimmed = one.trim();
+            if (!trimmed.isEmpty()) {
+                urls.add(trimmed.endsWith("/") ? trimmed.substring(0, trimmed.length() - 1) : trimmed);
+            }
+        }
+        if (urls.isEmpty()) {
+            throw new SchemaRegistryException("avro-confluent.url names no schema registry: '" + url + "'");
+        }
+        this.url = String.join(",", urls);
         this.authorization =
                 basicAuthUserInfo == null
                         ? null
@@ -64,7 +83,7 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         JsonNode id =
                 call(
                         "POST",
-                        "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions",
+                        "/subjects/" + pathSegment(subject) + "/versions",
                         body,
                         "registering a schema under subject " + subject)
                         .get("id");
@@ -84,10 +103,47 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         return schema.asText();
     }
 
-    /** One REST call; anything but 200 is an error naming the registry, the call and the answer. */
+    /**
+     * {@code text} as one segment of a URL's path: percent-encoded UTF-8, a space as {@code %20}
+     * (a {@code +} in a path is a plus sign).
+     */
+    static String pathSegment(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /**
+     * One REST call, to the registries in turn from the last one that answered, while they cannot
+     * be reached; anything but 200 is an error naming the registry, the call and the answer.
+     */
     private JsonNode call(String method, String path, String body, String what) {
+        int first = current;
+        IOException unreachable = null;
+        for (int i = 0; i < urls.size(); i++) {
+            int index = (first + i) % urls.size();
+            String base = urls.get(index);
+            HttpResponse<String> response;
+            try {
+                response = http.send(request(base + path, method, body), HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                if (unreachable == null) {
+                    unreachable = e;
+                } else {
+                    unreachable.addSuppressed(e);
+                }
+                continue;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SchemaRegistryException("interrupted while " + what + " at " + base, e);
+            }
+            current = index;
+            return answer(base, response, what);
+        }
+        throw new SchemaRegistryException("schema registry " + url + " could not be reached for " + what, unreachable);
+    }
+
+    private HttpRequest request(String uri, String method, String body) {
         HttpRequest.Builder request =
-                HttpRequest.newBuilder(URI.create(url + path))
+                HttpRequest.newBuilder(URI.create(uri))
                         .timeout(TIMEOUT)
                         .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
                         .method(
@@ -101,24 +157,19 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
-        HttpResponse<String> response;
-        try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new SchemaRegistryException("schema registry " + url + " could not be reached for " + what, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SchemaRegistryException("interrupted while " + what + " at " + url, e);
-        }
+        return request.build();
+    }
+
+    private static JsonNode answer(String base, HttpResponse<String> response, String what) {
         if (response.statusCode() != 200) {
             throw new SchemaRegistryException(
-                    "schema registry " + url + " answered " + response.statusCode() + " for " + what + ": "
+                    "schema registry " + base + " answered " + response.statusCode() + " for " + what + ": "
                             + response.body());
         }
         try {
             return JSON.readTree(response.body());
         } catch (IOException e) {
-            throw new SchemaRegistryException("schema registry " + url + " answered " + what + " with invalid JSON", e);
+            throw new SchemaRegistryException("schema registry " + base + " answered " + what + " with invalid JSON", e);
         }
     }
 }
