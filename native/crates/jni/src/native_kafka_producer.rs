@@ -12,7 +12,7 @@ use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 use streamfusion_kafka::{BatchProducer, OutRecord};
 
-use crate::args::{check_len, strings};
+use crate::args::strings;
 use crate::errors::{NativeError, NativeResult, run};
 use crate::handle::{drop_handle, into_handle, object_of};
 use crate::native_format_encoder::FormatEncoder;
@@ -105,7 +105,8 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
 /// `Long.MIN_VALUE` for a row, for the time of sending) hold one entry per row; `header_counts`
 /// (or null) the number of headers of each row, laid out in `headers` as UTF-8 key bytes then
 /// value bytes; `tombstones` (or null) marks the rows sent with a null value (an upsert table's
-/// deletes). Returns the bytes of the encoded keys and values.
+/// deletes), whose values are not among the value rows: those are the other rows', in order, so
+/// a delete's row is never encoded. Returns the bytes of the encoded keys and values.
 ///
 /// # Safety
 /// The encoder handles are open and locked by the caller; the row addresses are exported
@@ -135,11 +136,23 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
             // SAFETY: as above.
             Some(unsafe { encode(key_encoder, key_rows) }?)
         };
-        let n = values.len();
-        if keys.as_ref().is_some_and(|k| k.len() != n) {
-            return Err(NativeError::Config(
-                "keys and values differ in count".into(),
-            ));
+        let tombstones = if tombstones.is_null() {
+            None
+        } else {
+            let mut out = vec![false; tombstones.len(env)?];
+            tombstones.get_region(env, 0, &mut out)?;
+            Some(out)
+        };
+        let n = tombstones.as_ref().map_or(values.len(), Vec::len);
+        let valued = tombstones
+            .as_ref()
+            .map_or(n, |t| t.iter().filter(|tombstone| !**tombstone).count());
+        if values.len() != valued || keys.as_ref().is_some_and(|k| k.len() != n) {
+            return Err(NativeError::Config(format!(
+                "{} values and {} keys for {n} records of which {valued} have values",
+                values.len(),
+                keys.as_ref().map_or(0, |k| k.len())
+            )));
         }
         let partitions = ints(env, &partitions, n)?;
         let timestamps = if timestamps.is_null() {
@@ -150,14 +163,6 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
             Some(out)
         };
         let counts = ints(env, &header_counts, n)?;
-        let tombstones = if tombstones.is_null() {
-            None
-        } else {
-            check_len(tombstones.len(env)?, n, "tombstone")?;
-            let mut out = vec![false; n];
-            tombstones.get_region(env, 0, &mut out)?;
-            Some(out)
-        };
         let header_bytes = if counts.is_some() {
             bytes(env, &headers)?
         } else {
@@ -172,6 +177,7 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
             );
         }
         let mut next_header = 0;
+        let mut next_value = 0;
         let records = (0..n).map(|i| {
             let count = counts.as_ref().map_or(0, |c| c[i].max(0) as usize);
             let headers = (next_header..next_header + count)
@@ -186,9 +192,14 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
                 key: keys
                     .as_ref()
                     .and_then(|k| k.is_valid(i).then(|| k.value(i))),
-                // A tombstone (an upsert table's delete) has no value, whatever its row encodes to.
-                value: (values.is_valid(i) && !tombstones.as_ref().is_some_and(|t| t[i]))
-                    .then(|| values.value(i)),
+                // A tombstone (an upsert table's delete) has no value, and no value row.
+                value: if tombstones.as_ref().is_some_and(|t| t[i]) {
+                    None
+                } else {
+                    let v = next_value;
+                    next_value += 1;
+                    values.is_valid(v).then(|| values.value(v))
+                },
                 partition: partitions.as_ref().map(|p| p[i]),
                 timestamp: timestamps.as_ref().map(|t| t[i]).filter(|t| *t != i64::MIN),
                 headers,

@@ -9,8 +9,10 @@ import dev.streamfusion.testkit.flink.MiniClusters;
 import dev.streamfusion.testkit.kafka.ChildJvmKafkaBroker;
 import dev.streamfusion.testkit.kafka.KafkaBrokerExtension;
 
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -18,9 +20,11 @@ import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,6 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -262,6 +267,58 @@ class StreamFusionUpsertKafkaITCase {
     }
 
     /**
+     * Flink's upsert sink never serializes a delete's value (it writes a tombstone), so a delete
+     * may hold values its value format cannot write: here a TIMESTAMP(9) past the years Arrow's
+     * nanoseconds hold, which no native encoder takes. Neither sink encodes it, and both write the
+     * same records.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"NATIVE", "JAVA"})
+    void aDeletesValueIsNeverEncoded(String rung) throws Exception {
+        String columns = "id BIGINT NOT NULL, ends TIMESTAMP(9), PRIMARY KEY (id) NOT ENFORCED";
+        String stockTopic = "deletes-stock-" + rung;
+        String fusedTopic = "deletes-fused-" + rung;
+        KAFKA.cluster().createTopic(stockTopic, 1);
+        KAFKA.cluster().createTopic(fusedTopic, 1);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        // Deletes as they come, not as a materializer in front of the sink would restate them.
+        tables.getConfig().set("table.exec.sink.upsert-materialize", "NONE");
+        LocalDateTime near = LocalDateTime.of(2026, 12, 6, 10, 30, 0, 123_456_789);
+        LocalDateTime far = LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_999);
+        tables.createTemporaryView(
+                "changes",
+                tables.fromChangelogStream(
+                        env.fromData(
+                                        Types.ROW(Types.LONG, Types.LOCAL_DATE_TIME),
+                                        Row.ofKind(RowKind.INSERT, 1L, near),
+                                        Row.ofKind(RowKind.INSERT, 2L, near),
+                                        Row.ofKind(RowKind.DELETE, 1L, far),
+                                        Row.ofKind(RowKind.UPDATE_BEFORE, 2L, near),
+                                        Row.ofKind(RowKind.UPDATE_AFTER, 2L, near.plusDays(1))),
+                        Schema.newBuilder()
+                                .column("f0", DataTypes.BIGINT().notNull())
+                                .column("f1", DataTypes.TIMESTAMP(9))
+                                .primaryKey("f0")
+                                .build(),
+                        ChangelogMode.all()));
+        tables.executeSql(ddl("stock_out", "upsert-kafka", columns, upsertTable(stockTopic, null, Map.of())));
+        tables.executeSql(ddl("fused_out", "streamfusion-upsert-kafka", columns, upsertTable(fusedTopic, rung, Map.of())));
+        tables.executeSql("INSERT INTO stock_out SELECT * FROM changes").await(3, TimeUnit.MINUTES);
+        tables.executeSql("INSERT INTO fused_out SELECT * FROM changes").await(3, TimeUnit.MINUTES);
+
+        Map<String, List<String>> written = recordsByKey(fusedTopic);
+        assertThat(written).isEqualTo(recordsByKey(stockTopic));
+        assertThat(written.get("{\"id\":1}")).containsExactly("{\"id\":1,\"ends\":\"2026-12-06 10:30:00.123456789\"}", "null");
+        // The update-before never reaches an upsert sink: the planner drops it for both.
+        assertThat(written.get("{\"id\":2}"))
+                .containsExactly(
+                        "{\"id\":2,\"ends\":\"2026-12-06 10:30:00.123456789\"}",
+                        "{\"id\":2,\"ends\":\"2026-12-07 10:30:00.123456789\"}");
+    }
+
+    /**
      * Writes {@code query} over the orders into a table of {@code columns}: through stock
      * upsert-kafka with the options {@code stock}, then through streamfusion-upsert-kafka with
      * {@code fused}.
@@ -424,6 +481,39 @@ class StreamFusionUpsertKafkaITCase {
                         upsertTable(topic, rung, Map.of("scan.bounded.mode", "latest-offset", "streamfusion.errors", "SKIP"))));
         // Both records with the malformed key are skipped; the tombstone of key 1 deletes it.
         assertThat(finalRows(tables.executeSql("SELECT * FROM skipping"))).containsExactly("+I[3, c, 3]");
+    }
+
+    /**
+     * A value Flink's JSON format makes a NULL row of (a JSON {@code null} in an array, or under
+     * {@code ignore-parse-errors} an element that is no object) deletes its key in Flink's
+     * upsert source, as a tombstone does; the rows before it in the same array stay upserts.
+     * Without the option, a value that does not convert fails both.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"NATIVE", "JAVA"})
+    void aValueTheFormatMakesANullRowOfDeletesItsKey(String rung) throws Exception {
+        String topic = "null-values-" + rung;
+        KAFKA.cluster().createTopic(topic, 1);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int id = 1; id <= 4; id++) {
+                producer.send(new ProducerRecord<>(topic, 0, bytes("{\"id\":" + id + "}"), bytes(value(id, "a" + id, id)))).get();
+            }
+            producer.send(new ProducerRecord<>(topic, 0, bytes("{\"id\":1}"), bytes("[null]"))).get();
+            producer.send(new ProducerRecord<>(topic, 0, bytes("{\"id\":2}"), bytes("[" + value(2, "b2", 20) + ",null]"))).get();
+            producer.send(new ProducerRecord<>(topic, 0, bytes("{\"id\":3}"), bytes("[1]"))).get();
+        }
+        Map<String, String> ignoring =
+                upsertTable(topic, rung, Map.of("scan.bounded.mode", "latest-offset", "value.json.ignore-parse-errors", "true"));
+        Map<Object, List<String>> changelog = assertSameChangelog("SELECT * FROM %s", UPSERT_COLUMNS, ignoring);
+        assertThat(changelog.get(1L)).containsExactly("+I[1, a1, 1]", "-D[1, a1, 1]");
+        assertThat(changelog.get(2L)).containsExactly("+I[2, a2, 2]", "-U[2, a2, 2]", "+U[2, b2, 20]", "-D[2, b2, 20]");
+        assertThat(changelog.get(3L)).containsExactly("+I[3, a3, 3]", "-D[3, a3, 3]");
+        assertThat(changelog.get(4L)).containsExactly("+I[4, a4, 4]");
+
+        StreamTableEnvironment tables = tables(1);
+        tables.executeSql(ddl("failing", "streamfusion-upsert-kafka", UPSERT_COLUMNS, upsertTable(topic, rung, Map.of("scan.bounded.mode", "latest-offset"))));
+        assertThatThrownBy(() -> finalRows(tables.executeSql("SELECT * FROM failing")))
+                .hasStackTraceContaining("of the Kafka record at offset 6 of " + topic + "-0");
     }
 
     /**

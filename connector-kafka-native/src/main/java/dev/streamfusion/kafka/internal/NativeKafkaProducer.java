@@ -27,7 +27,8 @@ public final class NativeKafkaProducer extends NativeHandle {
 
     /**
      * Encodes and sends one record per row: the value rows (and key rows, unless {@code
-     * keyEncoder} is 0) are exported Arrow batches of their encoders' row types.
+     * keyEncoder} is 0) are exported Arrow batches of their encoders' row types. The value rows
+     * are those of the records that are not tombstones, in order; the key rows one per record.
      *
      * @param partitions per row, or {@code null} for librdkafka's partitioner
      * @param timestamps per row ({@code Long.MIN_VALUE} for the time of sending), or {@code null}

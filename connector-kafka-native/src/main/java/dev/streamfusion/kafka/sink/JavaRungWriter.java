@@ -58,15 +58,18 @@ final class JavaRungWriter implements PrecommittingStatefulSinkWriter<RowData, K
             return;
         }
         List<RowData> rows = pending.rows();
-        List<byte[]> values = pending.values.encode(layout.values(rows));
+        boolean[] tombstones = layout.tombstones(rows);
+        List<byte[]> values = pending.values.encode(layout.values(RecordLayout.valued(rows, tombstones)));
         List<byte[]> keys = pending.keys == null ? null : pending.keys.encode(layout.keys(rows));
-        for (int i = 0; i < values.size(); i++) {
+        int value = 0;
+        for (int i = 0; i < rows.size(); i++) {
             RowData row = rows.get(i);
+            boolean tombstone = tombstones != null && tombstones[i];
             kafka.write(
                     new EncodedRecord(
                             row,
                             keys == null ? null : keys.get(i),
-                            layout.tombstone(row) ? null : values.get(i),
+                            tombstone ? null : values.get(value++),
                             layout.timestamp(row),
                             layout.headers(row)),
                     context);

@@ -151,15 +151,17 @@ final class NativeRungWriter implements SinkWriter<RowData> {
             }
         }
         byte[][] headerBytes = headers == null ? null : headers.toArray(new byte[0][]);
+        boolean[] tombstones = layout.tombstones(rows);
+        List<RowData> valued = RecordLayout.valued(rows, tombstones);
         send(
                 n,
-                call -> pending.values.encode(layout.values(rows), call),
+                call -> pending.values.encode(layout.values(valued), call),
                 pending.keys == null ? null : call -> pending.keys.encode(layout.keys(rows), call),
                 rowPartitions,
                 timestamps,
                 headerCounts,
                 headerBytes,
-                layout.tombstones(rows));
+                tombstones);
         pending.clear();
     }
 

@@ -122,6 +122,24 @@ public final class RecordLayout implements Serializable {
         return upsert && (row.getRowKind() == RowKind.DELETE || row.getRowKind() == RowKind.UPDATE_BEFORE);
     }
 
+    /**
+     * The rows of {@code rows} that carry a value: all but the tombstones ({@code tombstones} as
+     * {@link #tombstones} gives them). A tombstone's value is never encoded, as Flink's upsert
+     * serialization never hands a delete's row to the value format.
+     */
+    static List<RowData> valued(List<RowData> rows, boolean[] tombstones) {
+        if (tombstones == null) {
+            return rows;
+        }
+        List<RowData> valued = new ArrayList<>(rows.size());
+        for (int i = 0; i < tombstones.length; i++) {
+            if (!tombstones[i]) {
+                valued.add(rows.get(i));
+            }
+        }
+        return valued;
+    }
+
     /** Per row of {@code rows}, whether it is a tombstone; {@code null} when none can be. */
     boolean[] tombstones(List<RowData> rows) {
         if (!upsert) {

@@ -84,9 +84,15 @@ public final class FormatDecoding implements Serializable {
         return skipsUndecodable;
     }
 
-    /** Whether the format skips the messages it cannot decode (its ignore-parse-errors option). */
-    boolean ignoresParseErrors() {
-        return Boolean.parseBoolean(options.getOrDefault(NativeFormatDecoder.IGNORE_PARSE_ERRORS, "false"));
+    /**
+     * Whether Flink's format drops the rest of a message when handing one of its rows on fails
+     * (Flink's Kafka deserializer fails on a value row paired with a NULL key row within the
+     * value format's call). Only the JSON format's own error handling covers the rows it hands
+     * on, under its ignore-parse-errors option; the others fail the job.
+     */
+    boolean dropsMessageWhenARowFails() {
+        return "json".equals(format)
+                && Boolean.parseBoolean(options.getOrDefault(NativeFormatDecoder.IGNORE_PARSE_ERRORS, "false"));
     }
 
     /** Flink's own deserializer of the format, for the messages the native decoder hands back. */

@@ -22,16 +22,16 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
 
     /** The key-value view, or {@code null} for tables that read values only. */
     private final KeyValueRowData keyValue;
-    /** Whether the value format skips what it cannot decode (its ignore-parse-errors option). */
-    private final boolean valueIgnoresParseErrors;
+    /** Whether Flink's value format drops a message whose row fails downstream (JSON, ignoring errors). */
+    private final boolean valueDropsFailedMessages;
     /** The view of a tombstone's DELETE rows, or {@code null} for tables other than upsert ones. */
     private final KeyValueRowData delete;
     /** The NULL value row a DELETE row reads its non-key columns from. */
     private final RowData nullValue;
 
-    KafkaMessageEmitter(KeyDecoding keyDecoding, boolean valueIgnoresParseErrors) {
+    KafkaMessageEmitter(KeyDecoding keyDecoding, boolean valueDropsFailedMessages) {
         this.keyValue = keyDecoding == null ? null : keyDecoding.newRow();
-        this.valueIgnoresParseErrors = valueIgnoresParseErrors;
+        this.valueDropsFailedMessages = valueDropsFailedMessages;
         boolean upsert = keyDecoding != null && keyDecoding.upsert();
         this.delete = upsert ? keyDecoding.newDeleteRow() : null;
         this.nullValue = upsert ? keyDecoding.nullValue() : null;
@@ -61,13 +61,19 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
                 if (key == null) {
                     // Flink's key format made a NULL row of a malformed key. Flink's connector
                     // fails pairing it with the value row, within the value format's call: the
-                    // value format drops the rest of the record if it ignores parse errors,
-                    // else the job fails.
-                    if (valueIgnoresParseErrors) {
+                    // JSON format drops the rest of the record if it ignores parse errors; else,
+                    // and with any other format, the job fails.
+                    if (valueDropsFailedMessages) {
                         split.setCurrentOffset(message.offset() + 1);
                         return;
                     }
                     throw nullKeyRow("record", message, split);
+                }
+                if (value == null) {
+                    // An upsert table's value that Flink's format makes a NULL row of: Flink's
+                    // connector deletes its key, as for a tombstone.
+                    emitDelete(key, metadata, output, message.timestamp());
+                    continue;
                 }
                 emit(keyValue.of(key, value), metadata, output, message.timestamp());
             }
@@ -92,11 +98,15 @@ final class KafkaMessageEmitter implements RecordEmitter<KafkaMessage, RowData, 
                 // format's options.
                 throw nullKeyRow("tombstone", message, split);
             }
-            RowData row = delete.of(key, nullValue);
-            output.collect(
-                    metadata == null ? row : new JoinedRowData(RowKind.DELETE, row, metadata), message.timestamp());
+            emitDelete(key, metadata, output, message.timestamp());
         }
         split.setCurrentOffset(message.offset() + 1);
+    }
+
+    /** Emits the DELETE of an upsert table's {@code key}: its key columns, the others NULL. */
+    private void emitDelete(RowData key, RowData metadata, SourceOutput<RowData> output, long timestamp) {
+        RowData row = delete.of(key, nullValue);
+        output.collect(metadata == null ? row : new JoinedRowData(RowKind.DELETE, row, metadata), timestamp);
     }
 
     /** The failure of a record ({@code what}) whose key Flink's key format makes a NULL row of. */

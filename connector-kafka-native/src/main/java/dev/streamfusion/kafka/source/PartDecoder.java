@@ -164,8 +164,9 @@ final class PartDecoder implements AutoCloseable {
             List<RowData> decoded;
             String failure = null;
             try {
-                // Keys are buffered before they pair with values, NULL rows too.
-                decoded = keyPart ? stock.decodeBuffered(bytes) : stock.decode(bytes);
+                // Keys are buffered before they pair with values, NULL rows too; an upsert table's
+                // NULL value row is a delete of its key, as a tombstone is.
+                decoded = keyPart || nullIsDelete ? stock.decodeBuffered(bytes) : stock.decode(bytes);
             } catch (IOException | RuntimeException e) {
                 failure = failure(recordName.apply(d), e.getMessage());
                 // A record is skipped for what it holds, never because a service the format
@@ -175,7 +176,7 @@ final class PartDecoder implements AutoCloseable {
                 }
                 decoded = null;
             }
-            if (decoding.skipsUndecodable() && decoded != null && decoded.contains(null)) {
+            if (decoding.skipsUndecodable() && !nullIsDelete && decoded != null && decoded.contains(null)) {
                 // A NULL row (of a value, or of a key the format ignores errors in) fails Flink's
                 // connector downstream: under the policy, the record is skipped instead.
                 failure = failure(recordName.apply(d), "Flink's format makes a NULL row of it");

@@ -87,7 +87,7 @@ public final class StreamFusionKafkaSource
 
     @Override
     public SourceReader<RowData, KafkaPartitionSplit> createReader(SourceReaderContext context) {
-        return reader(context, false, fetched -> new KafkaMessageEmitter(keys, decoding.ignoresParseErrors()));
+        return reader(context, false, fetched -> new KafkaMessageEmitter(keys, decoding.dropsMessageWhenARowFails()));
     }
 
     /**
