@@ -1026,8 +1026,43 @@ pub fn conform_column(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, 
     conform(column, target)
 }
 
+/// Whether a column of `data_type` holds a TIME finer than milliseconds, at any depth.
+fn holds_fine_time(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Time64(_) => true,
+        DataType::List(field) | DataType::LargeList(field) | DataType::Map(field, _) => {
+            holds_fine_time(field.data_type())
+        }
+        DataType::Struct(fields) => fields.iter().any(|f| holds_fine_time(f.data_type())),
+        _ => false,
+    }
+}
+
+/// `column` (times of day in `unit`) floored to whole milliseconds, as Flink's columnar TIME
+/// reads them.
+fn whole_milliseconds(column: &ArrayRef, unit: TimeUnit) -> ArrayRef {
+    let per_milli: i64 = match unit {
+        TimeUnit::Microsecond => 1_000,
+        TimeUnit::Nanosecond => 1_000_000,
+        TimeUnit::Second | TimeUnit::Millisecond => return Arc::clone(column),
+    };
+    let floor = |v: i64| v - v.rem_euclid(per_milli);
+    match unit {
+        TimeUnit::Microsecond => Arc::new(
+            column
+                .as_primitive::<arrow::datatypes::Time64MicrosecondType>()
+                .unary::<_, arrow::datatypes::Time64MicrosecondType>(floor),
+        ),
+        _ => Arc::new(
+            column
+                .as_primitive::<arrow::datatypes::Time64NanosecondType>()
+                .unary::<_, arrow::datatypes::Time64NanosecondType>(floor),
+        ),
+    }
+}
+
 fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
-    if column.data_type() == target {
+    if column.data_type() == target && !holds_fine_time(target) {
         return Ok(Arc::clone(column));
     }
     let mismatch = || {
@@ -1096,6 +1131,19 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
             )
             .map_err(|e| e.to_string())?;
             Ok(Arc::new(rebuilt))
+        }
+        // A Flink TIME holds whole milliseconds at every precision, and Flink's readers drop
+        // finer digits. They are dropped here, where values enter, so that nothing reading the
+        // batch past the reader (a sink copying it in bulk, the native calc) sees digits that
+        // Flink's rows of the same file never hold.
+        (file, DataType::Time64(unit)) if file == target || converts(file, target) => {
+            let column = if file == target {
+                Arc::clone(column)
+            } else {
+                cast_with_options(column, target, &strict())
+                    .map_err(|e| format!("{}: {e}", mismatch()))?
+            };
+            Ok(whole_milliseconds(&column, *unit))
         }
         (file, table) if converts(file, table) => {
             cast_with_options(column, table, &strict()).map_err(|e| format!("{}: {e}", mismatch()))
@@ -1482,6 +1530,55 @@ mod tests {
     use super::*;
     use arrow::array::{Array, Int32Array, StringArray};
     use arrow::datatypes::{Field, Schema};
+
+    /// A TIME holds whole milliseconds in Flink at every precision: finer digits read from a
+    /// file are dropped (floored, as Flink's columnar reader floors them), nested ones too,
+    /// whether or not the file's type is the table's.
+    #[test]
+    fn times_keep_whole_milliseconds() -> Result<(), String> {
+        use arrow::array::{Time64MicrosecondArray, Time64NanosecondArray};
+        use arrow::datatypes::{Time64MicrosecondType, Time64NanosecondType};
+        let micros: ArrayRef = Arc::new(Time64MicrosecondArray::from(vec![
+            Some(1_500),
+            None,
+            Some(86_399_999_999),
+            Some(2_000),
+        ]));
+        let read = conform_column(&micros, &DataType::Time64(TimeUnit::Microsecond))?;
+        let read = read.as_primitive::<Time64MicrosecondType>();
+        assert_eq!(read.value(0), 1_000);
+        assert!(read.is_null(1));
+        assert_eq!(read.value(2), 86_399_999_000);
+        assert_eq!(read.value(3), 2_000);
+
+        let nanos = conform_column(&micros, &DataType::Time64(TimeUnit::Nanosecond))?;
+        assert_eq!(
+            nanos.as_primitive::<Time64NanosecondType>().value(0),
+            1_000_000
+        );
+        let nanos: ArrayRef = Arc::new(Time64NanosecondArray::from(vec![1_999_999]));
+        let read = conform_column(&nanos, &DataType::Time64(TimeUnit::Microsecond))?;
+        assert_eq!(read.as_primitive::<Time64MicrosecondType>().value(0), 1_000);
+
+        let field = Arc::new(Field::new(
+            "t",
+            DataType::Time64(TimeUnit::Microsecond),
+            true,
+        ));
+        let nested: ArrayRef = Arc::new(StructArray::new(
+            vec![Arc::clone(&field)].into(),
+            vec![micros],
+            None,
+        ));
+        let read = conform_column(&nested, nested.data_type())?;
+        let t = read
+            .as_struct()
+            .column(0)
+            .as_primitive::<Time64MicrosecondType>();
+        assert_eq!(t.value(0), 1_000);
+        assert_eq!(t.value(2), 86_399_999_000);
+        Ok(())
+    }
 
     /// Under the crate's directory as cargo runs the test, not as it was built: a target
     /// directory shared by several checkouts may run a binary another one built.
