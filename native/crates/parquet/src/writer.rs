@@ -629,7 +629,11 @@ fn parquet_schema(
             }
         }
     }
-    let converted = ArrowSchemaConverter::new().convert(file_schema)?;
+    // With the names the Parquet specification prescribes (a map's `key_value` group of `key`
+    // and `value`, a list's `element`), as Flink's writer names them.
+    let converted = ArrowSchemaConverter::new()
+        .with_coerce_types(true)
+        .convert(file_schema)?;
     Ok(SchemaDescriptor::new(fix(&converted.root_schema_ptr())?))
 }
 
@@ -867,8 +871,12 @@ fn file_schema(input: &Schema, timestamps: TimestampUnit) -> SchemaRef {
 
 fn file_type(data_type: &DataType, timestamps: TimestampUnit) -> DataType {
     match (data_type, timestamps) {
-        (DataType::Timestamp(_, zone), TimestampUnit::Fixed(unit)) => {
-            DataType::Timestamp(unit, zone.clone())
+        // Every timestamp, TIMESTAMP_LTZ too, is annotated as not adjusted to UTC, as Flink's
+        // writer annotates its INT64 timestamps: the values are wall-clock time (of UTC or of the
+        // writing JVM's zone, by `parquet.utc-timezone`), which other readers then take as such.
+        (DataType::Timestamp(_, _), TimestampUnit::Fixed(unit)) => DataType::Timestamp(unit, None),
+        (DataType::Timestamp(unit, Some(_)), TimestampUnit::OfPrecision) => {
+            DataType::Timestamp(*unit, None)
         }
         // As Flink writes every TIME: INT32 milliseconds (all a Flink TIME holds), which its
         // reader needs.
@@ -1024,6 +1032,118 @@ mod tests {
             let read = arrow::compute::concat_batches(&read[0].schema(), &read)?;
             let written = arrow::compute::concat_batches(&batches[0].schema(), &batches)?;
             assert_eq!(read.columns(), written.columns());
+        }
+        Ok(())
+    }
+
+    /// Maps and lists take the names Flink's writer gives them (the specification's): a map's
+    /// repeated group `key_value` of `key` and `value`, a list's `list` of `element`; the
+    /// values read back as written.
+    #[test]
+    fn maps_and_lists_take_flinks_names() -> Result<(), Box<dyn std::error::Error>> {
+        use arrow::array::{Int64Builder, ListBuilder, MapBuilder, StringBuilder};
+        let mut map = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new());
+        map.keys().append_value("a");
+        map.values().append_value(1);
+        map.append(true)?;
+        map.append(false)?;
+        let mut list = ListBuilder::new(Int64Builder::new()).with_field(Arc::new(Field::new(
+            "element",
+            DataType::Int64,
+            true,
+        )));
+        list.values().append_value(7);
+        list.append(true);
+        list.append(true);
+        let map = map.finish();
+        let list = list.finish();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("m", map.data_type().clone(), true),
+            Field::new("l", list.data_type().clone(), true),
+        ]));
+        let input = RecordBatch::try_new(schema, vec![Arc::new(map), Arc::new(list)])?;
+        let bytes = write_all(
+            WriterSettings::from_options(&options(&[]))?,
+            std::slice::from_ref(&input),
+        )?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?;
+        let descriptor = builder.metadata().file_metadata().schema_descr();
+        let paths: Vec<String> = (0..descriptor.num_columns())
+            .map(|c| descriptor.column(c).path().string())
+            .collect();
+        assert_eq!(
+            paths,
+            ["m.key_value.key", "m.key_value.value", "l.list.element"]
+        );
+        let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
+        let read_map = read[0].column(0).as_map();
+        assert_eq!(read_map.len(), 2);
+        assert!(read_map.is_null(1));
+        assert_eq!(read_map.keys().as_string::<i32>().value(0), "a");
+        assert_eq!(read_map.values().as_primitive::<Int64Type>().value(0), 1);
+        assert_eq!(read[0].column(1).as_list::<i32>().value(0).len(), 1);
+        Ok(())
+    }
+
+    /// A `TIMESTAMP_LTZ` column is annotated `isAdjustedToUTC = false`, as Flink's writer
+    /// annotates every INT64 timestamp, with the unit of its precision or the configured one.
+    #[test]
+    fn zoned_timestamps_are_not_annotated_as_adjusted_to_utc()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new(
+                "ltz",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                true,
+            ),
+            Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+        ]));
+        let input = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(
+                    arrow::array::TimestampMicrosecondArray::from(vec![Some(1_234_567)])
+                        .with_timezone("UTC"),
+                ),
+                Arc::new(arrow::array::TimestampMillisecondArray::from(vec![Some(
+                    1_234,
+                )])),
+            ],
+        )?;
+        for pairs in [
+            vec![],
+            vec![
+                ("parquet.write.int64.timestamp", "true"),
+                ("parquet.timestamp.time.unit", "millis"),
+            ],
+        ] {
+            let bytes = write_all(
+                WriterSettings::from_options(&options(&pairs))?,
+                std::slice::from_ref(&input),
+            )?;
+            let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?;
+            let descriptor = builder.metadata().file_metadata().schema_descr();
+            for column in 0..2 {
+                assert!(
+                    matches!(
+                        descriptor.column(column).logical_type_ref(),
+                        Some(parquet::basic::LogicalType::Timestamp {
+                            is_adjusted_to_u_t_c: false,
+                            ..
+                        })
+                    ),
+                    "{pairs:?}, column {column}: {:?}",
+                    descriptor.column(column).logical_type_ref()
+                );
+            }
+            let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
+            let ltz = read[0].column(0);
+            assert_eq!(
+                arrow::compute::cast(ltz, &DataType::Int64)?
+                    .as_primitive::<Int64Type>()
+                    .value(0),
+                if pairs.is_empty() { 1_234_567 } else { 1_234 }
+            );
         }
         Ok(())
     }

@@ -296,6 +296,28 @@ class StreamFusionParquetSinkITCase {
     }
 
     /**
+     * A MULTISET is written as Flink's writer writes it (a map of each element to its count), so
+     * stock Flink reads it back, and so do we.
+     */
+    @Test
+    void multisetsAreWrittenAsFlinkWritesThem() throws Exception {
+        String columns = "id BIGINT, tags MULTISET<STRING>, counts MULTISET<INT>";
+        TableEnvironment env = batch();
+        String collected =
+                "SELECT id, COLLECT(tag), COLLECT(n) FROM (VALUES (1, 'a', 1), (1, 'a', 2), (1, CAST(NULL AS STRING), 2),"
+                        + " (2, 'b', CAST(NULL AS INT)), (3, CAST(NULL AS STRING), CAST(NULL AS INT))) AS t(id, tag, n) GROUP BY id";
+        env.executeSql(ddl("ms_stock", "filesystem", columns, tables.resolve("ms_stock"), ""));
+        env.executeSql(ddl("ms_fused", "streamfusion-parquet", columns, tables.resolve("ms_fused"), ""));
+        env.executeSql("INSERT INTO ms_stock " + collected).await();
+        env.executeSql("INSERT INTO ms_fused " + collected).await();
+        List<String> expected = rows(env, "SELECT * FROM ms_stock");
+        assertThat(expected).hasSize(3);
+        env.executeSql(ddl("ms_fused_by_stock", "filesystem", columns, tables.resolve("ms_fused"), ""));
+        assertThat(rows(env, "SELECT * FROM ms_fused_by_stock")).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(rows(env, "SELECT * FROM ms_fused")).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /**
      * Every decimal precision is stored as Flink stores it (INT32 up to 9 digits, INT64 up to 18,
      * fixed bytes beyond), so files pass both ways between the connectors.
      */

@@ -79,6 +79,7 @@ public final class StreamFusionParquetFormatFactory implements BulkWriterFormatF
                     LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE,
                     LogicalTypeRoot.ARRAY,
                     LogicalTypeRoot.MAP,
+                    LogicalTypeRoot.MULTISET,
                     LogicalTypeRoot.ROW);
 
     @Override
