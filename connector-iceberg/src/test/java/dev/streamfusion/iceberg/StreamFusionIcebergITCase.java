@@ -286,6 +286,13 @@ class StreamFusionIcebergITCase {
                 "SELECT id FROM %s /*+ OPTIONS('snapshot-id' = '" + firstSnapshot + "', 'limit' = '0') */")).hasSize(3000);
         assertThatThrownBy(() -> collect(env, "SELECT id FROM sf_types /*+ OPTIONS('start-tag' = 'no-such-tag') */"))
                 .hasStackTraceContaining("no-such-tag");
+        // A query's LIMIT takes the place of the option; the option counts the rows a filter
+        // keeps in iceberg-flink, which is refused here rather than read otherwise.
+        String limited = "SELECT id FROM %s /*+ OPTIONS('limit' = '2') */ LIMIT 5";
+        assertThat(collect(env, String.format(limited, "stock.db.types"))).hasSize(5);
+        assertThat(collect(env, String.format(limited, "sf_types"))).hasSize(5);
+        assertThatThrownBy(() -> collect(env, "SELECT id FROM sf_types /*+ OPTIONS('limit' = '2') */ WHERE id > 100"))
+                .hasStackTraceContaining("the 'limit' option with a query filter is not supported");
     }
 
     @Test
@@ -297,6 +304,14 @@ class StreamFusionIcebergITCase {
             {"'start-snapshot-id' = '" + firstSnapshot + "', 'start-tag' = 'first-tag'", "'start-snapshot-id' and 'start-tag'"},
             {"'end-snapshot-id' = '" + secondSnapshot + "', 'end-tag' = 'second-tag'", "'end-snapshot-id' and 'end-tag'"},
             {"'max-allowed-planning-failures' = '-2'", "'max-allowed-planning-failures' is -2"},
+            {"'streaming' = 'true', 'starting-strategy' = 'INCREMENTAL_FROM_SNAPSHOT_ID'",
+                "'INCREMENTAL_FROM_SNAPSHOT_ID' needs 'start-snapshot-id'"},
+            {"'streaming' = 'true', 'starting-strategy' = 'INCREMENTAL_FROM_SNAPSHOT_ID', 'start-snapshot-id' = '"
+                    + firstSnapshot + "', 'start-snapshot-timestamp' = '1'",
+                "cannot take 'start-snapshot-timestamp'"},
+            {"'streaming' = 'true', 'starting-strategy' = 'INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP', 'start-snapshot-id' = '"
+                    + firstSnapshot + "', 'start-snapshot-timestamp' = '1'",
+                "cannot take 'start-snapshot-id'"},
             {"'watermark-column' = 'ts'", "'watermark-column'"},
         };
         for (String[] options : refused) {
@@ -807,6 +822,47 @@ class StreamFusionIcebergITCase {
             }
         }
         assertThat(ids).containsExactlyInAnyOrderElementsOf(LongStream.range(0, 400).boxed().collect(Collectors.toList()));
+    }
+
+    /**
+     * Without a {@code starting-strategy}, a streaming read starts as iceberg-flink's does
+     * ({@code INCREMENTAL_FROM_LATEST_SNAPSHOT}): the appends of the current snapshot and of the
+     * snapshots after it, not the rows of earlier ones.
+     */
+    @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aStreamingReadStartsWhereIcebergFlinksStartsByDefault() throws Exception {
+        Table t = catalog.createTable(TableIdentifier.of("db", "default_start"), IcebergJavaTables.TYPES, PartitionSpec.unpartitioned());
+        IcebergJavaTables.append(t, IcebergJavaTables.typedRows(0, 100, 51), "l1");
+        IcebergJavaTables.append(t, IcebergJavaTables.typedRows(100, 100, 52), "l2");
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        // Both jobs run at once: a slot each.
+        env.getConfig().set("table.exec.resource.default-parallelism", "1");
+        String options = "'catalog-name' = 'c', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'catalog-table' = 'default_start', 'streaming' = 'true', 'monitor-interval' = '200ms')";
+        env.executeSql("CREATE TABLE start_stock (id BIGINT NOT NULL, s STRING) WITH ('connector' = 'iceberg', " + options);
+        env.executeSql("CREATE TABLE start_fused (id BIGINT NOT NULL, s STRING) WITH ('connector' = 'streamfusion-iceberg', " + options);
+        TableResult stock = env.executeSql("SELECT id FROM start_stock");
+        TableResult fused = env.executeSql("SELECT id FROM start_fused");
+        List<Long> stockIds = new ArrayList<>();
+        List<Long> fusedIds = new ArrayList<>();
+        try (CloseableIterator<Row> fromStock = stock.collect(); CloseableIterator<Row> fromFused = fused.collect()) {
+            while (stockIds.size() < 100) {
+                stockIds.add((Long) fromStock.next().getField(0));
+            }
+            while (fusedIds.size() < 100) {
+                fusedIds.add((Long) fromFused.next().getField(0));
+            }
+            IcebergJavaTables.append(t, IcebergJavaTables.typedRows(200, 50, 53), "l3");
+            while (stockIds.size() < 150) {
+                stockIds.add((Long) fromStock.next().getField(0));
+            }
+            while (fusedIds.size() < 150) {
+                fusedIds.add((Long) fromFused.next().getField(0));
+            }
+        }
+        assertThat(stockIds).containsExactlyInAnyOrderElementsOf(LongStream.range(100, 250).boxed().collect(Collectors.toList()));
+        assertThat(fusedIds).containsExactlyInAnyOrderElementsOf(stockIds);
     }
 
     /**

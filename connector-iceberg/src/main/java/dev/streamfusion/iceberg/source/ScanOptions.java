@@ -30,7 +30,7 @@ public final class ScanOptions implements Serializable {
 
     boolean streaming;
     Duration monitorInterval = Duration.ofSeconds(60);
-    StartingStrategy startingStrategy = StartingStrategy.TABLE_SCAN_THEN_INCREMENTAL;
+    StartingStrategy startingStrategy = StartingStrategy.INCREMENTAL_FROM_LATEST_SNAPSHOT;
     Long startSnapshotId;
     Long startSnapshotTimestamp;
     Long endSnapshotId;

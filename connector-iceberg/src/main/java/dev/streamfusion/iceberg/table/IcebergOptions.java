@@ -56,8 +56,8 @@ public final class IcebergOptions {
 
     public static final ConfigOption<ScanOptions.StartingStrategy> STARTING_STRATEGY = ConfigOptions.key("starting-strategy")
             .enumType(ScanOptions.StartingStrategy.class)
-            .defaultValue(ScanOptions.StartingStrategy.TABLE_SCAN_THEN_INCREMENTAL)
-            .withDescription("Where a streaming read starts.");
+            .defaultValue(ScanOptions.StartingStrategy.INCREMENTAL_FROM_LATEST_SNAPSHOT)
+            .withDescription("Where a streaming read starts (iceberg-flink's default).");
 
     public static final ConfigOption<Long> START_SNAPSHOT_ID = ConfigOptions.key("start-snapshot-id").longType().noDefaultValue();
     public static final ConfigOption<Long> START_SNAPSHOT_TIMESTAMP =
@@ -283,6 +283,17 @@ public final class IcebergOptions {
         }
         if (scan.isStreaming()) {
             // iceberg-flink's checks of a streaming read, in its order.
+            ScanOptions.StartingStrategy strategy = tableOrJob(c, STARTING_STRATEGY, job, JOB_STARTING_STRATEGY);
+            boolean byId = strategy == ScanOptions.StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_ID;
+            boolean byTime = strategy == ScanOptions.StartingStrategy.INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP;
+            if ((byId && c.get(START_SNAPSHOT_ID) == null) || (byTime && c.get(START_SNAPSHOT_TIMESTAMP) == null)) {
+                throw new IllegalArgumentException("'" + STARTING_STRATEGY.key() + "' = '" + strategy + "' needs '"
+                        + (byId ? START_SNAPSHOT_ID : START_SNAPSHOT_TIMESTAMP).key() + "'");
+            }
+            if ((byId && c.get(START_SNAPSHOT_TIMESTAMP) != null) || (byTime && c.get(START_SNAPSHOT_ID) != null)) {
+                throw new IllegalArgumentException("'" + STARTING_STRATEGY.key() + "' = '" + strategy + "' cannot take '"
+                        + (byId ? START_SNAPSHOT_TIMESTAMP : START_SNAPSHOT_ID).key() + "'");
+            }
             for (ConfigOption<?> pinning : List.of(SNAPSHOT_ID, AS_OF_TIMESTAMP, TAG, END_SNAPSHOT_ID, END_TAG)) {
                 if (c.getOptional(pinning).isPresent()) {
                     throw new IllegalArgumentException("A streaming read ('streaming' = 'true') reads new snapshots as they "

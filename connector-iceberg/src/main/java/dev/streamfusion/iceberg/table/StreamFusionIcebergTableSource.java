@@ -187,6 +187,12 @@ final class StreamFusionIcebergTableSource
      */
     @Override
     public Result applyFilters(List<ResolvedExpression> filters) {
+        if (limit >= 0 && !filters.isEmpty()) {
+            // Flink pushes a query's LIMIT into no scan with a filter above it: this is the option.
+            throw new ValidationException("Iceberg table " + table + ": the 'limit' option with a query filter is "
+                    + "not supported: iceberg-flink counts only the rows its filter keeps, and this source's "
+                    + "readers cannot tell them before Flink's filter; put LIMIT in the query instead");
+        }
         Expression pruning = options.filter();
         List<ResolvedExpression> accepted = new ArrayList<>();
         for (ResolvedExpression filter : filters) {
@@ -209,9 +215,10 @@ final class StreamFusionIcebergTableSource
         }
     }
 
+    /** A query's LIMIT takes the place of the {@code limit} option, as in iceberg-flink. */
     @Override
     public void applyLimit(long rows) {
-        limit = limit < 0 ? rows : Math.min(limit, rows);
+        limit = rows;
     }
 
     @Override
