@@ -7,8 +7,13 @@ import dev.streamfusion.testkit.flink.MiniClusters;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.planner.calcite.CalciteConfig;
+import org.apache.flink.table.planner.plan.optimize.program.FlinkChainedProgram;
+import org.apache.flink.table.planner.plan.optimize.program.FlinkStreamProgram;
+import org.apache.flink.table.planner.plan.optimize.program.StreamOptimizeContext;
 import org.apache.flink.table.runtime.operators.sink.constraint.EnforcerException;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
@@ -26,6 +31,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -393,10 +399,7 @@ class IslandITCase {
      */
     @Test
     void aJoinOverAKeyedTableKeepsItsStateAsInFlink() throws Exception {
-        TableEnvironment writer = TableEnvironment.create(EnvironmentSettings.inBatchMode());
-        writer.executeSql("CREATE TABLE keys_out (k BIGINT NOT NULL, v STRING) WITH ('connector' = 'filesystem', "
-                + "'path' = '" + tables.resolve("keys") + "', 'format' = 'parquet')");
-        writer.executeSql("INSERT INTO keys_out VALUES (1, 'a'), (2, 'b'), (3, 'c'), (-4, 'd')").await();
+        writeKeys("keys", "(1, 'a'), (2, 'b'), (3, 'c'), (-4, 'd')");
         String keyed = "CREATE TABLE keyed (k BIGINT NOT NULL, v STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ("
                 + "'connector' = 'streamfusion-parquet', 'path' = '" + tables.resolve("keys") + "')";
         String join = "SELECT a.k, a.v, b.s FROM keyed a JOIN fused b ON a.k = b.bi WHERE a.k > 0";
@@ -423,6 +426,62 @@ class IslandITCase {
         assertThat(StreamFusion.explain(island, plain).nativeNodes()).contains("NativeCalc");
         assertThat(joinInputs(island.explainSql(plain))).isEqualTo(joinInputs(stock.explainSql(plain)))
                 .contains("leftInputSpec=[NoUniqueKey]");
+    }
+
+    /**
+     * Statements sharing a sub-plan (here by digest) have it optimized as a block of its own,
+     * and Flink plans the statements reading it by the keys its nodes give: the island leaves
+     * such a block to Flink, so a join reading it keeps its state by the key, as in Flink.
+     */
+    @Test
+    void aSubPlanSharedByStatementsKeepsItsKeysAsInFlink() throws Exception {
+        writeKeys("shared-keys", "(1, 'a'), (2, 'b'), (-3, 'c')");
+        List<String> plans = new ArrayList<>();
+        for (boolean withIsland : new boolean[] {false, true}) {
+            TableEnvironment env = env(true, 1, withIsland);
+            env.getConfig().set("table.optimizer.reuse-optimize-block-with-digest-enabled", "true");
+            env.executeSql("CREATE TABLE shared_keyed (k BIGINT NOT NULL, v STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                    + "'connector' = 'streamfusion-parquet', 'path' = '" + tables.resolve("shared-keys") + "')");
+            env.executeSql("CREATE TEMPORARY VIEW pos AS SELECT k, v FROM shared_keyed WHERE k > 0");
+            env.executeSql("CREATE TABLE pos_out (k BIGINT, v STRING) WITH ('connector' = 'blackhole')");
+            env.executeSql("CREATE TABLE joined_out (k BIGINT, v STRING, s STRING) WITH ('connector' = 'blackhole')");
+            StatementSet set = env.createStatementSet();
+            set.addInsertSql("INSERT INTO pos_out SELECT k, v FROM pos");
+            set.addInsertSql("INSERT INTO joined_out SELECT a.k, a.v, b.s FROM pos a JOIN fused b ON a.k = b.bi");
+            plans.add(set.explain());
+        }
+        assertThat(plans.get(1)).doesNotContain("NativeCalc");
+        assertThat(joinInputs(plans.get(1))).isEqualTo(joinInputs(plans.get(0)))
+                .contains("leftInputSpec=[JoinKeyContainsUniqueKey]");
+    }
+
+    /**
+     * A program the table config already holds (its user's or a library's) keeps running once
+     * the island is installed, the island after it, as Flink's planner runs such a program in
+     * place of its own.
+     */
+    @Test
+    void aPlannerProgramSetBeforeTheIslandKeepsRunning() throws Exception {
+        TableEnvironment env = env(true, 1, false);
+        FlinkChainedProgram<StreamOptimizeContext> own = FlinkStreamProgram.buildProgram(env.getConfig());
+        AtomicInteger runs = new AtomicInteger();
+        own.addLast("counting", (root, context) -> {
+            runs.incrementAndGet();
+            return root;
+        });
+        env.getConfig().setPlannerConfig(CalciteConfig.createBuilder().replaceStreamProgram(own).build());
+        assertThat(StreamFusion.install(env)).isTrue();
+        StreamFusion.Explanation explained = StreamFusion.explain(env, "SELECT s, bi + i FROM fused WHERE si > 0");
+        assertThat(explained.nativeNodes()).as("%s", explained).contains("NativeCalc");
+        assertThat(runs.get()).as("runs of the program set before the island").isPositive();
+    }
+
+    /** Writes rows {@code values} of {@code (k BIGINT NOT NULL, v STRING)} into the Parquet directory {@code dir}. */
+    private static void writeKeys(String dir, String values) throws Exception {
+        TableEnvironment writer = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        writer.executeSql("CREATE TABLE keys_out (k BIGINT NOT NULL, v STRING) WITH ('connector' = 'filesystem', "
+                + "'path' = '" + tables.resolve(dir) + "', 'format' = 'parquet')");
+        writer.executeSql("INSERT INTO keys_out VALUES " + values).await();
     }
 
     /** The input specs of the joins in a plan's physical and execution plans. */

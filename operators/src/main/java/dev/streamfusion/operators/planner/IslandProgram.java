@@ -52,17 +52,27 @@ public final class IslandProgram<OC extends FlinkOptimizeContext> implements Fli
 
     /**
      * Makes {@code config}'s planner run the island after Flink's programs whenever {@code enabled}
-     * is true in it; does nothing when it already does.
+     * is true in it; does nothing when it already does. Where the config already holds a program
+     * of its own (set by its user or a library), the island runs after that one, as Flink's
+     * planner would run it in place of its own.
      */
     public static void install(TableConfig config, ConfigOption<Boolean> enabled) {
         CalciteConfig current = TableConfigUtils.getCalciteConfig(config);
         if (current.getStreamProgram().isDefined() && current.getStreamProgram().get().get(NAME).isDefined()) {
             return;
         }
+        FlinkChainedProgram<StreamOptimizeContext> ownStream =
+                current.getStreamProgram().isDefined() ? current.getStreamProgram().get() : null;
+        FlinkChainedProgram<BatchOptimizeContext> ownBatch =
+                current.getBatchProgram().isDefined() ? current.getBatchProgram().get() : null;
         FlinkChainedProgram<StreamOptimizeContext> stream = new FlinkChainedProgram<>();
-        stream.addLast(NAME, new IslandProgram<>(true, FlinkStreamProgram::buildProgram, enabled));
+        stream.addLast(
+                NAME,
+                new IslandProgram<>(true, ownStream == null ? FlinkStreamProgram::buildProgram : c -> ownStream, enabled));
         FlinkChainedProgram<BatchOptimizeContext> batch = new FlinkChainedProgram<>();
-        batch.addLast(NAME, new IslandProgram<>(false, FlinkBatchProgram::buildProgram, enabled));
+        batch.addLast(
+                NAME,
+                new IslandProgram<>(false, ownBatch == null ? FlinkBatchProgram::buildProgram : c -> ownBatch, enabled));
         CalciteConfigBuilder builder = CalciteConfig.createBuilder(current);
         config.setPlannerConfig(builder.replaceStreamProgram(stream).replaceBatchProgram(batch).build());
     }
@@ -84,6 +94,17 @@ public final class IslandProgram<OC extends FlinkOptimizeContext> implements Fli
         String unavailable = NativeLibrary.unavailableReason();
         if (unavailable != null) {
             report.fellBack("the native library cannot be used: " + unavailable, "a platform the native library is built for");
+        } else if (streaming && !context.needFinalTimeIndicatorConversion()) {
+            // Flink's streaming planner optimizes a sub-plan several statements share as a block
+            // of its own (the only one without the final time indicator conversion), and plans
+            // the statements reading it by the unique and upsert keys its nodes give, which the
+            // island's nodes do not. (A batch plan reads such keys to drop an aggregate only,
+            // which changes no row.)
+            report.fellBack(
+                    "a sub-plan that several statements share is optimized on its own, and its keys are taken from "
+                            + "Flink's own nodes",
+                    "write the statements without a shared view or table object, or SET "
+                            + "'table.optimizer.reuse-optimize-block-with-digest-enabled' = 'false'");
         } else if (config.get(OptimizerConfigOptions.TABLE_OPTIMIZER_NONDETERMINISTIC_UPDATE_STRATEGY)
                 == OptimizerConfigOptions.NonDeterministicUpdateStrategy.TRY_RESOLVE) {
             report.fellBack(
