@@ -107,7 +107,7 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
      * {@code text} as one segment of a URL's path: percent-encoded UTF-8, a space as {@code %20}
      * (a {@code +} in a path is a plus sign).
      */
-    static String pathSegment(String text) {
+    private static String pathSegment(String text) {
         return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
