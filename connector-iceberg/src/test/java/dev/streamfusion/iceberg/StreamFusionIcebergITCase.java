@@ -217,6 +217,17 @@ class StreamFusionIcebergITCase {
         assertThat(first).hasSize(3000);
         assertSameRows(env, "types", "SELECT id, ts FROM %s /*+ OPTIONS('tag' = 'first-tag') */");
         assertSameRows(env, "types", "SELECT id, d FROM %s /*+ OPTIONS('split-size' = '1024', 'split-file-open-cost' = '1') */");
+        // Several given: a snapshot id before a tag before a branch, as iceberg-flink picks them;
+        // a time with any of them is Iceberg's own error in both.
+        assertThat(assertSameRows(env, "types", "SELECT id FROM %s /*+ OPTIONS('snapshot-id' = '" + firstSnapshot
+                + "', 'tag' = 'second-tag', 'branch' = 'main') */")).hasSize(3000);
+        assertSameRows(env, "types", "SELECT id FROM %s /*+ OPTIONS('tag' = 'first-tag', 'branch' = 'main') */");
+        for (String table : List.of("stock.db.types", "sf_types")) {
+            assertThatThrownBy(() -> collect(env, "SELECT id FROM " + table + " /*+ OPTIONS('snapshot-id' = '"
+                            + firstSnapshot + "', 'as-of-timestamp' = '" + System.currentTimeMillis() + "') */"))
+                    .as(table)
+                    .hasStackTraceContaining("Cannot override snapshot");
+        }
     }
 
     /**

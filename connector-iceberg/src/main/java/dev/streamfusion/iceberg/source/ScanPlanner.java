@@ -147,15 +147,18 @@ public final class ScanPlanner implements Serializable {
             }
             return plan(t, scan, "bounded");
         }
+        // As iceberg-flink picks among them: a snapshot id before a tag before a branch; a time on
+        // top of any of them is Iceberg's own error (a scan takes one snapshot).
         TableScan scan = configure(t.newScan());
         if (options.snapshotId != null) {
             scan = scan.useSnapshot(options.snapshotId);
-        } else if (options.asOfTimestamp != null) {
-            scan = scan.asOfTime(options.asOfTimestamp);
-        } else if (options.branch != null) {
-            scan = scan.useRef(options.branch);
         } else if (options.tag != null) {
             scan = scan.useRef(options.tag);
+        } else if (options.branch != null) {
+            scan = scan.useRef(options.branch);
+        }
+        if (options.asOfTimestamp != null) {
+            scan = scan.asOfTime(options.asOfTimestamp);
         }
         return plan(t, scan, "bounded");
     }

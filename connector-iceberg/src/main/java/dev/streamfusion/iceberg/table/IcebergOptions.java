@@ -275,12 +275,6 @@ public final class IcebergOptions {
                 .maxPlanningSnapshotCount(tableOrJob(c, MAX_PLANNING_SNAPSHOT_COUNT, job, JOB_MAX_PLANNING_SNAPSHOT_COUNT))
                 .maxAllowedPlanningFailures(tableOrJob(c, MAX_ALLOWED_PLANNING_FAILURES, job, JOB_MAX_ALLOWED_PLANNING_FAILURES))
                 .caseSensitive(tableOrJob(c, CASE_SENSITIVE, job, JOB_CASE_SENSITIVE));
-        int pinned = (c.get(SNAPSHOT_ID) != null ? 1 : 0) + (c.get(AS_OF_TIMESTAMP) != null ? 1 : 0)
-                + (c.get(BRANCH) != null && !scan.isStreaming() ? 1 : 0) + (c.get(TAG) != null ? 1 : 0);
-        if (pinned > 1) {
-            throw new IllegalArgumentException(
-                    "Set at most one of 'snapshot-id', 'as-of-timestamp', 'branch' and 'tag' for a bounded read");
-        }
         if (scan.isStreaming()) {
             // iceberg-flink's checks of a streaming read, in its order.
             ScanOptions.StartingStrategy strategy = tableOrJob(c, STARTING_STRATEGY, job, JOB_STARTING_STRATEGY);
