@@ -801,6 +801,21 @@ class StreamFusionParquetITCase {
         assertSameRows(WITH_METADATA, path, "SELECT DISTINCT file_name, file_size FROM %s");
     }
 
+    /**
+     * A filter on a metadata column never prunes by the statistics of a file column that has its
+     * name: the file's column {@code sz} (0 to 9) is not the table's {@code sz}, the file's size.
+     */
+    @Test
+    void aFilterOnAMetadataColumnPrunesNothingByAFileColumnOfItsName() throws Exception {
+        Path path = tables.resolve("shadowed");
+        TableEnvironment writer = batch();
+        writer.executeSql(ddl("shadowed_out", "filesystem", "id INT, sz BIGINT", path.toString(), ""));
+        writer.executeSql("INSERT INTO shadowed_out VALUES (1, 0), (2, 3), (3, 9)").await();
+        String columns = "id INT, sz BIGINT NOT NULL METADATA FROM 'file.size' VIRTUAL";
+        assertSameRows(columns, path, "SELECT id FROM %s WHERE sz > 100");
+        assertSameRows(columns, path, "SELECT id, sz FROM %s WHERE sz >= 10 AND id > 1");
+    }
+
     @Test
     void partitionedTablesReadWhatFlinkReadsAndPrunePartitions() throws Exception {
         Path path = tables.resolve("partitioned");

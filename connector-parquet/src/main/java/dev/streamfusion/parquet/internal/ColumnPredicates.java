@@ -14,6 +14,7 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The table's filters that row-group statistics can decide: {@code column op literal} on a
@@ -56,8 +57,13 @@ public final class ColumnPredicates implements Serializable {
         this.values = new ArrayList<>(values);
     }
 
-    /** The predicates among {@code filters} that statistics can decide; the others are left out. */
-    public static ColumnPredicates of(List<ResolvedExpression> filters) {
+    /**
+     * The predicates among {@code filters} that statistics can decide; the others are left out,
+     * as are those on columns other than {@code fileColumns} (the table's columns the files hold:
+     * a metadata or partition column's value comes from elsewhere, whatever a file column of its
+     * name holds).
+     */
+    public static ColumnPredicates of(List<ResolvedExpression> filters, Set<String> fileColumns) {
         List<String> columns = new ArrayList<>();
         List<Integer> ops = new ArrayList<>();
         List<Integer> kinds = new ArrayList<>();
@@ -70,6 +76,10 @@ public final class ColumnPredicates implements Serializable {
             Integer op = OPS.get(call.getFunctionDefinition());
             List<ResolvedExpression> args = call.getResolvedChildren();
             if (op == null) {
+                continue;
+            }
+            if (args.stream().anyMatch(arg -> arg instanceof FieldReferenceExpression
+                    && !fileColumns.contains(((FieldReferenceExpression) arg).getName()))) {
                 continue;
             }
             if (args.size() == 1 && args.get(0) instanceof FieldReferenceExpression && op >= 6) {

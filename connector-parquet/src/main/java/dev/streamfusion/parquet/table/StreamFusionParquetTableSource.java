@@ -33,10 +33,12 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A streamfusion-parquet table read: the Parquet files under a path (in the partitions the planner
@@ -113,7 +115,9 @@ final class StreamFusionParquetTableSource
      */
     @Override
     public Result applyFilters(List<ResolvedExpression> filters) {
-        listing = listing.withPredicates(ColumnPredicates.of(filters));
+        Set<String> fileColumns = new HashSet<>(physicalType.getFieldNames());
+        fileColumns.removeAll(partitionKeys);
+        listing = listing.withPredicates(ColumnPredicates.of(filters, fileColumns));
         return Result.of(filters, filters);
     }
 
