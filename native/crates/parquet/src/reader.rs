@@ -1132,6 +1132,18 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
             .map_err(|e| e.to_string())?;
             Ok(Arc::new(rebuilt))
         }
+        // Flink's reader narrows an INT32 into a TINYINT or SMALLINT as Java's cast narrows it,
+        // keeping the low bits (an annotated INT(8) or INT(16) reads so in parquet-rs too).
+        (DataType::Int32, DataType::Int8) => Ok(Arc::new(
+            column
+                .as_primitive::<arrow::datatypes::Int32Type>()
+                .unary::<_, arrow::datatypes::Int8Type>(|v| v as i8),
+        )),
+        (DataType::Int32, DataType::Int16) => Ok(Arc::new(
+            column
+                .as_primitive::<arrow::datatypes::Int32Type>()
+                .unary::<_, arrow::datatypes::Int16Type>(|v| v as i16),
+        )),
         // A Flink TIME holds whole milliseconds at every precision, and Flink's readers drop
         // finer digits. They are dropped here, where values enter, so that nothing reading the
         // batch past the reader (a sink copying it in bulk, the native calc) sees digits that
@@ -1530,6 +1542,30 @@ mod tests {
     use super::*;
     use arrow::array::{Array, Int32Array, StringArray};
     use arrow::datatypes::{Field, Schema};
+
+    /// An INT32 column read into a TINYINT or SMALLINT keeps its low bits, as Flink's reader
+    /// narrows it with Java's cast.
+    #[test]
+    fn narrow_integers_keep_their_low_bits() -> Result<(), String> {
+        let ints: ArrayRef = Arc::new(Int32Array::from(vec![
+            Some(1),
+            Some(200),
+            None,
+            Some(-40_000),
+        ]));
+        let tiny = conform_column(&ints, &DataType::Int8)?;
+        let tiny = tiny.as_primitive::<arrow::datatypes::Int8Type>();
+        assert_eq!(tiny.value(0), 1);
+        assert_eq!(tiny.value(1), -56);
+        assert!(tiny.is_null(2));
+        assert_eq!(tiny.value(3), (-40_000i32) as i8);
+        let small = conform_column(&ints, &DataType::Int16)?;
+        assert_eq!(
+            small.as_primitive::<arrow::datatypes::Int16Type>().value(3),
+            25_536
+        );
+        Ok(())
+    }
 
     /// A TIME holds whole milliseconds in Flink at every precision: finer digits read from a
     /// file are dropped (floored, as Flink's columnar reader floors them), nested ones too,

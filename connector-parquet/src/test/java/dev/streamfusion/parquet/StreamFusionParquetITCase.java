@@ -816,6 +816,23 @@ class StreamFusionParquetITCase {
         assertSameRows(columns, path, "SELECT id, sz FROM %s WHERE sz >= 10 AND id > 1");
     }
 
+    /**
+     * A TINYINT or SMALLINT read from a plain INT32 column keeps each value's low bits, as Flink's
+     * reader narrows it, and the column's statistics (of the wider values) prune nothing.
+     */
+    @Test
+    void narrowIntegersFromWiderInt32ValuesReadAsFlinkReadsThem() throws Exception {
+        Path path = tables.resolve("wide_ints");
+        TableEnvironment writer = batch();
+        writer.executeSql(ddl("wide_ints_out", "filesystem", "id INT, b INT", path.toString(), ""));
+        writer.executeSql("INSERT INTO wide_ints_out VALUES (1, 5), (2, 200), (3, -40000), (4, 300), (5, CAST(NULL AS INT))")
+                .await();
+        String columns = "id INT, b TINYINT";
+        assertSameRows(columns, path, "SELECT * FROM %s");
+        assertSameRows(columns, path, "SELECT id, b FROM %s WHERE b < 0");
+        assertSameRows("id INT, b SMALLINT", path, "SELECT id, b FROM %s WHERE b > 20000");
+    }
+
     @Test
     void partitionedTablesReadWhatFlinkReadsAndPrunePartitions() throws Exception {
         Path path = tables.resolve("partitioned");

@@ -122,11 +122,14 @@ public final class ColumnPredicates implements Serializable {
     /** 1 for integers, 2 for floating point, 3 for strings, 0 for what statistics do not decide here. */
     private static int kind(LogicalType type) {
         switch (type.getTypeRoot()) {
-            case TINYINT:
-            case SMALLINT:
             case INTEGER:
             case BIGINT:
                 return 1;
+            case TINYINT:
+            case SMALLINT:
+                // Read from an INT32 column, whose values (and statistics) may be wider: Flink
+                // keeps their low bits, so the statistics do not bound the values.
+                return 0;
             case FLOAT:
             case DOUBLE:
                 return 2;
