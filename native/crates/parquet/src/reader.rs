@@ -1041,23 +1041,22 @@ fn holds_fine_time(data_type: &DataType) -> bool {
 /// `column` (times of day in `unit`) floored to whole milliseconds, as Flink's columnar TIME
 /// reads them.
 fn whole_milliseconds(column: &ArrayRef, unit: TimeUnit) -> ArrayRef {
-    let per_milli: i64 = match unit {
-        TimeUnit::Microsecond => 1_000,
-        TimeUnit::Nanosecond => 1_000_000,
-        TimeUnit::Second | TimeUnit::Millisecond => return Arc::clone(column),
-    };
-    let floor = |v: i64| v - v.rem_euclid(per_milli);
+    fn floored<T: arrow::datatypes::ArrowPrimitiveType<Native = i64>>(
+        column: &ArrayRef,
+        per_milli: i64,
+    ) -> ArrayRef {
+        Arc::new(
+            column
+                .as_primitive::<T>()
+                .unary::<_, T>(|v| v - v.rem_euclid(per_milli)),
+        )
+    }
     match unit {
-        TimeUnit::Microsecond => Arc::new(
-            column
-                .as_primitive::<arrow::datatypes::Time64MicrosecondType>()
-                .unary::<_, arrow::datatypes::Time64MicrosecondType>(floor),
-        ),
-        _ => Arc::new(
-            column
-                .as_primitive::<arrow::datatypes::Time64NanosecondType>()
-                .unary::<_, arrow::datatypes::Time64NanosecondType>(floor),
-        ),
+        TimeUnit::Microsecond => floored::<arrow::datatypes::Time64MicrosecondType>(column, 1_000),
+        TimeUnit::Nanosecond => {
+            floored::<arrow::datatypes::Time64NanosecondType>(column, 1_000_000)
+        }
+        TimeUnit::Second | TimeUnit::Millisecond => Arc::clone(column),
     }
 }
 

@@ -801,16 +801,22 @@ class StreamFusionParquetITCase {
         assertSameRows(WITH_METADATA, path, "SELECT DISTINCT file_name, file_size FROM %s");
     }
 
+    /** The directory {@code name} of a table of {@code columns} holding {@code values}, written by Flink's own sink. */
+    private static Path writtenByFlink(String name, String columns, String values) throws Exception {
+        Path path = tables.resolve(name);
+        TableEnvironment writer = batch();
+        writer.executeSql(ddl("written", "filesystem", columns, path.toString(), ""));
+        writer.executeSql("INSERT INTO written VALUES " + values).await();
+        return path;
+    }
+
     /**
      * A filter on a metadata column never prunes by the statistics of a file column that has its
      * name: the file's column {@code sz} (0 to 9) is not the table's {@code sz}, the file's size.
      */
     @Test
     void aFilterOnAMetadataColumnPrunesNothingByAFileColumnOfItsName() throws Exception {
-        Path path = tables.resolve("shadowed");
-        TableEnvironment writer = batch();
-        writer.executeSql(ddl("shadowed_out", "filesystem", "id INT, sz BIGINT", path.toString(), ""));
-        writer.executeSql("INSERT INTO shadowed_out VALUES (1, 0), (2, 3), (3, 9)").await();
+        Path path = writtenByFlink("shadowed", "id INT, sz BIGINT", "(1, 0), (2, 3), (3, 9)");
         String columns = "id INT, sz BIGINT NOT NULL METADATA FROM 'file.size' VIRTUAL";
         assertSameRows(columns, path, "SELECT id FROM %s WHERE sz > 100");
         assertSameRows(columns, path, "SELECT id, sz FROM %s WHERE sz >= 10 AND id > 1");
@@ -822,11 +828,7 @@ class StreamFusionParquetITCase {
      */
     @Test
     void narrowIntegersFromWiderInt32ValuesReadAsFlinkReadsThem() throws Exception {
-        Path path = tables.resolve("wide_ints");
-        TableEnvironment writer = batch();
-        writer.executeSql(ddl("wide_ints_out", "filesystem", "id INT, b INT", path.toString(), ""));
-        writer.executeSql("INSERT INTO wide_ints_out VALUES (1, 5), (2, 200), (3, -40000), (4, 300), (5, CAST(NULL AS INT))")
-                .await();
+        Path path = writtenByFlink("wide_ints", "id INT, b INT", "(1, 5), (2, 200), (3, -40000), (4, 300), (5, CAST(NULL AS INT))");
         String columns = "id INT, b TINYINT";
         assertSameRows(columns, path, "SELECT * FROM %s");
         assertSameRows(columns, path, "SELECT id, b FROM %s WHERE b < 0");

@@ -21,6 +21,8 @@ import org.apache.calcite.rel.RelNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import scala.Option;
+
 import java.util.function.Function;
 
 /**
@@ -61,20 +63,22 @@ public final class IslandProgram<OC extends FlinkOptimizeContext> implements Fli
         if (current.getStreamProgram().isDefined() && current.getStreamProgram().get().get(NAME).isDefined()) {
             return;
         }
-        FlinkChainedProgram<StreamOptimizeContext> ownStream =
-                current.getStreamProgram().isDefined() ? current.getStreamProgram().get() : null;
-        FlinkChainedProgram<BatchOptimizeContext> ownBatch =
-                current.getBatchProgram().isDefined() ? current.getBatchProgram().get() : null;
         FlinkChainedProgram<StreamOptimizeContext> stream = new FlinkChainedProgram<>();
         stream.addLast(
                 NAME,
-                new IslandProgram<>(true, ownStream == null ? FlinkStreamProgram::buildProgram : c -> ownStream, enabled));
+                new IslandProgram<>(true, ownOr(current.getStreamProgram(), FlinkStreamProgram::buildProgram), enabled));
         FlinkChainedProgram<BatchOptimizeContext> batch = new FlinkChainedProgram<>();
         batch.addLast(
                 NAME,
-                new IslandProgram<>(false, ownBatch == null ? FlinkBatchProgram::buildProgram : c -> ownBatch, enabled));
+                new IslandProgram<>(false, ownOr(current.getBatchProgram(), FlinkBatchProgram::buildProgram), enabled));
         CalciteConfigBuilder builder = CalciteConfig.createBuilder(current);
         config.setPlannerConfig(builder.replaceStreamProgram(stream).replaceBatchProgram(batch).build());
+    }
+
+    /** The program a config holds, or else Flink's own, built from the config of each query. */
+    private static <OC extends FlinkOptimizeContext> Function<TableConfig, FlinkChainedProgram<OC>> ownOr(
+            Option<FlinkChainedProgram<OC>> own, Function<TableConfig, FlinkChainedProgram<OC>> flinks) {
+        return own.isDefined() ? config -> own.get() : flinks;
     }
 
     @Override
