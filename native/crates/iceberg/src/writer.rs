@@ -7,10 +7,13 @@ use std::sync::Arc;
 
 use std::collections::HashMap;
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
+use arrow::array::{Array, ArrayRef, AsArray, Date32Array, RecordBatch, StructArray, UInt32Array};
 use arrow::buffer::NullBuffer;
 use arrow::compute::{CastOptions, cast_with_options, take_record_batch};
-use arrow::datatypes::{DataType, Schema as ArrowSchema, SchemaRef};
+use arrow::datatypes::{
+    DataType, Schema as ArrowSchema, SchemaRef, TimeUnit, TimestampMicrosecondType,
+    TimestampNanosecondType,
+};
 use iceberg::arrow::{PartitionValueCalculator, arrow_struct_to_literal, schema_to_arrow_schema};
 use iceberg::io::FileIO;
 use iceberg::spec::{
@@ -99,6 +102,9 @@ type FileWriter = DataFileWriter<ParquetFiles, PartitionLocations, DefaultFileNa
 type FileWriterBuilder =
     DataFileWriterBuilder<ParquetFiles, PartitionLocations, DefaultFileNameGenerator>;
 
+/// Microseconds in a day.
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
 /// Writes batches of a table's columns as data files, one open file per partition.
 pub struct DataFilesWriter {
     location: String,
@@ -113,7 +119,7 @@ pub struct DataFilesWriter {
     /// an unpartitioned table).
     partitions: Vec<PartitionFiles>,
     /// The index in `partitions` of each partition's files.
-    partition_index: HashMap<Option<Struct>, usize>,
+    partition_index: HashMap<PartitionIdentity, usize>,
     rows: u64,
     /// The FLOAT and DOUBLE fields inside structs, whose counts Iceberg Java keeps differently.
     nested_floats: Vec<NestedFloat>,
@@ -195,6 +201,41 @@ struct PartitionFiles {
     deletes: Option<PartitionDeletes>,
 }
 
+/// A partition as Iceberg Java tells partitions apart: by their values, where a -0.0 and a 0.0
+/// (equal in iceberg-rust's `Struct`, whose floats are ordered) are two partitions, as
+/// `Float.equals` makes them in Java's partition keys.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct PartitionIdentity {
+    values: Option<Struct>,
+    /// The fields holding -0.0, by position.
+    negative_zeros: Vec<usize>,
+}
+
+impl PartitionIdentity {
+    fn of(values: Option<Struct>) -> Self {
+        let negative_zeros = values.as_ref().map_or_else(Vec::new, |values| {
+            values
+                .iter()
+                .enumerate()
+                .filter(|(_, value)| match value {
+                    Some(Literal::Primitive(PrimitiveLiteral::Float(v))) => {
+                        v.0 == 0.0 && v.0.is_sign_negative()
+                    }
+                    Some(Literal::Primitive(PrimitiveLiteral::Double(v))) => {
+                        v.0 == 0.0 && v.0.is_sign_negative()
+                    }
+                    _ => false,
+                })
+                .map(|(at, _)| at)
+                .collect()
+        });
+        PartitionIdentity {
+            values,
+            negative_zeros,
+        }
+    }
+}
+
 /// Assigns rows to partitions: the partition spec's transforms applied to a batch's columns.
 struct Partitioner {
     schema: IcebergSchemaRef,
@@ -209,7 +250,7 @@ impl Partitioner {
     fn groups(&self, batch: &RecordBatch) -> iceberg::Result<Vec<(PartitionKey, Vec<u32>)>> {
         let values = self.transforms.calculate(batch)?;
         let values = arrow_struct_to_literal(&values, &self.partition_type)?;
-        let mut index: HashMap<Struct, usize> = HashMap::new();
+        let mut index: HashMap<PartitionIdentity, usize> = HashMap::new();
         let mut groups: Vec<(Struct, Vec<u32>)> = Vec::new();
         for (row, value) in values.into_iter().enumerate() {
             let Some(Literal::Struct(value)) = value else {
@@ -220,11 +261,14 @@ impl Partitioner {
             };
             let row = u32::try_from(row)
                 .map_err(|e| iceberg::Error::new(iceberg::ErrorKind::DataInvalid, e.to_string()))?;
-            match index.get(&value) {
+            let identity = PartitionIdentity::of(Some(value));
+            match index.get(&identity) {
                 Some(&at) => groups[at].1.push(row),
                 None => {
-                    index.insert(value.clone(), groups.len());
-                    groups.push((value, vec![row]));
+                    index.insert(identity.clone(), groups.len());
+                    if let Some(value) = identity.values {
+                        groups.push((value, vec![row]));
+                    }
                 }
             }
         }
@@ -255,6 +299,8 @@ struct SpecTransforms {
     as_micros: Vec<usize>,
     /// The columns kept in nanoseconds that a bucket reads: (position, column name, field name).
     bucketed_nanos: Vec<(usize, String, String)>,
+    /// The day partitions of timestamp columns: (partition field, column position).
+    timestamp_days: Vec<(usize, usize)>,
 }
 
 impl SpecTransforms {
@@ -318,10 +364,29 @@ impl SpecTransforms {
                 .build()?;
             PartitionValueCalculator::try_new(spec, &transformed)?
         };
+        let mut timestamp_days = Vec::new();
+        for (partition_field, field) in spec.fields().iter().enumerate() {
+            let column = schema.as_struct().fields().iter().position(|c| {
+                c.id == field.source_id
+                    && matches!(
+                        c.field_type.as_ref(),
+                        Type::Primitive(
+                            PrimitiveType::Timestamp
+                                | PrimitiveType::Timestamptz
+                                | PrimitiveType::TimestampNs
+                                | PrimitiveType::TimestamptzNs
+                        )
+                    )
+            });
+            if let (iceberg::spec::Transform::Day, Some(column)) = (field.transform, column) {
+                timestamp_days.push((partition_field, column));
+            }
+        }
         Ok(SpecTransforms {
             calculator,
             as_micros,
             bucketed_nanos,
+            timestamp_days,
         })
     }
 
@@ -329,8 +394,15 @@ impl SpecTransforms {
     /// struct array.
     fn calculate(&self, batch: &RecordBatch) -> iceberg::Result<ArrayRef> {
         self.check_nanosecond_buckets(batch)?;
+        let batch = self.with_micros(batch)?;
+        let values = self.calculator.calculate(&batch)?;
+        self.with_floored_days(&batch, values)
+    }
+
+    /// `batch` with the columns of `as_micros` in microseconds.
+    fn with_micros(&self, batch: &RecordBatch) -> iceberg::Result<RecordBatch> {
         if self.as_micros.is_empty() {
-            return self.calculator.calculate(batch);
+            return Ok(batch.clone());
         }
         let mut columns = batch.columns().to_vec();
         let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
@@ -361,9 +433,51 @@ impl SpecTransforms {
             columns[at] = Arc::new(micros);
             fields[at] = Arc::new(field);
         }
-        let batch = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
-            .map_err(|e| iceberg::Error::new(iceberg::ErrorKind::DataInvalid, e.to_string()))?;
-        self.calculator.calculate(&batch)
+        RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
+            .map_err(|e| iceberg::Error::new(iceberg::ErrorKind::DataInvalid, e.to_string()))
+    }
+
+    /// `values` with each day of a timestamp floored, as Iceberg Java's `DateTimeUtil` floors
+    /// it: iceberg-rust 0.10.1 gives the day after for a value in the last second before a
+    /// midnight before 1970 (it truncates the seconds and floors their fraction).
+    fn with_floored_days(
+        &self,
+        batch: &RecordBatch,
+        values: ArrayRef,
+    ) -> iceberg::Result<ArrayRef> {
+        if self.timestamp_days.is_empty() {
+            return Ok(values);
+        }
+        let invalid =
+            |message: String| iceberg::Error::new(iceberg::ErrorKind::DataInvalid, message);
+        let Some(values) = values.as_struct_opt() else {
+            return Err(invalid("the partition values are not a struct".to_string()));
+        };
+        let (fields, mut children, nulls) = values.clone().into_parts();
+        for &(field, at) in &self.timestamp_days {
+            let Some(column) = batch.columns().get(at) else {
+                return Err(invalid(format!(
+                    "a batch of {} columns has no column {at}",
+                    batch.num_columns()
+                )));
+            };
+            let days: Date32Array = match column.data_type() {
+                DataType::Timestamp(TimeUnit::Microsecond, _) => column
+                    .as_primitive::<TimestampMicrosecondType>()
+                    .unary(|v| v.div_euclid(MICROS_PER_DAY) as i32),
+                DataType::Timestamp(TimeUnit::Nanosecond, _) => column
+                    .as_primitive::<TimestampNanosecondType>()
+                    .unary(|v| v.div_euclid(MICROS_PER_DAY * 1_000) as i32),
+                other => return Err(invalid(format!("column {at} is {other}, not timestamps"))),
+            };
+            let Some(child) = children.get_mut(field) else {
+                return Err(invalid(format!("no partition value {field}")));
+            };
+            *child = Arc::new(days);
+        }
+        let values =
+            StructArray::try_new(fields, children, nulls).map_err(|e| invalid(e.to_string()))?;
+        Ok(Arc::new(values))
     }
 
     /// Fails for a value in a nanosecond column kept as such that iceberg-rust 0.10.1 would
@@ -675,7 +789,7 @@ impl DataFilesWriter {
         part: RecordBatch,
     ) -> Result<usize, IcebergWriteError> {
         let runtime = runtime().map_err(|e| IcebergWriteError::Runtime(e.to_string()))?;
-        let values = key.as_ref().map(|k| k.data().clone());
+        let values = PartitionIdentity::of(key.as_ref().map(|k| k.data().clone()));
         let at = match self.partition_index.get(&values) {
             Some(&at) => at,
             None => {
@@ -1590,6 +1704,113 @@ mod tests {
             .iter()
             .collect();
         assert_eq!(buckets, vec![Some(bucket), Some(bucket)]);
+    }
+
+    /// The day of a timestamp is its value floored to days, as Iceberg Java's `DateTimeUtil`
+    /// takes it, also in the last second before a midnight before 1970 (iceberg-rust 0.10.1 gives
+    /// the day after there), from microseconds and from nanoseconds kept as such.
+    #[test]
+    fn days_of_timestamps_before_1970_are_floored() {
+        const DAY: i64 = 86_400_000_000_000;
+        let nanos = vec![
+            Some(-DAY - 500_000_000),
+            Some(-DAY),
+            Some(-DAY + 1),
+            Some(-1),
+            Some(0),
+            Some(DAY - 1),
+            Some(-3 * DAY - 1),
+            None,
+        ];
+        let expected = vec![
+            Some(-2),
+            Some(-1),
+            Some(-1),
+            Some(-1),
+            Some(0),
+            Some(0),
+            Some(-4),
+            None,
+        ];
+        let dir = std::env::temp_dir().join("streamfusion-days");
+        for spec in [
+            json!([{"source-id": 1, "field-id": 1000, "name": "ts_day", "transform": "day"}]),
+            // With an identity of the column, it stays in nanoseconds.
+            json!([
+                {"source-id": 1, "field-id": 1000, "name": "ts_day", "transform": "day"},
+                {"source-id": 1, "field-id": 1001, "name": "ts", "transform": "identity"}]),
+        ] {
+            let values = PartitionValues::open(&nanosecond_table(&dir, spec.clone()).to_string())
+                .unwrap_or_else(|e| panic!("partition values of the description: {e}"))
+                .unwrap_or_else(|| panic!("a partitioned table"));
+            let columns = values
+                .columns(&nanosecond_batch(nanos.clone()))
+                .unwrap_or_else(|e| panic!("partition values: {e}"));
+            let days: Vec<_> = columns[0]
+                .as_primitive::<arrow::datatypes::Date32Type>()
+                .iter()
+                .collect();
+            assert_eq!(days, expected, "{spec}");
+        }
+    }
+
+    /// Iceberg Java's partition keys compare floats with `Float.equals`: -0.0 and 0.0 are two
+    /// partitions, each with its own value.
+    #[test]
+    fn negative_and_positive_zero_are_two_partitions() {
+        let dir = std::env::temp_dir().join(format!("streamfusion-zeros-{}", std::process::id()));
+        let description = json!({
+            "schema": {"type": "struct", "schema-id": 0, "fields": [
+                {"id": 1, "name": "k", "required": true, "type": "int"},
+                {"id": 2, "name": "f", "required": false, "type": "double"}]},
+            "spec": {"spec-id": 0, "fields": [
+                {"source-id": 2, "field-id": 1000, "name": "f", "transform": "identity"}]},
+            "data-location": dir.to_string_lossy(),
+            "file-prefix": "test",
+            "target-file-size": 1 << 30,
+            "compression": "zstd",
+        });
+        let mut writer = DataFilesWriter::open(&description.to_string(), None)
+            .unwrap_or_else(|e| panic!("a writer of the description: {e}"));
+        let schema = ArrowSchema::new(vec![
+            arrow::datatypes::Field::new("k", DataType::Int32, false),
+            arrow::datatypes::Field::new("f", DataType::Float64, true),
+        ]);
+        let batch = |keys: Vec<i32>, values: Vec<f64>| {
+            RecordBatch::try_new(
+                Arc::new(schema.clone()),
+                vec![
+                    Arc::new(arrow::array::Int32Array::from(keys)),
+                    Arc::new(arrow::array::Float64Array::from(values)),
+                ],
+            )
+            .unwrap_or_else(|e| panic!("a batch: {e}"))
+        };
+        // Across batches too: the open file of -0.0 takes no row of 0.0.
+        for (keys, values) in [(vec![1, 2, 3], vec![-0.0, 0.0, -0.0]), (vec![4], vec![0.0])] {
+            writer
+                .write(&batch(keys, values))
+                .unwrap_or_else(|e| panic!("rows written: {e}"));
+        }
+        let files = written(
+            &writer
+                .finish()
+                .unwrap_or_else(|e| panic!("files closed: {e}")),
+        );
+        let mut partitions: Vec<(String, Value)> = files
+            .iter()
+            .map(|f| (f["partition"].to_string(), f["record-count"].clone()))
+            .collect();
+        partitions.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            partitions,
+            vec![
+                ("[-0.0]".to_string(), json!(2)),
+                ("[0.0]".to_string(), json!(2))
+            ],
+            "{files:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Flink's nanosecond timestamps written into a microsecond column are rounded down, as

@@ -1365,6 +1365,56 @@ class StreamFusionIcebergITCase {
         }
     }
 
+    /**
+     * The day of a timestamp in the last second before a midnight before 1970, and identity
+     * partitions of -0.0 and 0.0: the partitions Iceberg Java gives them (iceberg-rust 0.10.1 takes
+     * the day after, and one partition for both zeros), and the rows read back as written.
+     */
+    @Test
+    void daysBefore1970AndSignedZerosGetThePartitionsIcebergFlinkGivesThem() throws Exception {
+        Schema schema = new Schema(required(1, "id", Types.LongType.get()), optional(2, "ts", Types.TimestampType.withoutZone()),
+                optional(3, "f", Types.DoubleType.get()));
+        PartitionSpec spec = PartitionSpec.builderFor(schema).day("ts").identity("f").build();
+        Table source = catalog.createTable(TableIdentifier.of("db", "edges_in"), schema, PartitionSpec.unpartitioned());
+        List<Record> rows = new ArrayList<>();
+        Object[][] values = {
+            {1L, java.time.LocalDateTime.parse("1969-12-30T23:59:59.5"), -0.0},
+            {2L, java.time.LocalDateTime.parse("1969-12-30T23:59:59.5"), 0.0},
+            {3L, java.time.LocalDateTime.parse("1969-12-31T23:59:59.999999"), -0.0},
+            {4L, java.time.LocalDateTime.parse("1900-01-01T23:59:59.000001"), 1.5},
+            {5L, java.time.LocalDateTime.parse("1970-01-01T00:00:00"), 0.0},
+            {6L, null, null},
+        };
+        for (Object[] v : values) {
+            Record r = org.apache.iceberg.data.GenericRecord.create(schema);
+            r.setField("id", v[0]);
+            r.setField("ts", v[1]);
+            r.setField("f", v[2]);
+            rows.add(r);
+        }
+        IcebergJavaTables.append(source, rows, "edges");
+        for (String name : List.of("edges_ours", "edges_stock")) {
+            catalog.createTable(TableIdentifier.of("db", name), schema, spec);
+        }
+        TableEnvironment env = batch();
+        env.executeSql("INSERT INTO sf_edges_ours SELECT * FROM stock.db.edges_in").await();
+        env.executeSql("INSERT INTO stock.db.edges_stock SELECT * FROM stock.db.edges_in").await();
+        assertThat(partitions(catalog.loadTable(TableIdentifier.of("db", "edges_ours"))))
+                .isEqualTo(partitions(catalog.loadTable(TableIdentifier.of("db", "edges_stock"))))
+                .contains("ts_day=1969-12-30/f=-0.0", "ts_day=1969-12-30/f=0.0")
+                .hasSize(6);
+        // Identity columns read from the partitions: -0.0 stays -0.0.
+        List<String> expected = new ArrayList<>();
+        for (Object[] v : values) {
+            expected.add(v[0] + " " + v[2]);
+        }
+        List<String> read = new ArrayList<>();
+        for (Row row : collect(env, "SELECT id, f FROM stock.db.edges_ours")) {
+            read.add(row.getField(0) + " " + row.getField(1));
+        }
+        assertThat(read).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
     private static java.util.Set<String> partitions(Table table) throws Exception {
         java.util.Set<String> partitions = new java.util.TreeSet<>();
         try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().planFiles()) {
@@ -1395,6 +1445,36 @@ class StreamFusionIcebergITCase {
         assertThat(ids).containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, 3000).boxed().collect(Collectors.toList()));
         assertThat(t.snapshots()).hasSizeGreaterThan(1)
                 .allSatisfy(s -> assertThat(s.summary()).containsKeys("flink.job-id", "flink.max-committed-checkpoint-id"));
+    }
+
+    /**
+     * A streaming job whose tasks take no checkpoint once finished
+     * ({@code execution.checkpointing.checkpoints-after-tasks-finish} = false) commits the rows
+     * after its last checkpoint at the end of its input, as iceberg-flink's committer does: no
+     * final checkpoint comes to commit them.
+     */
+    @Test
+    void aStreamingJobWithoutAFinalCheckpointCommitsItsLastRowsAtTheEnd() throws Exception {
+        org.apache.flink.configuration.Configuration configuration = new org.apache.flink.configuration.Configuration();
+        configuration.set(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMinutes(10));
+        configuration.set(org.apache.flink.configuration.CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, false);
+        StreamTableEnvironment env = StreamTableEnvironment.create(
+                org.apache.flink.streaming.api.environment.StreamExecutionEnvironment.getExecutionEnvironment(configuration));
+        env.executeSql("CREATE CATALOG stock WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "')");
+        env.executeSql("CREATE TABLE stock.db.no_final_stock (id BIGINT, s STRING)");
+        env.executeSql("CREATE TABLE no_final (id BIGINT, s STRING) WITH ('connector' = 'streamfusion-iceberg', "
+                + "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'catalog-table' = 'no_final_ours')");
+        for (String table : List.of("stock.db.no_final_stock", "no_final")) {
+            env.executeSql("INSERT INTO " + table + " VALUES (1, 'a'), (2, 'b')").await(2, TimeUnit.MINUTES);
+        }
+        for (String table : List.of("no_final_stock", "no_final_ours")) {
+            List<Long> ids = new ArrayList<>();
+            try (CloseableIterable<Record> records = IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("db", table))).build()) {
+                records.forEach(r -> ids.add((Long) r.getField("id")));
+            }
+            assertThat(ids).as(table).containsExactlyInAnyOrder(1L, 2L);
+        }
     }
 
     @Test

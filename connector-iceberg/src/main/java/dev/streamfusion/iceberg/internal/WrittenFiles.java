@@ -9,6 +9,7 @@ import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.MetricsModes;
@@ -31,6 +32,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 
@@ -45,6 +47,10 @@ import java.util.function.Function;
 public final class WrittenFiles {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The path and position columns of a position delete file. */
+    private static final Set<Integer> POSITION_FIELDS =
+            Set.of(MetadataColumns.DELETE_FILE_PATH.fieldId(), MetadataColumns.DELETE_FILE_POS.fieldId());
 
     /** The data files. */
     public final List<DataFile> data;
@@ -98,7 +104,8 @@ public final class WrittenFiles {
                     data.add(dataFile(file, spec, tableMetrics.apply(metrics(file))));
                     break;
                 case "position-deletes":
-                    deletes.add(deleteFile(file, spec, kind, metrics(file)));
+                    // As Iceberg Java's position delete writer: no counts of the path and position.
+                    deletes.add(deleteFile(file, spec, kind, MetricsUtil.copyWithoutFieldCounts(metrics(file), POSITION_FIELDS)));
                     break;
                 case "equality-deletes":
                     deletes.add(deleteFile(file, spec, kind, tableMetrics.apply(metrics(file))));

@@ -8,6 +8,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobType;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -172,17 +173,21 @@ final class CommitterOperator extends AbstractStreamOperator<Void>
     }
 
     /**
-     * Without checkpoints (a batch job, or a streaming job without a checkpoint interval), commits
-     * what is left; with them, the final checkpoint taken after the end of the input does, so that
-     * a failure between the two cannot commit the same rows twice.
+     * Without a final checkpoint (a batch job, a streaming job without a checkpoint interval, or
+     * one whose tasks take no checkpoint once finished:
+     * {@code execution.checkpointing.checkpoints-after-tasks-finish} = false), commits what is
+     * left, as iceberg-flink's committer does; with one, that checkpoint commits, so that a
+     * failure between the two cannot commit the same rows twice.
      */
     @Override
     public void endInput() {
-        boolean checkpointed = getRuntimeContext().getJobType() == JobType.STREAMING
-                && getRuntimeContext().getJobConfiguration().getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL)
+        Configuration job = getRuntimeContext().getJobConfiguration();
+        boolean finalCheckpoint = getRuntimeContext().getJobType() == JobType.STREAMING
+                && job.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL)
                         .map(interval -> !interval.isZero() && !interval.isNegative())
-                        .orElse(false);
-        if (!checkpointed) {
+                        .orElse(false)
+                && job.get(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH);
+        if (!finalCheckpoint) {
             commit(pending.all(), jobId, Long.MAX_VALUE);
         }
     }

@@ -76,8 +76,10 @@ class WrittenFilesTest {
                 + "\"file-size\":10,\"record-count\":2,\"split-offsets\":[4],\"column-sizes\":{},\"value-counts\":{},"
                 + "\"null-value-counts\":{},\"nan-value-counts\":{},\"lower-bounds\":{},\"upper-bounds\":{},\"partition\":[\"c\"]},"
                 + "{\"content\":\"position-deletes\",\"equality-ids\":null,\"path\":\"file:/w/data/p.parquet\","
-                + "\"file-size\":11,\"record-count\":3,\"split-offsets\":[4],\"column-sizes\":{},\"value-counts\":{},"
-                + "\"null-value-counts\":{},\"nan-value-counts\":{},\"lower-bounds\":{},\"upper-bounds\":{},\"partition\":[\"c\"]},"
+                + "\"file-size\":11,\"record-count\":3,\"split-offsets\":[4],\"column-sizes\":{\"2147483545\":8},"
+                + "\"value-counts\":{\"2147483546\":3,\"2147483545\":3},\"null-value-counts\":{\"2147483546\":0,\"2147483545\":0},"
+                + "\"nan-value-counts\":{},\"lower-bounds\":{\"2147483545\":\"0100000000000000\"},"
+                + "\"upper-bounds\":{\"2147483545\":\"0900000000000000\"},\"partition\":[\"c\"]},"
                 + "{\"content\":\"data\",\"equality-ids\":null,\"path\":\"file:/w/data/d.parquet\","
                 + "\"file-size\":12,\"record-count\":5,\"split-offsets\":[4],\"column-sizes\":{},\"value-counts\":{},"
                 + "\"null-value-counts\":{},\"nan-value-counts\":{},\"lower-bounds\":{},\"upper-bounds\":{},\"partition\":[\"c\"]}]";
@@ -94,6 +96,11 @@ class WrittenFilesTest {
         assertThat(position.content()).isEqualTo(FileContent.POSITION_DELETES);
         assertThat(position.location()).isEqualTo("file:/w/data/p.parquet");
         assertThat(position.recordCount()).isEqualTo(3);
+        // Iceberg Java's position delete writer keeps no counts of the path and the position.
+        assertThat(position.valueCounts()).isNull();
+        assertThat(position.nullValueCounts()).isNull();
+        assertThat(position.columnSizes()).isEqualTo(Map.of(2147483545, 8L));
+        assertThat(position.lowerBounds()).containsOnlyKeys(2147483545);
     }
 
     /**
