@@ -39,6 +39,8 @@ public final class IcebergSource
     private final RowType rowType;
     /** Rows each reader emits at most, or -1 for all. */
     private final long limit;
+    /** The rows {@code limit} counts, or null for every row. */
+    private final LimitFilter limitFilter;
     private final TypeInformation<RowData> producedType;
     /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
     private final boolean binaryRows;
@@ -54,6 +56,7 @@ public final class IcebergSource
             ScanPlanner planner,
             RowType rowType,
             long limit,
+            LimitFilter limitFilter,
             TypeInformation<RowData> producedType,
             boolean binaryRows,
             byte[] plan) {
@@ -63,6 +66,7 @@ public final class IcebergSource
         this.planner = planner;
         this.rowType = rowType;
         this.limit = limit;
+        this.limitFilter = limitFilter;
         this.producedType = producedType;
     }
 
@@ -91,7 +95,7 @@ public final class IcebergSource
         FetchedBatches fetched = new FetchedBatches();
         return new IcebergSourceReader<>(
                 () -> new TaskSplitReader(
-                        rowType, BATCH_SIZE, limit, fetched, new TableFiles(table), whole, binaryRows && !whole),
+                        rowType, BATCH_SIZE, limit, limitFilter, fetched, new TableFiles(table), whole, binaryRows && !whole),
                 context,
                 fetched,
                 emitter);

@@ -2,6 +2,7 @@ package dev.streamfusion.iceberg.source;
 
 import dev.streamfusion.bridge.ArrowRoots;
 import dev.streamfusion.bridge.NativeException;
+import dev.streamfusion.bridge.columnar.ArrowColumnVectors;
 import dev.streamfusion.bridge.columnar.RowViews;
 import dev.streamfusion.bridge.source.FetchedBatches;
 import dev.streamfusion.iceberg.internal.IcebergTaskReader;
@@ -13,6 +14,7 @@ import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.table.data.columnar.ColumnarRowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -34,6 +36,8 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
     private final int batchSize;
     /** Rows left to read under a pushed-down LIMIT, or -1 without one. */
     private long remaining;
+    /** The rows the limit counts, where not every row: those a filter keeps. */
+    private final LimitFilter limitFilter;
     private final BufferAllocator allocator;
     private final FetchedBatches fetched;
     private final ArrayDeque<TaskSplit> splits = new ArrayDeque<>();
@@ -51,6 +55,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
     private final RowViews views;
 
     /**
+     * @param limitFilter the rows {@code limit} counts, or null for every row
      * @param files the table's files, for those the native reader does not open itself
      * @param whole whether each batch is emitted whole (to the operator island) rather than row by row
      * @param binaryRows whether rows are handed on in Flink's binary layout, where their types have one
@@ -59,6 +64,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
             RowType rowType,
             int batchSize,
             long limit,
+            LimitFilter limitFilter,
             FetchedBatches fetched,
             TableFiles files,
             boolean whole,
@@ -68,6 +74,7 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
         this.rowType = rowType;
         this.batchSize = batchSize;
         this.remaining = limit;
+        this.limitFilter = limitFilter;
         this.allocator = fetched.allocator();
         this.fetched = fetched;
         this.views = RowViews.of(allocator, rowType, binaryRows);
@@ -117,13 +124,30 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
             toSkip = 0;
             VectorSchemaRoot own = ArrowRoots.moveTo(batch, skip, allocator);
             if (remaining >= 0) {
-                if (own.getRowCount() > remaining) {
-                    own.setRowCount((int) remaining);
+                own.setRowCount(limitFilter == null ? (int) Math.min(own.getRowCount(), remaining) : counted(own));
+                if (limitFilter == null) {
+                    remaining -= own.getRowCount();
                 }
-                remaining -= own.getRowCount();
             }
             return fetched.track(new TaskBatch(current.splitId(), own, views.rows(own), task, first + skip, Set.of(), whole));
         }
+    }
+
+    /**
+     * The rows of {@code batch} up to the one the limit ends at, each the filter keeps taken from
+     * what the limit leaves; the others up to there are handed on for Flink's filter to drop.
+     */
+    private int counted(VectorSchemaRoot batch) {
+        ColumnarRowData row =
+                new ColumnarRowData(ArrowColumnVectors.createBatch(batch.getFieldVectors(), rowType, batch.getRowCount()));
+        int rows = 0;
+        while (rows < batch.getRowCount() && remaining > 0) {
+            row.setRowId(rows++);
+            if (limitFilter.keeps(row)) {
+                remaining--;
+            }
+        }
+        return rows;
     }
 
     private String finishSplit() throws IOException {

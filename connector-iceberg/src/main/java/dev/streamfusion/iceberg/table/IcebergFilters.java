@@ -14,14 +14,20 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.DateTimeUtil;
 
 import java.math.BigDecimal;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Flink filters as Iceberg expressions, for planning to prune the files (and row groups) no row of
@@ -36,6 +42,9 @@ import java.util.Optional;
 @Internal
 final class IcebergFilters {
 
+    /** A LIKE pattern iceberg-flink reads as a prefix: no '_', and one '%' that ends it. */
+    private static final Pattern PREFIX = Pattern.compile("([^%_]+)%");
+
     private IcebergFilters() {}
 
     /** The expression {@code filter} converts to over {@code schema}'s columns, if it does. */
@@ -47,24 +56,13 @@ final class IcebergFilters {
         FunctionDefinition f = call.getFunctionDefinition();
         List<ResolvedExpression> args = call.getResolvedChildren();
         if (f == BuiltInFunctionDefinitions.AND || f == BuiltInFunctionDefinitions.OR) {
-            Optional<Expression> left = convert(args.get(0), schema, caseSensitive);
-            Optional<Expression> right = convert(args.get(1), schema, caseSensitive);
-            if (left.isEmpty() || right.isEmpty()) {
-                return Optional.empty();
-            }
-            return Optional.of(f == BuiltInFunctionDefinitions.AND
-                    ? Expressions.and(left.get(), right.get())
-                    : Expressions.or(left.get(), right.get()));
+            return both(f, args, arg -> convert(arg, schema, caseSensitive));
         }
         if (f == BuiltInFunctionDefinitions.NOT) {
             return convert(args.get(0), schema, caseSensitive).map(Expressions::not);
         }
         if (f == BuiltInFunctionDefinitions.IS_NULL || f == BuiltInFunctionDefinitions.IS_NOT_NULL) {
-            if (!(args.get(0) instanceof FieldReferenceExpression)) {
-                return Optional.empty();
-            }
-            String name = ((FieldReferenceExpression) args.get(0)).getName();
-            return Optional.of(f == BuiltInFunctionDefinitions.IS_NULL ? Expressions.isNull(name) : Expressions.notNull(name));
+            return nullCheck(f, args);
         }
         if (args.size() != 2) {
             return Optional.empty();
@@ -85,28 +83,137 @@ final class IcebergFilters {
         if (value.isEmpty()) {
             return Optional.empty();
         }
-        String name = column.getName();
-        Object v = value.get();
+        return comparison(f, column.getName(), value.get(), columnFirst);
+    }
+
+    /** IS NULL or IS NOT NULL ({@code f}) of a column. */
+    private static Optional<Expression> nullCheck(FunctionDefinition f, List<ResolvedExpression> args) {
+        if (args.size() != 1 || !(args.get(0) instanceof FieldReferenceExpression)) {
+            return Optional.empty();
+        }
+        String name = ((FieldReferenceExpression) args.get(0)).getName();
+        return Optional.of(f == BuiltInFunctionDefinitions.IS_NULL ? Expressions.isNull(name) : Expressions.notNull(name));
+    }
+
+    /** AND or OR ({@code f}) of its two {@code args}, where both convert by {@code converter}. */
+    private static Optional<Expression> both(
+            FunctionDefinition f, List<ResolvedExpression> args, Function<ResolvedExpression, Optional<Expression>> converter) {
+        if (args.size() != 2) {
+            return Optional.empty();
+        }
+        Optional<Expression> left = converter.apply(args.get(0));
+        Optional<Expression> right = converter.apply(args.get(1));
+        if (left.isEmpty() || right.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(f == BuiltInFunctionDefinitions.AND
+                ? Expressions.and(left.get(), right.get())
+                : Expressions.or(left.get(), right.get()));
+    }
+
+    /**
+     * The comparison {@code f} of the column {@code name} with {@code value}, the column first
+     * or not, if {@code f} is one.
+     */
+    private static Optional<Expression> comparison(FunctionDefinition f, String name, Object value, boolean columnFirst) {
         if (f == BuiltInFunctionDefinitions.EQUALS) {
-            return Optional.of(Expressions.equal(name, v));
+            return Optional.of(Expressions.equal(name, value));
         }
         if (f == BuiltInFunctionDefinitions.NOT_EQUALS) {
-            return Optional.of(Expressions.notEqual(name, v));
+            return Optional.of(Expressions.notEqual(name, value));
         }
         // With the literal first, "5 < x" is "x > 5".
         if (f == BuiltInFunctionDefinitions.LESS_THAN) {
-            return Optional.of(columnFirst ? Expressions.lessThan(name, v) : Expressions.greaterThan(name, v));
+            return Optional.of(columnFirst ? Expressions.lessThan(name, value) : Expressions.greaterThan(name, value));
         }
         if (f == BuiltInFunctionDefinitions.LESS_THAN_OR_EQUAL) {
-            return Optional.of(columnFirst ? Expressions.lessThanOrEqual(name, v) : Expressions.greaterThanOrEqual(name, v));
+            return Optional.of(columnFirst ? Expressions.lessThanOrEqual(name, value) : Expressions.greaterThanOrEqual(name, value));
         }
         if (f == BuiltInFunctionDefinitions.GREATER_THAN) {
-            return Optional.of(columnFirst ? Expressions.greaterThan(name, v) : Expressions.lessThan(name, v));
+            return Optional.of(columnFirst ? Expressions.greaterThan(name, value) : Expressions.lessThan(name, value));
         }
         if (f == BuiltInFunctionDefinitions.GREATER_THAN_OR_EQUAL) {
-            return Optional.of(columnFirst ? Expressions.greaterThanOrEqual(name, v) : Expressions.lessThanOrEqual(name, v));
+            return Optional.of(columnFirst ? Expressions.greaterThanOrEqual(name, value) : Expressions.lessThanOrEqual(name, value));
         }
         return Optional.empty();
+    }
+
+    /**
+     * The expression iceberg-flink's readers keep rows by for {@code filter}, if iceberg-flink
+     * converts it: a comparison of a column with a literal either way round (against a NaN literal,
+     * {@code =} and {@code <>} are NaN checks), a NULL check of a column, AND and OR of two filters
+     * that convert, NOT of one, and LIKE of a prefix with no {@code _} followed by one {@code %}.
+     * Literals keep the Java values of their own Flink types (dates, times and timestamps as Iceberg
+     * holds them); unlike {@link #convert}, nothing is checked against the column, which Iceberg
+     * binds later. Its {@code limit} option counts only the rows these expressions keep.
+     */
+    static Optional<Expression> asIcebergFlinkReads(ResolvedExpression filter) {
+        if (!(filter instanceof CallExpression)) {
+            return Optional.empty();
+        }
+        CallExpression call = (CallExpression) filter;
+        FunctionDefinition f = call.getFunctionDefinition();
+        List<ResolvedExpression> args = call.getResolvedChildren();
+        if (f == BuiltInFunctionDefinitions.IS_NULL || f == BuiltInFunctionDefinitions.IS_NOT_NULL) {
+            return nullCheck(f, args);
+        }
+        if (f == BuiltInFunctionDefinitions.NOT) {
+            return args.size() == 1 && args.get(0) instanceof CallExpression
+                    ? asIcebergFlinkReads(args.get(0)).map(Expressions::not)
+                    : Optional.empty();
+        }
+        if (f == BuiltInFunctionDefinitions.AND || f == BuiltInFunctionDefinitions.OR) {
+            return both(f, args, IcebergFilters::asIcebergFlinkReads);
+        }
+        if (args.size() != 2) {
+            return Optional.empty();
+        }
+        boolean columnFirst = args.get(0) instanceof FieldReferenceExpression && args.get(1) instanceof ValueLiteralExpression;
+        boolean literalFirst = args.get(1) instanceof FieldReferenceExpression && args.get(0) instanceof ValueLiteralExpression;
+        if (!columnFirst && !(literalFirst && f != BuiltInFunctionDefinitions.LIKE)) {
+            return Optional.empty();
+        }
+        String name = ((FieldReferenceExpression) args.get(columnFirst ? 0 : 1)).getName();
+        Optional<Object> literal = readersLiteral((ValueLiteralExpression) args.get(columnFirst ? 1 : 0));
+        if (literal.isEmpty()) {
+            return Optional.empty();
+        }
+        Object v = literal.get();
+        boolean nan = (v instanceof Double && ((Double) v).isNaN()) || (v instanceof Float && ((Float) v).isNaN());
+        if (f == BuiltInFunctionDefinitions.LIKE) {
+            Matcher prefix = v instanceof String ? PREFIX.matcher((String) v) : null;
+            return prefix != null && prefix.matches() ? Optional.of(Expressions.startsWith(name, prefix.group(1))) : Optional.empty();
+        }
+        if (nan && f == BuiltInFunctionDefinitions.EQUALS) {
+            return Optional.of(Expressions.isNaN(name));
+        }
+        if (nan && f == BuiltInFunctionDefinitions.NOT_EQUALS) {
+            return Optional.of(Expressions.notNaN(name));
+        }
+        try {
+            return comparison(f, name, v, columnFirst);
+        } catch (IllegalArgumentException e) {
+            // A literal of a type Iceberg has no literal of (a TINYINT's Byte): iceberg-flink fails
+            // to plan the query; here the filter is left to Flink and counts nothing.
+            return Optional.empty();
+        }
+    }
+
+    /** {@code literal}'s value as iceberg-flink hands it to Iceberg. */
+    private static Optional<Object> readersLiteral(ValueLiteralExpression literal) {
+        Class<?> conversion = literal.getOutputDataType().getLogicalType().getDefaultConversion();
+        return literal.getValueAs(conversion).map(v -> {
+            if (v instanceof LocalDateTime) {
+                return DateTimeUtil.microsFromTimestamp((LocalDateTime) v);
+            } else if (v instanceof Instant) {
+                return DateTimeUtil.microsFromInstant((Instant) v);
+            } else if (v instanceof LocalTime) {
+                return DateTimeUtil.microsFromTime((LocalTime) v);
+            } else if (v instanceof LocalDate) {
+                return DateTimeUtil.daysFromDate((LocalDate) v);
+            }
+            return v;
+        });
     }
 
     /**

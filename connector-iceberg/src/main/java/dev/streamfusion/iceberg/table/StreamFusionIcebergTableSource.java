@@ -4,6 +4,7 @@ import dev.streamfusion.bridge.batch.ArrowBatch;
 import dev.streamfusion.bridge.batch.BatchScan;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
 import dev.streamfusion.iceberg.source.IcebergSource;
+import dev.streamfusion.iceberg.source.LimitFilter;
 import dev.streamfusion.iceberg.source.ScanOptions;
 import dev.streamfusion.iceberg.source.ScanPlanner;
 
@@ -53,6 +54,8 @@ final class StreamFusionIcebergTableSource
     private RowType producedType;
     /** Rows each reader emits at most ({@code LIMIT} or the {@code limit} option), or -1. */
     private long limit;
+    /** The query's filters as iceberg-flink's readers keep rows by them, which its limit counts. */
+    private Expression limitCounts = Expressions.alwaysTrue();
     /** Whether rows are handed on in Flink's binary layout ({@code streamfusion.row-layout}). */
     private final boolean binaryRows;
     private final ReadParallelism readParallelism;
@@ -159,7 +162,15 @@ final class StreamFusionIcebergTableSource
      */
     private IcebergSource source(TypeInformation<RowData> type, byte[] plan) {
         ScanPlanner planner = table.withTable(planner()::withColumnsOf);
-        return new IcebergSource(table, planner, producedType, limit, type, binaryRows, plan);
+        LimitFilter limitFilter;
+        try {
+            limitFilter = limit < 0
+                    ? null
+                    : LimitFilter.of(table.toString(), schema, producedType, limitCounts, options.caseSensitive());
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(e.getMessage(), e);
+        }
+        return new IcebergSource(table, planner, producedType, limit, limitFilter, type, binaryRows, plan);
     }
 
     @Override
@@ -183,22 +194,25 @@ final class StreamFusionIcebergTableSource
      * (and the native reader to skip rows). Those are reported accepted, and every filter
      * remaining, as iceberg-flink reports them: pruning files is not filtering rows, so Flink
      * applies every filter; and the accepted ones are in the scan's digest, so the planner never
-     * takes two scans of the table that prune differently for one.
+     * takes two scans of the table that prune differently for one. Under the {@code limit}
+     * option, the filters iceberg-flink's readers keep rows by decide the rows it counts
+     * ({@link LimitFilter}), and are reported accepted for the same reason.
      */
     @Override
     public Result applyFilters(List<ResolvedExpression> filters) {
-        if (limit >= 0 && !filters.isEmpty()) {
-            // Flink pushes a query's LIMIT into no scan with a filter above it: this is the option.
-            throw new ValidationException("Iceberg table " + table + ": the 'limit' option with a query filter is "
-                    + "not supported: iceberg-flink counts only the rows its filter keeps, and this source's "
-                    + "readers cannot tell them before Flink's filter; put LIMIT in the query instead");
-        }
         Expression pruning = options.filter();
         List<ResolvedExpression> accepted = new ArrayList<>();
         for (ResolvedExpression filter : filters) {
             Optional<Expression> converted = IcebergFilters.convert(filter, schema, options.caseSensitive());
-            if (converted.isPresent() && binds(converted.get())) {
+            boolean prunes = converted.isPresent() && binds(converted.get());
+            if (prunes) {
                 pruning = Expressions.and(pruning, converted.get());
+            }
+            Optional<Expression> counted = IcebergFilters.asIcebergFlinkReads(filter);
+            if (counted.isPresent()) {
+                limitCounts = Expressions.and(limitCounts, counted.get());
+            }
+            if (prunes || (limit >= 0 && counted.isPresent())) {
                 accepted.add(filter);
             }
         }
@@ -223,8 +237,10 @@ final class StreamFusionIcebergTableSource
 
     @Override
     public DynamicTableSource copy() {
-        return new StreamFusionIcebergTableSource(
+        StreamFusionIcebergTableSource copy = new StreamFusionIcebergTableSource(
                 table, options.copy(), schema, producedType, limit, binaryRows, readParallelism);
+        copy.limitCounts = limitCounts;
+        return copy;
     }
 
     @Override
