@@ -732,6 +732,70 @@ class StreamFusionIcebergITCase {
     }
 
     /**
+     * Databases and tables created and dropped through a streamfusion-iceberg catalog (over JDBC,
+     * which keeps namespace properties): a database's comment is its {@code comment} property, as
+     * iceberg-flink's catalog stores it; computed columns and watermarks are refused, as there;
+     * {@code CREATE TABLE ... LIKE} stores none of the catalog's own options (its credentials)
+     * as table properties; and {@code DROP DATABASE ... CASCADE} drops each table as {@code DROP
+     * TABLE} does, its files kept.
+     */
+    @Test
+    void databasesAndTablesAreCreatedAndDroppedThroughTheCatalogAsIcebergFlinksAre() throws Exception {
+        String uri = "jdbc:sqlite:" + warehouse.resolve("ddl.sqlite");
+        String properties = "'uri' = '" + uri + "', 'jdbc.schema-version' = 'V1', 'warehouse' = '" + warehouseUri + "ddl'";
+        // A JDBC catalog keeps its namespaces under its name: both are named ddl.
+        TableEnvironment ours = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        ours.executeSql("CREATE CATALOG ddl WITH ('type' = 'streamfusion-iceberg', 'catalog-type' = 'jdbc', " + properties + ")");
+        TableEnvironment stock = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        stock.executeSql("CREATE CATALOG ddl WITH ('type' = 'iceberg', 'catalog-impl' = 'org.apache.iceberg.jdbc.JdbcCatalog', "
+                + properties + ")");
+        ours.executeSql("CREATE DATABASE ddl.ours_db COMMENT 'about' WITH ('k' = 'v')");
+        stock.executeSql("CREATE DATABASE ddl.stock_db COMMENT 'about' WITH ('k' = 'v')");
+        org.apache.iceberg.catalog.Catalog jdbc = org.apache.iceberg.CatalogUtil.buildIcebergCatalog("ddl",
+                Map.of("catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog", "uri", uri, "jdbc.schema-version", "V1",
+                        "warehouse", warehouseUri + "ddl"),
+                new org.apache.hadoop.conf.Configuration());
+        try {
+            org.apache.iceberg.catalog.SupportsNamespaces namespaces = (org.apache.iceberg.catalog.SupportsNamespaces) jdbc;
+            // The JDBC catalog adds each namespace's own location.
+            Map<String, String> oursDb = new java.util.HashMap<>(namespaces.loadNamespaceMetadata(Namespace.of("ours_db")));
+            Map<String, String> stockDb = new java.util.HashMap<>(namespaces.loadNamespaceMetadata(Namespace.of("stock_db")));
+            assertThat(oursDb.remove("location")).endsWith("ours_db");
+            assertThat(stockDb.remove("location")).endsWith("stock_db");
+            assertThat(oursDb).isEqualTo(stockDb).isEqualTo(Map.of("comment", "about", "k", "v"));
+            org.apache.flink.table.catalog.CatalogDatabase database = ours.getCatalog("ddl").orElseThrow().getDatabase("ours_db");
+            assertThat(database.getComment()).isEqualTo("about");
+            assertThat(database.getProperties()).containsEntry("k", "v").doesNotContainKey("comment");
+            for (TableEnvironment env : List.of(ours, stock)) {
+                assertThatThrownBy(() -> env.executeSql("CREATE DATABASE ddl.commented_twice COMMENT 'x' WITH ('comment' = 'y')"))
+                        .hasStackTraceContaining("'comment'");
+                assertThatThrownBy(() -> env.executeSql("CREATE TABLE ddl.stock_db.computed (id BIGINT, twice AS id * 2)"))
+                        .hasStackTraceContaining("computed column");
+                assertThatThrownBy(() -> env.executeSql("CREATE TABLE ddl.stock_db.timed (ts TIMESTAMP(3), WATERMARK FOR ts AS ts)"))
+                        .hasStackTraceContaining("watermark");
+            }
+
+            ours.executeSql("CREATE TABLE ddl.ours_db.t1 (id BIGINT, s STRING) WITH ('write.metadata.metrics.default' = 'full')");
+            ours.executeSql("CREATE TABLE ddl.ours_db.t2 LIKE ddl.ours_db.t1");
+            assertThat(jdbc.loadTable(TableIdentifier.of("ours_db", "t2")).properties())
+                    .doesNotContainKeys("catalog-type", "uri", "warehouse", "jdbc.schema-version", "catalog-name",
+                            "catalog-database", "catalog-table", "type");
+            ours.executeSql("INSERT INTO ddl.ours_db.t1 VALUES (1, 'a')").await();
+            List<String> files = new ArrayList<>();
+            try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
+                    jdbc.loadTable(TableIdentifier.of("ours_db", "t1")).newScan().planFiles()) {
+                tasks.forEach(t -> files.add(t.file().location()));
+            }
+            assertThat(files).hasSize(1);
+            ours.executeSql("DROP DATABASE ddl.ours_db CASCADE");
+            assertThat(namespaces.namespaceExists(Namespace.of("ours_db"))).isFalse();
+            assertThat(java.nio.file.Path.of(java.net.URI.create(files.get(0)))).exists();
+        } finally {
+            ((java.io.Closeable) jdbc).close();
+        }
+    }
+
+    /**
      * A table whose files are not local (Iceberg's {@code InMemoryFileIO}, locations {@code
      * memory://...}, in a JDBC catalog): every file is read and written through the table's own
      * {@code FileIO}, deletes included, and equals iceberg-flink's reads of it; the files written

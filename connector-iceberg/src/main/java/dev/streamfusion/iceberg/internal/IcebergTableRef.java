@@ -3,6 +3,7 @@ package dev.streamfusion.iceberg.internal;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.ValidationException;
 
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -45,19 +46,21 @@ public final class IcebergTableRef implements Serializable {
     }
 
     /**
-     * A catalog of iceberg-flink's properties: {@code catalog-type} (hadoop, hive, rest, jdbc,
-     * glue, nessie) or {@code catalog-impl}, and the catalog's own properties; with Hadoop's
-     * configuration when Hadoop is on the classpath.
+     * A catalog of iceberg-flink's properties: {@code catalog-type} (hadoop, hive, rest, and
+     * Iceberg's jdbc, glue and nessie; hive where neither it nor {@code catalog-impl} is given, as
+     * in iceberg-flink) or {@code catalog-impl}, never both, and the catalog's own properties;
+     * with Hadoop's configuration when Hadoop is on the classpath.
      */
     public static Catalog buildCatalog(String name, Map<String, String> properties) {
         Map<String, String> props = new HashMap<>(properties);
         String type = props.remove("catalog-type");
-        if (type != null && !props.containsKey("catalog-impl")) {
-            props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type);
+        String impl = props.get(CatalogProperties.CATALOG_IMPL);
+        if (type != null && impl != null) {
+            throw new IllegalArgumentException("The Iceberg catalog '" + name + "' has both 'catalog-type' = '" + type
+                    + "' and 'catalog-impl' = '" + impl + "': give one");
         }
-        if (!props.containsKey(CatalogUtil.ICEBERG_CATALOG_TYPE) && !props.containsKey("catalog-impl")) {
-            throw new IllegalArgumentException(
-                    "The Iceberg catalog '" + name + "' needs 'catalog-type' (hadoop, hive, rest, jdbc, glue, nessie) or 'catalog-impl'");
+        if (impl == null) {
+            props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type == null ? CatalogUtil.ICEBERG_CATALOG_TYPE_HIVE : type);
         }
         return CatalogUtil.buildIcebergCatalog(name, props, HadoopConf.newConfigurationIfPresent());
     }

@@ -9,6 +9,7 @@ import org.apache.flink.table.catalog.CatalogBaseTable;
 import org.apache.flink.table.catalog.CatalogDatabase;
 import org.apache.flink.table.catalog.CatalogDatabaseImpl;
 import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
@@ -48,6 +49,9 @@ import java.util.stream.Collectors;
  */
 @Internal
 public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
+
+    /** The property a database's comment is kept in. */
+    private static final String COMMENT = "comment";
 
     private final Map<String, String> properties;
     private Catalog catalog;
@@ -90,7 +94,10 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
     @Override
     public CatalogDatabase getDatabase(String databaseName) throws DatabaseNotExistException {
         try {
-            return new CatalogDatabaseImpl(namespaces().loadNamespaceMetadata(Namespace.of(databaseName)), null);
+            Map<String, String> properties = new HashMap<>(namespaces().loadNamespaceMetadata(Namespace.of(databaseName)));
+            // A database's comment is its "comment" property, as iceberg-flink's catalog keeps it.
+            String comment = properties.remove(COMMENT);
+            return new CatalogDatabaseImpl(properties, comment);
         } catch (NoSuchNamespaceException e) {
             throw new DatabaseNotExistException(getName(), databaseName, e);
         }
@@ -104,8 +111,17 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
     @Override
     public void createDatabase(String name, CatalogDatabase database, boolean ignoreIfExists)
             throws DatabaseAlreadyExistException {
+        Map<String, String> properties = new HashMap<>(database == null ? Map.of() : database.getProperties());
+        if (properties.containsKey(COMMENT)) {
+            throw new CatalogException("The properties of database " + name + " cannot hold '" + COMMENT
+                    + "': COMMENT says it, stored as that property");
+        }
+        String comment = database == null ? null : database.getComment();
+        if (comment != null && !comment.isBlank()) {
+            properties.put(COMMENT, comment);
+        }
         try {
-            namespaces().createNamespace(Namespace.of(name), database == null ? Map.of() : database.getProperties());
+            namespaces().createNamespace(Namespace.of(name), properties);
         } catch (AlreadyExistsException e) {
             if (!ignoreIfExists) {
                 throw new DatabaseAlreadyExistException(getName(), name, e);
@@ -124,8 +140,9 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
             throw new DatabaseNotExistException(getName(), name);
         }
         if (cascade) {
+            // Each table dropped as DROP TABLE drops it: its files stay.
             for (TableIdentifier table : catalog.listTables(namespace)) {
-                catalog.dropTable(table, true);
+                catalog.dropTable(table, false);
             }
         }
         try {
@@ -230,12 +247,26 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
             throw new CatalogException("Only tables can be created in the streamfusion-iceberg catalog " + getName());
         }
         ResolvedCatalogTable resolved = (ResolvedCatalogTable) table;
+        // As iceberg-flink's catalog: an Iceberg table holds no computed or metadata column and
+        // no watermark, and dropping them would leave a table other than the one declared.
+        for (Column column : resolved.getResolvedSchema().getColumns()) {
+            if (!column.isPhysical()) {
+                throw new CatalogException("Table " + path.getFullName() + " of the streamfusion-iceberg catalog " + getName()
+                        + " cannot have the " + (column instanceof Column.ComputedColumn ? "computed" : "metadata")
+                        + " column '" + column.getName() + "': an Iceberg table holds physical columns only");
+            }
+        }
+        if (!resolved.getResolvedSchema().getWatermarkSpecs().isEmpty()) {
+            throw new CatalogException("Table " + path.getFullName() + " of the streamfusion-iceberg catalog " + getName()
+                    + " cannot have a watermark: an Iceberg table holds none (declare it on a table of the "
+                    + "'streamfusion-iceberg' connector, or with CREATE TEMPORARY TABLE ... LIKE)");
+        }
         RowType rowType = (RowType) resolved.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
         List<String> key = resolved.getResolvedSchema().getPrimaryKey().map(k -> k.getColumns()).orElse(List.of());
         Schema schema = IcebergTypes.toSchema(rowType, key);
         PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
         resolved.getPartitionKeys().forEach(spec::identity);
-        Map<String, String> options = resolved.getOptions();
+        Map<String, String> options = withoutConnection(resolved.getOptions());
         try {
             catalog.createTable(identifier(path), schema, spec.build(), StreamFusionIcebergTableFactory.location(options),
                     StreamFusionIcebergTableFactory.tableProperties(options));
@@ -244,6 +275,20 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
                 throw new TableAlreadyExistException(getName(), path, e);
             }
         }
+    }
+
+    /**
+     * {@code options} without what names this catalog and a table of it (the options {@link
+     * #getTable} gives a table, which {@code CREATE TABLE ... LIKE} copies): the catalog's own
+     * options, which may hold credentials, are no properties of a table.
+     */
+    private Map<String, String> withoutConnection(Map<String, String> options) {
+        Map<String, String> own = new HashMap<>(options);
+        properties.forEach(own::remove);
+        own.remove(IcebergOptions.CATALOG_NAME.key());
+        own.remove(IcebergOptions.CATALOG_DATABASE.key());
+        own.remove(IcebergOptions.CATALOG_TABLE.key());
+        return own;
     }
 
     private static TableIdentifier identifier(ObjectPath path) {
