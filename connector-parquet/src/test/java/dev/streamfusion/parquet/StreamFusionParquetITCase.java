@@ -22,6 +22,7 @@ import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -695,6 +696,13 @@ class StreamFusionParquetITCase {
                     .hasStackTraceContaining("Invalid Parquet option of table")
                     .hasStackTraceContaining(bad[1]);
         }
+        // A continuous read's interval must be above 0, as Flink's file source checks it.
+        env.executeSql("CREATE TABLE never_listed (i INT) WITH ('connector' = 'streamfusion-parquet', 'path' = '" + path
+                + "', 'source.monitor-interval' = '0 s')");
+        assertThatThrownBy(() -> env.explainSql("SELECT * FROM never_listed"))
+                .isInstanceOf(ValidationException.class)
+                .hasStackTraceContaining("'source.monitor-interval' = '0 ms'")
+                .hasStackTraceContaining("never_listed");
     }
 
     /**
@@ -901,6 +909,46 @@ class StreamFusionParquetITCase {
         assertThat(rows(env, "SELECT * FROM with_null"))
                 .containsExactlyInAnyOrder("+I[1, null, a, 0]", "+I[2, x, b, 1]");
         assertThat(rows(env, "SELECT id FROM with_null WHERE part IS NULL")).containsExactly("+I[1]");
+    }
+
+    /**
+     * Flink's filesystem source tests only the last level of partition directories and what lies
+     * below for hidden names, so a first partition key named {@code _a} is read; and a
+     * partitioned table whose path does not exist yet has no partition, so no rows.
+     */
+    @Test
+    void partitionDirectoriesAboveTheLastLevelAreNeverHiddenAndAMissingPartitionedPathHasNoRows() throws Exception {
+        Path path = tables.resolve("underscored");
+        String columns = "id BIGINT, `_a` STRING, b INT";
+        String partitioned = "PARTITIONED BY (`_a`, b)";
+        TableEnvironment writer = batch();
+        writer.executeSql(ddl("underscored_out", "filesystem", columns, path.toString(), partitioned));
+        writer.executeSql("INSERT INTO underscored_out VALUES (1, 'x', 1), (2, 'x', 2), (3, 'y', 1)").await();
+        assertThat(path.resolve("_a=x").resolve("b=1")).isDirectory();
+        assertSameRows(columns, path, partitioned, "SELECT * FROM %s");
+        assertSameRows(columns, path, partitioned, "SELECT id FROM %s WHERE b = 1");
+
+        TableEnvironment env = batch();
+        String missing = tables.resolve("not-written-yet").toString();
+        env.executeSql(ddl("stock_missing", "filesystem", "id BIGINT, dt STRING", missing, "PARTITIONED BY (dt)"));
+        env.executeSql(ddl("fused_missing", "streamfusion-parquet", "id BIGINT, dt STRING", missing, "PARTITIONED BY (dt)"));
+        assertThat(rows(env, "SELECT * FROM stock_missing")).isEmpty();
+        assertThat(rows(env, "SELECT * FROM fused_missing")).isEmpty();
+        assertThat(rows(env, "SELECT * FROM fused_missing WHERE dt = 'd1'")).isEmpty();
+    }
+
+    /** A continuous read whose path is missing when it starts fails, as Flink's file source does. */
+    @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aContinuousReadOfAMissingPathFailsWhenItStartsAsFlinksDoes() {
+        String missing = tables.resolve("never-written").toString();
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        for (String connector : List.of("filesystem", "streamfusion-parquet")) {
+            String table = connector.replace('-', '_') + "_watching";
+            env.executeSql("CREATE TABLE " + table + " (id BIGINT) WITH ('connector' = '" + connector + "', 'path' = '"
+                    + missing + "', 'format' = 'parquet', 'source.monitor-interval' = '100 ms')");
+            assertThatThrownBy(() -> rows(env, "SELECT * FROM " + table)).as(connector).hasStackTraceContaining("never-written");
+        }
     }
 
     /** Copies the directory tree at {@code from} to {@code to}. */

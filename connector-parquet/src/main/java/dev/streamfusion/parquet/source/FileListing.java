@@ -10,6 +10,7 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.utils.PartitionPathUtils;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -102,10 +103,18 @@ public final class FileListing implements Serializable {
             FileSystem fs = given.getFileSystem();
             // Qualified, so that a relative path's depth compares with the listed files'.
             Path root = given.makeQualified(fs);
+            FileStatus rootStatus;
+            try {
+                rootStatus = fs.getFileStatus(root);
+            } catch (FileNotFoundException e) {
+                if (partitionKeys.isEmpty()) {
+                    throw e;
+                }
+                // Flink's filesystem source finds no partition under a missing path: no rows.
+                return found;
+            }
             List<FileStatus> files = new ArrayList<>();
-            // Flink's filesystem source lists a partitioned table's partition directories, never
-            // testing the root's own name; an unpartitioned table's root goes through its filter.
-            collect(fs, fs.getFileStatus(root), files, !partitionKeys.isEmpty());
+            collect(fs, rootStatus, files, 0);
             files.sort(Comparator.comparing(status -> status.getPath().toString()));
             for (FileStatus file : files) {
                 String location = location(file.getPath());
@@ -273,10 +282,16 @@ public final class FileListing implements Serializable {
         return predicates;
     }
 
-    private static void collect(FileSystem fs, FileStatus status, List<FileStatus> files, boolean partitionedRoot)
-            throws IOException {
+    /**
+     * Adds the files under {@code status}, {@code depth} levels below the root, skipping hidden
+     * names ({@code .} or {@code _} first) where Flink's filesystem source skips them: it finds a
+     * partitioned table's last-level partition directories without testing the names above them
+     * (the root's, or {@code _a=1} in {@code _a=1/b=2}), then filters those and what lies below;
+     * an unpartitioned table's root goes through the filter too.
+     */
+    private void collect(FileSystem fs, FileStatus status, List<FileStatus> files, int depth) throws IOException {
         String name = status.getPath().getName();
-        if (!partitionedRoot && (name.startsWith(".") || name.startsWith("_"))) {
+        if (depth >= partitionKeys.size() && (name.startsWith(".") || name.startsWith("_"))) {
             return;
         }
         if (!status.isDir()) {
@@ -284,7 +299,7 @@ public final class FileListing implements Serializable {
             return;
         }
         for (FileStatus child : fs.listStatus(status.getPath())) {
-            collect(fs, child, files, false);
+            collect(fs, child, files, depth + 1);
         }
     }
 }

@@ -124,7 +124,7 @@ public final class ParquetSource
         if (monitorInterval == null) {
             return RowGroupEnumerator.listed(context, listing, skipUnreadable);
         }
-        return new RowGroupEnumerator(context, listing, monitorInterval, RowGroupEnumerator.Checkpoint.EMPTY, skipUnreadable);
+        return RowGroupEnumerator.continuous(context, listing, monitorInterval, skipUnreadable);
     }
 
     @Override

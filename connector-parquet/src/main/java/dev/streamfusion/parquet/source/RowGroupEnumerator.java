@@ -70,6 +70,12 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
     /** Bounded: whether a file whose footer cannot be read is skipped rather than failing the job. */
     private final boolean skipUnreadable;
     private volatile long skippedFiles;
+    /**
+     * Continuous, started afresh, and not listed yet: its first listing failing fails the job, as
+     * Flink's file source fails when it cannot list its paths at the start (later listings that
+     * fail are tried again, as there).
+     */
+    private boolean firstListing;
 
     RowGroupEnumerator(
             SplitEnumeratorContext<RowGroupSplit> context,
@@ -104,6 +110,14 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
         return new RowGroupEnumerator(context, listing, null, new Checkpoint(List.of(), List.of(), files), skipUnreadable);
     }
 
+    /** A continuous enumerator started afresh, listing the files every {@code monitorInterval}. */
+    static RowGroupEnumerator continuous(
+            SplitEnumeratorContext<RowGroupSplit> context, FileListing listing, Duration monitorInterval, boolean skipUnreadable) {
+        RowGroupEnumerator enumerator = new RowGroupEnumerator(context, listing, monitorInterval, Checkpoint.EMPTY, skipUnreadable);
+        enumerator.firstListing = true;
+        return enumerator;
+    }
+
     @Override
     public void start() {
         if (monitorInterval != null) {
@@ -117,6 +131,10 @@ final class RowGroupEnumerator implements SplitEnumerator<RowGroupSplit, RowGrou
     }
 
     private void listed(List<FileListing.ListedFile> files, Throwable error) {
+        if (error != null && firstListing) {
+            throw new FlinkRuntimeException("Cannot list the table's Parquet files when the source starts", error);
+        }
+        firstListing = false;
         if (error != null) {
             LOG.warn("Cannot list the table's Parquet files; listing again in {}", monitorInterval, error);
             return;

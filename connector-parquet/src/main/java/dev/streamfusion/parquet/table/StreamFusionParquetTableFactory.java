@@ -194,7 +194,7 @@ public final class StreamFusionParquetTableFactory
                         FLINK_FILESYSTEM.equals(options.get(FILE_ACCESS))),
                 partitionKeys,
                 defaultPartitionName,
-                options.getOptional(MONITOR_INTERVAL).orElse(null),
+                monitorInterval(context, options),
                 NativeParquetReader.utcTimestamps(context.getCatalogTable().getOptions()),
                 options.get(FileSystemConnectorOptions.SOURCE_REPORT_STATISTICS)
                         == FileSystemConnectorOptions.FileStatisticsType.ALL,
@@ -300,6 +300,16 @@ public final class StreamFusionParquetTableFactory
             return prefix + key.substring(PARQUET_PREFIX.length());
         }
         return key.equals(MEMORY_LIMIT.key()) ? prefix + MemoryLimit.FORMAT_OPTION : key;
+    }
+
+    /** The continuous read's interval, or null for a bounded read; one not above 0 is refused, as by Flink's file source. */
+    private static Duration monitorInterval(Context context, ReadableConfig options) {
+        Duration interval = options.getOptional(MONITOR_INTERVAL).orElse(null);
+        if (interval != null && (interval.isZero() || interval.isNegative())) {
+            throw new ValidationException("'" + MONITOR_INTERVAL.key() + "' = '" + interval.toMillis() + " ms' of table "
+                    + context.getObjectIdentifier().asSummaryString() + ": the interval must be > 0");
+        }
+        return interval;
     }
 
     private static MemoryLimit memoryLimit(Context context, ReadableConfig options) {

@@ -147,12 +147,14 @@ class RowGroupEnumeratorTest {
         Path table = dir.resolve("table");
         TestingSplitEnumeratorContext<RowGroupSplit> context = new TestingSplitEnumeratorContext<>(1);
         context.registerReader(0, "localhost");
+        // Restored (from a checkpoint of nothing yet), so past its first listing (a fresh start
+        // fails when its first listing fails: StreamFusionParquetITCase).
         RowGroupEnumerator enumerator =
                 new RowGroupEnumerator(context, listing(table), Duration.ofSeconds(1), RowGroupEnumerator.Checkpoint.EMPTY, false);
         enumerator.start();
         enumerator.handleSplitRequest(0, "localhost");
 
-        // The path does not exist yet: the listing fails, and the job goes on.
+        // The path is gone for now: the listing fails, and the job goes on.
         context.getExecutorService().triggerPeriodicScheduledTasks();
         context.triggerAllActions();
         assertThat(context.getSplitAssignments()).isEmpty();
