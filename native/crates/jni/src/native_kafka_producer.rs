@@ -224,6 +224,19 @@ pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_
 }
 
 #[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_checkDeliveries<
+    'local,
+>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    run(env, |_| {
+        Ok(object_of::<BatchProducer>(handle, KIND)?.check_deliveries()?)
+    })
+}
+
+#[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_streamfusion_kafka_internal_NativeKafkaProducer_partitions<
     'local,
 >(

@@ -346,6 +346,20 @@ impl BatchProducer {
         }
     }
 
+    /// Serves the delivery reports waiting, without waiting for any, and fails with the first
+    /// failed delivery so far: a writer that does not wait for its records (Flink's delivery
+    /// guarantee `none`) still reports a failure at each checkpoint, as Flink's Kafka writer does.
+    pub fn check_deliveries(&self) -> Result<(), ClientError> {
+        loop {
+            let in_flight = self.producer.in_flight_count();
+            // Serves one report or error event, if any is waiting.
+            self.producer.poll(Duration::ZERO);
+            if self.producer.in_flight_count() == in_flight {
+                return self.check();
+            }
+        }
+    }
+
     /// The topic's partition count, from the cluster's metadata. As kafka-clients'
     /// `partitionsFor` waits for a topic's metadata, metadata without the topic's partitions (a
     /// topic the broker is still creating at its first use: unknown, leader not available, no

@@ -16,6 +16,7 @@ import dev.streamfusion.testkit.nexmark.proto.Bid;
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonFormatOptions;
@@ -1646,6 +1647,43 @@ class StreamFusionKafkaITCase {
         // At least once: every row, perhaps some twice (those sent after the last checkpoint).
         assertThat(new HashSet<>(written)).isEqualTo(new HashSet<>(expected));
         assertThat(written.size()).isGreaterThanOrEqualTo(expected.size());
+    }
+
+    /**
+     * Under {@code 'sink.delivery-guarantee' = 'none'} no record is waited for, yet a delivery that
+     * failed fails the job at the next checkpoint, as Flink's Kafka writer checks at every flush:
+     * here the job is idle after its one record, which the topic refuses as too large.
+     */
+    @Test
+    void aFailedDeliveryFailsTheNextCheckpointUnderTheGuaranteeNone() throws Exception {
+        String source = "one-large-value";
+        String topic = "refuses-large-values";
+        KAFKA.cluster().createTopic(source, 1);
+        KAFKA.cluster().createTopic(topic, 1, Map.of("max.message.bytes", "1000"));
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            producer.send(new ProducerRecord<>(source, 0, null, "x".repeat(5000).getBytes(StandardCharsets.UTF_8))).get();
+        }
+        Configuration configuration = new Configuration();
+        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.setParallelism(1);
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        // Unbounded: the job waits for more records after the one it has.
+        tables.executeSql(ddl("oversized", "kafka", "v STRING", Map.of(
+                "topic", source,
+                "properties.bootstrap.servers", KAFKA.bootstrapServers(),
+                "scan.startup.mode", "earliest-offset",
+                "format", "raw")));
+        Map<String, String> none = new HashMap<>(sinkTable(topic, "raw"));
+        none.put("sink.delivery-guarantee", "none");
+        tables.executeSql(ddl("refusing", "streamfusion-kafka", "v STRING", none));
+        TableResult job = tables.executeSql("INSERT INTO refusing SELECT v FROM oversized");
+        try {
+            assertThatThrownBy(() -> job.await(2, TimeUnit.MINUTES)).hasStackTraceContaining(topic);
+        } finally {
+            job.getJobClient().orElseThrow().cancel();
+        }
     }
 
     /**

@@ -2,8 +2,12 @@ package dev.streamfusion.kafka.internal;
 
 import org.apache.flink.annotation.Internal;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -125,16 +129,31 @@ public final class LibrdkafkaConfig {
         final Set<String> same;
         final Map<String, String> renamed;
         final Set<String> handled;
+        /**
+         * kafka-clients' properties of the other client only, which this one's kafka-clients
+         * counterpart ignores (logging them as unused): a table read and written names both.
+         */
+        final Set<String> otherClients;
 
-        Table(Set<String> same, Map<String, String> renamed, Set<String> handled) {
+        Table(Set<String> same, Map<String, String> renamed, Set<String> handled, Set<String> otherClients) {
             this.same = same;
             this.renamed = renamed;
             this.handled = handled;
+            this.otherClients = otherClients;
         }
     }
 
-    private static final Table CONSUMER = new Table(SAME_CONSUMER, RENAMED_CONSUMER, HANDLED_CONSUMER);
-    private static final Table PRODUCER = new Table(SAME_PRODUCER, RENAMED_PRODUCER, HANDLED_PRODUCER);
+    private static final Table CONSUMER = new Table(
+            SAME_CONSUMER, RENAMED_CONSUMER, HANDLED_CONSUMER, only(ProducerConfig.configNames(), ConsumerConfig.configNames()));
+    private static final Table PRODUCER = new Table(
+            SAME_PRODUCER, RENAMED_PRODUCER, HANDLED_PRODUCER, only(ConsumerConfig.configNames(), ProducerConfig.configNames()));
+
+    /** The names in {@code names} and not in {@code others}. */
+    private static Set<String> only(Set<String> names, Set<String> others) {
+        Set<String> only = new HashSet<>(names);
+        only.removeAll(others);
+        return Set.copyOf(only);
+    }
 
     /** SASL mechanisms librdkafka is built with here. */
     private static final List<String> MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
@@ -226,7 +245,7 @@ public final class LibrdkafkaConfig {
             } else if (renamed != null) {
                 // kafka-clients' -1 (the OS default) is librdkafka's 0.
                 out.put(renamed, key.endsWith(".buffer.bytes") && "-1".equals(value) ? "0" : value);
-            } else if (table.handled.contains(key)) {
+            } else if (table.handled.contains(key) || table.otherClients.contains(key)) {
                 continue;
             } else if (key.equals("buffer.memory") && table == PRODUCER) {
                 try {

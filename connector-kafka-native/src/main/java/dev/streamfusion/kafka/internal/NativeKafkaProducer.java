@@ -57,6 +57,14 @@ public final class NativeKafkaProducer extends NativeHandle {
         flush(address(), timeoutMs);
     }
 
+    /**
+     * Serves the delivery reports waiting, without waiting for the records in flight; fails with
+     * the first delivery error so far.
+     */
+    public synchronized void checkDeliveries() {
+        checkDeliveries(address());
+    }
+
     /** What librdkafka said since the last call (see {@link dev.streamfusion.kafka.LibrdkafkaLog}). */
     public synchronized String[] logs() {
         return logs(address());
@@ -85,6 +93,8 @@ public final class NativeKafkaProducer extends NativeHandle {
             boolean[] tombstones);
 
     private static native void flush(long handle, long timeoutMs);
+
+    private static native void checkDeliveries(long handle);
 
     private static native String[] logs(long handle);
 

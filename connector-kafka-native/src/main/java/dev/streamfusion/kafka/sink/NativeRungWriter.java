@@ -91,17 +91,24 @@ final class NativeRungWriter implements SinkWriter<RowData> {
         }
     }
 
+    /**
+     * Sends what is pending; then waits for every record's delivery where the guarantee asks for
+     * it (and at the end of the input), else fails with a delivery that failed so far, as Flink's
+     * writer checks at every checkpoint whatever its guarantee.
+     */
     @Override
     public void flush(boolean endOfInput) throws IOException {
         sendPending();
-        if (deliveryGuarantee == DeliveryGuarantee.AT_LEAST_ONCE || endOfInput) {
-            try {
+        try {
+            if (deliveryGuarantee == DeliveryGuarantee.AT_LEAST_ONCE || endOfInput) {
                 producer.flush(flushTimeoutMs);
-            } catch (RuntimeException e) {
-                throw new IOException("Failed to send data to Kafka topic " + topic + ": " + e.getMessage(), e);
-            } finally {
-                LibrdkafkaLog.log(clientName, producer.logs());
+            } else {
+                producer.checkDeliveries();
             }
+        } catch (RuntimeException e) {
+            throw new IOException("Failed to send data to Kafka topic " + topic + ": " + e.getMessage(), e);
+        } finally {
+            LibrdkafkaLog.log(clientName, producer.logs());
         }
     }
 

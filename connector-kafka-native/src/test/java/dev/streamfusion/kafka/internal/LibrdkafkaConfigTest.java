@@ -213,6 +213,35 @@ class LibrdkafkaConfigTest {
     }
 
     /**
+     * A table read and written names the properties of both clients; kafka-clients' consumer
+     * ignores the producer's and the other way round, and so does each native client.
+     */
+    @Test
+    void eachClientIgnoresTheOtherClientsPropertiesAsKafkaClientsDoes() {
+        Map<String, String> both = Map.of(
+                "bootstrap.servers", "a:9092",
+                "group.id", "g",
+                "isolation.level", "read_committed",
+                "auto.offset.reset", "earliest",
+                "acks", "all",
+                "linger.ms", "20",
+                "batch.size", "65536",
+                "interceptor.classes", "com.example.Tracing");
+        LibrdkafkaConfig producer = LibrdkafkaConfig.producer(properties(both));
+        assertThat(producer.untranslatable())
+                .containsExactly("'interceptor.classes' = 'com.example.Tracing': no librdkafka equivalent");
+        assertThat(producer.properties())
+                .containsEntry("acks", "all")
+                .doesNotContainKeys("group.id", "isolation.level", "auto.offset.reset");
+        LibrdkafkaConfig consumer = translate(both);
+        assertThat(consumer.untranslatable())
+                .containsExactly("'interceptor.classes' = 'com.example.Tracing': no librdkafka equivalent");
+        assertThat(consumer.properties())
+                .containsEntry("group.id", "g")
+                .doesNotContainKeys("acks", "linger.ms", "batch.size", "batch.num.messages");
+    }
+
+    /**
      * Producers are idempotent with at most 5 requests in flight, as kafka-clients' are, unless the
      * table asks for what idempotence cannot have (then kafka-clients, too, produces without it).
      */
