@@ -302,7 +302,10 @@ public final class StreamFusionParquetTableFactory
         return key.equals(MEMORY_LIMIT.key()) ? prefix + MemoryLimit.FORMAT_OPTION : key;
     }
 
-    /** The continuous read's interval, or null for a bounded read; one not above 0 is refused, as by Flink's file source. */
+    /**
+     * The continuous read's interval, or null for a bounded read; one not above 0 is refused, as
+     * Flink's file source refuses it.
+     */
     private static Duration monitorInterval(Context context, ReadableConfig options) {
         Duration interval = options.getOptional(MONITOR_INTERVAL).orElse(null);
         if (interval != null && (interval.isZero() || interval.isNegative())) {
