@@ -600,8 +600,13 @@ class StreamFusionFlussITCase {
         TableEnvironment env = streaming();
         env.executeSql("CREATE CATALOG sfc WITH ('type' = 'streamfusion-fluss', 'bootstrap.servers' = '"
                 + FLUSS.bootstrapServers() + "')");
-        env.executeSql("CREATE DATABASE sfc.shop");
+        env.executeSql("CREATE DATABASE sfc.shop COMMENT 'the shop' WITH ('owner' = 'ops')");
         assertThat(collectStrings(env, "SHOW DATABASES IN sfc")).contains("shop", "fluss");
+        // A database's comment and properties, kept as fluss-flink's catalog keeps them.
+        org.apache.flink.table.catalog.CatalogDatabase shop = env.getCatalog("sfc").orElseThrow().getDatabase("shop");
+        org.apache.flink.table.catalog.CatalogDatabase stockShop = env.getCatalog("stock").orElseThrow().getDatabase("shop");
+        assertThat(shop.getComment()).isEqualTo(stockShop.getComment()).isEqualTo("the shop");
+        assertThat(shop.getProperties()).isEqualTo(stockShop.getProperties()).containsEntry("owner", "ops");
         // Created by ours, shown by fluss-flink's catalog with the same column types, and the other way round.
         env.executeSql("CREATE TABLE sfc.shop.orders (" + COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket.num' = '2')");
         env.executeSql("CREATE TABLE stock.shop.events (" + COLUMNS + ") WITH ('bucket.num' = '2')");
@@ -613,6 +618,16 @@ class StreamFusionFlussITCase {
             assertThat(ours.getPrimaryKey()).as(table).isEqualTo(stock.getPrimaryKey());
         }
         assertThat(collectStrings(env, "SHOW TABLES IN sfc.shop")).containsExactlyInAnyOrder("orders", "events");
+        // Column comments, both ways.
+        env.executeSql("CREATE TABLE sfc.shop.noted (k INT COMMENT 'the key', v STRING) WITH ('bucket.num' = '1')");
+        env.executeSql("CREATE TABLE stock.shop.noted_stock (k INT COMMENT 'the key', v STRING) WITH ('bucket.num' = '1')");
+        for (String table : List.of("noted", "noted_stock")) {
+            assertThat(env.from("sfc.shop." + table).getResolvedSchema().getColumns()).as(table)
+                    .isEqualTo(env.from("stock.shop." + table).getResolvedSchema().getColumns())
+                    .anySatisfy(c -> assertThat(c.getComment()).contains("the key"));
+        }
+        env.executeSql("DROP TABLE sfc.shop.noted");
+        env.executeSql("DROP TABLE sfc.shop.noted_stock");
         env.executeSql("INSERT INTO sfc.shop.events VALUES " + values(0, 50)).await();
         assertThat(take(env, "SELECT * FROM sfc.shop.events /*+ OPTIONS('scan.startup.mode' = 'earliest') */", 50))
                 .containsExactlyInAnyOrderElementsOf(
@@ -622,15 +637,37 @@ class StreamFusionFlussITCase {
         assertThat(collectStrings(env, "SHOW DATABASES IN sfc")).doesNotContain("shop");
         assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.bounded (s VARCHAR(10))"))
                 .hasStackTraceContaining("use STRING");
+        // Refused as fluss-flink's catalog refuses them: another connector, a missing default
+        // database; and a watermark, which this catalog does not store yet (never dropped).
+        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.generated (k INT) WITH ('connector' = 'datagen')"))
+                .hasStackTraceContaining("'connector' = 'datagen'");
+        assertThatThrownBy(() -> env.executeSql("CREATE TABLE stock.fluss.generated (k INT) WITH ('connector' = 'datagen')"))
+                .hasStackTraceContaining("'connector'= 'datagen'");
+        for (String type : List.of("streamfusion-fluss", "fluss")) {
+            assertThatThrownBy(() -> env.executeSql("CREATE CATALOG missing_default WITH ('type' = '" + type
+                    + "', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "', 'default-database' = 'nope')"))
+                    .as(type).hasStackTraceContaining("'nope'");
+        }
+        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.timed_events (ts TIMESTAMP(3), WATERMARK FOR ts AS ts)"))
+                .hasStackTraceContaining("a watermark is not stored");
         // Connector options are kept with the table, as fluss-flink's catalog keeps them, and
         // read back by both catalogs; aggregate functions it would drop are refused.
-        env.executeSql("CREATE TABLE sfc.fluss.kept (k INT) WITH ('bucket.num' = '1', 'scan.startup.mode' = 'latest', "
+        env.executeSql("CREATE TABLE sfc.fluss.kept (k INT) WITH ('bucket.num' = '3', 'scan.startup.mode' = 'latest', "
                 + "'sink.ignore-delete' = 'true')");
+        // Its distribution shown as fluss-flink's catalog shows it, so LIKE takes it on.
+        env.executeSql("CREATE TABLE sfc.fluss.kept_like LIKE sfc.fluss.kept");
         for (String catalog : List.of("sfc", "stock")) {
-            Map<String, String> options = ((org.apache.flink.table.catalog.CatalogTable) env.getCatalog(catalog).orElseThrow()
-                    .getTable(new org.apache.flink.table.catalog.ObjectPath("fluss", "kept"))).getOptions();
-            assertThat(options).as(catalog).containsEntry("scan.startup.mode", "latest").containsEntry("sink.ignore-delete", "true");
+            for (String table : List.of("kept", "kept_like")) {
+                Map<String, String> options = ((org.apache.flink.table.catalog.CatalogTable) env.getCatalog(catalog).orElseThrow()
+                        .getTable(new org.apache.flink.table.catalog.ObjectPath("fluss", table))).getOptions();
+                assertThat(options).as(catalog + " " + table).containsEntry("scan.startup.mode", "latest")
+                        .containsEntry("sink.ignore-delete", "true").containsEntry("bucket.num", "3");
+            }
         }
+        // What names the copied table is not stored with the copy.
+        assertThat(((org.apache.flink.table.catalog.CatalogTable) env.getCatalog("stock").orElseThrow()
+                .getTable(new org.apache.flink.table.catalog.ObjectPath("fluss", "kept_like"))).getOptions())
+                .doesNotContainKeys("database", "table", "connector");
         // A Fluss TIME of any precision reads as TIME(0) through the catalog (as fluss-flink gives
         // it), in the same layout: the declared types check takes it.
         env.executeSql("CREATE TABLE stock.fluss.timed (k INT, tm TIME(3)) WITH ('bucket.num' = '1')");

@@ -62,6 +62,12 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
     public void open() {
         connection = new FlussTableRef(bootstrapServers, clientOptions, getDefaultDatabase(), "").connect();
         admin = connection.getAdmin();
+        // As fluss-flink's catalog: a default database the cluster lacks fails at once.
+        if (!databaseExists(getDefaultDatabase())) {
+            close();
+            throw new CatalogException("The default database '" + getDefaultDatabase() + "' of the Fluss catalog " + getName()
+                    + " does not exist in the Fluss cluster at " + bootstrapServers);
+        }
     }
 
     @Override
@@ -103,7 +109,13 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
         if (!databaseExists(databaseName)) {
             throw new DatabaseNotExistException(getName(), databaseName);
         }
-        return new CatalogDatabaseImpl(Map.of(), null);
+        DatabaseDescriptor descriptor;
+        try {
+            descriptor = await(admin.getDatabaseInfo(databaseName), "look up database " + databaseName).getDatabaseDescriptor();
+        } catch (Exception e) {
+            throw failed("look up database " + databaseName, e);
+        }
+        return new CatalogDatabaseImpl(descriptor.getCustomProperties(), descriptor.getComment().orElse(null));
     }
 
     @Override
@@ -118,7 +130,14 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
     @Override
     public void createDatabase(String name, CatalogDatabase database, boolean ignoreIfExists) throws DatabaseAlreadyExistException {
         try {
-            await(admin.createDatabase(name, DatabaseDescriptor.EMPTY, ignoreIfExists), "create database " + name);
+            // Its comment and properties, as fluss-flink's catalog keeps them.
+            DatabaseDescriptor descriptor = database == null
+                    ? DatabaseDescriptor.EMPTY
+                    : DatabaseDescriptor.builder()
+                            .comment(database.getComment())
+                            .customProperties(database.getProperties())
+                            .build();
+            await(admin.createDatabase(name, descriptor, ignoreIfExists), "create database " + name);
         } catch (org.apache.fluss.exception.DatabaseAlreadyExistException e) {
             throw new DatabaseAlreadyExistException(getName(), name, e);
         } catch (Exception e) {
@@ -162,8 +181,9 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
             throw failed("look up table " + path, e);
         }
         org.apache.flink.table.api.Schema.Builder columns = org.apache.flink.table.api.Schema.newBuilder();
-        for (org.apache.fluss.types.DataField field : info.getRowType().getFields()) {
-            columns.column(field.getName(), TypeConversions.fromLogicalToDataType(FlussTypes.toFlink(field.getType())));
+        for (Schema.Column column : info.getSchema().getColumns()) {
+            columns.column(column.getName(), TypeConversions.fromLogicalToDataType(FlussTypes.toFlink(column.getDataType())));
+            column.getComment().ifPresent(columns::withComment);
         }
         if (info.hasPrimaryKey()) {
             columns.primaryKey(info.getPrimaryKeys());
@@ -178,6 +198,12 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
                 options.put(key, value);
             }
         });
+        // The table's distribution, as fluss-flink's catalog shows it (CREATE TABLE ... LIKE
+        // takes it on).
+        options.put(FlussOptions.BUCKET_NUM.key(), String.valueOf(info.getNumBuckets()));
+        if (!info.getBucketKeys().isEmpty()) {
+            options.put(FlussOptions.BUCKET_KEY.key(), String.join(",", info.getBucketKeys()));
+        }
         options.put("connector", StreamFusionFlussTableFactory.IDENTIFIER);
         options.put(FlussOptions.BOOTSTRAP_SERVERS.key(), bootstrapServers);
         options.put(FlussOptions.DATABASE.key(), path.getDatabaseName());
@@ -222,6 +248,19 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
             throw new CatalogException("Only tables can be created in the Fluss catalog " + getName());
         }
         ResolvedCatalogTable resolved = (ResolvedCatalogTable) table;
+        String connector = resolved.getOptions().get("connector");
+        if (connector != null && !connector.equals(StreamFusionFlussTableFactory.IDENTIFIER) && !connector.equals("fluss")) {
+            // As fluss-flink's catalog: its tables are Fluss tables.
+            throw new CatalogException("Table " + path + " of the Fluss catalog " + getName() + " cannot have 'connector' = '"
+                    + connector + "': the catalog holds Fluss tables; create a TEMPORARY table for another connector");
+        }
+        if (!resolved.getResolvedSchema().getWatermarkSpecs().isEmpty()) {
+            // fluss-flink stores it among the table's properties, in its own form; dropping it
+            // would leave a table without its event time.
+            throw new CatalogException("Table " + path + " of the Fluss catalog " + getName() + ": a watermark is not "
+                    + "stored by the streamfusion-fluss catalog yet; declare it on a connector-form table, or with "
+                    + "CREATE TEMPORARY TABLE ... LIKE");
+        }
         Schema.Builder schema = Schema.newBuilder();
         for (Column column : resolved.getResolvedSchema().getColumns()) {
             if (!column.isPhysical()) {
@@ -232,9 +271,10 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
             } catch (UnsupportedOperationException e) {
                 throw new CatalogException("Column '" + column.getName() + "' of table " + path + ": " + e.getMessage(), e);
             }
+            column.getComment().ifPresent(schema::withComment);
         }
         resolved.getResolvedSchema().getPrimaryKey().ifPresent(key -> schema.primaryKey(key.getColumns()));
-        Map<String, String> options = resolved.getOptions();
+        Map<String, String> options = withoutConnection(resolved.getOptions());
         String bucketNum = options.get(FlussOptions.BUCKET_NUM.key());
         String bucketKey = options.get(FlussOptions.BUCKET_KEY.key());
         List<String> bucketKeys = new ArrayList<>();
@@ -272,6 +312,21 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
         } catch (Exception e) {
             throw failed("create table " + path, e);
         }
+    }
+
+    /**
+     * {@code options} without what names this catalog's cluster and a table of it (the options
+     * {@link #getTable} gives a table, which {@code CREATE TABLE ... LIKE} copies), which are no
+     * properties of a table.
+     */
+    private Map<String, String> withoutConnection(Map<String, String> options) {
+        Map<String, String> own = new HashMap<>(options);
+        clientOptions.forEach(own::remove);
+        own.remove(FlussOptions.BOOTSTRAP_SERVERS.key(), bootstrapServers);
+        own.remove(FlussOptions.DATABASE.key());
+        own.remove(FlussOptions.TABLE.key());
+        own.remove("connector", StreamFusionFlussTableFactory.IDENTIFIER);
+        return own;
     }
 
     private static TablePath tablePath(ObjectPath path) {
