@@ -1060,6 +1060,14 @@ class StreamFusionIcebergITCase {
         assertThat(made.spec().fields()).singleElement().satisfies(f -> assertThat(f.transform().isIdentity()).isTrue());
         assertThat(collect(env, "SELECT * FROM sfc.db.made")).isEmpty();
         assertThatThrownBy(() -> collect(env, "SELECT * FROM sfc.db.nope")).hasMessageContaining("nope");
+        // Column comments become field docs, as in iceberg-flink's catalog.
+        String noted = " (id BIGINT COMMENT 'the id', pt ROW<x INT 'the x', y INT>)";
+        env.executeSql("CREATE TABLE sfc.db.noted" + noted);
+        env.executeSql("CREATE TABLE stock.db.noted_stock" + noted);
+        Schema ours = catalog.loadTable(TableIdentifier.of("db", "noted")).schema();
+        Schema stock = catalog.loadTable(TableIdentifier.of("db", "noted_stock")).schema();
+        assertThat(ours.asStruct()).isEqualTo(stock.asStruct());
+        assertThat(ours.findField("id").doc()).isEqualTo("the id");
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.streamfusion.iceberg.table;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BinaryType;
@@ -104,7 +106,7 @@ public final class IcebergTypes {
         for (RowType.RowField field : rowType.getFields()) {
             id++;
             boolean required = !field.getType().isNullable() || identifierFields.contains(field.getName());
-            fields.add(field(id, !required, field.getName(), toIceberg(field.getType(), ids)));
+            fields.add(field(id, !required, field.getName(), toIceberg(field.getType(), ids), field));
         }
         Schema schema = new Schema(fields);
         if (identifierFields.isEmpty()) {
@@ -117,8 +119,25 @@ public final class IcebergTypes {
         return new Schema(fields, new java.util.HashSet<>(identifierIds));
     }
 
-    private static Types.NestedField field(int id, boolean optional, String name, Type type) {
-        return optional ? Types.NestedField.optional(id, name, type) : Types.NestedField.required(id, name, type);
+    /** A field of {@code flink}'s description as its doc, as iceberg-flink keeps column comments. */
+    private static Types.NestedField field(int id, boolean optional, String name, Type type, RowType.RowField flink) {
+        String doc = flink.getDescription().orElse(null);
+        return optional ? Types.NestedField.optional(id, name, type, doc) : Types.NestedField.required(id, name, type, doc);
+    }
+
+    /**
+     * The physical columns of {@code schema} as a row type, each column's comment its field's
+     * description (which {@link #toSchema} keeps as the field's doc).
+     */
+    public static RowType physicalRowType(ResolvedSchema schema) {
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (Column column : schema.getColumns()) {
+            if (column.isPhysical()) {
+                fields.add(new RowType.RowField(
+                        column.getName(), column.getDataType().getLogicalType(), column.getComment().orElse(null)));
+            }
+        }
+        return new RowType(false, fields);
     }
 
     private static Type toIceberg(LogicalType type, AtomicInteger ids) {
@@ -161,7 +180,7 @@ public final class IcebergTypes {
                 List<Types.NestedField> fields = new ArrayList<>();
                 for (RowType.RowField field : ((RowType) type).getFields()) {
                     fields.add(field(
-                            ids.incrementAndGet(), field.getType().isNullable(), field.getName(), toIceberg(field.getType(), ids)));
+                            ids.incrementAndGet(), field.getType().isNullable(), field.getName(), toIceberg(field.getType(), ids), field));
                 }
                 return Types.StructType.of(fields);
             case ARRAY:

@@ -261,9 +261,8 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
                     + " cannot have a watermark: an Iceberg table holds none (declare it on a table of the "
                     + "'streamfusion-iceberg' connector, or with CREATE TEMPORARY TABLE ... LIKE)");
         }
-        RowType rowType = (RowType) resolved.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
         List<String> key = resolved.getResolvedSchema().getPrimaryKey().map(k -> k.getColumns()).orElse(List.of());
-        Schema schema = IcebergTypes.toSchema(rowType, key);
+        Schema schema = IcebergTypes.toSchema(IcebergTypes.physicalRowType(resolved.getResolvedSchema()), key);
         PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
         resolved.getPartitionKeys().forEach(spec::identity);
         Map<String, String> options = withoutConnection(resolved.getOptions());

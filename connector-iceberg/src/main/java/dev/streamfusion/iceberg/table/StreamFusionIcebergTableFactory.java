@@ -131,7 +131,7 @@ public final class StreamFusionIcebergTableFactory
         Map<String, String> options = context.getCatalogTable().getOptions();
         IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
-        Schema schema = ensureTable(ref, context.getCatalogTable(), rowType);
+        Schema schema = ensureTable(ref, context.getCatalogTable());
         try {
             return new StreamFusionIcebergTableSource(
                     ref,
@@ -153,7 +153,7 @@ public final class StreamFusionIcebergTableFactory
         Map<String, String> options = context.getCatalogTable().getOptions();
         IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
-        Schema schema = ensureTable(ref, context.getCatalogTable(), rowType);
+        Schema schema = ensureTable(ref, context.getCatalogTable());
         List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
                 .map(UniqueConstraint::getColumns)
                 .orElse(List.of());
@@ -210,7 +210,7 @@ public final class StreamFusionIcebergTableFactory
      * connector}, {@code location} and {@code src-catalog} (compared ignoring case) as a table
      * property, the catalog's options included, and {@code location} as its location.
      */
-    private static Schema ensureTable(IcebergTableRef ref, ResolvedCatalogTable flinkTable, RowType rowType) {
+    private static Schema ensureTable(IcebergTableRef ref, ResolvedCatalogTable flinkTable) {
         return ref.withCatalog(catalog -> {
             TableIdentifier id = ref.identifier();
             if (catalog.tableExists(id)) {
@@ -230,7 +230,7 @@ public final class StreamFusionIcebergTableFactory
             List<String> key = flinkTable.getResolvedSchema().getPrimaryKey()
                     .map(UniqueConstraint::getColumns)
                     .orElse(List.of());
-            Schema schema = IcebergTypes.toSchema(rowType, key);
+            Schema schema = IcebergTypes.toSchema(IcebergTypes.physicalRowType(flinkTable.getResolvedSchema()), key);
             PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
             for (String partitionKey : flinkTable.getPartitionKeys()) {
                 spec.identity(partitionKey);
