@@ -607,6 +607,8 @@ class StreamFusionFlussITCase {
         org.apache.flink.table.catalog.CatalogDatabase stockShop = env.getCatalog("stock").orElseThrow().getDatabase("shop");
         assertThat(shop.getComment()).isEqualTo(stockShop.getComment()).isEqualTo("the shop");
         assertThat(shop.getProperties()).isEqualTo(stockShop.getProperties()).containsEntry("owner", "ops");
+        assertThatThrownBy(() -> env.getCatalog("sfc").orElseThrow().getDatabase("no_such_shop"))
+                .isInstanceOf(org.apache.flink.table.catalog.exceptions.DatabaseNotExistException.class);
         // Created by ours, shown by fluss-flink's catalog with the same column types, and the other way round.
         env.executeSql("CREATE TABLE sfc.shop.orders (" + COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket.num' = '2')");
         env.executeSql("CREATE TABLE stock.shop.events (" + COLUMNS + ") WITH ('bucket.num' = '2')");

@@ -811,9 +811,14 @@ class StreamFusionParquetITCase {
 
     /** The directory {@code name} of a table of {@code columns} holding {@code values}, written by Flink's own sink. */
     private static Path writtenByFlink(String name, String columns, String values) throws Exception {
+        return writtenByFlink(name, columns, "", values);
+    }
+
+    /** As {@link #writtenByFlink(String, String, String)}, the table {@code partitionedBy} (a clause, or ""). */
+    private static Path writtenByFlink(String name, String columns, String partitionedBy, String values) throws Exception {
         Path path = tables.resolve(name);
         TableEnvironment writer = batch();
-        writer.executeSql(ddl("written", "filesystem", columns, path.toString(), ""));
+        writer.executeSql(ddl("written", "filesystem", columns, path.toString(), partitionedBy));
         writer.executeSql("INSERT INTO written VALUES " + values).await();
         return path;
     }
@@ -918,12 +923,9 @@ class StreamFusionParquetITCase {
      */
     @Test
     void partitionDirectoriesAboveTheLastLevelAreNeverHiddenAndAMissingPartitionedPathHasNoRows() throws Exception {
-        Path path = tables.resolve("underscored");
         String columns = "id BIGINT, `_a` STRING, b INT";
         String partitioned = "PARTITIONED BY (`_a`, b)";
-        TableEnvironment writer = batch();
-        writer.executeSql(ddl("underscored_out", "filesystem", columns, path.toString(), partitioned));
-        writer.executeSql("INSERT INTO underscored_out VALUES (1, 'x', 1), (2, 'x', 2), (3, 'y', 1)").await();
+        Path path = writtenByFlink("underscored", columns, partitioned, "(1, 'x', 1), (2, 'x', 2), (3, 'y', 1)");
         assertThat(path.resolve("_a=x").resolve("b=1")).isDirectory();
         assertSameRows(columns, path, partitioned, "SELECT * FROM %s");
         assertSameRows(columns, path, partitioned, "SELECT id FROM %s WHERE b = 1");

@@ -106,12 +106,11 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
 
     @Override
     public CatalogDatabase getDatabase(String databaseName) throws DatabaseNotExistException {
-        if (!databaseExists(databaseName)) {
-            throw new DatabaseNotExistException(getName(), databaseName);
-        }
         DatabaseDescriptor descriptor;
         try {
             descriptor = await(admin.getDatabaseInfo(databaseName), "look up database " + databaseName).getDatabaseDescriptor();
+        } catch (org.apache.fluss.exception.DatabaseNotExistException e) {
+            throw new DatabaseNotExistException(getName(), databaseName, e);
         } catch (Exception e) {
             throw failed("look up database " + databaseName, e);
         }

@@ -124,20 +124,23 @@ final class TaskSplitReader implements SplitReader<TaskBatch.Row, TaskSplit> {
             toSkip = 0;
             VectorSchemaRoot own = ArrowRoots.moveTo(batch, skip, allocator);
             if (remaining >= 0) {
-                own.setRowCount(limitFilter == null ? (int) Math.min(own.getRowCount(), remaining) : counted(own));
-                if (limitFilter == null) {
-                    remaining -= own.getRowCount();
-                }
+                own.setRowCount(counted(own));
             }
             return fetched.track(new TaskBatch(current.splitId(), own, views.rows(own), task, first + skip, Set.of(), whole));
         }
     }
 
     /**
-     * The rows of {@code batch} up to the one the limit ends at, each the filter keeps taken from
-     * what the limit leaves; the others up to there are handed on for Flink's filter to drop.
+     * The rows of {@code batch} up to the one the limit ends at, each the limit counts taken from
+     * what it leaves: every row, or those its filter keeps (the others up to there are handed on
+     * for Flink's filter to drop).
      */
     private int counted(VectorSchemaRoot batch) {
+        if (limitFilter == null) {
+            int rows = (int) Math.min(batch.getRowCount(), remaining);
+            remaining -= rows;
+            return rows;
+        }
         ColumnarRowData row =
                 new ColumnarRowData(ArrowColumnVectors.createBatch(batch.getFieldVectors(), rowType, batch.getRowCount()));
         int rows = 0;
