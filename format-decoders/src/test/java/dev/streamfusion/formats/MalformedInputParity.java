@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,6 +45,8 @@ final class MalformedInputParity {
     private final int[][] projection;
     /** Flink's deserializer of the physical rows, with ignore-parse-errors off or on. */
     private final Function<Boolean, DeserializationSchema<RowData>> flink;
+    /** Whether a failed message leaves nothing in Flink's deserializer for the next one. */
+    private final boolean stateless;
 
     MalformedInputParity(
             BufferAllocator allocator,
@@ -58,6 +61,26 @@ final class MalformedInputParity {
         this.physical = physical;
         this.projection = projection;
         this.flink = flink;
+        this.stateless = false;
+    }
+
+    private MalformedInputParity(MalformedInputParity parity) {
+        this.allocator = parity.allocator;
+        this.format = parity.format;
+        this.options = parity.options;
+        this.physical = parity.physical;
+        this.projection = parity.projection;
+        this.flink = parity.flink;
+        this.stateless = true;
+    }
+
+    /**
+     * This parity for a format whose Flink deserializer keeps nothing of a message it failed on:
+     * one deserializer serves each mode, where otherwise a new one takes over after each failure,
+     * as a restarted job's would. For a format whose deserializer compiles code when it opens.
+     */
+    MalformedInputParity ofAStatelessFormat() {
+        return new MalformedInputParity(this);
     }
 
     /**
@@ -69,16 +92,19 @@ final class MalformedInputParity {
         for (boolean ignore : new boolean[] {false, true}) {
             Map<String, String> modeOptions = new java.util.HashMap<>(options);
             modeOptions.put(NativeFormatDecoder.IGNORE_PARSE_ERRORS, String.valueOf(ignore));
+            boolean mode = ignore;
+            Supplier<StockMessageDecoder> stocks = stockDecoders(() -> flink.apply(mode));
+            FlinkOutcomes flinkOutcomes = new FlinkOutcomes(corpus, deserializers(() -> flink.apply(mode)));
             // In batches, as a source decodes them, and so that a large corpus fits the heap. A
             // message the native decoder fails on without handing it back fails the job: Flink's
             // format must fail on it too, and both start afresh after it.
             for (int from = 0; from < corpus.size(); ) {
-                List<MalformedMessage> batch = corpus.subList(from, Math.min(corpus.size(), from + BATCH));
-                boolean mode = ignore;
-                List<String> expected = flinkOutcomes(batch, () -> flink.apply(mode));
+                int to = Math.min(corpus.size(), from + BATCH);
+                List<MalformedMessage> batch = corpus.subList(from, to);
+                List<String> expected = flinkOutcomes.of(from, to);
                 List<String> actual;
                 try {
-                    actual = streamFusionOutcomes(batch, modeOptions, flink.apply(ignore), deferred);
+                    actual = streamFusionOutcomes(batch, modeOptions, stocks, deferred);
                     from += batch.size();
                 } catch (NativeDecodeException e) {
                     int failed = (int) e.position();
@@ -86,7 +112,7 @@ final class MalformedInputParity {
                             .as("%s, which the native decoder fails on: %s", batch.get(failed), e.getMessage())
                             .isEqualTo("fails");
                     batch = batch.subList(0, failed);
-                    actual = streamFusionOutcomes(batch, modeOptions, flink.apply(ignore), deferred);
+                    actual = streamFusionOutcomes(batch, modeOptions, stocks, deferred);
                     from += failed + 1;
                 }
                 for (int i = 0; i < batch.size(); i++) {
@@ -123,6 +149,38 @@ final class MalformedInputParity {
     }
 
     private static final int BATCH = 500;
+
+    /** Flink's deserializers, each opened: new ones, or one for all if the format is stateless. */
+    private Supplier<DeserializationSchema<RowData>> deserializers(Supplier<DeserializationSchema<RowData>> create) {
+        return opened(create, deserializer -> deserializer.open(CONTEXT));
+    }
+
+    /** The stock decoders of handed-back messages, each opened, as {@link #deserializers}. */
+    private Supplier<StockMessageDecoder> stockDecoders(Supplier<DeserializationSchema<RowData>> create) {
+        return opened(() -> new StockMessageDecoder(create.get(), physical, projection), stock -> stock.open(CONTEXT));
+    }
+
+    private <T> Supplier<T> opened(Supplier<T> create, ThrowingConsumer<T> open) {
+        Supplier<T> fresh =
+                () -> {
+                    T created = create.get();
+                    try {
+                        open.accept(created);
+                    } catch (Exception e) {
+                        throw new IllegalStateException("opening Flink's " + format + " format", e);
+                    }
+                    return created;
+                };
+        if (!stateless) {
+            return fresh;
+        }
+        T shared = fresh.get();
+        return () -> shared;
+    }
+
+    private interface ThrowingConsumer<T> {
+        void accept(T value) throws Exception;
+    }
 
     /** A projection of every top-level column of {@code type}. */
     static int[][] everyColumn(RowType type) {
@@ -172,16 +230,37 @@ final class MalformedInputParity {
     /**
      * What Flink's source emits of each message: its format's rows, as far as a NULL row (which
      * a source's output fails on within the format's call, as Flink's Kafka deserializer or the
-     * next operator's serializer does), or a failure.
+     * next operator's serializer does), or a failure. Each message is decoded once, in order: a
+     * failure restarts the deserializer, so an outcome does not depend on where a batch begins.
+     * Outcomes are kept from the batch being compared on only (a large corpus's rows would not
+     * fit the heap).
      */
-    private List<String> flinkOutcomes(
-            List<MalformedMessage> corpus, java.util.function.Supplier<DeserializationSchema<RowData>> deserializers)
-            throws Exception {
-        DeserializationSchema<RowData> deserializer = deserializers.get();
-        deserializer.open(CONTEXT);
-        NestedProjection projected = NestedProjection.of(physical, projection);
-        List<String> outcomes = new ArrayList<>();
-        for (MalformedMessage message : corpus) {
+    private final class FlinkOutcomes {
+
+        private final List<MalformedMessage> corpus;
+        private final Supplier<DeserializationSchema<RowData>> deserializers;
+        private final NestedProjection projected = NestedProjection.of(physical, projection);
+        private final List<String> window = new ArrayList<>();
+        private int windowStart;
+        private DeserializationSchema<RowData> deserializer;
+
+        FlinkOutcomes(List<MalformedMessage> corpus, Supplier<DeserializationSchema<RowData>> deserializers) {
+            this.corpus = corpus;
+            this.deserializers = deserializers;
+            this.deserializer = deserializers.get();
+        }
+
+        /** The outcomes of messages {@code from} (never less than before) to {@code to}. */
+        List<String> of(int from, int to) {
+            window.subList(0, from - windowStart).clear();
+            windowStart = from;
+            while (windowStart + window.size() < to) {
+                window.add(outcome(corpus.get(windowStart + window.size())));
+            }
+            return new ArrayList<>(window.subList(0, to - from));
+        }
+
+        private String outcome(MalformedMessage message) {
             List<RowData> rows = new ArrayList<>();
             Collector<RowData> output =
                     new Collector<>() {
@@ -197,27 +276,23 @@ final class MalformedInputParity {
                 deserializer.deserialize(message.bytes, output);
             } catch (Exception | OutOfMemoryError e) {
                 // Avro Java allocates what a length in the datum asks for before reading it: a
-                // damaged length can exhaust the heap. The job fails either way.
-                outcomes.add("fails");
-                // The job fails here: what runs after it starts with a new deserializer.
+                // damaged length can exhaust the heap. The job fails either way, and what runs
+                // after it starts with a new deserializer.
                 deserializer = deserializers.get();
-                deserializer.open(CONTEXT);
-                continue;
+                return "fails";
             }
-            outcomes.add(describe(rows, projected));
+            return describe(rows, projected);
         }
-        return outcomes;
     }
 
     private List<String> streamFusionOutcomes(
             List<MalformedMessage> corpus,
             Map<String, String> modeOptions,
-            DeserializationSchema<RowData> deserializer,
+            Supplier<StockMessageDecoder> stocks,
             Set<String> deferredNames)
             throws Exception {
         NestedProjection projected = NestedProjection.of(physical, projection);
-        StockMessageDecoder stock = new StockMessageDecoder(deserializer, physical, projection);
-        stock.open(CONTEXT);
+        StockMessageDecoder stock = stocks.get();
         List<byte[]> batch = new ArrayList<>();
         corpus.forEach(m -> batch.add(m.bytes));
         List<String> outcomes = new ArrayList<>();
@@ -237,8 +312,10 @@ final class MalformedInputParity {
                     List<RowData> stockRows;
                     try {
                         stockRows = stock.decode(corpus.get(i).bytes);
-                    } catch (Exception e) {
+                    } catch (Exception | OutOfMemoryError e) {
+                        // As on Flink's side: the job fails, and restarts with a new decoder.
                         outcomes.add("fails");
+                        stock = stocks.get();
                         continue;
                     }
                     outcomes.add(describeProjected(stockRows, projected.producedType()));
@@ -298,11 +375,13 @@ final class MalformedInputParity {
             if (c >= 0x20 && c < 0x7f) {
                 out.append(c);
             } else {
-                out.append(String.format("\\u%04x", (int) c));
+                out.append("\\u").append(HEX[(c >> 12) & 0xf]).append(HEX[(c >> 8) & 0xf]).append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
             }
         }
         return out.toString();
     }
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private static final DeserializationSchema.InitializationContext CONTEXT =
             new DeserializationSchema.InitializationContext() {
