@@ -639,8 +639,7 @@ class StreamFusionFlussITCase {
         assertThat(collectStrings(env, "SHOW DATABASES IN sfc")).doesNotContain("shop");
         assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.bounded (s VARCHAR(10))"))
                 .hasStackTraceContaining("use STRING");
-        // Refused as fluss-flink's catalog refuses them: another connector, a missing default
-        // database; and a watermark, which this catalog does not store yet (never dropped).
+        // Refused as fluss-flink's catalog refuses them: another connector, a missing default database.
         assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.generated (k INT) WITH ('connector' = 'datagen')"))
                 .hasStackTraceContaining("'connector' = 'datagen'");
         assertThatThrownBy(() -> env.executeSql("CREATE TABLE stock.fluss.generated (k INT) WITH ('connector' = 'datagen')"))
@@ -650,12 +649,31 @@ class StreamFusionFlussITCase {
                     + "', 'bootstrap.servers' = '" + FLUSS.bootstrapServers() + "', 'default-database' = 'nope')"))
                     .as(type).hasStackTraceContaining("'nope'");
         }
-        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.timed_events (ts TIMESTAMP(3), WATERMARK FOR ts AS ts)"))
-                .hasStackTraceContaining("a watermark is not stored");
+        // Computed columns and watermarks, kept among the table's properties as fluss-flink's
+        // catalog keeps them: each catalog shows the other's table with the same schema.
+        String timed = "(id INT, ts TIMESTAMP(3), twice AS id * 2 COMMENT 'doubled', label STRING, "
+                + "at_minute AS CAST(ts AS TIMESTAMP(0)), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('bucket.num' = '1')";
+        env.executeSql("CREATE TABLE sfc.fluss.timed_events " + timed);
+        env.executeSql("CREATE TABLE stock.fluss.timed_events_stock " + timed);
+        for (String table : List.of("timed_events", "timed_events_stock")) {
+            ResolvedSchema ours = env.from("sfc.fluss." + table).getResolvedSchema();
+            assertThat(ours.toString()).as(table).isEqualTo(env.from("stock.fluss." + table).getResolvedSchema().toString())
+                    .contains("`twice` INT AS `id` * 2", "`ts` TIMESTAMP(3) *ROWTIME*", "WATERMARK FOR `ts`");
+            assertThat(ours.getColumnNames()).as(table).containsExactly("id", "ts", "twice", "label", "at_minute");
+        }
+        env.executeSql("INSERT INTO sfc.fluss.timed_events (id, ts, label) VALUES (1, TIMESTAMP '2026-01-02 03:04:05.678', 'a'), "
+                + "(2, TIMESTAMP '2026-01-02 03:05:00.000', CAST(NULL AS STRING))").await();
+        String timedRows = "SELECT id, twice, label, at_minute FROM %s /*+ OPTIONS('scan.startup.mode' = 'earliest') */";
+        assertThat(take(env, String.format(timedRows, "sfc.fluss.timed_events"), 2))
+                .containsExactlyInAnyOrder("+I[1, 2, a, 2026-01-02T03:04:05]", "+I[2, 4, null, 2026-01-02T03:05]")
+                .containsExactlyInAnyOrderElementsOf(take(env, String.format(timedRows, "stock.fluss.timed_events"), 2));
+        // A metadata column has nothing to read in a Fluss table, as fluss-flink's catalog says.
+        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.with_metadata (k INT, o BIGINT METADATA FROM 'offset')"))
+                .hasStackTraceContaining("Metadata column 'o'");
         // Connector options are kept with the table, as fluss-flink's catalog keeps them, and
-        // read back by both catalogs; aggregate functions it would drop are refused.
+        // read back by both catalogs.
         env.executeSql("CREATE TABLE sfc.fluss.kept (k INT) WITH ('bucket.num' = '3', 'scan.startup.mode' = 'latest', "
-                + "'sink.ignore-delete' = 'true')");
+                + "'sink.ignore-delete' = 'true', 'table.log.ttl' = '2 d')");
         // Its distribution shown as fluss-flink's catalog shows it, so LIKE takes it on.
         env.executeSql("CREATE TABLE sfc.fluss.kept_like LIKE sfc.fluss.kept");
         for (String catalog : List.of("sfc", "stock")) {
@@ -663,7 +681,8 @@ class StreamFusionFlussITCase {
                 Map<String, String> options = ((org.apache.flink.table.catalog.CatalogTable) env.getCatalog(catalog).orElseThrow()
                         .getTable(new org.apache.flink.table.catalog.ObjectPath("fluss", table))).getOptions();
                 assertThat(options).as(catalog + " " + table).containsEntry("scan.startup.mode", "latest")
-                        .containsEntry("sink.ignore-delete", "true").containsEntry("bucket.num", "3");
+                        .containsEntry("sink.ignore-delete", "true").containsEntry("bucket.num", "3")
+                        .containsEntry("table.log.ttl", "2 d");
             }
         }
         // What names the copied table is not stored with the copy.
@@ -676,9 +695,60 @@ class StreamFusionFlussITCase {
         env.executeSql("INSERT INTO stock.fluss.timed VALUES (1, TIME '10:11:12.345')").await();
         assertThat(take(env, "SELECT * FROM sfc.fluss.timed /*+ OPTIONS('scan.startup.mode' = 'earliest') */", 1))
                 .isEqualTo(take(env, "SELECT * FROM stock.fluss.timed /*+ OPTIONS('scan.startup.mode' = 'earliest') */", 1));
-        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.summed_here (k INT NOT NULL, total BIGINT, "
-                + "PRIMARY KEY (k) NOT ENFORCED) WITH ('table.merge-engine' = 'aggregation', 'fields.total.agg' = 'sum')"))
-                .hasStackTraceContaining("Option 'fields.total.agg'");
+        // Its storage properties are among the options either catalog shows, so LIKE copies them.
+        Map<String, String> shown = tableOptions(env, "sfc", "kept");
+        assertThat(shown).containsEntry("table.log.ttl", "2 d");
+        assertThat(storage(shown)).isEqualTo(storage(tableOptions(env, "stock", "kept")))
+                .isEqualTo(storage(tableOptions(env, "stock", "kept_like")));
+
+        // Aggregate functions and auto-increment columns become the Fluss schema's, as fluss-flink's
+        // catalog makes them: the same schema whichever catalog creates the table, and a copy's.
+        String summed = "(k INT NOT NULL, total BIGINT, tags STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket.num' = '1', "
+                + "'table.merge-engine' = 'aggregation', 'fields.total.agg' = 'sum', 'fields.tags.agg' = 'listagg', "
+                + "'fields.tags.listagg.delimiter' = ';')";
+        env.executeSql("CREATE TABLE sfc.fluss.summed " + summed);
+        env.executeSql("CREATE TABLE stock.fluss.summed_stock " + summed);
+        env.executeSql("CREATE TABLE sfc.fluss.summed_like LIKE sfc.fluss.summed");
+        String numbered = "(name STRING NOT NULL, n BIGINT, PRIMARY KEY (name) NOT ENFORCED) WITH ('bucket.num' = '1', "
+                + "'auto-increment.fields' = 'n')";
+        env.executeSql("CREATE TABLE sfc.fluss.numbered " + numbered);
+        env.executeSql("CREATE TABLE stock.fluss.numbered_stock " + numbered);
+        try (Connection connection = connect(); org.apache.fluss.client.admin.Admin admin = connection.getAdmin()) {
+            org.apache.fluss.metadata.Schema stockSummed = admin.getTableInfo(TablePath.of("fluss", "summed_stock")).get().getSchema();
+            assertThat(stockSummed.getAggFunction("total")).isPresent();
+            for (String table : List.of("summed", "summed_like")) {
+                assertThat(admin.getTableInfo(TablePath.of("fluss", table)).get().getSchema()).as(table).isEqualTo(stockSummed);
+            }
+            org.apache.fluss.metadata.Schema stockNumbered =
+                    admin.getTableInfo(TablePath.of("fluss", "numbered_stock")).get().getSchema();
+            assertThat(stockNumbered.getAutoIncrementColumnNames()).containsExactly("n");
+            assertThat(admin.getTableInfo(TablePath.of("fluss", "numbered")).get().getSchema()).isEqualTo(stockNumbered);
+        }
+        for (String table : List.of("summed", "summed_stock")) {
+            assertThat(tableOptions(env, "sfc", table)).as(table).containsEntry("fields.total.agg", "sum")
+                    .containsEntry("fields.tags.agg", "listagg").containsEntry("fields.tags.listagg.delimiter", ";")
+                    .containsEntry("table.merge-engine", "aggregation");
+        }
+        // Rows written by fluss-flink are aggregated by the functions our catalog declared.
+        env.executeSql("INSERT INTO stock.fluss.summed VALUES (1, 5, 'a'), (1, 7, 'b')").await();
+        TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        batch.executeSql("CREATE CATALOG sfc WITH ('type' = 'streamfusion-fluss', 'bootstrap.servers' = '"
+                + FLUSS.bootstrapServers() + "')");
+        assertThat(collect(batch, "SELECT * FROM sfc.fluss.summed WHERE k = 1", Row::toString)).containsExactly("+I[1, 12, a;b]");
+        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.summed_wrong (k INT NOT NULL, total BIGINT, "
+                + "PRIMARY KEY (k) NOT ENFORCED) WITH ('table.merge-engine' = 'aggregation', 'fields.total.agg' = 'median')"))
+                .hasStackTraceContaining("Unknown aggregation function for column 'total': median");
+    }
+
+    /** The storage properties among a table's options. */
+    private static Map<String, String> storage(Map<String, String> options) {
+        return options.entrySet().stream().filter(e -> e.getKey().startsWith("table."))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    }
+
+    private static Map<String, String> tableOptions(TableEnvironment env, String catalog, String table) throws Exception {
+        return ((org.apache.flink.table.catalog.CatalogTable) env.getCatalog(catalog).orElseThrow()
+                .getTable(new org.apache.flink.table.catalog.ObjectPath("fluss", table))).getOptions();
     }
 
     private static List<String> collectStrings(TableEnvironment env, String sql) throws Exception {

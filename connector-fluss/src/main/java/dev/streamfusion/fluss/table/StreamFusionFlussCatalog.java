@@ -17,21 +17,25 @@ import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
 import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.TableNotExistException;
 import org.apache.flink.table.catalog.Column;
-import org.apache.flink.table.types.utils.TypeConversions;
 
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.admin.Admin;
+import org.apache.fluss.config.ConfigOptions;
+import org.apache.fluss.metadata.AggFunction;
 import org.apache.fluss.metadata.DatabaseDescriptor;
+import org.apache.fluss.metadata.MergeEngineType;
 import org.apache.fluss.metadata.Schema;
 import org.apache.fluss.metadata.TableDescriptor;
 import org.apache.fluss.metadata.TableInfo;
 import org.apache.fluss.metadata.TablePath;
+import org.apache.fluss.types.DataType;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -46,6 +50,10 @@ import java.util.concurrent.ExecutionException;
 @SuppressWarnings("try")
 @Internal
 public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
+
+    /** The prefix of a Fluss table's storage properties. */
+    private static final String TABLE_PROPERTIES = "table.";
+    private static final String AUTO_INCREMENT_FIELDS = "auto-increment.fields";
 
     private final String bootstrapServers;
     private final Map<String, String> clientOptions;
@@ -179,24 +187,32 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
         } catch (Exception e) {
             throw failed("look up table " + path, e);
         }
+        Map<String, String> custom = info.getCustomProperties().toMap();
         org.apache.flink.table.api.Schema.Builder columns = org.apache.flink.table.api.Schema.newBuilder();
-        for (Schema.Column column : info.getSchema().getColumns()) {
-            columns.column(column.getName(), TypeConversions.fromLogicalToDataType(FlussTypes.toFlink(column.getDataType())));
-            column.getComment().ifPresent(columns::withComment);
-        }
+        StoredSchemaParts.restore(info.getSchema().getColumns(), custom, columns);
         if (info.hasPrimaryKey()) {
             columns.primaryKey(info.getPrimaryKeys());
         }
         Map<String, String> options = new HashMap<>(clientOptions);
         // Connector options stored with the table when it was created (as fluss-flink's catalog
-        // stores them), those this connector takes.
+        // stores them), those this connector takes, and what defines the Fluss table as
+        // fluss-flink's catalog shows it: its storage properties and auto-increment columns (so
+        // CREATE TABLE ... LIKE copies them), and its columns' aggregate functions.
         Set<String> known = new HashSet<>();
         new StreamFusionFlussTableFactory().optionalOptions().forEach(o -> known.add(o.key()));
-        info.getCustomProperties().toMap().forEach((key, value) -> {
-            if (known.contains(key)) {
+        custom.forEach((key, value) -> {
+            if (known.contains(key) || StreamFusionFlussTableFactory.definesTheFlussTable(key)) {
                 options.put(key, value);
             }
         });
+        info.getProperties().toMap().forEach((key, value) -> {
+            if (key.startsWith(TABLE_PROPERTIES)) {
+                options.put(key, value);
+            }
+        });
+        for (Schema.Column column : info.getSchema().getColumns()) {
+            column.getAggFunction().ifPresent(aggregate -> StoredSchemaParts.showAggFunction(column.getName(), aggregate, options));
+        }
         // The table's distribution, as fluss-flink's catalog shows it (CREATE TABLE ... LIKE
         // takes it on).
         options.put(FlussOptions.BUCKET_NUM.key(), String.valueOf(info.getNumBuckets()));
@@ -253,27 +269,40 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
             throw new CatalogException("Table " + path + " of the Fluss catalog " + getName() + " cannot have 'connector' = '"
                     + connector + "': the catalog holds Fluss tables; create a TEMPORARY table for another connector");
         }
-        if (!resolved.getResolvedSchema().getWatermarkSpecs().isEmpty()) {
-            // fluss-flink stores it among the table's properties, in its own form; dropping it
-            // would leave a table without its event time.
-            throw new CatalogException("Table " + path + " of the Fluss catalog " + getName() + ": a watermark is not "
-                    + "stored by the streamfusion-fluss catalog yet; declare it on a connector-form table, or with "
-                    + "CREATE TEMPORARY TABLE ... LIKE");
-        }
+        Map<String, String> options = withoutConnection(resolved.getOptions());
+        // Computed columns and watermarks, kept as fluss-flink's catalog keeps them.
+        Map<String, String> custom = new HashMap<>();
+        StoredSchemaParts.store(resolved.getResolvedSchema(), custom);
+        String mergeEngine = options.get(ConfigOptions.TABLE_MERGE_ENGINE.key());
+        boolean aggregating = mergeEngine != null && MergeEngineType.fromString(mergeEngine) == MergeEngineType.AGGREGATION;
         Schema.Builder schema = Schema.newBuilder();
         for (Column column : resolved.getResolvedSchema().getColumns()) {
             if (!column.isPhysical()) {
-                throw new CatalogException("Column '" + column.getName() + "' is not physical; Fluss tables have physical columns only");
+                continue;
             }
+            DataType type;
             try {
-                schema.column(column.getName(), FlussTypes.toFluss(column.getDataType().getLogicalType()));
+                type = FlussTypes.toFluss(column.getDataType().getLogicalType());
             } catch (UnsupportedOperationException e) {
                 throw new CatalogException("Column '" + column.getName() + "' of table " + path + ": " + e.getMessage(), e);
             }
+            // A column's aggregate function ('fields.<column>.agg'), for the aggregation merge engine only.
+            Optional<AggFunction> aggregate =
+                    aggregating ? StoredSchemaParts.aggFunction(column.getName(), type, options) : Optional.empty();
+            if (aggregate.isPresent()) {
+                schema.column(column.getName(), type, aggregate.get());
+            } else {
+                schema.column(column.getName(), type);
+            }
             column.getComment().ifPresent(schema::withComment);
         }
+        String autoIncrement = options.get(AUTO_INCREMENT_FIELDS);
+        if (autoIncrement != null) {
+            for (String column : autoIncrement.split(",")) {
+                schema.enableAutoIncrement(column.trim());
+            }
+        }
         resolved.getResolvedSchema().getPrimaryKey().ifPresent(key -> schema.primaryKey(key.getColumns()));
-        Map<String, String> options = withoutConnection(resolved.getOptions());
         String bucketNum = options.get(FlussOptions.BUCKET_NUM.key());
         String bucketKey = options.get(FlussOptions.BUCKET_KEY.key());
         List<String> bucketKeys = new ArrayList<>();
@@ -289,19 +318,19 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
                 .comment(resolved.getComment());
         for (Map.Entry<String, String> option : options.entrySet()) {
             String key = option.getKey();
-            if (key.startsWith("table.")) {
+            if (key.startsWith(TABLE_PROPERTIES)) {
                 descriptor.property(key, option.getValue());
-            } else if (key.startsWith("fields.") || key.equals("auto-increment.fields")) {
-                // fluss-flink turns these into the schema's aggregate functions and
-                // auto-increment columns; dropping them would make another table.
-                throw new CatalogException("Option '" + key + "' of table " + path + " is not taken by the "
-                        + "streamfusion-fluss catalog; create the table through fluss-flink's catalog");
+            } else if (key.startsWith(StoredSchemaParts.PREFIX)) {
+                throw new CatalogException("Option '" + key + "' of table " + path + " names a part of the schema a "
+                        + "Fluss table keeps; declare columns and watermarks in the schema");
             } else if (!key.equals(FlussOptions.BUCKET_NUM.key()) && !key.equals(FlussOptions.BUCKET_KEY.key())) {
-                // Connector options (scan.startup.mode, sink.ignore-delete, lookup.*, ...) are
-                // kept with the table, as fluss-flink's catalog keeps them.
+                // Connector options (scan.startup.mode, sink.ignore-delete, lookup.*, ...),
+                // aggregate functions and auto-increment columns are kept with the table, as
+                // fluss-flink's catalog keeps them.
                 descriptor.customProperty(key, option.getValue());
             }
         }
+        custom.forEach(descriptor::customProperty);
         try {
             await(admin.createTable(tablePath(path), descriptor.build(), ignoreIfExists), "create table " + path);
         } catch (org.apache.fluss.exception.TableAlreadyExistException e) {

@@ -245,18 +245,32 @@ public final class StreamFusionFlussTableFactory
         return new Resolved(conf, ref, rowType, tableInfo(ref, rowType));
     }
 
-    /** The options as a configuration, unknown ones refused ({@code client.*} aside). */
+    /**
+     * The options as a configuration, unknown ones refused ({@code client.*} aside, and what
+     * {@link #definesTheFlussTable defines the Fluss table}).
+     */
     private Configuration validated(Map<String, String> options) {
         Set<String> known = new java.util.HashSet<>(List.of("connector"));
         requiredOptions().forEach(o -> known.add(o.key()));
         optionalOptions().forEach(o -> known.add(o.key()));
         for (String key : options.keySet()) {
-            if (!known.contains(key) && !key.startsWith(FlussOptions.CLIENT_PREFIX)) {
+            if (!known.contains(key) && !key.startsWith(FlussOptions.CLIENT_PREFIX) && !definesTheFlussTable(key)) {
                 throw new ValidationException("Unsupported option '" + key + "' of a streamfusion-fluss table; supported: "
-                        + new java.util.TreeSet<>(known) + " and client.*");
+                        + new java.util.TreeSet<>(known) + ", client.*, and table.*, fields.* and auto-increment.fields "
+                        + "as a catalog creates the table with them");
             }
         }
         return Configuration.fromMap(options);
+    }
+
+    /**
+     * Whether {@code key} is an option that defines the Fluss table rather than how it is read or
+     * written: a storage property ({@code table.*}), a column's aggregate function ({@code
+     * fields.*}) or the auto-increment columns. A catalog creates a table with them and shows them
+     * among its options, as fluss-flink's does; the connector reads the table's own.
+     */
+    static boolean definesTheFlussTable(String key) {
+        return key.startsWith("table.") || key.startsWith("fields.") || key.equals("auto-increment.fields");
     }
 
     static FlussTableRef tableRef(ObjectIdentifier identifier, Map<String, String> options) {
