@@ -735,6 +735,39 @@ class StreamFusionFlussITCase {
         batch.executeSql("CREATE CATALOG sfc WITH ('type' = 'streamfusion-fluss', 'bootstrap.servers' = '"
                 + FLUSS.bootstrapServers() + "')");
         assertThat(collect(batch, "SELECT * FROM sfc.fluss.summed WHERE k = 1", Row::toString)).containsExactly("+I[1, 12, a;b]");
+        // Partitions listed, added and dropped as fluss-flink's catalog does, each seen by the other.
+        env.executeSql("CREATE TABLE sfc.fluss.parted (k INT, dt STRING, region STRING) PARTITIONED BY (dt, region) "
+                + "WITH ('bucket.num' = '1')");
+        env.executeSql("ALTER TABLE sfc.fluss.parted ADD PARTITION (dt = '2026-01', region = 'eu') "
+                + "PARTITION (dt = '2026-01', region = 'us')");
+        env.executeSql("ALTER TABLE stock.fluss.parted ADD PARTITION (dt = '2026-02', region = 'eu')");
+        for (String catalog : List.of("sfc", "stock")) {
+            assertThat(collectStrings(env, "SHOW PARTITIONS " + catalog + ".fluss.parted")).as(catalog)
+                    .containsExactlyInAnyOrder("dt=2026-01/region=eu", "dt=2026-01/region=us", "dt=2026-02/region=eu");
+            assertThat(collectStrings(env, "SHOW PARTITIONS " + catalog + ".fluss.parted PARTITION (region = 'eu')")).as(catalog)
+                    .containsExactlyInAnyOrder("dt=2026-01/region=eu", "dt=2026-02/region=eu");
+        }
+        org.apache.flink.table.catalog.Catalog sfc = env.getCatalog("sfc").orElseThrow();
+        org.apache.flink.table.catalog.ObjectPath parted = new org.apache.flink.table.catalog.ObjectPath("fluss", "parted");
+        org.apache.flink.table.catalog.CatalogPartitionSpec january =
+                new org.apache.flink.table.catalog.CatalogPartitionSpec(Map.of("dt", "2026-01", "region", "us"));
+        assertThat(sfc.partitionExists(parted, january)).isTrue();
+        assertThat(sfc.getPartition(parted, january).getProperties()).isEmpty();
+        env.executeSql("ALTER TABLE sfc.fluss.parted DROP PARTITION (dt = '2026-01', region = 'us')");
+        assertThat(sfc.partitionExists(parted, january)).isFalse();
+        assertThatThrownBy(() -> sfc.getPartition(parted, january))
+                .isInstanceOf(org.apache.flink.table.catalog.exceptions.PartitionNotExistException.class);
+        assertThat(collectStrings(env, "SHOW PARTITIONS stock.fluss.parted"))
+                .containsExactlyInAnyOrder("dt=2026-01/region=eu", "dt=2026-02/region=eu");
+        assertThatThrownBy(() -> env.executeSql("ALTER TABLE sfc.fluss.parted ADD PARTITION (dt = '2026-01', region = 'eu')"))
+                .hasStackTraceContaining("already exists");
+        assertThatThrownBy(() -> env.executeSql("ALTER TABLE sfc.fluss.parted DROP PARTITION (dt = '2026-03', region = 'eu')"))
+                .hasStackTraceContaining("does not exist");
+        for (String catalog : List.of("sfc", "stock")) {
+            assertThatThrownBy(() -> collectStrings(env, "SHOW PARTITIONS " + catalog + ".fluss.kept")).as(catalog)
+                    .hasStackTraceContaining("is not partitioned");
+        }
+
         assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.summed_wrong (k INT NOT NULL, total BIGINT, "
                 + "PRIMARY KEY (k) NOT ENFORCED) WITH ('table.merge-engine' = 'aggregation', 'fields.total.agg' = 'median')"))
                 .hasStackTraceContaining("Unknown aggregation function for column 'total': median");

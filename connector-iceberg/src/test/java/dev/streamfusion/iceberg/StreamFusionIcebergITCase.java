@@ -1068,6 +1068,29 @@ class StreamFusionIcebergITCase {
         Schema stock = catalog.loadTable(TableIdentifier.of("db", "noted_stock")).schema();
         assertThat(ours.asStruct()).isEqualTo(stock.asStruct());
         assertThat(ours.findField("id").doc()).isEqualTo("the id");
+
+        // Partitions as iceberg-flink's catalog lists them: those of the current data files, each
+        // named by its partition fields (identity, bucket and day here, NULLs among them), values as
+        // Iceberg keeps them (a day as its number).
+        org.apache.flink.table.catalog.Catalog sfCatalog = env.getCatalog("sfc").orElseThrow();
+        org.apache.flink.table.catalog.Catalog stockCatalog = env.getCatalog("stock").orElseThrow();
+        org.apache.flink.table.catalog.ObjectPath partedPath = new org.apache.flink.table.catalog.ObjectPath("db", "parted");
+        List<org.apache.flink.table.catalog.CatalogPartitionSpec> partitions = sfCatalog.listPartitions(partedPath);
+        assertThat(partitions).hasSizeGreaterThan(20)
+                .containsExactlyInAnyOrderElementsOf(stockCatalog.listPartitions(partedPath))
+                .contains(new org.apache.flink.table.catalog.CatalogPartitionSpec(
+                        Map.of("category", "null", "id_bucket", "0", "ts_day", "19723")));
+        // By a spec (iceberg-flink's catalog refuses it): the partitions holding its values.
+        assertThat(sfCatalog.listPartitions(partedPath,
+                        new org.apache.flink.table.catalog.CatalogPartitionSpec(Map.of("category", "c1"))))
+                .isNotEmpty()
+                .containsExactlyInAnyOrderElementsOf(partitions.stream()
+                        .filter(p -> "c1".equals(p.getPartitionSpec().get("category"))).collect(Collectors.toList()));
+        org.apache.flink.table.catalog.ObjectPath typesPath = new org.apache.flink.table.catalog.ObjectPath("db", "types");
+        for (org.apache.flink.table.catalog.Catalog c : List.of(sfCatalog, stockCatalog)) {
+            assertThatThrownBy(() -> c.listPartitions(typesPath))
+                    .isInstanceOf(org.apache.flink.table.catalog.exceptions.TableNotPartitionedException.class);
+        }
     }
 
     /**

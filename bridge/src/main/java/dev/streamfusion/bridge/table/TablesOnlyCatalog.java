@@ -9,7 +9,11 @@ import org.apache.flink.table.catalog.CatalogPartition;
 import org.apache.flink.table.catalog.CatalogPartitionSpec;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.exceptions.FunctionNotExistException;
+import org.apache.flink.table.catalog.exceptions.PartitionAlreadyExistsException;
 import org.apache.flink.table.catalog.exceptions.PartitionNotExistException;
+import org.apache.flink.table.catalog.exceptions.PartitionSpecInvalidException;
+import org.apache.flink.table.catalog.exceptions.TableNotExistException;
+import org.apache.flink.table.catalog.exceptions.TableNotPartitionedException;
 import org.apache.flink.table.catalog.stats.CatalogColumnStatistics;
 import org.apache.flink.table.catalog.stats.CatalogTableStatistics;
 import org.apache.flink.table.expressions.Expression;
@@ -19,8 +23,9 @@ import java.util.List;
 
 /**
  * A catalog of a store's databases and tables only, as the connectors' catalogs are: it keeps no
- * views, functions or statistics, lists no partitions (the store manages them) and alters neither
- * databases nor tables; each such request is refused naming the catalog's type.
+ * views, functions or statistics, and alters neither databases nor tables; each such request is
+ * refused naming the catalog's type, as is any question about partitions a catalog does not answer
+ * itself (never an empty answer that would say a partitioned table has none).
  */
 @Internal
 public abstract class TablesOnlyCatalog extends AbstractCatalog {
@@ -53,37 +58,41 @@ public abstract class TablesOnlyCatalog extends AbstractCatalog {
     }
 
     @Override
-    public List<CatalogPartitionSpec> listPartitions(ObjectPath path) {
-        return Collections.emptyList();
+    public List<CatalogPartitionSpec> listPartitions(ObjectPath path) throws TableNotExistException, TableNotPartitionedException {
+        throw refused("Listing partitions");
     }
 
     @Override
-    public List<CatalogPartitionSpec> listPartitions(ObjectPath path, CatalogPartitionSpec spec) {
-        return Collections.emptyList();
+    public List<CatalogPartitionSpec> listPartitions(ObjectPath path, CatalogPartitionSpec spec)
+            throws TableNotExistException, TableNotPartitionedException, PartitionSpecInvalidException {
+        throw refused("Listing partitions by spec");
     }
 
     @Override
     public List<CatalogPartitionSpec> listPartitionsByFilter(ObjectPath path, List<Expression> filters) {
-        return Collections.emptyList();
+        throw refused("Listing partitions by filter");
     }
 
     @Override
     public CatalogPartition getPartition(ObjectPath path, CatalogPartitionSpec spec) throws PartitionNotExistException {
-        throw new PartitionNotExistException(getName(), path, spec);
+        throw refused("Looking a partition up");
     }
 
     @Override
     public boolean partitionExists(ObjectPath path, CatalogPartitionSpec spec) {
-        return false;
+        throw refused("Looking a partition up");
     }
 
     @Override
-    public void createPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfExists) {
+    public void createPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfExists)
+            throws TableNotExistException, TableNotPartitionedException, PartitionSpecInvalidException,
+                    PartitionAlreadyExistsException {
         throw refused("Creating a partition explicitly");
     }
 
     @Override
-    public void dropPartition(ObjectPath path, CatalogPartitionSpec spec, boolean ignoreIfNotExists) {
+    public void dropPartition(ObjectPath path, CatalogPartitionSpec spec, boolean ignoreIfNotExists)
+            throws PartitionNotExistException {
         throw refused("Dropping a partition explicitly");
     }
 

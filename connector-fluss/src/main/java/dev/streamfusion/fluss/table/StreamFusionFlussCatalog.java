@@ -7,6 +7,9 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.catalog.CatalogBaseTable;
 import org.apache.flink.table.catalog.CatalogDatabase;
 import org.apache.flink.table.catalog.CatalogDatabaseImpl;
+import org.apache.flink.table.catalog.CatalogPartition;
+import org.apache.flink.table.catalog.CatalogPartitionImpl;
+import org.apache.flink.table.catalog.CatalogPartitionSpec;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
@@ -14,9 +17,14 @@ import org.apache.flink.table.catalog.exceptions.CatalogException;
 import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException;
 import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
+import org.apache.flink.table.catalog.exceptions.PartitionAlreadyExistsException;
+import org.apache.flink.table.catalog.exceptions.PartitionNotExistException;
+import org.apache.flink.table.catalog.exceptions.PartitionSpecInvalidException;
 import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.TableNotExistException;
+import org.apache.flink.table.catalog.exceptions.TableNotPartitionedException;
 import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.expressions.Expression;
 
 import org.apache.fluss.client.Connection;
 import org.apache.fluss.client.admin.Admin;
@@ -24,6 +32,8 @@ import org.apache.fluss.config.ConfigOptions;
 import org.apache.fluss.metadata.AggFunction;
 import org.apache.fluss.metadata.DatabaseDescriptor;
 import org.apache.fluss.metadata.MergeEngineType;
+import org.apache.fluss.metadata.PartitionInfo;
+import org.apache.fluss.metadata.PartitionSpec;
 import org.apache.fluss.metadata.Schema;
 import org.apache.fluss.metadata.TableDescriptor;
 import org.apache.fluss.metadata.TableInfo;
@@ -229,6 +239,103 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
                 .partitionKeys(info.getPartitionKeys())
                 .options(options)
                 .build();
+    }
+
+    @Override
+    public List<CatalogPartitionSpec> listPartitions(ObjectPath path) throws TableNotExistException, TableNotPartitionedException {
+        try {
+            return listPartitions(path, null);
+        } catch (PartitionSpecInvalidException e) {
+            throw new CatalogException("Cannot list the partitions of " + path + " in the Fluss catalog " + getName(), e);
+        }
+    }
+
+    /** The partitions of the table, those matching {@code spec} if given, as fluss-flink's catalog lists them. */
+    @Override
+    public List<CatalogPartitionSpec> listPartitions(ObjectPath path, CatalogPartitionSpec spec)
+            throws TableNotExistException, TableNotPartitionedException, PartitionSpecInvalidException {
+        List<PartitionInfo> partitions;
+        try {
+            partitions = await(spec == null
+                    ? admin.listPartitionInfos(tablePath(path))
+                    : admin.listPartitionInfos(tablePath(path), new PartitionSpec(spec.getPartitionSpec())),
+                    "list the partitions of " + path);
+        } catch (org.apache.fluss.exception.TableNotExistException e) {
+            throw new TableNotExistException(getName(), path, e);
+        } catch (org.apache.fluss.exception.TableNotPartitionedException e) {
+            throw new TableNotPartitionedException(getName(), path, e);
+        } catch (org.apache.fluss.exception.InvalidPartitionException e) {
+            if (spec == null) {
+                throw failed("list the partitions of " + path, e);
+            }
+            throw new PartitionSpecInvalidException(getName(), List.of(), path, spec, e);
+        } catch (Exception e) {
+            throw failed("list the partitions of " + path, e);
+        }
+        List<CatalogPartitionSpec> specs = new ArrayList<>();
+        for (PartitionInfo partition : partitions) {
+            specs.add(new CatalogPartitionSpec(partition.getPartitionSpec().getSpecMap()));
+        }
+        return specs;
+    }
+
+    @Override
+    public List<CatalogPartitionSpec> listPartitionsByFilter(ObjectPath path, List<Expression> filters) {
+        // As fluss-flink's catalog; the connector lists a table's partitions itself.
+        throw new UnsupportedOperationException("The Fluss catalog " + getName() + " lists partitions by spec, not by filter");
+    }
+
+    @Override
+    public boolean partitionExists(ObjectPath path, CatalogPartitionSpec spec) {
+        try {
+            return listPartitions(path, spec).contains(spec);
+        } catch (TableNotExistException | TableNotPartitionedException | PartitionSpecInvalidException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public CatalogPartition getPartition(ObjectPath path, CatalogPartitionSpec spec) throws PartitionNotExistException {
+        if (!partitionExists(path, spec)) {
+            throw new PartitionNotExistException(getName(), path, spec);
+        }
+        // A Fluss partition has no properties of its own.
+        return new CatalogPartitionImpl(Map.of(), null);
+    }
+
+    /** {@code ALTER TABLE ... ADD PARTITION}, as fluss-flink's catalog creates it. */
+    @Override
+    public void createPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfExists)
+            throws TableNotExistException, TableNotPartitionedException, PartitionSpecInvalidException,
+                    PartitionAlreadyExistsException {
+        try {
+            await(admin.createPartition(tablePath(path), new PartitionSpec(spec.getPartitionSpec()), ignoreIfExists),
+                    "create partition " + spec + " of " + path);
+        } catch (org.apache.fluss.exception.TableNotExistException e) {
+            throw new TableNotExistException(getName(), path, e);
+        } catch (org.apache.fluss.exception.TableNotPartitionedException e) {
+            throw new TableNotPartitionedException(getName(), path, e);
+        } catch (org.apache.fluss.exception.InvalidPartitionException e) {
+            throw new PartitionSpecInvalidException(getName(), List.of(), path, spec, e);
+        } catch (org.apache.fluss.exception.PartitionAlreadyExistsException e) {
+            throw new PartitionAlreadyExistsException(getName(), path, spec);
+        } catch (Exception e) {
+            throw failed("create partition " + spec + " of " + path, e);
+        }
+    }
+
+    /** {@code ALTER TABLE ... DROP PARTITION}, as fluss-flink's catalog drops it. */
+    @Override
+    public void dropPartition(ObjectPath path, CatalogPartitionSpec spec, boolean ignoreIfNotExists)
+            throws PartitionNotExistException {
+        try {
+            await(admin.dropPartition(tablePath(path), new PartitionSpec(spec.getPartitionSpec()), ignoreIfNotExists),
+                    "drop partition " + spec + " of " + path);
+        } catch (org.apache.fluss.exception.PartitionNotExistException e) {
+            throw new PartitionNotExistException(getName(), path, spec, e);
+        } catch (Exception e) {
+            throw failed("drop partition " + spec + " of " + path, e);
+        }
     }
 
     @Override

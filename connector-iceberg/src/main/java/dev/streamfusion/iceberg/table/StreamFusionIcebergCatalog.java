@@ -8,6 +8,7 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.catalog.CatalogBaseTable;
 import org.apache.flink.table.catalog.CatalogDatabase;
 import org.apache.flink.table.catalog.CatalogDatabaseImpl;
+import org.apache.flink.table.catalog.CatalogPartitionSpec;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectPath;
@@ -18,12 +19,16 @@ import org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException;
 import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
 import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.TableNotExistException;
+import org.apache.flink.table.catalog.exceptions.TableNotPartitionedException;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -33,12 +38,16 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.CloseableIterable;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -204,6 +213,52 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
                 .partitionKeys(partitionKeys.size() == spec.fields().size() ? partitionKeys : List.of())
                 .options(options)
                 .build();
+    }
+
+    /**
+     * The partitions of the table's current data files, named by their partition fields, values as
+     * text, as iceberg-flink's catalog lists them.
+     */
+    @Override
+    public List<CatalogPartitionSpec> listPartitions(ObjectPath path) throws TableNotExistException, TableNotPartitionedException {
+        Table table;
+        try {
+            table = catalog.loadTable(identifier(path));
+        } catch (NoSuchTableException e) {
+            throw new TableNotExistException(getName(), path, e);
+        }
+        if (table.spec().isUnpartitioned()) {
+            throw new TableNotPartitionedException(getName(), path);
+        }
+        Set<CatalogPartitionSpec> partitions = new LinkedHashSet<>();
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+            for (FileScanTask task : tasks) {
+                DataFile file = task.file();
+                PartitionSpec spec = table.specs().get(file.specId());
+                StructLike values = file.partition();
+                Map<String, String> partition = new LinkedHashMap<>();
+                for (int i = 0; i < values.size(); i++) {
+                    partition.put(spec.fields().get(i).name(), String.valueOf(values.get(i, Object.class)));
+                }
+                partitions.add(new CatalogPartitionSpec(partition));
+            }
+        } catch (IOException e) {
+            throw new CatalogException("Cannot list the partitions of " + path + " in the Iceberg catalog " + getName(), e);
+        }
+        return new ArrayList<>(partitions);
+    }
+
+    /** The partitions {@link #listPartitions(ObjectPath)} lists that hold every value of {@code spec}. */
+    @Override
+    public List<CatalogPartitionSpec> listPartitions(ObjectPath path, CatalogPartitionSpec spec)
+            throws TableNotExistException, TableNotPartitionedException {
+        List<CatalogPartitionSpec> matching = new ArrayList<>();
+        for (CatalogPartitionSpec partition : listPartitions(path)) {
+            if (partition.getPartitionSpec().entrySet().containsAll(spec.getPartitionSpec().entrySet())) {
+                matching.add(partition);
+            }
+        }
+        return matching;
     }
 
     @Override
