@@ -775,6 +775,59 @@ class StreamFusionIcebergITCase {
                         .hasStackTraceContaining("watermark");
             }
 
+            // ALTER DATABASE sets and removes the namespace's properties as iceberg-flink's catalog does.
+            ours.executeSql("ALTER DATABASE ddl.ours_db SET ('k' = 'w', 'k2' = 'x')");
+            stock.executeSql("ALTER DATABASE ddl.stock_db SET ('k' = 'w', 'k2' = 'x')");
+            java.util.function.Function<String, Map<String, String>> withoutLocation = db -> {
+                Map<String, String> metadata = new java.util.HashMap<>(namespaces.loadNamespaceMetadata(Namespace.of(db)));
+                metadata.remove("location");
+                return metadata;
+            };
+            assertThat(withoutLocation.apply("ours_db")).isEqualTo(withoutLocation.apply("stock_db"))
+                    .isEqualTo(Map.of("comment", "about", "k", "w", "k2", "x"));
+            org.apache.flink.table.catalog.CatalogDatabase altered =
+                    new org.apache.flink.table.catalog.CatalogDatabaseImpl(Map.of("k2", "y"), "changed");
+            ours.getCatalog("ddl").orElseThrow().alterDatabase("ours_db", altered, false);
+            stock.getCatalog("ddl").orElseThrow().alterDatabase("stock_db", altered, false);
+            assertThat(withoutLocation.apply("ours_db")).isEqualTo(withoutLocation.apply("stock_db"))
+                    .isEqualTo(Map.of("comment", "changed", "k2", "y"));
+            assertThatThrownBy(() -> ours.getCatalog("ddl").orElseThrow().alterDatabase("no_db", altered, false))
+                    .isInstanceOf(org.apache.flink.table.catalog.exceptions.DatabaseNotExistException.class);
+            ours.getCatalog("ddl").orElseThrow().alterDatabase("no_db", altered, true);
+
+            // A catalog's 'base-namespace' holds its databases, as in iceberg-flink: both catalogs
+            // create, list and read the same namespaces and tables below it (in the JDBC catalog
+            // named as the Flink catalogs are).
+            String based = properties + ", 'base-namespace' = 'lake.zone'";
+            ours.executeSql("CREATE CATALOG based WITH ('type' = 'streamfusion-iceberg', 'catalog-type' = 'jdbc', " + based + ")");
+            stock.executeSql("CREATE CATALOG based WITH ('type' = 'iceberg', 'catalog-impl' = 'org.apache.iceberg.jdbc.JdbcCatalog', "
+                    + based + ")");
+            ours.executeSql("CREATE DATABASE based.inner_ours");
+            stock.executeSql("CREATE DATABASE based.inner_stock");
+            ours.executeSql("CREATE TABLE based.inner_ours.t (id BIGINT)");
+            ours.executeSql("INSERT INTO based.inner_ours.t VALUES (7)").await();
+            org.apache.iceberg.catalog.Catalog basedJdbc = org.apache.iceberg.CatalogUtil.buildIcebergCatalog("based",
+                    Map.of("catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog", "uri", uri, "jdbc.schema-version", "V1",
+                            "warehouse", warehouseUri + "ddl"),
+                    new org.apache.hadoop.conf.Configuration());
+            try {
+                Namespace zone = Namespace.of("lake", "zone");
+                assertThat(((org.apache.iceberg.catalog.SupportsNamespaces) basedJdbc).listNamespaces(zone))
+                        .containsExactlyInAnyOrder(Namespace.of("lake", "zone", "inner_ours"), Namespace.of("lake", "zone", "inner_stock"));
+                assertThat(basedJdbc.tableExists(TableIdentifier.of(Namespace.of("lake", "zone", "inner_ours"), "t"))).isTrue();
+            } finally {
+                ((java.io.Closeable) basedJdbc).close();
+            }
+            assertThat(ours.getCatalog("based").orElseThrow().listDatabases())
+                    .containsExactlyInAnyOrderElementsOf(stock.getCatalog("based").orElseThrow().listDatabases())
+                    .containsExactlyInAnyOrder("inner_ours", "inner_stock");
+            assertThat(collect(stock, "SELECT * FROM based.inner_ours.t")).containsExactly(Row.of(7L));
+            assertThat(collect(ours, "SELECT * FROM based.inner_ours.t")).containsExactly(Row.of(7L));
+            // The connector form takes the option too.
+            ours.executeSql("CREATE TABLE based_t (id BIGINT) WITH ('connector' = 'streamfusion-iceberg', 'catalog-name' = 'based', "
+                    + "'catalog-type' = 'jdbc', " + based + ", 'catalog-database' = 'inner_ours', 'catalog-table' = 't')");
+            assertThat(collect(ours, "SELECT * FROM based_t")).containsExactly(Row.of(7L));
+
             ours.executeSql("CREATE TABLE ddl.ours_db.t1 (id BIGINT, s STRING) WITH ('write.metadata.metrics.default' = 'full')");
             ours.executeSql("CREATE TABLE ddl.ours_db.t2 LIKE ddl.ours_db.t1");
             assertThat(jdbc.loadTable(TableIdentifier.of("ours_db", "t2")).properties())

@@ -7,6 +7,7 @@ import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 import java.io.Closeable;
@@ -27,6 +28,9 @@ import java.util.function.Function;
 public final class IcebergTableRef implements Serializable {
 
     private static final long serialVersionUID = 1L;
+
+    /** The catalog option naming the namespace a catalog's databases are in, as in iceberg-flink. */
+    public static final String BASE_NAMESPACE = "base-namespace";
 
     private final String catalogName;
     private final HashMap<String, String> catalogProperties;
@@ -65,8 +69,26 @@ public final class IcebergTableRef implements Serializable {
         return CatalogUtil.buildIcebergCatalog(name, props, HadoopConf.newConfigurationIfPresent());
     }
 
+    /** The table's identifier: {@code table} in the database's namespace. */
     public TableIdentifier identifier() {
-        return TableIdentifier.of(database, table);
+        return TableIdentifier.of(namespace(catalogProperties, database), table);
+    }
+
+    /**
+     * The namespace of the Flink database {@code database} in a catalog of {@code properties}:
+     * below the catalog's {@code base-namespace} (levels separated by dots), as in iceberg-flink.
+     */
+    public static Namespace namespace(Map<String, String> properties, String database) {
+        Namespace base = baseNamespace(properties);
+        String[] levels = java.util.Arrays.copyOf(base.levels(), base.levels().length + 1);
+        levels[base.levels().length] = database;
+        return Namespace.of(levels);
+    }
+
+    /** The catalog's {@code base-namespace}, empty without one. */
+    public static Namespace baseNamespace(Map<String, String> properties) {
+        String base = properties.get(BASE_NAMESPACE);
+        return base == null ? Namespace.empty() : Namespace.of(base.split("\\."));
     }
 
     /** Loads the table from {@code catalog} (one {@link #catalog()} built). */

@@ -95,15 +95,23 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
         return (SupportsNamespaces) catalog;
     }
 
+    /** The namespace of the database {@code name}: below the catalog's {@code base-namespace}, if it has one. */
+    private Namespace namespace(String name) {
+        return IcebergTableRef.namespace(properties, name);
+    }
+
+    /** The namespaces below the catalog's {@code base-namespace} (or at the top), each by its last level. */
     @Override
     public List<String> listDatabases() {
-        return namespaces().listNamespaces().stream().map(Namespace::toString).collect(Collectors.toList());
+        return namespaces().listNamespaces(IcebergTableRef.baseNamespace(properties)).stream()
+                .map(n -> n.level(n.length() - 1))
+                .collect(Collectors.toList());
     }
 
     @Override
     public CatalogDatabase getDatabase(String databaseName) throws DatabaseNotExistException {
         try {
-            Map<String, String> properties = new HashMap<>(namespaces().loadNamespaceMetadata(Namespace.of(databaseName)));
+            Map<String, String> properties = new HashMap<>(namespaces().loadNamespaceMetadata(namespace(databaseName)));
             // A database's comment is its "comment" property, as iceberg-flink's catalog keeps it.
             String comment = properties.remove(COMMENT);
             return new CatalogDatabaseImpl(properties, comment);
@@ -114,12 +122,15 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
 
     @Override
     public boolean databaseExists(String databaseName) {
-        return namespaces().namespaceExists(Namespace.of(databaseName));
+        return namespaces().namespaceExists(namespace(databaseName));
     }
 
-    @Override
-    public void createDatabase(String name, CatalogDatabase database, boolean ignoreIfExists)
-            throws DatabaseAlreadyExistException {
+    /**
+     * The namespace properties of {@code database}: its properties, and its comment as the {@code
+     * comment} property, as iceberg-flink's catalog stores them (which refuses a {@code comment}
+     * among the properties as well).
+     */
+    private static Map<String, String> namespaceProperties(String name, CatalogDatabase database) {
         Map<String, String> properties = new HashMap<>(database == null ? Map.of() : database.getProperties());
         if (properties.containsKey(COMMENT)) {
             throw new CatalogException("The properties of database " + name + " cannot hold '" + COMMENT
@@ -129,8 +140,15 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
         if (comment != null && !comment.isBlank()) {
             properties.put(COMMENT, comment);
         }
+        return properties;
+    }
+
+    @Override
+    public void createDatabase(String name, CatalogDatabase database, boolean ignoreIfExists)
+            throws DatabaseAlreadyExistException {
+        Map<String, String> properties = namespaceProperties(name, database);
         try {
-            namespaces().createNamespace(Namespace.of(name), properties);
+            namespaces().createNamespace(namespace(name), properties);
         } catch (AlreadyExistsException e) {
             if (!ignoreIfExists) {
                 throw new DatabaseAlreadyExistException(getName(), name, e);
@@ -138,10 +156,44 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
         }
     }
 
+    /**
+     * {@code ALTER DATABASE}: the namespace's properties set to the database's (and its comment),
+     * those it no longer has removed, as iceberg-flink's catalog alters them.
+     */
+    @Override
+    public void alterDatabase(String name, CatalogDatabase newDatabase, boolean ignoreIfNotExists)
+            throws DatabaseNotExistException {
+        Namespace namespace = namespace(name);
+        Map<String, String> wanted = namespaceProperties(name, newDatabase);
+        Map<String, String> current;
+        try {
+            current = namespaces().loadNamespaceMetadata(namespace);
+        } catch (NoSuchNamespaceException e) {
+            if (ignoreIfNotExists) {
+                return;
+            }
+            throw new DatabaseNotExistException(getName(), name, e);
+        }
+        Map<String, String> updates = new HashMap<>();
+        wanted.forEach((key, value) -> {
+            if (!value.equals(current.get(key))) {
+                updates.put(key, value);
+            }
+        });
+        Set<String> removals = new java.util.HashSet<>(current.keySet());
+        removals.removeAll(wanted.keySet());
+        if (!updates.isEmpty()) {
+            namespaces().setProperties(namespace, updates);
+        }
+        if (!removals.isEmpty()) {
+            namespaces().removeProperties(namespace, removals);
+        }
+    }
+
     @Override
     public void dropDatabase(String name, boolean ignoreIfNotExists, boolean cascade)
             throws DatabaseNotExistException, DatabaseNotEmptyException {
-        Namespace namespace = Namespace.of(name);
+        Namespace namespace = namespace(name);
         if (!namespaces().namespaceExists(namespace)) {
             if (ignoreIfNotExists) {
                 return;
@@ -164,7 +216,7 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
     @Override
     public List<String> listTables(String databaseName) throws DatabaseNotExistException {
         try {
-            return catalog.listTables(Namespace.of(databaseName)).stream().map(TableIdentifier::name).collect(Collectors.toList());
+            return catalog.listTables(namespace(databaseName)).stream().map(TableIdentifier::name).collect(Collectors.toList());
         } catch (NoSuchNamespaceException e) {
             throw new DatabaseNotExistException(getName(), databaseName, e);
         }
@@ -277,7 +329,7 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
     public void renameTable(ObjectPath path, String newName, boolean ignoreIfNotExists)
             throws TableNotExistException, TableAlreadyExistException {
         try {
-            catalog.renameTable(identifier(path), TableIdentifier.of(path.getDatabaseName(), newName));
+            catalog.renameTable(identifier(path), TableIdentifier.of(namespace(path.getDatabaseName()), newName));
         } catch (NoSuchTableException e) {
             if (!ignoreIfNotExists) {
                 throw new TableNotExistException(getName(), path, e);
@@ -345,7 +397,7 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
         return own;
     }
 
-    private static TableIdentifier identifier(ObjectPath path) {
-        return TableIdentifier.of(path.getDatabaseName(), path.getObjectName());
+    private TableIdentifier identifier(ObjectPath path) {
+        return TableIdentifier.of(namespace(path.getDatabaseName()), path.getObjectName());
     }
 }
