@@ -37,7 +37,7 @@ final class StoredSchemaParts {
     private static final String WATERMARK = PREFIX + "watermark.";
     private static final Pattern COLUMN_NAME = Pattern.compile("schema\\.(\\d+)\\.name");
     private static final Pattern WATERMARK_ROWTIME = Pattern.compile("schema\\.watermark\\.(\\d+)\\.rowtime");
-    static final String AGG_PREFIX = "fields.";
+    private static final String AGG_PREFIX = "fields.";
     private static final String AGG_SUFFIX = ".agg";
 
     private StoredSchemaParts() {}
@@ -76,16 +76,12 @@ final class StoredSchemaParts {
      * rebuilds them (a computed column's comment is not given back, as there).
      */
     static void restore(List<Schema.Column> columns, Map<String, String> custom, org.apache.flink.table.api.Schema.Builder schema) {
-        Map<Integer, String> computed = new HashMap<>();
         List<String> physicalNames = columns.stream().map(Schema.Column::getName).collect(java.util.stream.Collectors.toList());
-        custom.forEach((key, value) -> {
-            Matcher name = COLUMN_NAME.matcher(key);
-            if (name.matches() && !physicalNames.contains(value)) {
-                computed.put(Integer.valueOf(name.group(1)), value);
-            }
-        });
+        long computed = custom.entrySet().stream()
+                .filter(e -> COLUMN_NAME.matcher(e.getKey()).matches() && !physicalNames.contains(e.getValue()))
+                .count();
         int physical = 0;
-        for (int i = 0; i < columns.size() + computed.size(); i++) {
+        for (int i = 0; i < columns.size() + computed; i++) {
             String name = custom.get(PREFIX + i + ".name");
             if (name == null) {
                 Schema.Column column = columns.get(physical++);
