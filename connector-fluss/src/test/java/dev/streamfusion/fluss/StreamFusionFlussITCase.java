@@ -706,17 +706,17 @@ class StreamFusionFlussITCase {
         String summed = "(k INT NOT NULL, total BIGINT, tags STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket.num' = '1', "
                 + "'table.merge-engine' = 'aggregation', 'fields.total.agg' = 'sum', 'fields.tags.agg' = 'listagg', "
                 + "'fields.tags.listagg.delimiter' = ';')";
-        env.executeSql("CREATE TABLE sfc.fluss.summed " + summed);
-        env.executeSql("CREATE TABLE stock.fluss.summed_stock " + summed);
-        env.executeSql("CREATE TABLE sfc.fluss.summed_like LIKE sfc.fluss.summed");
+        env.executeSql("CREATE TABLE sfc.fluss.agg_made " + summed);
+        env.executeSql("CREATE TABLE stock.fluss.agg_made_stock " + summed);
+        env.executeSql("CREATE TABLE sfc.fluss.agg_made_like LIKE sfc.fluss.agg_made");
         String numbered = "(name STRING NOT NULL, n BIGINT, PRIMARY KEY (name) NOT ENFORCED) WITH ('bucket.num' = '1', "
                 + "'auto-increment.fields' = 'n')";
         env.executeSql("CREATE TABLE sfc.fluss.numbered " + numbered);
         env.executeSql("CREATE TABLE stock.fluss.numbered_stock " + numbered);
         try (Connection connection = connect(); org.apache.fluss.client.admin.Admin admin = connection.getAdmin()) {
-            org.apache.fluss.metadata.Schema stockSummed = admin.getTableInfo(TablePath.of("fluss", "summed_stock")).get().getSchema();
+            org.apache.fluss.metadata.Schema stockSummed = admin.getTableInfo(TablePath.of("fluss", "agg_made_stock")).get().getSchema();
             assertThat(stockSummed.getAggFunction("total")).isPresent();
-            for (String table : List.of("summed", "summed_like")) {
+            for (String table : List.of("agg_made", "agg_made_like")) {
                 assertThat(admin.getTableInfo(TablePath.of("fluss", table)).get().getSchema()).as(table).isEqualTo(stockSummed);
             }
             org.apache.fluss.metadata.Schema stockNumbered =
@@ -724,17 +724,17 @@ class StreamFusionFlussITCase {
             assertThat(stockNumbered.getAutoIncrementColumnNames()).containsExactly("n");
             assertThat(admin.getTableInfo(TablePath.of("fluss", "numbered")).get().getSchema()).isEqualTo(stockNumbered);
         }
-        for (String table : List.of("summed", "summed_stock")) {
+        for (String table : List.of("agg_made", "agg_made_stock")) {
             assertThat(tableOptions(env, "sfc", table)).as(table).containsEntry("fields.total.agg", "sum")
                     .containsEntry("fields.tags.agg", "listagg").containsEntry("fields.tags.listagg.delimiter", ";")
                     .containsEntry("table.merge-engine", "aggregation");
         }
         // Rows written by fluss-flink are aggregated by the functions our catalog declared.
-        env.executeSql("INSERT INTO stock.fluss.summed VALUES (1, 5, 'a'), (1, 7, 'b')").await();
+        env.executeSql("INSERT INTO stock.fluss.agg_made VALUES (1, 5, 'a'), (1, 7, 'b')").await();
         TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         batch.executeSql("CREATE CATALOG sfc WITH ('type' = 'streamfusion-fluss', 'bootstrap.servers' = '"
                 + FLUSS.bootstrapServers() + "')");
-        assertThat(collect(batch, "SELECT * FROM sfc.fluss.summed WHERE k = 1", Row::toString)).containsExactly("+I[1, 12, a;b]");
+        assertThat(collect(batch, "SELECT * FROM sfc.fluss.agg_made WHERE k = 1", Row::toString)).containsExactly("+I[1, 12, a;b]");
         // Partitions listed, added and dropped as fluss-flink's catalog does, each seen by the other.
         env.executeSql("CREATE TABLE sfc.fluss.parted (k INT, dt STRING, region STRING) PARTITIONED BY (dt, region) "
                 + "WITH ('bucket.num' = '1')");
@@ -768,7 +768,7 @@ class StreamFusionFlussITCase {
                     .hasStackTraceContaining("is not partitioned");
         }
 
-        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.summed_wrong (k INT NOT NULL, total BIGINT, "
+        assertThatThrownBy(() -> env.executeSql("CREATE TABLE sfc.fluss.agg_wrong (k INT NOT NULL, total BIGINT, "
                 + "PRIMARY KEY (k) NOT ENFORCED) WITH ('table.merge-engine' = 'aggregation', 'fields.total.agg' = 'median')"))
                 .hasStackTraceContaining("Unknown aggregation function for column 'total': median");
     }
