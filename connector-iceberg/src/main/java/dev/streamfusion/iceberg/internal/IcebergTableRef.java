@@ -53,7 +53,8 @@ public final class IcebergTableRef implements Serializable {
      * A catalog of iceberg-flink's properties: {@code catalog-type} (hadoop, hive, rest, and
      * Iceberg's jdbc, glue and nessie; hive where neither it nor {@code catalog-impl} is given, as
      * in iceberg-flink) or {@code catalog-impl}, never both, and the catalog's own properties;
-     * with Hadoop's configuration when Hadoop is on the classpath.
+     * with Hadoop's configuration when Hadoop is on the classpath (for the hive type, with the
+     * files of {@code hive-conf-dir} and {@code hadoop-conf-dir}, as in iceberg-flink).
      */
     public static Catalog buildCatalog(String name, Map<String, String> properties) {
         Map<String, String> props = new HashMap<>(properties);
@@ -63,10 +64,65 @@ public final class IcebergTableRef implements Serializable {
             throw new IllegalArgumentException("The Iceberg catalog '" + name + "' has both 'catalog-type' = '" + type
                     + "' and 'catalog-impl' = '" + impl + "': give one");
         }
+        boolean hive = false;
         if (impl == null) {
-            props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type == null ? CatalogUtil.ICEBERG_CATALOG_TYPE_HIVE : type);
+            String resolved = type == null ? CatalogUtil.ICEBERG_CATALOG_TYPE_HIVE : type;
+            props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, resolved);
+            hive = resolved.equalsIgnoreCase(CatalogUtil.ICEBERG_CATALOG_TYPE_HIVE);
         }
-        return CatalogUtil.buildIcebergCatalog(name, props, HadoopConf.newConfigurationIfPresent());
+        return CatalogUtil.buildIcebergCatalog(name, props, hadoopConfiguration(hive, props));
+    }
+
+    /** The option naming the directory of a Hive catalog's {@code hive-site.xml}, as in iceberg-flink. */
+    static final String HIVE_CONF_DIR = "hive-conf-dir";
+    /** The option naming the directory of a Hive catalog's {@code hdfs-site.xml} and {@code core-site.xml}. */
+    static final String HADOOP_CONF_DIR = "hadoop-conf-dir";
+
+    /**
+     * Hadoop's configuration for a catalog of {@code properties}, or {@code null} without Hadoop on
+     * the classpath. For a Hive catalog, as iceberg-flink builds it: with {@code hive-site.xml} of
+     * {@code hive-conf-dir} (else of the classpath, if there is one), and {@code hdfs-site.xml} and
+     * {@code core-site.xml} of {@code hadoop-conf-dir}, each required where its directory is named.
+     */
+    static Object hadoopConfiguration(boolean hive, Map<String, String> properties) {
+        Object conf = HadoopConf.newConfigurationIfPresent();
+        String hiveConfDir = hive ? properties.get(HIVE_CONF_DIR) : null;
+        String hadoopConfDir = hive ? properties.get(HADOOP_CONF_DIR) : null;
+        if (conf == null) {
+            if (hiveConfDir != null || hadoopConfDir != null) {
+                throw new IllegalArgumentException("'" + HIVE_CONF_DIR + "' and '" + HADOOP_CONF_DIR
+                        + "' need Hadoop's client on the classpath");
+            }
+            return null;
+        }
+        if (hive) {
+            if (hiveConfDir != null) {
+                HadoopConf.addResource(conf, required(hiveConfDir, "hive-site.xml", HIVE_CONF_DIR));
+            } else {
+                java.net.URL onClasspath = IcebergTableRef.class.getClassLoader().getResource("hive-site.xml");
+                if (onClasspath != null) {
+                    HadoopConf.addResource(conf, onClasspath);
+                }
+            }
+            if (hadoopConfDir != null) {
+                HadoopConf.addResource(conf, required(hadoopConfDir, "hdfs-site.xml", HADOOP_CONF_DIR));
+                HadoopConf.addResource(conf, required(hadoopConfDir, "core-site.xml", HADOOP_CONF_DIR));
+            }
+        }
+        return conf;
+    }
+
+    private static java.net.URL required(String dir, String file, String option) {
+        java.nio.file.Path path = java.nio.file.Path.of(dir, file);
+        if (!java.nio.file.Files.isRegularFile(path)) {
+            throw new IllegalArgumentException("There is no " + file + " in the directory '" + dir + "' of the option '"
+                    + option + "'");
+        }
+        try {
+            return path.toUri().toURL();
+        } catch (java.net.MalformedURLException e) {
+            throw new IllegalArgumentException("Cannot read " + path + " of the option '" + option + "'", e);
+        }
     }
 
     /** The table's identifier: {@code table} in the database's namespace. */
@@ -152,6 +208,14 @@ public final class IcebergTableRef implements Serializable {
                 return conf.getConstructor().newInstance();
             } catch (ReflectiveOperationException | LinkageError e) {
                 return null;
+            }
+        }
+
+        static void addResource(Object conf, java.net.URL resource) {
+            try {
+                conf.getClass().getMethod("addResource", java.net.URL.class).invoke(conf, resource);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("Cannot add " + resource + " to Hadoop's configuration", e);
             }
         }
     }
