@@ -55,23 +55,24 @@ final class MalformedInputParity {
             RowType physical,
             int[][] projection,
             Function<Boolean, DeserializationSchema<RowData>> flink) {
+        this(allocator, format, options, physical, projection, flink, false);
+    }
+
+    private MalformedInputParity(
+            BufferAllocator allocator,
+            String format,
+            Map<String, String> options,
+            RowType physical,
+            int[][] projection,
+            Function<Boolean, DeserializationSchema<RowData>> flink,
+            boolean stateless) {
         this.allocator = allocator;
         this.format = format;
         this.options = options;
         this.physical = physical;
         this.projection = projection;
         this.flink = flink;
-        this.stateless = false;
-    }
-
-    private MalformedInputParity(MalformedInputParity parity) {
-        this.allocator = parity.allocator;
-        this.format = parity.format;
-        this.options = parity.options;
-        this.physical = parity.physical;
-        this.projection = parity.projection;
-        this.flink = parity.flink;
-        this.stateless = true;
+        this.stateless = stateless;
     }
 
     /**
@@ -80,7 +81,7 @@ final class MalformedInputParity {
      * as a restarted job's would. For a format whose deserializer compiles code when it opens.
      */
     MalformedInputParity ofAStatelessFormat() {
-        return new MalformedInputParity(this);
+        return new MalformedInputParity(allocator, format, options, physical, projection, flink, true);
     }
 
     /**

@@ -91,4 +91,13 @@ public final class FlussOptions {
 
     /** The prefix of the options passed to the Fluss client as they are. */
     public static final String CLIENT_PREFIX = "client.";
+
+    /** The prefix of a Fluss table's storage properties, which define the table. */
+    public static final String TABLE_PREFIX = "table.";
+
+    /** The prefix of the aggregate functions of a table's columns ({@code fields.<column>.agg}). */
+    public static final String FIELDS_PREFIX = "fields.";
+
+    /** The option naming a table's auto-increment columns. */
+    public static final String AUTO_INCREMENT_FIELDS = "auto-increment.fields";
 }

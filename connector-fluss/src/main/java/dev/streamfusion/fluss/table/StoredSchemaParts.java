@@ -37,7 +37,6 @@ final class StoredSchemaParts {
     private static final String WATERMARK = PREFIX + "watermark.";
     private static final Pattern COLUMN_NAME = Pattern.compile("schema\\.(\\d+)\\.name");
     private static final Pattern WATERMARK_ROWTIME = Pattern.compile("schema\\.watermark\\.(\\d+)\\.rowtime");
-    private static final String AGG_PREFIX = "fields.";
     private static final String AGG_SUFFIX = ".agg";
 
     private StoredSchemaParts() {}
@@ -109,7 +108,7 @@ final class StoredSchemaParts {
      * for a table of the {@code aggregation} merge engine.
      */
     static Optional<AggFunction> aggFunction(String column, DataType type, Map<String, String> options) {
-        String name = options.get(AGG_PREFIX + column + AGG_SUFFIX);
+        String name = options.get(FlussOptions.FIELDS_PREFIX + column + AGG_SUFFIX);
         if (name == null) {
             return Optional.empty();
         }
@@ -119,7 +118,7 @@ final class StoredSchemaParts {
             throw new CatalogException("Unknown aggregation function for column '" + column + "': " + name + "; supported: "
                     + java.util.Arrays.toString(AggFunctionType.values()));
         }
-        String paramPrefix = AGG_PREFIX + column + "." + function + ".";
+        String paramPrefix = FlussOptions.FIELDS_PREFIX + column + "." + function + ".";
         Map<String, String> params = new HashMap<>();
         options.forEach((key, value) -> {
             if (key.startsWith(paramPrefix)) {
@@ -140,8 +139,8 @@ final class StoredSchemaParts {
     /** The options a column's aggregate function is shown as, as fluss-flink's catalog shows it. */
     static void showAggFunction(String column, AggFunction aggregate, Map<String, String> options) {
         String function = aggregate.getType().toString();
-        options.put(AGG_PREFIX + column + AGG_SUFFIX, function);
-        aggregate.getParameters().forEach((name, value) -> options.put(AGG_PREFIX + column + "." + function + "." + name, value));
+        options.put(FlussOptions.FIELDS_PREFIX + column + AGG_SUFFIX, function);
+        aggregate.getParameters().forEach((name, value) -> options.put(FlussOptions.FIELDS_PREFIX + column + "." + function + "." + name, value));
     }
 
     private static String serializable(Column column) {

@@ -61,10 +61,6 @@ import java.util.concurrent.ExecutionException;
 @Internal
 public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
 
-    /** The prefix of a Fluss table's storage properties. */
-    private static final String TABLE_PROPERTIES = "table.";
-    private static final String AUTO_INCREMENT_FIELDS = "auto-increment.fields";
-
     private final String bootstrapServers;
     private final Map<String, String> clientOptions;
     private Connection connection;
@@ -216,7 +212,7 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
             }
         });
         info.getProperties().toMap().forEach((key, value) -> {
-            if (key.startsWith(TABLE_PROPERTIES)) {
+            if (key.startsWith(FlussOptions.TABLE_PREFIX)) {
                 options.put(key, value);
             }
         });
@@ -403,7 +399,7 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
             }
             column.getComment().ifPresent(schema::withComment);
         }
-        String autoIncrement = options.get(AUTO_INCREMENT_FIELDS);
+        String autoIncrement = options.get(FlussOptions.AUTO_INCREMENT_FIELDS);
         if (autoIncrement != null) {
             for (String column : autoIncrement.split(",")) {
                 schema.enableAutoIncrement(column.trim());
@@ -425,7 +421,7 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
                 .comment(resolved.getComment());
         for (Map.Entry<String, String> option : options.entrySet()) {
             String key = option.getKey();
-            if (key.startsWith(TABLE_PROPERTIES)) {
+            if (key.startsWith(FlussOptions.TABLE_PREFIX)) {
                 descriptor.property(key, option.getValue());
             } else if (key.startsWith(StoredSchemaParts.PREFIX)) {
                 throw new CatalogException("Option '" + key + "' of table " + path + " names a part of the schema a "

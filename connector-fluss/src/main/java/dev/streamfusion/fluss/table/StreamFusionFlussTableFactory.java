@@ -270,7 +270,8 @@ public final class StreamFusionFlussTableFactory
      * among its options, as fluss-flink's does; the connector reads the table's own.
      */
     static boolean definesTheFlussTable(String key) {
-        return key.startsWith("table.") || key.startsWith("fields.") || key.equals("auto-increment.fields");
+        return key.startsWith(FlussOptions.TABLE_PREFIX) || key.startsWith(FlussOptions.FIELDS_PREFIX)
+                || key.equals(FlussOptions.AUTO_INCREMENT_FIELDS);
     }
 
     static FlussTableRef tableRef(ObjectIdentifier identifier, Map<String, String> options) {
