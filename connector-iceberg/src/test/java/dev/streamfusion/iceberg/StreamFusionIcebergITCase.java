@@ -1121,6 +1121,25 @@ class StreamFusionIcebergITCase {
         Schema stock = catalog.loadTable(TableIdentifier.of("db", "noted_stock")).schema();
         assertThat(ours.asStruct()).isEqualTo(stock.asStruct());
         assertThat(ours.findField("id").doc()).isEqualTo("the id");
+        // A multiset is kept as iceberg-flink keeps it: a map of each element to its count.
+        String counted = " (id BIGINT, tags MULTISET<STRING>, nested ARRAY<MULTISET<INT NOT NULL>>)";
+        env.executeSql("CREATE TABLE sfc.db.counted" + counted);
+        env.executeSql("CREATE TABLE stock.db.counted_stock" + counted);
+        assertThat(catalog.loadTable(TableIdentifier.of("db", "counted")).schema().asStruct())
+                .isEqualTo(catalog.loadTable(TableIdentifier.of("db", "counted_stock")).schema().asStruct());
+        assertThat(env.from("sfc.db.counted").getResolvedSchema().getColumnDataTypes())
+                .isEqualTo(env.from("stock.db.counted_stock").getResolvedSchema().getColumnDataTypes());
+        env.executeSql("INSERT INTO sfc.db.counted VALUES (1, MAP['a', 2], ARRAY[MAP[7, 1]])").await();
+        assertThat(collect(env, "SELECT * FROM sfc.db.counted"))
+                .containsExactlyInAnyOrderElementsOf(collect(env, "SELECT * FROM stock.db.counted"));
+        // The connector form writes a MULTISET column into that map and reads it back (iceberg-flink's
+        // writer fails on it: "MULTISET<STRING> is not a map").
+        env.executeSql("CREATE TABLE sf_multiset (id BIGINT, tags MULTISET<STRING>) WITH ('connector' = 'streamfusion-iceberg', "
+                + "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'catalog-table' = 'counts')");
+        env.executeSql("INSERT INTO sf_multiset SELECT 1, COLLECT(s) FROM (VALUES ('a'), ('a'), ('b')) AS v(s)").await();
+        assertThat(collect(env, "SELECT * FROM sf_multiset")).containsExactly(Row.of(1L, Map.of("a", 2, "b", 1)));
+        assertThat(collect(env, "SELECT * FROM stock.db.counts")).containsExactly(Row.of(1L, Map.of("a", 2, "b", 1)));
 
         // Partitions as iceberg-flink's catalog lists them: those of the current data files, each
         // named by its partition fields (identity, bucket and day here, NULLs among them), values as
@@ -1144,6 +1163,99 @@ class StreamFusionIcebergITCase {
             assertThatThrownBy(() -> c.listPartitions(typesPath))
                     .isInstanceOf(org.apache.flink.table.catalog.exceptions.TableNotPartitionedException.class);
         }
+    }
+
+    /**
+     * Iceberg's metadata tables ({@code t$snapshots}, {@code t$files}, ...) of a table with
+     * deletes, tags and a branch, and of a partitioned one, read through the catalog as
+     * iceberg-flink's catalog reads them: the same columns and the same rows, projected and
+     * filtered too, and through the connector form. Writing one, reading one streaming, dropping
+     * one and the position deletes table (which Iceberg scans otherwise) are refused naming it.
+     */
+    @Test
+    void metadataTablesReadAsIcebergFlinkReadsThem() throws Exception {
+        TableEnvironment env = batch();
+        env.executeSql("CREATE CATALOG sfm WITH ('type' = 'streamfusion-iceberg', 'catalog-type' = 'hadoop', 'warehouse' = '"
+                + warehouseUri + "')");
+        int compared = 0;
+        for (String table : List.of("types", "parted")) {
+            for (org.apache.iceberg.MetadataTableType kind : org.apache.iceberg.MetadataTableType.values()) {
+                // The partitioned table for the kinds whose rows hold partitions.
+                if (kind == org.apache.iceberg.MetadataTableType.POSITION_DELETES || (table.equals("parted")
+                        && !List.of("FILES", "ENTRIES", "PARTITIONS", "ALL_ENTRIES").contains(kind.name()))) {
+                    continue;
+                }
+                String name = "db.`" + table + "$" + kind.name().toLowerCase(java.util.Locale.ROOT) + "`";
+                List<String> columns = env.from("stock." + name).getResolvedSchema().getColumnNames();
+                assertThat(env.from("sfm." + name).getResolvedSchema().getColumnDataTypes()).as(name)
+                        .isEqualTo(env.from("stock." + name).getResolvedSchema().getColumnDataTypes());
+                // iceberg-flink fails on the metrics of a TIME column (it reads their microseconds as
+                // an int): the files tables of db.types are compared without them, and checked below.
+                String select = columns.stream()
+                        .filter(c -> !(table.equals("types") && c.equals("readable_metrics")))
+                        .map(c -> "`" + c + "`")
+                        .collect(Collectors.joining(", "));
+                List<Row> stock = collect(env, "SELECT " + select + " FROM stock." + name);
+                assertThat(collect(env, "SELECT " + select + " FROM sfm." + name)).as(name)
+                        .containsExactlyInAnyOrderElementsOf(stock);
+                compared += stock.size();
+            }
+        }
+        assertThat(compared).isGreaterThan(250);
+        // The files table's metrics, TIME's too, as Iceberg recorded them in the manifests.
+        Map<String, String> recorded = new java.util.HashMap<>();
+        try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
+                catalog.loadTable(TableIdentifier.of("db", "types")).newScan().includeColumnStats().planFiles()) {
+            for (org.apache.iceberg.FileScanTask task : tasks) {
+                DataFile file = task.file();
+                Object lower = org.apache.iceberg.types.Conversions.fromByteBuffer(
+                        Types.TimeType.get(), file.lowerBounds().get(8));
+                // Flink's TIME holds milliseconds.
+                recorded.put(file.location(), java.time.LocalTime.ofNanoOfDay((Long) lower / 1000 * 1_000_000) + " "
+                        + file.nullValueCounts().get(8) + " "
+                        + org.apache.iceberg.types.Conversions.fromByteBuffer(Types.LongType.get(), file.lowerBounds().get(1)));
+            }
+        }
+        Map<String, String> read = new java.util.HashMap<>();
+        for (Row row : collect(env, "SELECT file_path, readable_metrics.tm.lower_bound, readable_metrics.tm.null_value_count, "
+                + "readable_metrics.id.lower_bound FROM sfm.db.`types$files` WHERE content = 0")) {
+            read.put((String) row.getField(0), row.getField(1) + " " + row.getField(2) + " " + row.getField(3));
+        }
+        assertThat(read).hasSize(4).isEqualTo(recorded);
+
+        // Projected out of order and filtered, on a partition field too.
+        for (String sql : List.of(
+                "SELECT operation, snapshot_id, committed_at, summary['added-records'] FROM %s.db.`types$snapshots` "
+                        + "WHERE operation = 'append'",
+                "SELECT record_count, `partition`.category, file_path FROM %s.db.`parted$files` "
+                        + "WHERE `partition`.category = 'c1' AND record_count > 5",
+                "SELECT name, type, snapshot_id FROM %s.db.`types$refs` WHERE type = 'TAG'")) {
+            List<Row> stock = collect(env, String.format(sql, "stock"));
+            assertThat(stock).as(sql).isNotEmpty();
+            assertThat(collect(env, String.format(sql, "sfm"))).as(sql).containsExactlyInAnyOrderElementsOf(stock);
+        }
+        // The connector form names a metadata table as the catalog does.
+        env.executeSql("CREATE TABLE sf_history WITH ('connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', "
+                + "'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', "
+                + "'catalog-table' = 'types$history') LIKE sfm.db.`types$history` (EXCLUDING OPTIONS)");
+        assertThat(collect(env, "SELECT * FROM sf_history"))
+                .hasSize(5)
+                .containsExactlyInAnyOrderElementsOf(collect(env, "SELECT * FROM stock.db.`types$history`"));
+
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO sfm.db.`types$snapshots` SELECT * FROM sfm.db.`types$snapshots`"))
+                .hasStackTraceContaining("is the metadata table sfm.db.types$snapshots, which Iceberg derives from its table: "
+                        + "it cannot be written");
+        assertThatThrownBy(() -> collect(env, "SELECT * FROM sfm.db.`types$snapshots` /*+ OPTIONS('streaming' = 'true') */"))
+                .hasStackTraceContaining("types$snapshots is read in batch only");
+        assertThatThrownBy(() -> env.executeSql("DROP TABLE sfm.db.`types$snapshots`"))
+                .hasStackTraceContaining("is the snapshots metadata table of db.types: it cannot be dropped");
+        assertThat(catalog.tableExists(TableIdentifier.of("db", "types"))).isTrue();
+        assertThatThrownBy(() -> collect(env, "SELECT * FROM sfm.db.`nope$snapshots`")).hasMessageContaining("nope$snapshots");
+        assertThatThrownBy(() -> collect(env, "SELECT * FROM stock.db.`types$position_deletes`"))
+                .hasStackTraceContaining("Cannot create TableScan from table of type POSITION_DELETES");
+        assertThatThrownBy(() -> collect(env, "SELECT * FROM sfm.db.`types$position_deletes`"))
+                .hasStackTraceContaining("types$position_deletes")
+                .hasStackTraceContaining("Cannot create TableScan from table of type POSITION_DELETES");
     }
 
     /**

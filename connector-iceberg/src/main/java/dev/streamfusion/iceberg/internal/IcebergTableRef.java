@@ -5,6 +5,7 @@ import org.apache.flink.table.api.ValidationException;
 
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.MetadataTableType;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -125,9 +126,32 @@ public final class IcebergTableRef implements Serializable {
         }
     }
 
-    /** The table's identifier: {@code table} in the database's namespace. */
+    /** The table's identifier: {@code table} in the database's namespace ({@link #identifier(Namespace, String)}). */
     public TableIdentifier identifier() {
-        return TableIdentifier.of(namespace(catalogProperties, database), table);
+        return identifier(namespace(catalogProperties, database), table);
+    }
+
+    /**
+     * The identifier of the table named {@code table} in {@code namespace}; {@code t$snapshots}
+     * (a table's name, {@code $}, the name of one of Iceberg's metadata tables) names that metadata
+     * table of {@code t}, as in iceberg-flink's catalog. Any other name is the table's own.
+     */
+    public static TableIdentifier identifier(Namespace namespace, String table) {
+        int dollar = table.indexOf('$');
+        if (dollar > 0 && table.indexOf('$', dollar + 1) < 0) {
+            String kind = table.substring(dollar + 1);
+            if (MetadataTableType.from(kind) != null) {
+                String[] levels = java.util.Arrays.copyOf(namespace.levels(), namespace.levels().length + 1);
+                levels[namespace.levels().length] = table.substring(0, dollar);
+                return TableIdentifier.of(Namespace.of(levels), kind);
+            }
+        }
+        return TableIdentifier.of(namespace, table);
+    }
+
+    /** Whether this names a metadata table ({@link #identifier(Namespace, String)}). */
+    public boolean isMetadataTable() {
+        return !identifier().name().equals(table);
     }
 
     /**

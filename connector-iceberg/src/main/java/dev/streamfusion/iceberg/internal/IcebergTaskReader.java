@@ -11,7 +11,8 @@ import java.io.IOException;
 
 /**
  * One planned Iceberg file task read into Arrow batches of a row type, its deletes applied: by the
- * native reader, or by Iceberg Java's generic reader for what the native one cannot read.
+ * native reader, or by Iceberg Java's generic reader for what the native one cannot read; or a
+ * metadata table's task, whose rows Iceberg Java makes.
  */
 @Internal
 public interface IcebergTaskReader extends Closeable {
@@ -30,6 +31,9 @@ public interface IcebergTaskReader extends Closeable {
     static IcebergTaskReader open(
             BufferAllocator allocator, TaskDescription task, RowType rowType, int batchSize, TableFiles files)
             throws IOException {
+        if (task.isMetadata()) {
+            return MetadataRowsReader.open(allocator, task, rowType, batchSize);
+        }
         if (task.readByJava()) {
             return JavaIcebergReader.open(allocator, task, rowType, batchSize, files::io);
         }

@@ -4,26 +4,20 @@ import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.DecimalData;
-import org.apache.flink.table.data.GenericArrayData;
-import org.apache.flink.table.data.GenericMapData;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ScanTaskParser;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.mapping.NameMapping;
@@ -31,23 +25,18 @@ import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.ByteBuffers;
 import org.apache.iceberg.util.PartitionUtil;
 
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -59,18 +48,7 @@ import java.util.function.Supplier;
  * reads them and written into Arrow batches of the same layout as the native reader's.
  */
 @Internal
-final class JavaIcebergReader implements IcebergTaskReader {
-
-    private final String path;
-    private final CloseableIterable<Record> records;
-    private final CloseableIterator<Record> iterator;
-    private final RowDataArrowWriter writer;
-    private final int batchSize;
-    /** For each column of the row type, its position in the records read. */
-    private final int[] positions;
-    /** For each column of the row type, Iceberg's generic value to Flink's. */
-    private final List<Function<Object, Object>> converters;
-    private final GenericRowData row;
+final class JavaIcebergReader extends ConvertedRowsReader<Record> {
 
     private JavaIcebergReader(
             String path,
@@ -79,14 +57,7 @@ final class JavaIcebergReader implements IcebergTaskReader {
             int batchSize,
             int[] positions,
             List<Function<Object, Object>> converters) {
-        this.path = path;
-        this.records = records;
-        this.iterator = records.iterator();
-        this.writer = writer;
-        this.batchSize = batchSize;
-        this.positions = positions;
-        this.converters = converters;
-        this.row = new GenericRowData(positions.length);
+        super(path, records, writer, batchSize, positions, converters);
     }
 
     /**
@@ -168,23 +139,6 @@ final class JavaIcebergReader implements IcebergTaskReader {
         return read.build();
     }
 
-    @Override
-    public VectorSchemaRoot next() throws IOException {
-        try {
-            while (writer.appended() < batchSize && iterator.hasNext()) {
-                Record record = iterator.next();
-                for (int c = 0; c < positions.length; c++) {
-                    Object value = record.get(positions[c]);
-                    row.setField(c, value == null ? null : converters.get(c).apply(value));
-                }
-                writer.append(row);
-            }
-        } catch (RuntimeException e) {
-            throw new IOException("Cannot read " + path + ": " + e.getMessage(), e);
-        }
-        return writer.appended() == 0 ? null : writer.finishBatch();
-    }
-
     /** Iceberg's generic value of {@code type} (never {@code null}) to Flink's internal one, as iceberg-flink reads it. */
     static Function<Object, Object> converter(Type type) {
         switch (type.typeId()) {
@@ -206,16 +160,9 @@ final class JavaIcebergReader implements IcebergTaskReader {
             case STRING:
                 return v -> StringData.fromString(v.toString());
             case UUID:
-                return v -> {
-                    UUID uuid = (UUID) v;
-                    return ByteBuffer.allocate(16)
-                            .putLong(uuid.getMostSignificantBits())
-                            .putLong(uuid.getLeastSignificantBits())
-                            .array();
-                };
             case FIXED:
             case BINARY:
-                return v -> v instanceof ByteBuffer ? ByteBuffers.toByteArray((ByteBuffer) v) : ((byte[]) v).clone();
+                return ConvertedRowsReader::bytes;
             case DECIMAL:
                 Types.DecimalType decimal = (Types.DecimalType) type;
                 return v -> DecimalData.fromBigDecimal((BigDecimal) v, decimal.precision(), decimal.scale());
@@ -225,37 +172,11 @@ final class JavaIcebergReader implements IcebergTaskReader {
                 for (Types.NestedField field : fields) {
                     children.add(converter(field.type()));
                 }
-                return v -> {
-                    StructLike struct = (StructLike) v;
-                    GenericRowData out = new GenericRowData(children.size());
-                    for (int i = 0; i < children.size(); i++) {
-                        Object child = struct.get(i, Object.class);
-                        out.setField(i, child == null ? null : children.get(i).apply(child));
-                    }
-                    return out;
-                };
+                return struct(children);
             case LIST:
-                Function<Object, Object> element = converter(type.asListType().elementType());
-                return v -> {
-                    List<?> list = (List<?>) v;
-                    Object[] out = new Object[list.size()];
-                    for (int i = 0; i < out.length; i++) {
-                        Object item = list.get(i);
-                        out[i] = item == null ? null : element.apply(item);
-                    }
-                    return new GenericArrayData(out);
-                };
+                return list(converter(type.asListType().elementType()));
             case MAP:
-                Function<Object, Object> key = converter(type.asMapType().keyType());
-                Function<Object, Object> value = converter(type.asMapType().valueType());
-                return v -> {
-                    Map<?, ?> map = (Map<?, ?>) v;
-                    Map<Object, Object> out = new LinkedHashMap<>(map.size() * 2);
-                    for (Map.Entry<?, ?> entry : map.entrySet()) {
-                        out.put(key.apply(entry.getKey()), entry.getValue() == null ? null : value.apply(entry.getValue()));
-                    }
-                    return new GenericMapData(out);
-                };
+                return map(converter(type.asMapType().keyType()), converter(type.asMapType().valueType()));
             default:
                 throw new UnsupportedOperationException("Iceberg type " + type + " is not read into Flink");
         }
@@ -265,18 +186,5 @@ final class JavaIcebergReader implements IcebergTaskReader {
         return withZone
                 ? v -> TimestampData.fromInstant(((OffsetDateTime) v).toInstant())
                 : v -> TimestampData.fromLocalDateTime((LocalDateTime) v);
-    }
-
-    @Override
-    public void close() throws IOException {
-        try {
-            iterator.close();
-        } finally {
-            try {
-                records.close();
-            } finally {
-                writer.close();
-            }
-        }
     }
 }

@@ -56,6 +56,11 @@ public final class TaskDescription implements Serializable {
     private final String nameMapping;
     /** For Iceberg Java's reader: whether column names are matched case-sensitively. */
     private final boolean caseSensitive;
+    /**
+     * For a metadata table's task: the position in its rows of each projected field, or {@code
+     * null} for a task of a data file.
+     */
+    private final int[] rowPositions;
 
     private TaskDescription(
             String json,
@@ -64,7 +69,8 @@ public final class TaskDescription implements Serializable {
             String javaReason,
             int[] projectedIds,
             String nameMapping,
-            boolean caseSensitive) {
+            boolean caseSensitive,
+            int[] rowPositions) {
         this.json = json;
         this.path = path;
         this.rows = rows;
@@ -72,17 +78,44 @@ public final class TaskDescription implements Serializable {
         this.projectedIds = projectedIds;
         this.nameMapping = nameMapping;
         this.caseSensitive = caseSensitive;
+        this.rowPositions = rowPositions;
     }
 
     /** A native description read back from {@link #json()}, for a task of {@code rows} rows at most. */
     public static TaskDescription fromJson(String json, String path, long rows) {
-        return new TaskDescription(json, path, rows, null, null, null, false);
+        return new TaskDescription(json, path, rows, null, null, null, false, null);
     }
 
-    /** A description for Iceberg Java's reader read back from its parts ({@link #json()}: Iceberg's JSON of the task). */
+    /**
+     * A description for Iceberg Java's reader read back from its parts ({@link #json()}: Iceberg's
+     * JSON of the task; {@code rowPositions} {@code null} but for a metadata table's task).
+     */
     public static TaskDescription javaFromJson(
-            String json, String path, long rows, String reason, int[] projectedIds, String nameMapping, boolean caseSensitive) {
-        return new TaskDescription(json, path, rows, reason, projectedIds.clone(), nameMapping, caseSensitive);
+            String json,
+            String path,
+            long rows,
+            String reason,
+            int[] projectedIds,
+            String nameMapping,
+            boolean caseSensitive,
+            int[] rowPositions) {
+        return new TaskDescription(json, path, rows, reason, projectedIds.clone(), nameMapping, caseSensitive,
+                rowPositions == null ? null : rowPositions.clone());
+    }
+
+    /**
+     * The description of a metadata table's task ({@link org.apache.iceberg.DataTask}, rows Iceberg makes of the
+     * table's metadata, for Iceberg Java to read): its rows hold the projected fields {@code
+     * projectedIds} at {@code rowPositions}.
+     */
+    public static TaskDescription forMetadata(FileScanTask task, int[] projectedIds, int[] rowPositions) {
+        if (!task.isDataTask()) {
+            throw new UnsupportedOperationException("Cannot read " + task.file().location()
+                    + ": a metadata table's scan planned a task that reads no metadata rows (" + task.getClass().getName() + ")");
+        }
+        String path = task.file().location();
+        return new TaskDescription(ScanTaskParser.toJson(task), path, task.file().recordCount(),
+                "it reads the table's metadata", projectedIds.clone(), null, true, rowPositions.clone());
     }
 
     /**
@@ -106,7 +139,7 @@ public final class TaskDescription implements Serializable {
             }
         }
         return new TaskDescription(ScanTaskParser.toJson(task), path, task.file().recordCount(), reason,
-                projectedIds.clone(), nameMapping, caseSensitive);
+                projectedIds.clone(), nameMapping, caseSensitive, null);
     }
 
     /**
@@ -173,7 +206,7 @@ public final class TaskDescription implements Serializable {
             json.append(",\"filter\":").append(filter);
         }
         json.append(",\"case-sensitive\":").append(caseSensitive).append('}');
-        return new TaskDescription(json.toString(), path, task.file().recordCount(), null, null, null, false);
+        return new TaskDescription(json.toString(), path, task.file().recordCount(), null, null, null, false, null);
     }
 
     /**
@@ -476,6 +509,16 @@ public final class TaskDescription implements Serializable {
     /** Whether column names match case-sensitively; only for {@link #readByJava()} tasks. */
     public boolean caseSensitive() {
         return caseSensitive;
+    }
+
+    /** Whether the task reads a metadata table's rows ({@link #forMetadata}). */
+    public boolean isMetadata() {
+        return rowPositions != null;
+    }
+
+    /** The position of each projected field in the rows; only for {@link #isMetadata()} tasks. */
+    public int[] rowPositions() {
+        return rowPositions.clone();
     }
 
     /** The data file's location. */

@@ -4,6 +4,7 @@ import dev.streamfusion.iceberg.internal.TaskDescription;
 
 import org.apache.flink.annotation.Internal;
 
+import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.CombinedScanTask;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.IncrementalAppendScan;
@@ -14,6 +15,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableScan;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 
@@ -24,7 +26,9 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Plans a table's reads with Iceberg Java: which snapshot (or which appends, when streaming), which
@@ -333,19 +337,33 @@ public final class ScanPlanner implements Serializable {
         return s;
     }
 
-    private List<TaskSplit> plan(Table t, Scan<?, FileScanTask, CombinedScanTask> scan, String idPrefix) {
+    private <S extends Scan<S, FileScanTask, CombinedScanTask>> List<TaskSplit> plan(Table t, S scan, String idPrefix) {
         Schema schema = t.schema();
         TaskDescription.ColumnHistory history = TaskDescription.ColumnHistory.of(schema, t.schemas().values());
         int[] projected = fixedIds == null ? projectedIds(schema) : present(fixedIds, schema);
         String nameMapping = t.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
+        // A metadata table's rows are made by Iceberg Java, of the projected fields in its schema's
+        // order; a data file's columns are projected by the reader.
+        int[] rowPositions = null;
+        S planned = scan;
+        if (t instanceof BaseMetadataTable) {
+            Schema rows = TypeUtil.select(schema, Arrays.stream(projected).boxed().collect(Collectors.toSet()));
+            rowPositions = new int[projected.length];
+            for (int c = 0; c < projected.length; c++) {
+                rowPositions[c] = rows.columns().indexOf(rows.findField(projected[c]));
+            }
+            planned = scan.project(rows);
+        }
         List<TaskSplit> splits = new ArrayList<>();
         int tasksRead = 0;
         List<TaskDescription> javaTasks = new ArrayList<>();
-        try (CloseableIterable<CombinedScanTask> tasks = scan.planTasks()) {
+        try (CloseableIterable<CombinedScanTask> tasks = planned.planTasks()) {
             for (CombinedScanTask combined : tasks) {
                 List<TaskDescription> described = new ArrayList<>();
                 for (FileScanTask task : combined.files()) {
-                    TaskDescription description = describe(task, schema, history, projected, nameMapping);
+                    TaskDescription description = rowPositions != null
+                            ? TaskDescription.forMetadata(task, projected, rowPositions)
+                            : describe(task, schema, history, projected, nameMapping);
                     if (description.readByJava()) {
                         javaTasks.add(description);
                     }
@@ -357,7 +375,7 @@ public final class ScanPlanner implements Serializable {
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot plan a scan of table " + table, e);
         }
-        if (!javaTasks.isEmpty()) {
+        if (!javaTasks.isEmpty() && rowPositions == null) {
             LOG.info("Table {}: {} of {} file tasks are read by Iceberg Java's reader, the native reader cannot read them; "
                             + "the first: {}", table, javaTasks.size(), tasksRead, javaTasks.get(0).javaReason());
         }

@@ -52,8 +52,8 @@ public final class TaskSplit implements SourceSplit {
     static final class Serializer implements SimpleVersionedSerializer<TaskSplit> {
 
         static final Serializer INSTANCE = new Serializer();
-        /** 2: tasks for Iceberg Java's reader besides native ones. */
-        private static final int VERSION = 2;
+        /** 2: tasks for Iceberg Java's reader besides native ones; 3: metadata tables' tasks. */
+        private static final int VERSION = 3;
 
         @Override
         public int getVersion() {
@@ -78,20 +78,35 @@ public final class TaskSplit implements SourceSplit {
                 out.writeBoolean(task.readByJava());
                 if (task.readByJava()) {
                     writeLongString(task.javaReason(), out);
-                    int[] ids = task.projectedIds();
-                    out.writeInt(ids.length);
-                    for (int id : ids) {
-                        out.writeInt(id);
-                    }
+                    writeInts(task.projectedIds(), out);
                     out.writeBoolean(task.nameMapping() != null);
                     if (task.nameMapping() != null) {
                         writeLongString(task.nameMapping(), out);
                     }
                     out.writeBoolean(task.caseSensitive());
+                    out.writeBoolean(task.isMetadata());
+                    if (task.isMetadata()) {
+                        writeInts(task.rowPositions(), out);
+                    }
                 }
             }
             out.writeInt(split.task);
             out.writeLong(split.emitted);
+        }
+
+        private static void writeInts(int[] values, DataOutputSerializer out) throws IOException {
+            out.writeInt(values.length);
+            for (int value : values) {
+                out.writeInt(value);
+            }
+        }
+
+        private static int[] readInts(DataInputDeserializer in) throws IOException {
+            int[] values = new int[in.readInt()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = in.readInt();
+            }
+            return values;
         }
 
         private static void writeLongString(String text, DataOutputSerializer out) throws IOException {
@@ -118,7 +133,7 @@ public final class TaskSplit implements SourceSplit {
             }
         }
 
-        /** A split {@link #write} wrote, at serializer version {@code version} (1: native tasks only). */
+        /** A split {@link #write} wrote, at serializer version {@code version} (see {@link #VERSION}). */
         static TaskSplit read(DataInputDeserializer in, int version) throws IOException {
             String id = in.readUTF();
             int count = in.readInt();
@@ -129,12 +144,11 @@ public final class TaskSplit implements SourceSplit {
                 long rows = in.readLong();
                 if (version >= 2 && in.readBoolean()) {
                     String reason = readLongString(in);
-                    int[] ids = new int[in.readInt()];
-                    for (int c = 0; c < ids.length; c++) {
-                        ids[c] = in.readInt();
-                    }
+                    int[] ids = readInts(in);
                     String nameMapping = in.readBoolean() ? readLongString(in) : null;
-                    tasks.add(TaskDescription.javaFromJson(json, path, rows, reason, ids, nameMapping, in.readBoolean()));
+                    boolean caseSensitive = in.readBoolean();
+                    int[] rowPositions = version >= 3 && in.readBoolean() ? readInts(in) : null;
+                    tasks.add(TaskDescription.javaFromJson(json, path, rows, reason, ids, nameMapping, caseSensitive, rowPositions));
                 } else {
                     tasks.add(TaskDescription.fromJson(json, path, rows));
                 }

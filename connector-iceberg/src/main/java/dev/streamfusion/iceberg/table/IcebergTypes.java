@@ -15,6 +15,7 @@ import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
@@ -199,6 +200,12 @@ public final class IcebergTypes {
                 return map.getValueType().isNullable()
                         ? Types.MapType.ofOptional(keyId, valueId, keyType, valueType)
                         : Types.MapType.ofRequired(keyId, valueId, keyType, valueType);
+            case MULTISET:
+                // As iceberg-flink keeps a multiset: each element and its count, read back as a map.
+                int elementKeyId = ids.incrementAndGet();
+                int countId = ids.incrementAndGet();
+                return Types.MapType.ofRequired(elementKeyId, countId,
+                        toIceberg(((MultisetType) type).getElementType(), ids), Types.IntegerType.get());
             default:
                 throw new UnsupportedOperationException("Flink type " + type + " has no Iceberg type");
         }

@@ -23,6 +23,7 @@ import org.apache.flink.table.catalog.exceptions.TableNotPartitionedException;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 
+import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionField;
@@ -239,7 +240,8 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
             columns.primaryKey(key);
         }
         List<String> partitionKeys = new ArrayList<>();
-        PartitionSpec spec = table.spec();
+        // A metadata table's spec is its table's, over fields of another schema.
+        PartitionSpec spec = table instanceof BaseMetadataTable ? PartitionSpec.unpartitioned() : table.spec();
         for (PartitionField field : spec.fields()) {
             if (field.transform().isIdentity()) {
                 partitionKeys.add(schema.findColumnName(field.sourceId()));
@@ -320,7 +322,7 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
 
     @Override
     public void dropTable(ObjectPath path, boolean ignoreIfNotExists) throws TableNotExistException {
-        if (!catalog.dropTable(identifier(path), false) && !ignoreIfNotExists) {
+        if (!catalog.dropTable(ownIdentifier(path, "dropped"), false) && !ignoreIfNotExists) {
             throw new TableNotExistException(getName(), path);
         }
     }
@@ -329,7 +331,7 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
     public void renameTable(ObjectPath path, String newName, boolean ignoreIfNotExists)
             throws TableNotExistException, TableAlreadyExistException {
         try {
-            catalog.renameTable(identifier(path), TableIdentifier.of(namespace(path.getDatabaseName()), newName));
+            catalog.renameTable(ownIdentifier(path, "renamed"), ownIdentifier(new ObjectPath(path.getDatabaseName(), newName), "created"));
         } catch (NoSuchTableException e) {
             if (!ignoreIfNotExists) {
                 throw new TableNotExistException(getName(), path, e);
@@ -374,7 +376,7 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
         resolved.getPartitionKeys().forEach(spec::identity);
         Map<String, String> options = withoutConnection(resolved.getOptions());
         try {
-            catalog.createTable(identifier(path), schema, spec.build(), StreamFusionIcebergTableFactory.location(options),
+            catalog.createTable(ownIdentifier(path, "created"), schema, spec.build(), StreamFusionIcebergTableFactory.location(options),
                     StreamFusionIcebergTableFactory.tableProperties(options));
         } catch (AlreadyExistsException e) {
             if (!ignoreIfExists) {
@@ -397,7 +399,22 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
         return own;
     }
 
+    /** The table {@code path} names: its own, or one of its metadata tables ({@code t$snapshots}). */
     private TableIdentifier identifier(ObjectPath path) {
-        return TableIdentifier.of(namespace(path.getDatabaseName()), path.getObjectName());
+        return IcebergTableRef.identifier(namespace(path.getDatabaseName()), path.getObjectName());
+    }
+
+    /**
+     * The table {@code path} names, to be {@code done} (created, dropped, renamed): refused for a
+     * metadata table, which Iceberg derives from its table.
+     */
+    private TableIdentifier ownIdentifier(ObjectPath path, String done) {
+        TableIdentifier identifier = identifier(path);
+        if (!identifier.name().equals(path.getObjectName())) {
+            throw new CatalogException("Table " + path.getFullName() + " of the streamfusion-iceberg catalog " + getName()
+                    + " is the " + identifier.name() + " metadata table of " + identifier.namespace()
+                    + ": it cannot be " + done);
+        }
+        return identifier;
     }
 }

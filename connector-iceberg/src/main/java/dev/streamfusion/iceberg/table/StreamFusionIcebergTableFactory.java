@@ -5,6 +5,7 @@ import dev.streamfusion.bridge.table.PlannerExtension;
 import dev.streamfusion.bridge.table.RowLayout;
 import dev.streamfusion.bridge.table.StockCounterpart;
 import dev.streamfusion.iceberg.internal.IcebergTableRef;
+import dev.streamfusion.iceberg.source.ScanOptions;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
@@ -133,9 +134,14 @@ public final class StreamFusionIcebergTableFactory
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
         Schema schema = ensureTable(ref, context.getCatalogTable());
         try {
+            ScanOptions scanOptions = IcebergOptions.scanOptions(options, context.getConfiguration());
+            if (ref.isMetadataTable() && scanOptions.isStreaming()) {
+                // Iceberg scans a metadata table whole; it has no appends to follow.
+                throw new IllegalArgumentException("the metadata table " + ref + " is read in batch only, not streaming");
+            }
             return new StreamFusionIcebergTableSource(
                     ref,
-                    IcebergOptions.scanOptions(options, context.getConfiguration()),
+                    scanOptions,
                     schema,
                     rowType,
                     IcebergOptions.limit(options, context.getConfiguration()),
@@ -152,6 +158,10 @@ public final class StreamFusionIcebergTableFactory
         NativeLibrary.load();
         Map<String, String> options = context.getCatalogTable().getOptions();
         IcebergTableRef ref = tableRef(context.getObjectIdentifier(), options);
+        if (ref.isMetadataTable()) {
+            throw new ValidationException("Table " + context.getObjectIdentifier() + " is the metadata table " + ref
+                    + ", which Iceberg derives from its table: it cannot be written");
+        }
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
         Schema schema = ensureTable(ref, context.getCatalogTable());
         List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
@@ -215,6 +225,10 @@ public final class StreamFusionIcebergTableFactory
             TableIdentifier id = ref.identifier();
             if (catalog.tableExists(id)) {
                 return ref.loadFrom(catalog).schema();
+            }
+            if (ref.isMetadataTable()) {
+                throw new ValidationException("Cannot read the metadata table " + ref + ": there is no table " + id.namespace()
+                        + " in the Iceberg catalog");
             }
             if (catalog instanceof SupportsNamespaces) {
                 SupportsNamespaces namespaces = (SupportsNamespaces) catalog;
