@@ -43,10 +43,12 @@ import java.util.concurrent.TimeUnit;
  * StreamFusion job runs once more through the operator island (the reader's batches handed whole
  * to the writer, or to the blackhole, which discards them). Refuses a debug native build.
  *
- * <p>{@code ./bin/bench-iceberg [rows [jobs]]}: 5,000,000 rows by default; {@code jobs} is a
+ * <p>{@code ./bin/bench-iceberg [rows [jobs [scans]]]}: 5,000,000 rows by default; {@code jobs} is a
  * comma-separated choice of {@code scans}, {@code copy} and {@code island} (all three by default;
- * {@code island} adds the island's run of each scan and copy chosen, or of the copy alone), so
- * that one kind of job can be run alone, under a profiler for instance.
+ * {@code island} adds the island's run of each scan and copy chosen, or of the copy alone), and
+ * {@code scans} {@code all} (the default) or comma-separated words of the scans' names to run
+ * ({@code selective,2 of 20}), so that one kind of job can be run alone, under a profiler for
+ * instance.
  */
 public final class IcebergScanBenchmark {
 
@@ -69,6 +71,7 @@ public final class IcebergScanBenchmark {
         NativeLibrary.requireRelease("the Iceberg benchmark");
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
         List<String> jobs = List.of((args.length > 1 ? args[1] : "scans,copy,island").split(","));
+        List<String> scans = List.of((args.length > 2 ? args[2] : "all").split(","));
         if (!List.of("scans", "copy", "island").containsAll(jobs)) {
             throw new IllegalArgumentException("jobs '" + args[1] + "': a choice of scans, copy and island");
         }
@@ -84,12 +87,16 @@ public final class IcebergScanBenchmark {
                 if (!jobs.contains("scans")) {
                     break;
                 }
+                if (!scans.equals(List.of("all")) && scans.stream().noneMatch(query.getKey()::contains)) {
+                    continue;
+                }
                 double stock = ParquetScanBenchmark.bestRate(() -> scan(uri, "stock", query.getValue(), false), rows);
                 double fused = ParquetScanBenchmark.bestRate(() -> scan(uri, "sf", query.getValue(), false), rows);
                 double batches = island ? ParquetScanBenchmark.bestRate(() -> scan(uri, "sf", query.getValue(), true), rows) : 0;
                 System.out.println(row(query.getKey(), stock, fused, batches));
             }
-            if (!jobs.contains("copy") && !island) {
+            // The copy runs when chosen, or through the island alone when nothing else is.
+            if (!jobs.contains("copy") && !jobs.equals(List.of("island"))) {
                 return;
             }
             double stockCopy = ParquetScanBenchmark.bestRate(() -> copy(uri, "stock", false), rows);
