@@ -35,7 +35,8 @@ import java.util.stream.Collectors;
  * files the filter keeps, which deletes apply to each, and how file tasks combine into splits. Each
  * planned task becomes a {@link TaskDescription} of the projected columns, for the native reader or,
  * where that cannot read it correctly, for Iceberg Java's; the plan fails naming the table, the
- * file and the reasons only where neither reads it.
+ * file and the reasons only where neither reads it. A metadata table's tasks ({@code t$files}) are
+ * rows Iceberg Java makes, read by Iceberg Java.
  */
 @Internal
 public final class ScanPlanner implements Serializable {
