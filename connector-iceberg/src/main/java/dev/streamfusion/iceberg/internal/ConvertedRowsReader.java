@@ -3,9 +3,19 @@ package dev.streamfusion.iceberg.internal;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericMapData;
 import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
 
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.StructLike;
@@ -14,7 +24,13 @@ import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.util.ByteBuffers;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +88,84 @@ abstract class ConvertedRowsReader<T extends StructLike> implements IcebergTaskR
             throw new IOException("Cannot read " + path + ": " + e.getMessage(), e);
         }
         return writer.appended() == 0 ? null : writer.finishBatch();
+    }
+
+    /** For each column of {@code rowType}, its {@link #converter}. */
+    static List<Function<Object, Object>> converters(RowType rowType) {
+        List<Function<Object, Object>> converters = new ArrayList<>(rowType.getFieldCount());
+        for (LogicalType type : rowType.getChildren()) {
+            converters.add(converter(type));
+        }
+        return converters;
+    }
+
+    /**
+     * Iceberg's value (never {@code null}) of a column Flink reads as {@code type} to Flink's
+     * internal one, as iceberg-flink reads it: in Iceberg's internal form (a metadata table's rows:
+     * timestamps as microseconds, times as microseconds of the day) or in the Java form of its
+     * generic records (dates, times and timestamps as {@code java.time} values).
+     */
+    static Function<Object, Object> converter(LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+            case INTEGER:
+            case BIGINT:
+            case FLOAT:
+            case DOUBLE:
+                return Function.identity();
+            case TINYINT:
+                return v -> ((Number) v).byteValue();
+            case SMALLINT:
+                return v -> ((Number) v).shortValue();
+            case DATE:
+                return v -> v instanceof LocalDate ? (int) ((LocalDate) v).toEpochDay() : v;
+            case TIME_WITHOUT_TIME_ZONE:
+                // Flink's TIME holds milliseconds of the day; Iceberg's, microseconds.
+                return v -> v instanceof LocalTime
+                        ? (int) (((LocalTime) v).toNanoOfDay() / 1_000_000L)
+                        : (int) ((Long) v / 1000L);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                return timestamp(((TimestampType) type).getPrecision() > 6);
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return timestamp(((LocalZonedTimestampType) type).getPrecision() > 6);
+            case CHAR:
+            case VARCHAR:
+                return v -> StringData.fromString(v.toString());
+            case BINARY:
+            case VARBINARY:
+                return ConvertedRowsReader::bytes;
+            case DECIMAL:
+                DecimalType decimal = (DecimalType) type;
+                return v -> DecimalData.fromBigDecimal((BigDecimal) v, decimal.getPrecision(), decimal.getScale());
+            case ROW:
+                List<Function<Object, Object>> fields = new ArrayList<>();
+                for (LogicalType field : type.getChildren()) {
+                    fields.add(converter(field));
+                }
+                return struct(fields);
+            case ARRAY:
+                return list(converter(((ArrayType) type).getElementType()));
+            case MAP:
+                return map(converter(((MapType) type).getKeyType()), converter(((MapType) type).getValueType()));
+            default:
+                throw new UnsupportedOperationException("A column of type " + type + " is not read from Iceberg");
+        }
+    }
+
+    /** Microseconds (nanoseconds where {@code nanos}) since the epoch, or a Java date-time, to Flink's timestamp. */
+    private static Function<Object, Object> timestamp(boolean nanos) {
+        return v -> {
+            if (v instanceof OffsetDateTime) {
+                return TimestampData.fromInstant(((OffsetDateTime) v).toInstant());
+            }
+            if (v instanceof LocalDateTime) {
+                return TimestampData.fromLocalDateTime((LocalDateTime) v);
+            }
+            long units = (Long) v;
+            return nanos
+                    ? TimestampData.fromEpochMillis(Math.floorDiv(units, 1_000_000L), (int) Math.floorMod(units, 1_000_000L))
+                    : TimestampData.fromEpochMillis(Math.floorDiv(units, 1000L), (int) Math.floorMod(units, 1000L) * 1000);
+        };
     }
 
     /** A struct's fields, each by its converter ({@code null} kept), as Flink's row. */

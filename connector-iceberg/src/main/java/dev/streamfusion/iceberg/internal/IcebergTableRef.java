@@ -137,21 +137,28 @@ public final class IcebergTableRef implements Serializable {
      * table of {@code t}, as in iceberg-flink's catalog. Any other name is the table's own.
      */
     public static TableIdentifier identifier(Namespace namespace, String table) {
-        int dollar = table.indexOf('$');
-        if (dollar > 0 && table.indexOf('$', dollar + 1) < 0) {
-            String kind = table.substring(dollar + 1);
-            if (MetadataTableType.from(kind) != null) {
-                String[] levels = java.util.Arrays.copyOf(namespace.levels(), namespace.levels().length + 1);
-                levels[namespace.levels().length] = table.substring(0, dollar);
-                return TableIdentifier.of(Namespace.of(levels), kind);
-            }
-        }
-        return TableIdentifier.of(namespace, table);
+        int dollar = metadataSeparator(table);
+        return dollar < 0
+                ? TableIdentifier.of(namespace, table)
+                : TableIdentifier.of(appendLevel(namespace, table.substring(0, dollar)), table.substring(dollar + 1));
+    }
+
+    /** Whether {@code table} names a metadata table ({@link #identifier(Namespace, String)}). */
+    public static boolean namesMetadataTable(String table) {
+        return metadataSeparator(table) >= 0;
     }
 
     /** Whether this names a metadata table ({@link #identifier(Namespace, String)}). */
     public boolean isMetadataTable() {
-        return !identifier().name().equals(table);
+        return namesMetadataTable(table);
+    }
+
+    /** The position of the {@code $} before a metadata table's kind in {@code table}, or -1. */
+    private static int metadataSeparator(String table) {
+        int dollar = table.indexOf('$');
+        boolean named = dollar > 0 && table.indexOf('$', dollar + 1) < 0
+                && MetadataTableType.from(table.substring(dollar + 1)) != null;
+        return named ? dollar : -1;
     }
 
     /**
@@ -159,9 +166,12 @@ public final class IcebergTableRef implements Serializable {
      * below the catalog's {@code base-namespace} (levels separated by dots), as in iceberg-flink.
      */
     public static Namespace namespace(Map<String, String> properties, String database) {
-        Namespace base = baseNamespace(properties);
-        String[] levels = java.util.Arrays.copyOf(base.levels(), base.levels().length + 1);
-        levels[base.levels().length] = database;
+        return appendLevel(baseNamespace(properties), database);
+    }
+
+    private static Namespace appendLevel(Namespace namespace, String level) {
+        String[] levels = java.util.Arrays.copyOf(namespace.levels(), namespace.levels().length + 1);
+        levels[namespace.levels().length] = level;
         return Namespace.of(levels);
     }
 

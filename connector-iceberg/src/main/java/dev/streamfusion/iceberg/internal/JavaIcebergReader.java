@@ -3,9 +3,6 @@ package dev.streamfusion.iceberg.internal;
 import dev.streamfusion.bridge.writer.RowDataArrowWriter;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.table.data.DecimalData;
-import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -22,18 +19,11 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
-import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
 
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -88,7 +78,7 @@ final class JavaIcebergReader extends ConvertedRowsReader<Record> {
         Schema required = deletes.requiredSchema();
         List<Types.NestedField> fields = required.columns();
         int[] positions = new int[ids.length];
-        List<Function<Object, Object>> converters = new ArrayList<>(ids.length);
+        List<Function<Object, Object>> converters = converters(rowType);
         for (int c = 0; c < ids.length; c++) {
             positions[c] = -1;
             for (int p = 0; p < fields.size(); p++) {
@@ -99,7 +89,6 @@ final class JavaIcebergReader extends ConvertedRowsReader<Record> {
             if (positions[c] < 0) {
                 throw new IOException("Cannot read " + task.path() + ": its schema has no field " + ids[c]);
             }
-            converters.add(converter(fields.get(positions[c]).type()));
         }
         NameMapping mapping = task.nameMapping() == null ? null : NameMappingParser.fromJson(task.nameMapping());
         CloseableIterable<Record> file = openFile(fileTask, required, mapping, task.caseSensitive(), io);
@@ -137,54 +126,5 @@ final class JavaIcebergReader extends ConvertedRowsReader<Record> {
             read = read.withNameMapping(mapping);
         }
         return read.build();
-    }
-
-    /** Iceberg's generic value of {@code type} (never {@code null}) to Flink's internal one, as iceberg-flink reads it. */
-    static Function<Object, Object> converter(Type type) {
-        switch (type.typeId()) {
-            case BOOLEAN:
-            case INTEGER:
-            case LONG:
-            case FLOAT:
-            case DOUBLE:
-                return Function.identity();
-            case DATE:
-                return v -> (int) ((LocalDate) v).toEpochDay();
-            case TIME:
-                // Flink's TIME holds milliseconds of the day; iceberg-flink drops the rest.
-                return v -> (int) (((LocalTime) v).toNanoOfDay() / 1_000_000L);
-            case TIMESTAMP:
-                return timestamp(((Types.TimestampType) type).shouldAdjustToUTC());
-            case TIMESTAMP_NANO:
-                return timestamp(((Types.TimestampNanoType) type).shouldAdjustToUTC());
-            case STRING:
-                return v -> StringData.fromString(v.toString());
-            case UUID:
-            case FIXED:
-            case BINARY:
-                return ConvertedRowsReader::bytes;
-            case DECIMAL:
-                Types.DecimalType decimal = (Types.DecimalType) type;
-                return v -> DecimalData.fromBigDecimal((BigDecimal) v, decimal.precision(), decimal.scale());
-            case STRUCT:
-                List<Types.NestedField> fields = type.asStructType().fields();
-                List<Function<Object, Object>> children = new ArrayList<>(fields.size());
-                for (Types.NestedField field : fields) {
-                    children.add(converter(field.type()));
-                }
-                return struct(children);
-            case LIST:
-                return list(converter(type.asListType().elementType()));
-            case MAP:
-                return map(converter(type.asMapType().keyType()), converter(type.asMapType().valueType()));
-            default:
-                throw new UnsupportedOperationException("Iceberg type " + type + " is not read into Flink");
-        }
-    }
-
-    private static Function<Object, Object> timestamp(boolean withZone) {
-        return withZone
-                ? v -> TimestampData.fromInstant(((OffsetDateTime) v).toInstant())
-                : v -> TimestampData.fromLocalDateTime((LocalDateTime) v);
     }
 }

@@ -410,7 +410,7 @@ public final class StreamFusionIcebergCatalog extends TablesOnlyCatalog {
      */
     private TableIdentifier ownIdentifier(ObjectPath path, String done) {
         TableIdentifier identifier = identifier(path);
-        if (!identifier.name().equals(path.getObjectName())) {
+        if (IcebergTableRef.namesMetadataTable(path.getObjectName())) {
             throw new CatalogException("Table " + path.getFullName() + " of the streamfusion-iceberg catalog " + getName()
                     + " is the " + identifier.name() + " metadata table of " + identifier.namespace()
                     + ": it cannot be " + done);
