@@ -145,8 +145,8 @@ public final class NativeFormatDecoder extends NativeHandle {
             boolean defer) {
         NativeLibrary.load();
         FormatOptionArrays arrays = new FormatOptionArrays(options);
-        Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
-        Schema physicalSchema = ArrowTypes.toArrowSchema(physical);
+        Schema rowSchema = ArrowTypes.toNativeSchema(rowType);
+        Schema physicalSchema = ArrowTypes.toNativeSchema(physical);
         ProtobufDescriptors protobuf =
                 "protobuf".equals(format) ? ProtobufDescriptors.fromOptions(options) : null;
         byte[] descriptors = protobuf == null ? null : protobuf.fileDescriptorSet();

@@ -100,7 +100,7 @@ public final class NativeFormatEncoder extends NativeHandle {
         byte[] descriptors = protobuf == null ? null : protobuf.fileDescriptorSet();
         String message = protobuf == null ? null : protobuf.messageName();
         long[] address = {0};
-        Schema rowSchema = ArrowTypes.toArrowSchema(rowType);
+        Schema rowSchema = ArrowTypes.toNativeSchema(rowType);
         ArrowBatchImporter messages = null;
         try {
             messages =

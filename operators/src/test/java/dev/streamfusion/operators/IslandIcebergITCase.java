@@ -349,4 +349,22 @@ class IslandIcebergITCase {
         assertThat(stockRows("SELECT * FROM sf.db.keyed"))
                 .containsExactlyInAnyOrderElementsOf(stockRows("SELECT * FROM " + TABLE + " WHERE id IS NOT NULL"));
     }
+
+    @Test
+    void aScanOfVariantsStaysOnRowsAndGivesIcebergFlinksRows() throws Exception {
+        TableEnvironment island = env(false, 1, true);
+        island.executeSql("CREATE TABLE sf.db.docs (id BIGINT, doc VARIANT) WITH ('format-version' = '3')");
+        island.executeSql("CREATE TEMPORARY TABLE discarded (id BIGINT, doc VARIANT) WITH ('connector' = 'blackhole')");
+        // The table is written by iceberg-flink: streamfusion-iceberg does not write variants.
+        island.executeSql("INSERT INTO stock.db.docs SELECT id, PARSE_JSON(j) FROM (VALUES (1, '{\"a\": [1, 2]}'), "
+                + "(2, CAST(NULL AS STRING)), (3, '\"x\"')) AS t(id, j)").await();
+        String query = "SELECT id + 1, doc FROM sf.db.docs WHERE id <> 2";
+        StreamFusion.Explanation report = StreamFusion.explain(island, query);
+        assertThat(report.nativeNodes()).isEmpty();
+        assertThat(report.fallbacks()).anyMatch(reason -> reason.contains("'doc'") && reason.contains("VARIANT"));
+        // A scan into a sink that takes batches falls back at the source.
+        assertThat(StreamFusion.explain(island, "INSERT INTO discarded SELECT * FROM sf.db.docs").fallbacks())
+                .anyMatch(reason -> reason.contains("its column 'doc' is of type VARIANT"));
+        assertThat(rows(island, query)).hasSize(2).containsExactlyInAnyOrderElementsOf(stockRows(query));
+    }
 }

@@ -1,8 +1,11 @@
 package dev.streamfusion.bridge.columnar;
 
+import dev.streamfusion.bridge.types.ArrowTypes;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.columnar.ColumnarArrayData;
@@ -29,6 +32,7 @@ import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.types.variant.BinaryVariant;
 
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -123,6 +127,8 @@ public final class ArrowColumnVectors {
                         (MapVector) vector, ((MultisetType) type).getElementType(), new IntType(false));
             case ROW:
                 return new RowColumn((StructVector) vector, (RowType) type);
+            case VARIANT:
+                return new VariantColumn((StructVector) vector);
             default:
                 throw new UnsupportedOperationException(
                         "no Arrow column vector for Flink type " + type.asSummaryString());
@@ -452,7 +458,7 @@ public final class ArrowColumnVectors {
         public ArrayData getArray(int i) {
             int start = offsets.getInt((long) i * 4);
             int end = offsets.getInt((long) (i + 1) * 4);
-            return new ColumnarArrayData(elements, start, end - start);
+            return elements(elements, start, end - start);
         }
     }
 
@@ -472,8 +478,28 @@ public final class ArrowColumnVectors {
         public MapData getMap(int i) {
             int start = offsets.getInt((long) i * 4);
             int end = offsets.getInt((long) (i + 1) * 4);
+            if (keys instanceof VariantColumn || values instanceof VariantColumn) {
+                // Flink's columnar arrays read no variants.
+                return new ArraysMapData(elements(keys, start, end - start), elements(values, start, end - start));
+            }
             return new ColumnarMapData(keys, values, start, end - start);
         }
+    }
+
+    /**
+     * Elements {@code start} to {@code start + length} of {@code elements} as an array: a view,
+     * but for variants, which Flink's columnar arrays do not read, copied into an array of them.
+     */
+    private static ArrayData elements(ColumnVector elements, int start, int length) {
+        if (elements instanceof VariantColumn) {
+            VariantColumn variants = (VariantColumn) elements;
+            Object[] copied = new Object[length];
+            for (int e = 0; e < length; e++) {
+                copied[e] = variants.isNullAt(start + e) ? null : variants.variant(start + e);
+            }
+            return new GenericArrayData(copied);
+        }
+        return new ColumnarArrayData(elements, start, length);
     }
 
     /** A column read through a mask: NULL where the mask is NULL, else the column's value. */
@@ -571,6 +597,33 @@ public final class ArrowColumnVectors {
         @Override
         public ColumnarRowData getRow(int i) {
             return ((RowColumnVector) column).getRow(i);
+        }
+    }
+
+    /**
+     * A VARIANT column (a struct of its metadata and value bytes) as Flink reads one from a columnar
+     * row: a row of the value's bytes, then the metadata's.
+     */
+    private static final class VariantColumn extends Column implements RowColumnVector {
+        private final VectorizedColumnBatch parts;
+
+        VariantColumn(StructVector vector) {
+            super(vector);
+            this.parts = new VectorizedColumnBatch(new ColumnVector[] {
+                new BytesColumn((BaseVariableWidthVector) vector.getChild(ArrowTypes.VARIANT_VALUE)),
+                new BytesColumn((BaseVariableWidthVector) vector.getChild(ArrowTypes.VARIANT_METADATA))
+            });
+            this.parts.setNumRows(vector.getValueCount());
+        }
+
+        @Override
+        public ColumnarRowData getRow(int i) {
+            return new ColumnarRowData(parts, i);
+        }
+
+        BinaryVariant variant(int i) {
+            ColumnarRowData row = getRow(i);
+            return new BinaryVariant(row.getBinary(0), row.getBinary(1));
         }
     }
 

@@ -14,6 +14,7 @@ import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
@@ -23,6 +24,7 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.table.types.logical.VariantType;
 import org.apache.flink.table.types.logical.YearMonthIntervalType;
 
 import org.apache.arrow.vector.types.DateUnit;
@@ -63,6 +65,8 @@ import java.util.Map;
  *   <tr><td>MULTISET&lt;T&gt;</td><td>Map&lt;entries: Struct&lt;key: T not null, value: Int32 not
  *       null&gt;&gt;, field metadata {@value #FLINK_TYPE_KEY} = MULTISET</td></tr>
  *   <tr><td>ROW&lt;...&gt;</td><td>Struct&lt;...&gt;</td></tr>
+ *   <tr><td>VARIANT</td><td>Struct&lt;metadata: Binary not null, value: Binary not null&gt; (the
+ *       Parquet variant's unshredded form), field metadata {@value #FLINK_TYPE_KEY} = VARIANT</td></tr>
  * </table>
  *
  * <p>Nullability carries over field by field. Time units grow with precision so that no digit a
@@ -70,7 +74,8 @@ import java.util.Map;
  * nanoseconds of the millisecond). Arrow requires map keys to be non-null, so a map key column is
  * always declared NOT NULL and a NULL key is rejected when written. Types Flink cannot hold in a
  * column (RAW, NULL, SYMBOL, structured and distinct types, TIMESTAMP WITH TIME ZONE) are rejected
- * with an error naming the type.
+ * with an error naming the type. VARIANT columns are exchanged between Java readers and Flink only:
+ * {@link #toNativeSchema} refuses them for native code, which has no variant kernels yet.
  *
  * <p>The reverse direction ({@link #toLogicalType(Field)}) gives the canonical Flink type of an
  * Arrow field: Utf8 becomes STRING, Binary becomes BYTES, and a time unit becomes the largest
@@ -84,7 +89,14 @@ public final class ArrowTypes {
     /** Field metadata key that marks Flink types Arrow has no own type for. */
     public static final String FLINK_TYPE_KEY = "flink.type";
 
+    /** A VARIANT column's first child: its metadata's bytes (the Parquet variant's order). */
+    public static final String VARIANT_METADATA = "metadata";
+
+    /** A VARIANT column's second child: its value's bytes. */
+    public static final String VARIANT_VALUE = "value";
+
     private static final String MULTISET = "MULTISET";
+    private static final String VARIANT = "VARIANT";
     private static final String UTC = "UTC";
 
     private ArrowTypes() {}
@@ -96,6 +108,29 @@ public final class ArrowTypes {
             fields.add(toArrowField(field.getName(), field.getType()));
         }
         return new Schema(fields);
+    }
+
+    /**
+     * The Arrow schema of a Flink row type that native code reads or writes: as {@link
+     * #toArrowSchema}, refusing a VARIANT column (at any depth) with an error naming it.
+     */
+    public static Schema toNativeSchema(RowType rowType) {
+        for (RowType.RowField field : rowType.getFields()) {
+            if (holdsVariant(field.getType())) {
+                throw new ValidationException(
+                        "StreamFusion does not read or write the VARIANT column '"
+                                + field.getName()
+                                + "' ("
+                                + field.getType().asSummaryString()
+                                + ") natively");
+            }
+        }
+        return toArrowSchema(rowType);
+    }
+
+    /** Whether {@code type} is or holds a VARIANT. */
+    public static boolean holdsVariant(LogicalType type) {
+        return type.is(LogicalTypeRoot.VARIANT) || type.getChildren().stream().anyMatch(ArrowTypes::holdsVariant);
     }
 
     /** The Arrow field of a Flink type, with its nullability and children. */
@@ -125,6 +160,17 @@ public final class ArrowTypes {
                     children.add(toArrowField(field.getName(), field.getType()));
                 }
                 return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
+            case VARIANT:
+                return new Field(
+                        name,
+                        new FieldType(
+                                nullable,
+                                ArrowType.Struct.INSTANCE,
+                                null,
+                                Collections.singletonMap(FLINK_TYPE_KEY, VARIANT)),
+                        List.of(
+                                new Field(VARIANT_METADATA, FieldType.notNullable(ArrowType.Binary.INSTANCE), null),
+                                new Field(VARIANT_VALUE, FieldType.notNullable(ArrowType.Binary.INSTANCE), null)));
             case TIME_WITHOUT_TIME_ZONE:
                 // Arrow's units do not carry TIME's precision, which text formats round to.
                 return new Field(
@@ -154,7 +200,7 @@ public final class ArrowTypes {
                 Collections.singletonList(entries));
     }
 
-    /** The Arrow type of a Flink scalar type (not ARRAY, MAP, MULTISET or ROW). */
+    /** The Arrow type of a Flink scalar type (not ARRAY, MAP, MULTISET, ROW or VARIANT). */
     public static ArrowType toArrowType(LogicalType type) {
         switch (type.getTypeRoot()) {
             case BOOLEAN:
@@ -300,6 +346,9 @@ public final class ArrowTypes {
                 }
                 return new MapType(nullable, key, toLogicalType(entry.get(1)));
             case Struct:
+                if (VARIANT.equals(field.getMetadata().get(FLINK_TYPE_KEY))) {
+                    return new VariantType(nullable);
+                }
                 List<RowType.RowField> children = new ArrayList<>();
                 for (Field child : field.getChildren()) {
                     children.add(new RowType.RowField(child.getName(), toLogicalType(child)));

@@ -1,5 +1,7 @@
 package dev.streamfusion.bridge.writer;
 
+import dev.streamfusion.bridge.types.ArrowTypes;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.DecimalData;
@@ -17,6 +19,8 @@ import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.types.variant.BinaryVariant;
+import org.apache.flink.types.variant.Variant;
 
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
@@ -157,6 +161,14 @@ abstract class FieldWriter {
                                     nullKeys);
                 }
                 return new RowWriter(name, access, struct, children);
+            case VARIANT:
+                StructVector parts = (StructVector) vector;
+                return new VariantWriter(
+                        name,
+                        access,
+                        parts,
+                        (BaseVariableWidthVector) parts.getChild(ArrowTypes.VARIANT_METADATA),
+                        (BaseVariableWidthVector) parts.getChild(ArrowTypes.VARIANT_VALUE));
             default:
                 throw new UnsupportedOperationException(
                         "no Arrow writer for Flink type " + type.asSummaryString() + " of column " + name);
@@ -742,6 +754,56 @@ abstract class FieldWriter {
             for (FieldWriter field : fields) {
                 field.writeNull(out);
             }
+        }
+    }
+
+    /** A VARIANT as its metadata's and value's bytes (Flink's {@link BinaryVariant} keeps both). */
+    private static final class VariantWriter extends FieldWriter {
+        private static final byte[] EMPTY = new byte[0];
+
+        private final StructVector vector;
+        private final BaseVariableWidthVector metadata;
+        private final BaseVariableWidthVector value;
+
+        VariantWriter(
+                String name,
+                ValueAccess access,
+                StructVector vector,
+                BaseVariableWidthVector metadata,
+                BaseVariableWidthVector value) {
+            super(name, access);
+            this.vector = vector;
+            this.metadata = metadata;
+            this.value = value;
+        }
+
+        @Override
+        ValueVector vector() {
+            return vector;
+        }
+
+        @Override
+        void writeValue(int out, Object container, int index) {
+            Variant variant = access.getVariant(container, index);
+            if (!(variant instanceof BinaryVariant)) {
+                throw new IllegalArgumentException(
+                        "column " + name + " holds a variant of " + variant.getClass().getName()
+                                + ", not Flink's BinaryVariant");
+            }
+            BinaryVariant binary = (BinaryVariant) variant;
+            vector.setIndexDefined(out);
+            byte[] metadataBytes = binary.getMetadata();
+            byte[] valueBytes = binary.getValue();
+            metadata.setSafe(out, metadataBytes, 0, metadataBytes.length);
+            value.setSafe(out, valueBytes, 0, valueBytes.length);
+        }
+
+        @Override
+        void writeNull(int out) {
+            vector.setNull(out);
+            // The parts are NOT NULL: a NULL variant's are empty.
+            metadata.setSafe(out, EMPTY, 0, 0);
+            value.setSafe(out, EMPTY, 0, 0);
         }
     }
 }

@@ -7,6 +7,7 @@ import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.types.variant.Variant;
 
 /**
  * Typed reads of one value from a Flink container: a field of a {@link RowData} or an element of
@@ -48,6 +49,8 @@ abstract class ValueAccess {
     abstract MapData getMap(Object container, int index);
 
     abstract RowData getRow(Object container, int index, int fieldCount);
+
+    abstract Variant getVariant(Object container, int index);
 
     private static final class RowField extends ValueAccess {
         @Override
@@ -123,6 +126,11 @@ abstract class ValueAccess {
         @Override
         RowData getRow(Object container, int index, int fieldCount) {
             return ((RowData) container).getRow(index, fieldCount);
+        }
+
+        @Override
+        Variant getVariant(Object container, int index) {
+            return ((RowData) container).getVariant(index);
         }
     }
 
@@ -200,6 +208,11 @@ abstract class ValueAccess {
         @Override
         RowData getRow(Object container, int index, int fieldCount) {
             return ((ArrayData) container).getRow(index, fieldCount);
+        }
+
+        @Override
+        Variant getVariant(Object container, int index) {
+            return ((ArrayData) container).getVariant(index);
         }
     }
 }

@@ -66,6 +66,30 @@ class ArrowTypesTest {
     }
 
     @Test
+    void aVariantIsItsMetadataAndValueBytesAndNativeCodeRefusesIt() {
+        Field variant = ArrowTypes.toArrowField("v", DataTypes.VARIANT().notNull().getLogicalType());
+        assertThat(variant.getType()).isEqualTo(ArrowType.Struct.INSTANCE);
+        assertThat(variant.isNullable()).isFalse();
+        assertThat(variant.getMetadata()).containsEntry(ArrowTypes.FLINK_TYPE_KEY, "VARIANT");
+        assertThat(variant.getChildren()).extracting(Field::getName).containsExactly("metadata", "value");
+        assertThat(variant.getChildren()).allSatisfy(part -> {
+            assertThat(part.getType()).isEqualTo(ArrowType.Binary.INSTANCE);
+            assertThat(part.isNullable()).isFalse();
+        });
+
+        RowType withVariant = (RowType) DataTypes.ROW(
+                        DataTypes.FIELD("id", DataTypes.INT()),
+                        DataTypes.FIELD("payload", DataTypes.ROW(DataTypes.FIELD("v", DataTypes.VARIANT()))))
+                .getLogicalType();
+        assertThat(ArrowTypes.toArrowSchema(withVariant).getFields()).hasSize(2);
+        assertThatThrownBy(() -> ArrowTypes.toNativeSchema(withVariant))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("VARIANT column 'payload'");
+        RowType without = (RowType) DataTypes.ROW(DataTypes.FIELD("id", DataTypes.INT())).getLogicalType();
+        assertThat(ArrowTypes.toNativeSchema(without)).isEqualTo(ArrowTypes.toArrowSchema(without));
+    }
+
+    @Test
     void canonicalTypesMapBackExactly() {
         RowType canonical =
                 (RowType)
@@ -79,7 +103,9 @@ class ArrowTypesTest {
                                         DataTypes.FIELD("a", DataTypes.ARRAY(DataTypes.BYTES())),
                                         DataTypes.FIELD("m", DataTypes.MAP(DataTypes.INT().notNull(), DataTypes.DATE())),
                                         DataTypes.FIELD("ms", DataTypes.MULTISET(DataTypes.STRING().notNull())),
-                                        DataTypes.FIELD("r", DataTypes.ROW(DataTypes.FIELD("x", DataTypes.BIGINT()))))
+                                        DataTypes.FIELD("r", DataTypes.ROW(DataTypes.FIELD("x", DataTypes.BIGINT()))),
+                                        DataTypes.FIELD("v", DataTypes.VARIANT()),
+                                        DataTypes.FIELD("rv", DataTypes.ROW(DataTypes.FIELD("v", DataTypes.VARIANT().notNull()))))
                                 .notNull()
                                 .getLogicalType();
         assertThat(ArrowTypes.toRowType(ArrowTypes.toArrowSchema(canonical))).isEqualTo(canonical);

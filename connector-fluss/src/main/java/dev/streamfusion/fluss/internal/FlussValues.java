@@ -1,5 +1,7 @@
 package dev.streamfusion.fluss.internal;
 
+import dev.streamfusion.bridge.columnar.ArraysMapData;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.StringData;
@@ -15,6 +17,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.fluss.row.BinaryString;
 import org.apache.fluss.row.DataGetters;
 import org.apache.fluss.row.Decimal;
+import org.apache.fluss.row.InternalMap;
 import org.apache.fluss.row.TimestampLtz;
 import org.apache.fluss.row.TimestampNtz;
 
@@ -65,9 +68,13 @@ final class FlussValues {
         return new FlussArrayAsFlink(((ArrayType) type).getElementType()).wrap(data.getArray(pos));
     }
 
-    static FlussMapAsFlink map(DataGetters data, int pos, LogicalType type) {
+    /** A Fluss map seen as a Flink map: its key and value arrays as views. */
+    static ArraysMapData map(DataGetters data, int pos, LogicalType type) {
         MapType map = (MapType) type;
-        return new FlussMapAsFlink(map.getKeyType(), map.getValueType(), data.getMap(pos));
+        InternalMap fluss = data.getMap(pos);
+        return new ArraysMapData(
+                new FlussArrayAsFlink(map.getKeyType()).wrap(fluss.keyArray()),
+                new FlussArrayAsFlink(map.getValueType()).wrap(fluss.valueArray()));
     }
 
     static FlussRowAsFlink row(DataGetters data, int pos, LogicalType type, int fields) {

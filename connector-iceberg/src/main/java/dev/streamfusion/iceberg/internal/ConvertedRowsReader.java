@@ -16,16 +16,19 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.types.variant.BinaryVariant;
 
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.util.ByteBuffers;
+import org.apache.iceberg.variants.Variant;
 
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -35,6 +38,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -147,6 +151,8 @@ abstract class ConvertedRowsReader<T extends StructLike> implements IcebergTaskR
                 return list(converter(((ArrayType) type).getElementType()));
             case MAP:
                 return map(converter(((MapType) type).getKeyType()), converter(((MapType) type).getValueType()));
+            case VARIANT:
+                return ConvertedRowsReader::variant;
             default:
                 throw new UnsupportedOperationException("A column of type " + type + " is not read from Iceberg");
         }
@@ -204,6 +210,19 @@ abstract class ConvertedRowsReader<T extends StructLike> implements IcebergTaskR
             }
             return new GenericMapData(out);
         };
+    }
+
+    /** Iceberg's variant as Flink's: its metadata's and value's bytes, as iceberg-flink reads it. */
+    private static BinaryVariant variant(Object v) {
+        Variant variant = (Variant) v;
+        return new BinaryVariant(serialized(variant.value()::writeTo, variant.value().sizeInBytes()),
+                serialized(variant.metadata()::writeTo, variant.metadata().sizeInBytes()));
+    }
+
+    private static byte[] serialized(BiConsumer<ByteBuffer, Integer> writeTo, int size) {
+        byte[] bytes = new byte[size];
+        writeTo.accept(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN), 0);
+        return bytes;
     }
 
     /** Binary, fixed or UUID bytes (a buffer, an array or a UUID's 16 bytes, big-endian), as a new array. */

@@ -32,7 +32,7 @@ public final class NativeIcebergReader extends NativeBatchReader implements Iceb
             BufferAllocator allocator, TaskDescription task, RowType rowType, int batchSize, TableFiles files) {
         NativeLibrary.load();
         return new NativeIcebergReader(create(
-                allocator, ArrowTypes.toArrowSchema(rowType), exported -> create(task.json(), exported, batchSize, files)));
+                allocator, ArrowTypes.toNativeSchema(rowType), exported -> create(task.json(), exported, batchSize, files)));
     }
 
     private static native long create(String taskJson, long schemaAddress, int batchSize, TableFiles files);

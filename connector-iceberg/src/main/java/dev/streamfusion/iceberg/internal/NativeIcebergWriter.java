@@ -38,7 +38,7 @@ public final class NativeIcebergWriter extends NativeHandle {
             BufferAllocator allocator, WriterDescription description, RowType rowType, TableFiles files) {
         NativeLibrary.load();
         long address = ArrowBatchExporter.exportSchema(
-                allocator, ArrowTypes.toArrowSchema(rowType), exported -> create(description.json(), exported, files));
+                allocator, ArrowTypes.toNativeSchema(rowType), exported -> create(description.json(), exported, files));
         return new NativeIcebergWriter(address, allocator);
     }
 

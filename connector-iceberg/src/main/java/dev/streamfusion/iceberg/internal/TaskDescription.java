@@ -11,6 +11,7 @@ import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.ScanTaskParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.BoundPredicate;
 import org.apache.iceberg.expressions.BoundReference;
 import org.apache.iceberg.expressions.Expression;
@@ -22,6 +23,7 @@ import org.apache.iceberg.types.Types;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -167,6 +169,7 @@ public final class TaskDescription implements Serializable {
         for (DeleteFile delete : task.deletes()) {
             checkDelete(delete, schema, path);
         }
+        Schema nativeSchema = withoutVariants(task, schema, projectedIds, caseSensitive, path);
         boolean wholeFile = task.start() == 0 && task.length() == task.file().fileSizeInBytes();
         StringBuilder json = new StringBuilder(1024);
         json.append("{\"path\":").append(quote(path))
@@ -176,7 +179,7 @@ public final class TaskDescription implements Serializable {
         if (wholeFile && task.deletes().isEmpty()) {
             json.append(",\"record-count\":").append(task.file().recordCount());
         }
-        json.append(",\"schema\":").append(SchemaParser.toJson(schema));
+        json.append(",\"schema\":").append(SchemaParser.toJson(nativeSchema));
         json.append(",\"projected-ids\":[");
         for (int i = 0; i < projectedIds.length; i++) {
             json.append(i == 0 ? "" : ",").append(projectedIds[i]);
@@ -207,6 +210,58 @@ public final class TaskDescription implements Serializable {
         }
         json.append(",\"case-sensitive\":").append(caseSensitive).append('}');
         return new TaskDescription(json.toString(), path, task.file().recordCount(), null, null, null, false, null);
+    }
+
+    /**
+     * {@code schema} without its columns that hold a VARIANT, which iceberg-rust 0.10.1 has no type
+     * for (it cannot parse a schema with one): what the native reader is given when the task reads
+     * none of them.
+     *
+     * @throws UnsupportedTaskException where the task reads such a column or filters by a field in one
+     */
+    private static Schema withoutVariants(
+            FileScanTask task, Schema schema, int[] projectedIds, boolean caseSensitive, String path) {
+        Set<Integer> removed = new HashSet<>();
+        List<Types.NestedField> kept = new ArrayList<>();
+        for (Types.NestedField column : schema.columns()) {
+            if (holdsVariant(column.type())) {
+                removed.add(column.fieldId());
+                addNestedIds(column.type(), removed);
+            } else {
+                kept.add(column);
+            }
+        }
+        if (removed.isEmpty()) {
+            return schema;
+        }
+        for (int id : projectedIds) {
+            check(!removed.contains(id), path, "its column " + schema.findColumnName(id)
+                    + " holds a VARIANT, which iceberg-rust 0.10.1 does not read");
+        }
+        if (task.residual() != null && task.residual().op() != Expression.Operation.TRUE) {
+            Set<Integer> filtered =
+                    new HashSet<>(Binder.boundReferences(schema.asStruct(), List.of(task.residual()), caseSensitive));
+            filtered.retainAll(removed);
+            check(filtered.isEmpty(), path, "its filter reads a field of a column that holds a VARIANT");
+        }
+        Set<Integer> identifiers = new HashSet<>(schema.identifierFieldIds());
+        identifiers.removeAll(removed);
+        return new Schema(schema.schemaId(), kept, identifiers);
+    }
+
+    private static void addNestedIds(Type type, Set<Integer> ids) {
+        if (type.isNestedType()) {
+            for (Types.NestedField field : type.asNestedType().fields()) {
+                ids.add(field.fieldId());
+                addNestedIds(field.type(), ids);
+            }
+        }
+    }
+
+    /** Whether {@code type} is or holds a VARIANT. */
+    static boolean holdsVariant(Type type) {
+        return type.typeId() == Type.TypeID.VARIANT
+                || type.isNestedType() && type.asNestedType().fields().stream().anyMatch(f -> holdsVariant(f.type()));
     }
 
     /**

@@ -99,7 +99,7 @@ public final class WriterDescription implements Serializable {
      * by iceberg-flink's write options in {@code writeOptions} (see {@link #writeProperties}).
      *
      * @throws UnsupportedOperationException when the table's write format is not Parquet, or it has
-     *     a uuid column
+     *     a uuid or VARIANT column
      */
     public static WriterDescription of(Table table, Map<String, String> writeOptions) {
         Map<String, String> props = writeProperties(table, writeOptions);
@@ -113,6 +113,12 @@ public final class WriterDescription implements Serializable {
                 // iceberg-rust 0.10.1 writes uuid columns without Parquet's UUID annotation, and
                 // Iceberg Java then reads them as bytes, not UUIDs.
                 throw new UnsupportedOperationException("Table " + table.name() + " has the uuid column '"
+                        + table.schema().findColumnName(field.fieldId())
+                        + "', which streamfusion-iceberg does not write natively; write it with the iceberg connector");
+            }
+            if (field.type().typeId() == Type.TypeID.VARIANT) {
+                // iceberg-rust 0.10.1 has no variant type: its writer cannot take the table's schema.
+                throw new UnsupportedOperationException("Table " + table.name() + " has the VARIANT column '"
                         + table.schema().findColumnName(field.fieldId())
                         + "', which streamfusion-iceberg does not write natively; write it with the iceberg connector");
             }

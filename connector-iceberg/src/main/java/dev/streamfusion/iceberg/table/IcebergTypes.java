@@ -21,6 +21,7 @@ import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.table.types.logical.VariantType;
 
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
@@ -91,6 +92,8 @@ public final class IcebergTypes {
             case MAP:
                 Types.MapType map = type.asMapType();
                 return new MapType(nullable, toFlink(map.keyType(), false), toFlink(map.valueType(), map.isValueOptional()));
+            case VARIANT:
+                return new VariantType(nullable);
             default:
                 throw new UnsupportedOperationException("Iceberg type " + type + " has no Flink type");
         }
@@ -206,6 +209,8 @@ public final class IcebergTypes {
                 int countId = ids.incrementAndGet();
                 return Types.MapType.ofRequired(elementKeyId, countId,
                         toIceberg(((MultisetType) type).getElementType(), ids), Types.IntegerType.get());
+            case VARIANT:
+                return Types.VariantType.get();
             default:
                 throw new UnsupportedOperationException("Flink type " + type + " has no Iceberg type");
         }

@@ -118,6 +118,43 @@ class TaskDescriptionTest {
     }
 
     @Test
+    void columnsHoldingAVariantAreLeftOutOfTheNativeSchemaAndReadByIcebergJava() {
+        Schema schema = new Schema(java.util.List.of(
+                required(1, "id", Types.LongType.get()),
+                optional(2, "doc", Types.VariantType.get()),
+                optional(3, "nested", Types.StructType.of(
+                        optional(4, "n", Types.IntegerType.get()), optional(5, "v", Types.VariantType.get()))),
+                optional(6, "docs", Types.ListType.ofOptional(7, Types.VariantType.get())),
+                optional(8, "name", Types.StringType.get())), Set.of(1));
+        java.util.function.Function<org.apache.iceberg.expressions.Expression, FileScanTask> task = filter -> new BaseFileScanTask(
+                data("/t/v.parquet", FileFormat.PARQUET), new DeleteFile[0], SchemaParser.toJson(schema),
+                PartitionSpecParser.toJson(PartitionSpec.unpartitioned()), ResidualEvaluator.unpartitioned(filter));
+
+        TaskDescription nativeRead = TaskDescription.of(
+                task.apply(Expressions.equal("name", "a")), schema, TaskDescription.ColumnHistory.NONE, new int[] {8, 1}, null, false);
+        assertThat(nativeRead.readByJava()).isFalse();
+        String json = nativeRead.json();
+        Schema given = SchemaParser.fromJson(
+                json.substring(json.indexOf("\"schema\":") + "\"schema\":".length(), json.indexOf(",\"projected-ids\"")));
+        assertThat(given.columns()).extracting(Types.NestedField::name).containsExactly("id", "name");
+        assertThat(given.identifierFieldIds()).containsExactly(1);
+        assertThat(json).doesNotContain("variant").contains("\"filter\":{\"id\":8,");
+
+        for (int variantColumn : new int[] {2, 3, 6}) {
+            assertThatThrownBy(() -> TaskDescription.of(task.apply(Expressions.alwaysTrue()), schema,
+                            TaskDescription.ColumnHistory.NONE, new int[] {1, variantColumn}, null, false))
+                    .isInstanceOf(TaskDescription.UnsupportedTaskException.class)
+                    .hasMessageContaining("/t/v.parquet")
+                    .hasMessageContaining("its column " + schema.findColumnName(variantColumn) + " holds a VARIANT");
+        }
+        // A filter on a field beside a variant: the native reader would not find the field.
+        assertThatThrownBy(() -> TaskDescription.of(task.apply(Expressions.greaterThan("nested.n", 1)), schema,
+                        TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false))
+                .isInstanceOf(TaskDescription.UnsupportedTaskException.class)
+                .hasMessageContaining("its filter reads a field of a column that holds a VARIANT");
+    }
+
+    @Test
     void filesOfAnySchemeAreDescribedAsTheManifestsNameThem() {
         DeleteFile positions = delete().ofPositionDeletes().withPath("s3://bucket/d.parquet").withFormat(FileFormat.PARQUET)
                 .build();

@@ -80,7 +80,7 @@ public final class NativeParquetReader extends NativeBatchReader {
         NativeLibrary.load();
         return new NativeParquetReader(create(
                 allocator,
-                ArrowTypes.toArrowSchema(rowType),
+                ArrowTypes.toNativeSchema(rowType),
                 exported -> create(
                         path,
                         ranges,

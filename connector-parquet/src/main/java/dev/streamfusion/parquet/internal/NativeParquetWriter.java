@@ -59,7 +59,7 @@ public final class NativeParquetWriter extends NativeHandle {
     public static NativeParquetWriter open(
             BufferAllocator allocator, String file, RowType rowType, Map<String, String> options) {
         NativeLibrary.load();
-        Schema schema = ArrowTypes.toArrowSchema(rowType);
+        Schema schema = ArrowTypes.toNativeSchema(rowType);
         Map<String, String> zoned = new java.util.LinkedHashMap<>(options);
         String zone = NativeParquetReader.timestampZone(NativeParquetReader.utcTimestamps(options));
         if (zone != null) {

@@ -8,6 +8,7 @@ import dev.streamfusion.operators.internal.NativeCalc;
 import dev.streamfusion.operators.runtime.DiscardedBatches;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.plan.metadata.FlinkRelMetadataQuery;
@@ -177,7 +178,12 @@ final class IslandRewriter {
             return Optional.empty();
         }
         BatchScan batches = (BatchScan) scan.tableSource();
-        Optional<String> unsupported = batches.batchesUnsupported();
+        Optional<String> unsupported = FlinkTypeFactory.toLogicalRowType(scan.getRowType()).getFields().stream()
+                .filter(field -> ArrowTypes.holdsVariant(field.getType()))
+                .findFirst()
+                .map(field -> "its column '" + field.getName() + "' is of type "
+                        + field.getType().asSummaryString() + ", which the island has no native form of")
+                .or(batches::batchesUnsupported);
         if (unsupported.isPresent()) {
             report.fellBack(IslandRels.tableName(scan) + ": " + unsupported.get(), null);
             return Optional.empty();
@@ -206,7 +212,8 @@ final class IslandRewriter {
         } catch (CalcDescription.Unsupported e) {
             report.fellBack("Calc over " + IslandRels.tableName(scan.get()) + ": " + e.getMessage(), e.admit());
             return Optional.empty();
-        } catch (NativeException e) {
+        } catch (NativeException | ValidationException e) {
+            // ValidationException: a column native code does not take (a VARIANT).
             report.fellBack("Calc over " + IslandRels.tableName(scan.get()) + ": " + e.getMessage(), null);
             return Optional.empty();
         }
@@ -373,7 +380,7 @@ final class IslandRewriter {
                 NativeCalc calc =
                         NativeCalc.create(
                                 allocator,
-                                ArrowTypes.toArrowSchema(FlinkTypeFactory.toLogicalRowType(input.getRowType())),
+                                ArrowTypes.toNativeSchema(FlinkTypeFactory.toLogicalRowType(input.getRowType())),
                                 description)) {
             calc.outputSchema();
         }
