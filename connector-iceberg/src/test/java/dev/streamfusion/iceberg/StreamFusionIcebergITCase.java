@@ -1208,6 +1208,9 @@ class StreamFusionIcebergITCase {
         assertThat(collect(env, "SELECT id, doc FROM sfv.vdb.events WHERE id > 2"))
                 .containsExactlyInAnyOrderElementsOf(collect(env, "SELECT id, doc FROM stock.vdb.events WHERE id > 2"))
                 .hasSize(3);
+        // The limit option counts the rows a null check on a variant (or a row holding one) keeps.
+        assertThat(collect(env, "SELECT id FROM sfv.vdb.events /*+ OPTIONS('limit' = '2') */ WHERE doc IS NOT NULL "
+                + "AND nested IS NOT NULL")).hasSize(2).doesNotContain(Row.of(2L));
         // Without its variants, the table reads natively: the native reader's schema leaves them out.
         assertThat(collect(env, "SELECT id FROM sfv.vdb.events WHERE id <> 3"))
                 .containsExactlyInAnyOrder(Row.of(1L), Row.of(2L), Row.of(4L), Row.of(5L));

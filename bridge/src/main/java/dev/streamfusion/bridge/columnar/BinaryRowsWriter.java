@@ -35,8 +35,8 @@ import java.util.List;
  * <p>The rows hold exactly the bytes Flink's {@code RowDataSerializer#toBinaryRow} writes for the
  * same values, nested ARRAY, MAP, MULTISET and ROW values as Flink's {@code BinaryArrayData}, {@code
  * BinaryMapData} and nested {@code BinaryRowData}. Types with a native layout: every type the
- * bridge maps to Arrow but RAW and structured types ({@link #supports}); a row type with any other
- * keeps {@code ColumnarRowData}.
+ * bridge maps to Arrow but VARIANT ({@link #supports}); a row type with any other keeps {@code
+ * ColumnarRowData}.
  */
 @Internal
 public final class BinaryRowsWriter extends NativeHandle {

@@ -217,7 +217,8 @@ public final class TaskDescription implements Serializable {
      * for (it cannot parse a schema with one): what the native reader is given when the task reads
      * none of them.
      *
-     * @throws UnsupportedTaskException where the task reads such a column or filters by a field in one
+     * @throws UnsupportedTaskException where the task reads such a column, filters by a field in
+     *     one, or has an identity partition of a field in one
      */
     private static Schema withoutVariants(
             FileScanTask task, Schema schema, int[] projectedIds, boolean caseSensitive, String path) {
@@ -237,6 +238,11 @@ public final class TaskDescription implements Serializable {
         for (int id : projectedIds) {
             check(!removed.contains(id), path, "its column " + schema.findColumnName(id)
                     + " holds a VARIANT, which iceberg-rust 0.10.1 does not read");
+        }
+        for (PartitionField field : task.spec().fields()) {
+            // Its value would be a constant of a column the native reader is not given.
+            check(!field.transform().isIdentity() || !removed.contains(field.sourceId()), path,
+                    "its identity partition field " + field.name() + " is of a column that holds a VARIANT");
         }
         if (task.residual() != null && task.residual().op() != Expression.Operation.TRUE) {
             Set<Integer> filtered =

@@ -97,6 +97,8 @@ public final class LimitFilter implements Serializable {
 
     /** A Flink row seen as Iceberg's {@link StructLike}, each value as iceberg-flink hands it on. */
     private static final class RowStruct implements StructLike {
+        private static final Object PRESENT = new Object();
+
         private final Getter[] getters;
         private RowData row;
 
@@ -118,8 +120,13 @@ public final class LimitFilter implements Serializable {
         }
 
         @Override
+        @SuppressWarnings("unchecked")
         public <T> T get(int pos, Class<T> javaClass) {
-            return row.isNullAt(pos) ? null : javaClass.cast(getters[pos].get(row, pos));
+            if (row.isNullAt(pos)) {
+                return null;
+            }
+            // A column without a getter is only checked for NULL: present, its value is not read.
+            return getters[pos] == null ? (T) PRESENT : javaClass.cast(getters[pos].get(row, pos));
         }
 
         @Override
@@ -162,10 +169,8 @@ public final class LimitFilter implements Serializable {
                 DecimalType decimal = (DecimalType) flink;
                 return (row, pos) -> row.getDecimal(pos, decimal.getPrecision(), decimal.getScale()).toBigDecimal();
             default:
-                // Filters compare top-level primitive columns only: no other column is read.
-                return (row, pos) -> {
-                    throw new UnsupportedOperationException("a limit's filter does not read " + iceberg + " columns");
-                };
+                // A struct, list, map or variant column: only a null check binds to it.
+                return null;
         }
     }
 

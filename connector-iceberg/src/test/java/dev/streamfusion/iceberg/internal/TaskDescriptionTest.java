@@ -147,6 +147,15 @@ class TaskDescriptionTest {
                     .hasMessageContaining("/t/v.parquet")
                     .hasMessageContaining("its column " + schema.findColumnName(variantColumn) + " holds a VARIANT");
         }
+        // An identity partition of a field beside a variant: the same.
+        PartitionSpec byNestedName = PartitionSpec.builderFor(schema).identity("nested.n").build();
+        DataFile partitioned = DataFiles.builder(byNestedName).withPath("/t/p.parquet").withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(100).withRecordCount(10).withPartitionPath("nested.n=3").build();
+        assertThatThrownBy(() -> TaskDescription.of(new BaseFileScanTask(partitioned, new DeleteFile[0], SchemaParser.toJson(schema),
+                                PartitionSpecParser.toJson(byNestedName), ResidualEvaluator.unpartitioned(Expressions.alwaysTrue())),
+                        schema, TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false))
+                .isInstanceOf(TaskDescription.UnsupportedTaskException.class)
+                .hasMessageContaining("its identity partition field nested.n is of a column that holds a VARIANT");
         // A filter on a field beside a variant: the native reader would not find the field.
         assertThatThrownBy(() -> TaskDescription.of(task.apply(Expressions.greaterThan("nested.n", 1)), schema,
                         TaskDescription.ColumnHistory.NONE, new int[] {1}, null, false))
