@@ -418,6 +418,33 @@ struct Prepared {
     likes: HashMap<String, LikePattern>,
 }
 
+/// What a calc asks of the JVM it runs in: the few text functions whose Java result depends on
+/// more than each character's own mapping, so no table of ours can give it.
+pub trait JavaText {
+    /// Java's `text.toLowerCase()` in the default locale, as Flink's `LOWER` calls it; asked only
+    /// for a text holding a capital sigma, whose small form Java picks by the word around it.
+    fn to_lower_case(&self, text: &str) -> std::result::Result<String, String>;
+}
+
+/// No JVM to ask (a calc run from Rust alone): a text [`JavaText`] is asked for fails.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WithoutJvm;
+
+impl JavaText for WithoutJvm {
+    fn to_lower_case(&self, text: &str) -> std::result::Result<String, String> {
+        Err(format!(
+            "LOWER({text:?}) needs the JVM: Java picks a capital sigma's small form by its word"
+        ))
+    }
+}
+
+/// What evaluating an expression needs besides the batch.
+#[derive(Clone, Copy)]
+struct Context<'a> {
+    prepared: &'a Prepared,
+    java: &'a dyn JavaText,
+}
+
 fn like_key(pattern: &str, escape: Option<&str>) -> String {
     format!("{pattern}\u{0}{}", escape.unwrap_or(""))
 }
@@ -474,13 +501,21 @@ impl Calc {
         self.output.clone()
     }
 
-    /// The rows of `batch` the filter keeps, projected.
+    /// The rows of `batch` the filter keeps, projected, with no JVM to ask (see [`JavaText`]).
     pub fn apply(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        self.apply_in(batch, &WithoutJvm)
+    }
+
+    /// The rows of `batch` the filter keeps, projected; `java` answers what only the JVM can.
+    pub fn apply_in(&self, batch: &RecordBatch, java: &dyn JavaText) -> Result<RecordBatch> {
+        let ctx = Context {
+            prepared: &self.prepared,
+            java,
+        };
         let kept = match &self.filter {
             None => batch.clone(),
             Some(filter) => {
-                let condition =
-                    evaluate(filter, batch, &self.prepared)?.into_column(batch.num_rows())?;
+                let condition = evaluate(filter, batch, &ctx)?.into_column(batch.num_rows())?;
                 let condition = boolean(&condition)?;
                 if condition.true_count() == batch.num_rows() && condition.null_count() == 0 {
                     batch.clone()
@@ -493,7 +528,7 @@ impl Calc {
         let columns = self
             .projections
             .iter()
-            .map(|expr| evaluate(expr, &kept, &self.prepared)?.into_column(rows))
+            .map(|expr| evaluate(expr, &kept, &ctx)?.into_column(rows))
             .collect::<Result<Vec<_>>>()?;
         Ok(RecordBatch::try_new_with_options(
             self.output.clone(),
@@ -1026,12 +1061,12 @@ fn call_type(
 }
 
 /// A function of [`call_type`]'s last group, over one batch.
-fn function(op: Op, args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> Result<Value> {
+fn function(op: Op, args: &[Expr], batch: &RecordBatch, ctx: &Context<'_>) -> Result<Value> {
     let input = |i: usize| -> Result<ArrayRef> {
         let arg = args
             .get(i)
             .ok_or_else(|| CalcError::Spec(format!("{op} lacks argument {i}")))?;
-        evaluate(arg, batch, prepared)?.into_column(batch.num_rows())
+        evaluate(arg, batch, ctx)?.into_column(batch.num_rows())
     };
     let missing = || CalcError::Spec(format!("{op} was not built for this calc"));
     let column = match op {
@@ -1040,7 +1075,8 @@ fn function(op: Op, args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> 
                 TimeField::parse(constant_argument(op, args, 0)?).map_err(CalcError::Spec)?;
             functions::extract(field, &input(1)?)
         }
-        Op::DateFormat => prepared
+        Op::DateFormat => ctx
+            .prepared
             .dates
             .get(constant_argument(op, args, 1)?)
             .ok_or_else(missing)?
@@ -1057,10 +1093,11 @@ fn function(op: Op, args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> 
         ),
         Op::AddMillis => functions::add_millis(&input(0)?, index_argument(op, args, 1)?),
         Op::AddMonths => functions::add_months(&input(0)?, index_argument(op, args, 1)?),
-        Op::Lower => functions::lower(&input(0)?),
+        Op::Lower => functions::lower(&input(0)?, ctx.java),
         Op::Upper => functions::upper(&input(0)?),
         Op::CharLength => functions::char_length(&input(0)?),
-        Op::RegexpExtract => prepared
+        Op::RegexpExtract => ctx
+            .prepared
             .regexes
             .get(constant_argument(op, args, 1)?)
             .ok_or_else(missing)?
@@ -1071,7 +1108,7 @@ fn function(op: Op, args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> 
             } else {
                 None
             };
-            prepared
+            ctx.prepared
                 .likes
                 .get(&like_key(constant_argument(op, args, 1)?, escape))
                 .ok_or_else(missing)?
@@ -1149,7 +1186,7 @@ fn literal(sql_type: SqlType, value: Option<&str>) -> Result<ArrayRef> {
     })
 }
 
-fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Value> {
+fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &Context<'_>) -> Result<Value> {
     let rows = batch.num_rows();
     match expr {
         Expr::Column { index } => batch
@@ -1179,7 +1216,7 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
                 ..CastOptions::default()
             };
             let to = sql_type.arrow();
-            let value = evaluate(input, batch, prepared)?;
+            let value = evaluate(input, batch, ctx)?;
             // Casts that keep every value (or that the planner proved exact) as Arrow casts;
             // the others as Flink casts.
             let kernel = if widens(value.data_type(), &to) || *exact {
@@ -1208,9 +1245,9 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
                 Ok(cast)
             }
         }
-        Expr::Call { op, args } if op.is_function() => function(*op, args, batch, prepared),
+        Expr::Call { op, args } if op.is_function() => function(*op, args, batch, ctx),
         Expr::Call { op: Op::Case, args } if args.iter().any(Expr::may_fail) => {
-            case_on_reached_rows(args, batch, prepared)
+            case_on_reached_rows(args, batch, ctx)
         }
         Expr::Call {
             op: op @ (Op::And | Op::Or),
@@ -1219,7 +1256,7 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
             let [left, right] = args.as_slice() else {
                 return spec_error(format!("{op} takes two arguments, not {}", args.len()));
             };
-            let left = evaluate(left, batch, prepared)?.into_column(rows)?;
+            let left = evaluate(left, batch, ctx)?.into_column(rows)?;
             let left = boolean(&left)?;
             // Flink's code skips the right side where the left one decides alone.
             let decided = if *op == Op::And {
@@ -1227,7 +1264,7 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
             } else {
                 true_only(left)
             };
-            let right = evaluate_on(right, batch, prepared, &not(&decided)?)?;
+            let right = evaluate_on(right, batch, ctx, &not(&decided)?)?;
             let right = boolean(&right)?;
             Ok(Value::Column(Arc::new(if *op == Op::And {
                 and_kleene(left, right)?
@@ -1238,7 +1275,7 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
         Expr::Call { op, args } => {
             let values = args
                 .iter()
-                .map(|a| evaluate(a, batch, prepared))
+                .map(|a| evaluate(a, batch, ctx))
                 .collect::<Result<Vec<_>>>()?;
             call(*op, values, rows)
         }
@@ -1252,15 +1289,15 @@ fn evaluate(expr: &Expr, batch: &RecordBatch, prepared: &Prepared) -> Result<Val
 fn evaluate_on(
     expr: &Expr,
     batch: &RecordBatch,
-    prepared: &Prepared,
+    ctx: &Context<'_>,
     rows: &BooleanArray,
 ) -> Result<ArrayRef> {
     let all = batch.num_rows();
     if rows.true_count() == all || (!expr.may_fail() && expr.is_cheap()) {
-        return evaluate(expr, batch, prepared)?.into_column(all);
+        return evaluate(expr, batch, ctx)?.into_column(all);
     }
     let subset = filter_record_batch(batch, rows)?;
-    let values = evaluate(expr, &subset, prepared)?.into_column(subset.num_rows())?;
+    let values = evaluate(expr, &subset, ctx)?.into_column(subset.num_rows())?;
     // Back to the batch's rows: the i-th marked row takes the i-th value.
     let mut next = 0_u32;
     let positions: UInt32Array = rows
@@ -1278,22 +1315,22 @@ fn evaluate_on(
 
 /// `CASE` as Flink's code runs it: each condition on the rows no earlier condition took, each
 /// value on the rows its condition took, the ELSE value on the rows left.
-fn case_on_reached_rows(args: &[Expr], batch: &RecordBatch, prepared: &Prepared) -> Result<Value> {
+fn case_on_reached_rows(args: &[Expr], batch: &RecordBatch, ctx: &Context<'_>) -> Result<Value> {
     let rows = batch.num_rows();
     let mut left = BooleanArray::from(vec![true; rows]);
     let mut branches = Vec::with_capacity(args.len() / 2);
     let mut pairs = args.chunks_exact(2);
     for pair in pairs.by_ref() {
-        let condition = evaluate_on(&pair[0], batch, prepared, &left)?;
+        let condition = evaluate_on(&pair[0], batch, ctx, &left)?;
         let taken = and_kleene(&left, &true_only(boolean(&condition)?))?;
-        let value = evaluate_on(&pair[1], batch, prepared, &taken)?;
+        let value = evaluate_on(&pair[1], batch, ctx, &taken)?;
         left = and_kleene(&left, &not(&taken)?)?;
         branches.push((taken, value));
     }
     let [otherwise] = pairs.remainder() else {
         return spec_error("CASE without an ELSE value");
     };
-    let mut result = evaluate_on(otherwise, batch, prepared, &left)?;
+    let mut result = evaluate_on(otherwise, batch, ctx, &left)?;
     for (taken, value) in branches.iter().rev() {
         result = zip(taken, value, &result)?;
     }

@@ -4,7 +4,9 @@
 //! planner keeps the call in Flink):
 //!
 //! * `LOWER` / `UPPER`: Java's `String.toLowerCase()` / `toUpperCase()` (ASCII is mapped byte by
-//!   byte, other text by Unicode's case mappings, final sigma included, as in Java).
+//!   byte, other text by Unicode's case mappings, as in Java). A text holding a capital sigma is
+//!   lowered by the JVM itself ([`JavaText`]): Java picks its final form by the word boundaries
+//!   of its `BreakIterator`, which Unicode's Final_Sigma rule (Rust's) does not follow.
 //! * `CHAR_LENGTH`: code points (Flink counts UTF-8 characters, not UTF-16 units).
 //! * `SUBSTRING(s FROM pos [FOR len])`: Flink's `substringSQL` in code points: position 0 is 1, a
 //!   negative one counts from the end (and gives '' beyond the start), a negative length gives
@@ -34,6 +36,12 @@ use arrow::datatypes::{
 use arrow::temporal_conversions::as_datetime;
 use chrono::{Datelike, NaiveDateTime, Timelike};
 use regex_syntax::ast::{self, Ast, ClassSetItem, LiteralKind, SpecialLiteralKind};
+use regex_syntax::hir::{Hir, HirKind};
+
+use crate::calc::JavaText;
+
+/// Greek capital sigma, whose small form Java's `toLowerCase` chooses by the word around it.
+const CAPITAL_SIGMA: char = '\u{03A3}';
 
 /// A function's input that is not of the type it takes.
 fn type_error(function: &str, array: &dyn Array) -> String {
@@ -212,45 +220,57 @@ fn java_cased(c: char) -> bool {
         .is_ok()
 }
 
-/// `LOWER` or `UPPER`: ASCII in place, other text by Unicode's mappings where Java's Unicode
-/// has them (characters Java 17 leaves as they are stay so).
-fn map_case(
-    function: &str,
-    array: &ArrayRef,
-    ascii: fn(&mut str),
-    unicode: fn(&str) -> String,
-) -> Result<ArrayRef, String> {
-    map_strings(function, array, |s, out| {
-        if s.is_ascii() {
-            out.push_str(s);
-            ascii(out);
-            return true;
-        }
-        let mut rest = s;
-        // Split only at the characters Rust maps and Java does not: letters, which end a final
-        // sigma's word in both.
-        let rust_only = |c: char| {
-            !c.is_ascii()
-                && !java_cased(c)
-                && (!c.to_lowercase().eq(std::iter::once(c))
-                    || !c.to_uppercase().eq(std::iter::once(c)))
-        };
-        while let Some((at, kept)) = rest.char_indices().find(|&(_, c)| rust_only(c)) {
-            out.push_str(&unicode(&rest[..at]));
-            out.push(kept);
-            rest = &rest[at + kept.len_utf8()..];
-        }
-        out.push_str(&unicode(rest));
-        true
-    })
+/// One text of `LOWER` or `UPPER` into `out`: ASCII in place, other text by Unicode's mappings
+/// where Java's Unicode has them (characters Java 17 leaves as they are stay so). Always `true`
+/// (a value, never NULL), as [`map_strings`] takes it.
+fn map_case(s: &str, out: &mut String, ascii: fn(&mut str), unicode: fn(&str) -> String) -> bool {
+    if s.is_ascii() {
+        out.push_str(s);
+        ascii(out);
+        return true;
+    }
+    let mut rest = s;
+    // Split at the characters Rust maps and Java does not, which stay as they are.
+    let rust_only = |c: char| {
+        !c.is_ascii()
+            && !java_cased(c)
+            && (!c.to_lowercase().eq(std::iter::once(c))
+                || !c.to_uppercase().eq(std::iter::once(c)))
+    };
+    while let Some((at, kept)) = rest.char_indices().find(|&(_, c)| rust_only(c)) {
+        out.push_str(&unicode(&rest[..at]));
+        out.push(kept);
+        rest = &rest[at + kept.len_utf8()..];
+    }
+    out.push_str(&unicode(rest));
+    true
 }
 
-pub(crate) fn lower(array: &ArrayRef) -> Result<ArrayRef, String> {
-    map_case("LOWER", array, str::make_ascii_lowercase, str::to_lowercase)
+/// `LOWER`: texts holding a capital sigma are lowered by `java`, the rest here.
+pub(crate) fn lower(array: &ArrayRef, java: &dyn JavaText) -> Result<ArrayRef, String> {
+    let mut failure = None;
+    let lowered = map_strings("LOWER", array, |s, out| {
+        if s.is_ascii() || !s.contains(CAPITAL_SIGMA) {
+            return map_case(s, out, str::make_ascii_lowercase, str::to_lowercase);
+        }
+        match java.to_lower_case(s) {
+            Ok(text) => {
+                out.push_str(&text);
+                true
+            }
+            Err(e) => {
+                failure.get_or_insert(e);
+                false
+            }
+        }
+    })?;
+    failure.map_or(Ok(lowered), Err)
 }
 
 pub(crate) fn upper(array: &ArrayRef) -> Result<ArrayRef, String> {
-    map_case("UPPER", array, str::make_ascii_uppercase, str::to_uppercase)
+    map_strings("UPPER", array, |s, out| {
+        map_case(s, out, str::make_ascii_uppercase, str::to_uppercase)
+    })
 }
 
 pub(crate) fn char_length(array: &ArrayRef) -> Result<ArrayRef, String> {
@@ -700,6 +720,15 @@ impl JavaRegex {
             at = end;
         }
         rust.push_str(&pattern[at..]);
+        let hir = regex_syntax::Parser::new()
+            .parse(&rust)
+            .map_err(|e| refuse(&e.to_string()))?;
+        if captures_in_empty_iterations(&hir) {
+            return Err(refuse(
+                "a group repeated where an iteration can match empty text is captured \
+                 differently in Java",
+            ));
+        }
         let regex = regex::Regex::new(&rust).map_err(|e| refuse(&e.to_string()))?;
         Ok(Self { regex })
     }
@@ -720,6 +749,24 @@ impl JavaRegex {
             })
             .collect();
         Ok(Arc::new(values))
+    }
+}
+
+/// Whether `hir` repeats a capture group in an iteration that can match empty text. Java's
+/// backtracking matcher ends such a repetition with an empty iteration and keeps its empty capture
+/// (`(a?)*b` on `aab`: group 1 is ''), where Rust's `regex` keeps the last non-empty one ('a').
+fn captures_in_empty_iterations(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Repetition(repetition) => {
+            let body = repetition.sub.properties();
+            (body.minimum_len() == Some(0) && body.explicit_captures_len() > 0)
+                || captures_in_empty_iterations(&repetition.sub)
+        }
+        HirKind::Capture(capture) => captures_in_empty_iterations(&capture.sub),
+        HirKind::Concat(all) | HirKind::Alternation(all) => {
+            all.iter().any(captures_in_empty_iterations)
+        }
+        HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) | HirKind::Look(_) => false,
     }
 }
 
@@ -1047,14 +1094,59 @@ mod tests {
         assert!(replace(&input, "", "-").is_err());
     }
 
+    /// Answers as a JVM would not, so a test sees which texts were asked.
+    #[derive(Default)]
+    struct Asked(std::cell::RefCell<Vec<String>>);
+
+    impl JavaText for Asked {
+        fn to_lower_case(&self, text: &str) -> Result<String, String> {
+            self.0.borrow_mut().push(text.to_string());
+            Ok(format!("java:{text}"))
+        }
+    }
+
+    #[test]
+    fn texts_with_a_capital_sigma_are_lowered_by_the_jvm() {
+        let input = strings(&[
+            Some("AbC"),
+            Some("ΟΔΟΣ-ΠΑΡΟΔΟΣ"),
+            Some("σς ΑΒΓ"),
+            None,
+            Some("A_Σ"),
+        ]);
+        let java = Asked::default();
+        assert_eq!(
+            texts(&lower(&input, &java).unwrap()),
+            vec![
+                Some("abc".into()),
+                Some("java:ΟΔΟΣ-ΠΑΡΟΔΟΣ".into()),
+                Some("σς αβγ".into()),
+                None,
+                Some("java:A_Σ".into())
+            ]
+        );
+        assert_eq!(*java.0.borrow(), vec!["ΟΔΟΣ-ΠΑΡΟΔΟΣ", "A_Σ"]);
+        // Upper case has no rule by context: no JVM is asked.
+        assert_eq!(
+            texts(&upper(&input).unwrap())[1],
+            Some("ΟΔΟΣ-ΠΑΡΟΔΟΣ".into())
+        );
+        let without = lower(&input, &crate::calc::WithoutJvm).unwrap_err();
+        assert!(
+            without.contains("ΟΔΟΣ-ΠΑΡΟΔΟΣ") && without.contains("needs the JVM"),
+            "{without}"
+        );
+    }
+
     #[test]
     fn case_mapping_follows_unicode_like_java() {
         let input = strings(&[Some("AbC"), Some("ΟΔΟΣ"), Some("straße"), None]);
+        let java = Asked::default();
         assert_eq!(
-            texts(&lower(&input).unwrap()),
+            texts(&lower(&input, &java).unwrap()),
             vec![
                 Some("abc".into()),
-                Some("οδος".into()),
+                Some("java:ΟΔΟΣ".into()),
                 Some("straße".into()),
                 None
             ]
@@ -1068,14 +1160,14 @@ mod tests {
         assert_eq!(texts(&upper(&input).unwrap())[2], Some("STRASSE".into()));
         // Cased only since Unicode 14 (Glagolitic U+2C2F, Vithkuqi U+10570, Latin U+A7C0 and
         // U+019B, whose capital came in 16): Java 17 leaves them, and so do we, the rest mapped.
-        let later = strings(&[Some("ⰯaΣ\u{10570}"), Some("ꟀƛÀ")]);
+        let later = strings(&[Some("ⰯaΔ\u{10570}"), Some("ꟀƛÀ")]);
         assert_eq!(
-            texts(&lower(&later).unwrap()),
-            vec![Some("Ⱟaς\u{10570}".into()), Some("Ꟁƛà".into())]
+            texts(&lower(&later, &java).unwrap()),
+            vec![Some("Ⱟaδ\u{10570}".into()), Some("Ꟁƛà".into())]
         );
         assert_eq!(
             texts(&upper(&later).unwrap()),
-            vec![Some("ⰯAΣ\u{10570}".into()), Some("ꟀƛÀ".into())]
+            vec![Some("ⰯAΔ\u{10570}".into()), Some("ꟀƛÀ".into())]
         );
         assert!(java_cased('À') && java_cased('ÿ') && java_cased('\u{1E921}'));
         assert!(!java_cased('\u{2C2F}') && !java_cased('中'));
@@ -1160,12 +1252,35 @@ mod tests {
             "[0-9]{1, 3}",
             "a{2 }",
             "a{,3}",
+            // A group repeated where an iteration can be empty: Java keeps the empty capture.
+            "(\\w*\\.?)*@",
+            "(a?)*b",
+            "(a|)*b",
+            "(?:(a)|b?)+c",
+            "x(?:y?(a*))*",
+            "((a)?)?b",
         ] {
             assert!(JavaRegex::compile(refused).is_err(), "{refused}");
         }
-        for counted in ["a{2}", "a{2,}", "a{1,3}?", "(ab){0,2}"] {
-            assert!(JavaRegex::compile(counted).is_ok(), "{counted}");
+        for admitted in [
+            "a{2}",
+            "a{2,}",
+            "a{1,3}?",
+            "(ab){0,2}",
+            "(a)*b",
+            "(?:(a*)b)*",
+            "(?:a?)*(b)",
+            "x(?:y(a*))*",
+        ] {
+            assert!(JavaRegex::compile(admitted).is_ok(), "{admitted}");
         }
+        // Each repetition's last iteration is captured, as in Java.
+        let last = JavaRegex::compile("(?:(a*)b)*c").unwrap();
+        let input = strings(&[Some("aabbabc"), Some("c")]);
+        assert_eq!(
+            texts(&last.extract(&input, 1).unwrap()),
+            vec![Some("a".into()), None]
+        );
     }
 
     #[test]

@@ -577,13 +577,17 @@ final class CalcDescription {
         return expression(operand);
     }
 
-    /** An operand that must be a non-NULL constant, as {@code type}. */
+    /**
+     * An operand that must be a non-NULL constant, as {@code type}; an integer one may be of a
+     * narrower integer type. A wider one stays in Flink, whose functions take an {@code int}
+     * (REGEXP_EXTRACT narrows a BIGINT index as Java's cast does; SUBSTRING has no such method).
+     */
     private static ObjectNode constant(RexCall call, RexNode operand, String type) throws Unsupported {
         if (!(operand instanceof RexLiteral) || ((RexLiteral) operand).isNull()) {
             throw new Unsupported(call + ": " + call.getOperator().getName() + " is evaluated natively only with constant arguments");
         }
         String own = sqlType(operand.getType());
-        if (!own.equals(type) && !(isInteger(own) && isInteger(type))) {
+        if (!own.equals(type) && !(isInteger(own) && isInteger(type) && width(own) <= width(type))) {
             throw new Unsupported(call + ": the argument " + operand + " is not of type " + type);
         }
         return literal((RexLiteral) operand, type);
@@ -841,7 +845,6 @@ final class CalcDescription {
         return width(type) > 0;
     }
 
-    /** The largest precision of the Arrow time unit a TIMESTAMP of {@code precision} is held in. */
     /** Whether {@code type} is a TIMESTAMP or TIMESTAMP_LTZ kept natively in nanoseconds. */
     private static boolean isNanoTimestamp(RelDataType type) {
         SqlTypeName name = type.getSqlTypeName();
@@ -849,6 +852,7 @@ final class CalcDescription {
                 && unitPrecision(type.getPrecision()) == 9;
     }
 
+    /** The largest precision of the Arrow time unit a TIMESTAMP of {@code precision} is held in. */
     private static int unitPrecision(int precision) {
         return precision <= 3 ? 3 : precision <= 6 ? 6 : 9;
     }
