@@ -3,7 +3,8 @@
 //! Flink's JSON and CSV formats write.
 //!
 //! Digits are the shortest that read back to the same value (what Java 19 and later print; Java
-//! 17 occasionally prints one more digit, e.g. `9.999999999999999E22` for 1e23). The layout is
+//! 17 occasionally prints one more digit, e.g. `9.999999999999999E22` for 1e23); of two shortest
+//! equally close to the value, the one ending in an even digit, as in every Java. The layout is
 //! Java's: plain for magnitudes in [1e-3, 1e7) with at least one fraction digit, otherwise
 //! `d.dddE[-]n`.
 
@@ -19,12 +20,112 @@ pub fn push_java_double(value: f64, out: &mut String, quote_non_finite: bool) {
         push_non_finite(value.is_nan(), value > 0.0, out, quote_non_finite);
         return;
     }
+    let shortest = even_of_a_tie(
+        format!("{value:e}"),
+        fraction_bits(value.to_bits(), 52, 11, 1075),
+        value.abs().log10(),
+        || format!("{value:.800e}"),
+        |text| text.parse::<f64>().is_ok_and(|v| v == value),
+    );
     push_layout(
-        &two_digits(format!("{value:e}"), || format!("{value:.1e}")),
+        &two_digits(shortest, || format!("{value:.1e}")),
         value == 0.0,
         value.abs(),
         out,
     );
+}
+
+/// The number of binary digits after the point of a finite float's exact value (0 for an
+/// integer): the mantissa's bits without its trailing zeros, placed by the exponent. `bits` is the
+/// value's bit pattern, `mantissa_bits` and `exponent_bits` its stored widths, `bias` what turns
+/// the stored exponent into the power of two of the mantissa's last bit.
+fn fraction_bits(bits: u64, mantissa_bits: u32, exponent_bits: u32, bias: i64) -> u32 {
+    let stored = ((bits >> mantissa_bits) & ((1 << exponent_bits) - 1)) as i64;
+    let fraction = bits & ((1 << mantissa_bits) - 1);
+    let (mantissa, exponent) = if stored == 0 {
+        (fraction, 1 - bias)
+    } else {
+        (fraction | (1 << mantissa_bits), stored - bias)
+    };
+    if mantissa == 0 {
+        return 0;
+    }
+    let lowest = exponent + i64::from(mantissa.trailing_zeros());
+    u32::try_from(-lowest).unwrap_or(0)
+}
+
+/// Java's choice where Rust's differs: of the shortest decimals that read back as the value, Java
+/// takes the closest, and of two equally close the one whose last digit is even; Rust's formatter
+/// may take the other. Two are equally close only when the value's exact decimal expansion is one
+/// digit longer than them and ends in 5, so `shortest` (Rust's `{:e}`) is checked against the
+/// exact digits (`exact`, asked only when the expansion can be that short: its significant digits
+/// are the binary fraction digits plus the integer digits) and replaced by its even neighbour
+/// when that neighbour `reads_back`.
+fn even_of_a_tie(
+    shortest: String,
+    fraction_bits: u32,
+    log10: f64,
+    exact: impl FnOnce() -> String,
+    reads_back: impl Fn(&str) -> bool,
+) -> String {
+    let Some((mantissa, exponent)) = shortest.split_once('e') else {
+        return shortest;
+    };
+    let negative = mantissa.starts_with('-');
+    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let odd = digits.last().is_some_and(|d| (d - b'0') % 2 == 1);
+    // A tie ends the exact expansion in 5, after the point: only a value with a binary fraction.
+    let significant = i64::from(fraction_bits) + log10.floor() as i64 + 1;
+    if !odd || fraction_bits == 0 || (significant - digits.len() as i64 - 1).abs() > 1 {
+        return shortest;
+    }
+    let exact = exact();
+    let Some((exact_mantissa, exact_exponent)) = exact.split_once('e') else {
+        return shortest;
+    };
+    let mut exact_digits: Vec<u8> = exact_mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    while exact_digits.last() == Some(&b'0') {
+        exact_digits.pop();
+    }
+    if exact_exponent != exponent
+        || exact_digits.len() != digits.len() + 1
+        || exact_digits.last() != Some(&b'5')
+    {
+        return shortest;
+    }
+    let below = &exact_digits[..digits.len()];
+    // The neighbour: one up from the digits below the tie, or those digits.
+    let (mut other, mut other_exponent) = (below.to_vec(), exponent.parse::<i32>().unwrap_or(0));
+    if digits == below {
+        let mut at = other.len();
+        loop {
+            if at == 0 {
+                other.insert(0, b'1');
+                other.pop();
+                other_exponent += 1;
+                break;
+            }
+            at -= 1;
+            if other[at] == b'9' {
+                other[at] = b'0';
+            } else {
+                other[at] += 1;
+                break;
+            }
+        }
+    }
+    let mut text = String::with_capacity(other.len() + 8);
+    if negative {
+        text.push('-');
+    }
+    text.push(char::from(other[0]));
+    if other.len() > 1 {
+        text.push('.');
+        text.extend(other[1..].iter().map(|&d| char::from(d)));
+    }
+    text.push('e');
+    text.push_str(&other_exponent.to_string());
+    if reads_back(&text) { text } else { shortest }
 }
 
 /// Java prints at least two significant digits, choosing the two-digit decimal closest to the
@@ -44,8 +145,15 @@ pub fn push_java_float(value: f32, out: &mut String, quote_non_finite: bool) {
         push_non_finite(value.is_nan(), value > 0.0, out, quote_non_finite);
         return;
     }
+    let shortest = even_of_a_tie(
+        format!("{value:e}"),
+        fraction_bits(u64::from(value.to_bits()), 23, 8, 150),
+        f64::from(value.abs()).log10(),
+        || format!("{value:.200e}"),
+        |text| text.parse::<f32>().is_ok_and(|v| v == value),
+    );
     push_layout(
-        &two_digits(format!("{value:e}"), || format!("{value:.1e}")),
+        &two_digits(shortest, || format!("{value:.1e}")),
         value == 0.0,
         f64::from(value.abs()),
         out,
@@ -150,6 +258,18 @@ mod tests {
         assert_eq!(float(1.4e-45), "1.4E-45");
         assert_eq!(float(3.402_823_5e38), "3.4028235E38");
         assert_eq!(float(0.1), "0.1");
+        // Two shortest decimals equally close: Java takes the one ending in an even digit.
+        assert_eq!(float(55_649.0 / 32.0), "1739.0312");
+        assert_eq!(float(196_949.0 / 32.0), "6154.6562");
+        assert_eq!(float(532_293.0 / 16.0), "33268.312");
+        assert_eq!(float(-55_649.0 / 32.0), "-1739.0312");
+        assert_eq!(
+            double(2_251_799_813_685_153.0 / 8.0),
+            "2.8147497671064412E14"
+        );
+        assert_eq!(double(0.5), "0.5");
+        assert_eq!(double(2.5), "2.5");
+        assert_eq!(float(0.125), "0.125");
         let mut quoted = String::new();
         push_java_double(f64::NEG_INFINITY, &mut quoted, true);
         assert_eq!(quoted, "\"-Infinity\"");

@@ -23,6 +23,7 @@
 //! ```
 
 pub mod avro;
+mod base64_text;
 pub mod builder;
 pub mod csv;
 pub mod decimal;

@@ -5,8 +5,10 @@
 //! (UTF-8 by default), binaries the bytes as they are. A null message decodes to a NULL value and
 //! a NULL value encodes to a null message, as in Flink.
 //!
-//! Strings are stored as valid UTF-8: bytes that are not valid in the charset become U+FFFD, which
-//! is what Flink shows when it reads the string (it keeps the raw bytes until then).
+//! Strings are stored as valid UTF-8. A UTF-8 message that is not valid UTF-8 is refused (left to
+//! Flink's format): Flink keeps its bytes as they are, and two such strings stay apart where U+FFFD
+//! in place of the bad bytes would make them equal. In the other charsets bytes that are not valid
+//! become U+FFFD, as Java's decoders replace them.
 
 use arrow::array::{Array, ArrayRef, AsArray, BinaryArray, BooleanArray, RecordBatch};
 use arrow::datatypes::{
@@ -100,15 +102,52 @@ impl Charset {
     }
 }
 
+/// UTF-16 as Java's decoder reads it with replacement: a high surrogate not followed by a low one
+/// is one malformed sequence with the unit after it (both become one U+FFFD), a lone low surrogate
+/// is one, and so is whatever is left at the end that is not a whole character.
 fn utf16(bytes: &[u8], big_endian: bool) -> String {
-    let units = bytes.chunks(2).map(|c| match c {
-        [a, b] if big_endian => u16::from_be_bytes([*a, *b]),
-        [a, b] => u16::from_le_bytes([*a, *b]),
-        _ => 0xFFFD,
-    });
-    char::decode_utf16(units)
-        .map(|r| r.unwrap_or('\u{FFFD}'))
-        .collect()
+    let unit = |at: usize| {
+        let pair = [bytes[at], bytes[at + 1]];
+        if big_endian {
+            u16::from_be_bytes(pair)
+        } else {
+            u16::from_le_bytes(pair)
+        }
+    };
+    let mut out = String::with_capacity(bytes.len() / 2);
+    let mut at = 0;
+    while at + 2 <= bytes.len() {
+        let first = unit(at);
+        match first {
+            0xD800..=0xDBFF => {
+                if at + 4 > bytes.len() {
+                    break;
+                }
+                let second = unit(at + 2);
+                out.push(if (0xDC00..=0xDFFF).contains(&second) {
+                    let code = 0x10000
+                        + ((u32::from(first) - 0xD800) << 10)
+                        + (u32::from(second) - 0xDC00);
+                    char::from_u32(code).unwrap_or('\u{FFFD}')
+                } else {
+                    '\u{FFFD}'
+                });
+                at += 4;
+            }
+            0xDC00..=0xDFFF => {
+                out.push('\u{FFFD}');
+                at += 2;
+            }
+            _ => {
+                out.push(char::from_u32(u32::from(first)).unwrap_or('\u{FFFD}'));
+                at += 2;
+            }
+        }
+    }
+    if at < bytes.len() {
+        out.push('\u{FFFD}');
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -235,6 +274,13 @@ impl RawDecoder {
             DataType::Float32 => number!(Float32, f32, "FLOAT"),
             DataType::Float64 => number!(Float64, f64, "DOUBLE"),
             DataType::Utf8 => {
+                if self.options.charset == Charset::Utf8 && std::str::from_utf8(bytes).is_err() {
+                    return Err(
+                        "the message is not valid UTF-8, whose bytes Flink keeps as they \
+                                are"
+                        .into(),
+                    );
+                }
                 let text = self.options.charset.decode(bytes);
                 if let ColumnBuilder::Bytes(c) = &mut self.column {
                     c.push(text.as_bytes()).map_err(|e| e.to_string())?;
@@ -417,6 +463,26 @@ mod tests {
     }
 
     #[test]
+    fn invalid_utf8_is_left_to_flink_and_other_charsets_replace() {
+        let mut decoder = RawDecoder::try_new(schema(DataType::Utf8), &options(&[])).unwrap();
+        decoder.decode(Some("ok ✓".as_bytes())).unwrap();
+        for invalid in [
+            &[0xFF][..],
+            &[0xC0, 0xAF],
+            &[0xED, 0xA0, 0x80],
+            &[0xE2, 0x82],
+        ] {
+            let err = decoder.decode(Some(invalid)).unwrap_err().to_string();
+            assert!(err.contains("not valid UTF-8"), "{err}");
+        }
+        let latin = options(&[("charset", "ISO-8859-1")]);
+        let mut decoder = RawDecoder::try_new(schema(DataType::Utf8), &latin).unwrap();
+        decoder.decode(Some(&[0xFF])).unwrap();
+        let batch = decoder.flush().unwrap();
+        assert_eq!(batch.column(0).as_string::<i32>().value(0), "ÿ");
+    }
+
+    #[test]
     fn wrong_sizes_and_options_are_errors() {
         let mut decoder = RawDecoder::try_new(schema(DataType::Int64), &options(&[])).unwrap();
         let err = decoder.decode(Some(&[1, 2, 3])).unwrap_err().to_string();
@@ -445,6 +511,22 @@ mod tests {
             "caf\u{e9}"
         );
         assert_eq!(Charset::Utf8.decode(&[0x61, 0xFF]), "a\u{FFFD}");
+        // As Java's `new String(bytes, "UTF-16BE")`: a high surrogate takes the unit after it
+        // into one malformed sequence; a lone low one and a partial end are one each.
+        for (bytes, java) in [
+            (&[0xD8, 0x00, 0x00, 0x41][..], "\u{FFFD}"),
+            (&[0xD8, 0x00, 0x41], "\u{FFFD}"),
+            (&[0xD8, 0x00], "\u{FFFD}"),
+            (&[0x00, 0x41, 0x42], "A\u{FFFD}"),
+            (&[0xDC, 0x00, 0x00, 0x41], "\u{FFFD}A"),
+            (&[0xD8, 0x00, 0xD8, 0x00, 0xDC, 0x00], "\u{FFFD}\u{FFFD}"),
+            (&[0xFE, 0xFF, 0x00, 0x41], "\u{FEFF}A"),
+            (&[0xFF, 0xFE, 0x00, 0x41], "\u{FFFE}A"),
+            (&[0xD8, 0x3D, 0xDE, 0x00], "\u{1F600}"),
+        ] {
+            assert_eq!(Charset::Utf16Be.decode(bytes), java, "{bytes:02x?}");
+        }
+        assert_eq!(Charset::Utf16.decode(&[0xFF, 0xFE, 0x41, 0x00]), "A");
         let mut out = Vec::new();
         Charset::Utf16.encode("a", &mut out);
         assert_eq!(out, [0xFE, 0xFF, 0x00, 0x61]);

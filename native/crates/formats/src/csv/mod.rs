@@ -138,6 +138,17 @@ impl CsvDecoder {
     }
 
     fn decode_record(&mut self, message: &[u8]) -> std::result::Result<bool, String> {
+        // Jackson's CSV parser reads a message whose first or second byte is zero as UTF-16 or
+        // UTF-32 (its encoding detection), which this decoder does not.
+        if let [first, second, ..] = message
+            && (*first == 0 || *second == 0)
+        {
+            return Err(
+                "a zero among the first two bytes: Jackson reads the message as UTF-16 or \
+                 UTF-32"
+                    .into(),
+            );
+        }
         let text = std::str::from_utf8(message).map_err(|e| format!("Invalid UTF-8: {e}"))?;
         let Some(mut values) = parse_record(text, &self.options)? else {
             return Err("No content to map due to end-of-input".into());
@@ -440,16 +451,11 @@ fn convert_scalar(
             c.push(text.as_bytes()).map_err(|e| e.to_string())?
         }
         (DataType::Binary, ColumnBuilder::Bytes(c)) => {
-            let compact: String = text.split(|ch: char| ch.is_ascii_whitespace()).collect();
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(compact.as_bytes())
+            let bytes = crate::base64_text::decode(text)
                 .map_err(|e| format!("Unable to deserialize byte array: {e}"))?;
             c.push(&bytes).map_err(|e| e.to_string())?;
         }
-        (DataType::Date32, ColumnBuilder::Date32(c)) => c.push(
-            parse_sql_date(text)
-                .ok_or_else(|| format!("'{text}' is not a date (yyyy-[m]m-[d]d)"))?,
-        ),
+        (DataType::Date32, ColumnBuilder::Date32(c)) => c.push(parse_sql_date(text)?),
         (DataType::Time32(_) | DataType::Time64(_), b) => {
             let nanos = parse_iso_local_time(text)
                 .ok_or_else(|| format!("Text '{text}' could not be parsed as a time"))?;
@@ -487,21 +493,37 @@ fn convert_scalar(
     Ok(())
 }
 
-/// `java.sql.Date.valueOf`: a 4-digit year, 1-2 digit month (1-12) and day (1-31), days past the
-/// month's end rolling into the next month.
-fn parse_sql_date(text: &str) -> Option<i32> {
+/// The first year `java.sql.Date.valueOf`, which Flink's CSV format reads dates with, counts on
+/// the Gregorian calendar throughout (the calendar changed in October 1582; before it, Java's
+/// lenient calendar is Julian and moves or refuses days the proleptic Gregorian one reads as they
+/// are).
+const GREGORIAN_YEARS: i64 = 1583;
+
+/// `java.sql.Date.valueOf(text).toLocalDate()`: a 4-digit year, 1-2 digit month (1-12) and day
+/// (1-31), days past the month's end rolling into the next month; years before
+/// [`GREGORIAN_YEARS`] are refused (left to Flink).
+fn parse_sql_date(text: &str) -> std::result::Result<i32, String> {
+    let not_a_date = || format!("'{text}' is not a date (yyyy-[m]m-[d]d)");
     let mut parts = text.splitn(3, '-');
-    let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
+    let (Some(year), Some(month), Some(day)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(not_a_date());
+    };
     if year.len() != 4 || !(1..=2).contains(&month.len()) || !(1..=2).contains(&day.len()) {
-        return None;
+        return Err(not_a_date());
     }
-    let year: i64 = year.parse().ok()?;
-    let month: u32 = month.parse().ok()?;
-    let day: u32 = day.parse().ok()?;
+    let (Ok(year), Ok(month), Ok(day)) = (year.parse::<i64>(), month.parse(), day.parse::<u32>())
+    else {
+        return Err(not_a_date());
+    };
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
+        return Err(not_a_date());
     }
-    i32::try_from(days_from_civil(year, month, 1) + i64::from(day) - 1).ok()
+    if year < GREGORIAN_YEARS {
+        return Err(format!(
+            "'{text}' is before 1583: Flink reads such dates on the Julian calendar"
+        ));
+    }
+    i32::try_from(days_from_civil(year, month, 1) + i64::from(day) - 1).map_err(|_| not_a_date())
 }
 
 /// Encodes each row as one record, without a line terminator.

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, Fields, IntervalUnit, SchemaRef, TimeUnit};
-use base64::Engine;
 use simd_json::{Node, StaticNode};
 
 use super::options::JsonDecodeOptions;
@@ -25,6 +24,10 @@ use crate::temporal::{
 const MAX_DEPTH: usize = 1000;
 /// Longest number token Jackson accepts, in characters.
 const MAX_NUMBER_LENGTH: usize = 1000;
+/// Longest field name Jackson accepts (`maxNameLength`), in characters.
+const MAX_NAME_LENGTH: usize = 50_000;
+/// Longest string Jackson reads (`maxStringLength`), in characters.
+const MAX_STRING_LENGTH: usize = 20_000_000;
 
 /// Decodes JSON messages into Arrow batches of a fixed schema.
 ///
@@ -362,6 +365,13 @@ impl JsonDecoder {
             .unwrap_or_else(simd_json::Tape::null)
             .reset();
         let walked = match simd_json::fill_tape(&mut self.scratch, &mut self.buffers, &mut tape) {
+            // Only a message this long can hold a name or string past Jackson's limits.
+            Ok(()) if message.len() > MAX_NAME_LENGTH && past_jackson_lengths(&tape.0) => {
+                Err(format!(
+                    "a field name longer than {MAX_NAME_LENGTH} or a string longer than \
+                     {MAX_STRING_LENGTH} characters, which Jackson refuses"
+                ))
+            }
             Ok(()) => {
                 let mut offsets = std::mem::take(&mut self.number_offsets);
                 let walked = walk_message(
@@ -496,6 +506,29 @@ fn preview(message: &[u8]) -> String {
     } else {
         text.into_owned()
     }
+}
+
+/// Whether `nodes` hold a field name of more than [`MAX_NAME_LENGTH`] bytes or a string of more
+/// than [`MAX_STRING_LENGTH`] (bytes, never fewer than its characters: such a message is left to
+/// Flink's decoder, which decides by Jackson's counts).
+fn past_jackson_lengths(nodes: &[Node<'_>]) -> bool {
+    nodes.iter().enumerate().any(|(i, node)| match node {
+        Node::String(s) => s.len() > MAX_STRING_LENGTH,
+        Node::Object { len, .. } => {
+            let mut key = i + 1;
+            (0..*len).any(|_| {
+                let long =
+                    matches!(nodes.get(key), Some(Node::String(k)) if k.len() > MAX_NAME_LENGTH);
+                key = if key + 1 < nodes.len() {
+                    skip(nodes, key + 1)
+                } else {
+                    nodes.len()
+                };
+                long
+            })
+        }
+        _ => false,
+    })
 }
 
 /// Index of the node after the value starting at `i`.
@@ -927,10 +960,7 @@ fn convert(
                     kind(node)
                 ));
             };
-            let compact: String = s.split(|c: char| c.is_ascii_whitespace()).collect();
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(compact.as_bytes())
-                .map_err(|e| format!("invalid base64 value: {e}"))?;
+            let bytes = crate::base64_text::decode(s)?;
             match builder {
                 Some(ColumnBuilder::Bytes(c)) => c.push(&bytes).map_err(|e| e.to_string())?,
                 Some(_) => return Err(mismatch(conv)),
@@ -1241,12 +1271,15 @@ fn write_json(msg: &Message<'_, '_>, i: usize, out: &mut String, decimals: bool)
         Node::Static(StaticNode::F64(_)) => {
             let text = number_text(msg, i)?;
             if decimals {
-                match crate::decimal::parse_decimal_exact(text) {
-                    Some((unscaled, scale)) => out.push_str(
-                        &crate::decimal::decimal_to_java_string(unscaled, scale, true),
-                    ),
-                    None => out.push_str(text),
-                }
+                // Jackson's BigDecimal, trailing zeros stripped; one of more digits than an i128
+                // holds is left to Flink's decoder.
+                let (unscaled, scale) =
+                    crate::decimal::parse_decimal_exact(text).ok_or_else(|| {
+                        format!("the number {text} has more digits than are read natively")
+                    })?;
+                out.push_str(&crate::decimal::decimal_to_java_string(
+                    unscaled, scale, true,
+                ));
             } else {
                 let d: f64 = text.parse().unwrap_or(f64::NAN);
                 crate::javatext::push_java_double(d, out, true);

@@ -221,8 +221,25 @@ fn read_message<'a>(
     // Every occurrence of a read field, tagged with the field's index. Writers emit fields in
     // number order, so this is usually sorted already.
     let mut cursor = Cursor { bytes, pos: 0 };
+    // The member of each oneof met so far: (oneof, field number).
+    let mut oneofs_set: Vec<(usize, u32)> = Vec::new();
     while cursor.pos < bytes.len() {
         let (number, wire) = cursor.field()?;
+        if !plan.oneof_members.is_empty()
+            && let Some(oneof) = plan.oneof_of(number)
+        {
+            match oneofs_set.iter().find(|(o, _)| *o == oneof) {
+                // protobuf-java keeps the member set last and clears the others; such a message
+                // is left to Flink's decoder.
+                Some((_, first)) if *first != number => {
+                    return Err(format!(
+                        "fields {first} and {number} are members of one oneof, both set"
+                    ));
+                }
+                Some(_) => {}
+                None => oneofs_set.push((oneof, number)),
+            }
+        }
         if let Some(f) = plan.index_of(number) {
             let field = &plan.fields[f];
             if (wire.wire_type() == field.wire_type || (field.packable && wire.wire_type() == 2))
@@ -699,9 +716,11 @@ mod tests {
     use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
     use prost_reflect::prost_types::{
         DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+        OneofDescriptorProto,
     };
 
-    /// proto3 `t.M { int64 a = 1; string b = 2; int32 c = 3; }`.
+    /// proto3 `t.M { int64 a = 1; string b = 2; int32 c = 3; }`, and `t.O`, the same fields with
+    /// `b` and `c` in `oneof choice`.
     fn descriptors() -> Vec<u8> {
         let field = |name: &str, number: i32, kind: Type| FieldDescriptorProto {
             name: Some(name.into()),
@@ -726,10 +745,32 @@ mod tests {
             }],
             ..Default::default()
         };
+        let member = |name: &str, number: i32, kind: Type| FieldDescriptorProto {
+            oneof_index: Some(0),
+            ..field(name, number, kind)
+        };
+        let mut file = file;
+        file.message_type.push(DescriptorProto {
+            name: Some("O".into()),
+            field: vec![
+                field("a", 1, Type::Int64),
+                member("b", 2, Type::String),
+                member("c", 3, Type::Int32),
+            ],
+            oneof_decl: vec![OneofDescriptorProto {
+                name: Some("choice".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
         FileDescriptorSet { file: vec![file] }.encode_to_vec()
     }
 
     fn decoder(columns: &[(&str, DataType)]) -> ProtobufDecoder {
+        decoder_of("t.M", columns)
+    }
+
+    fn decoder_of(message: &str, columns: &[(&str, DataType)]) -> ProtobufDecoder {
         let schema = Schema::new(
             columns
                 .iter()
@@ -739,7 +780,7 @@ mod tests {
         ProtobufDecoder::try_new(
             Arc::new(schema),
             &descriptors(),
-            "t.M",
+            message,
             &FormatOptions::default(),
         )
         .unwrap()
@@ -789,6 +830,34 @@ mod tests {
         assert_eq!(
             batch.column(2).as_ref(),
             &Int32Array::from(vec![1, 0, 0, 4, 8]) as &dyn arrow::array::Array
+        );
+    }
+
+    #[test]
+    fn two_members_of_one_oneof_in_a_message_are_left_to_protobuf_java() {
+        // protobuf-java keeps the member set last and clears the other, read or not.
+        for columns in [
+            &[("b", DataType::Utf8), ("c", DataType::Int32)][..],
+            &[("b", DataType::Utf8)],
+            &[("a", DataType::Int64), ("c", DataType::Int32)],
+        ] {
+            let mut decoder = decoder_of("t.O", columns);
+            decoder.decode(Some(&[a(1), b(b"x")].concat())).unwrap();
+            decoder.decode(Some(&[c(4), c(5), a(2)].concat())).unwrap();
+            for both in [[b(b"x"), c(4)].concat(), [c(4), a(3), b(b"x")].concat()] {
+                let err = decoder.decode(Some(&both)).unwrap_err().to_string();
+                assert!(err.contains("members of one oneof, both set"), "{err}");
+            }
+            assert_eq!(decoder.flush().unwrap().num_rows(), 2);
+        }
+        // A table reading no member of the oneof reads such a message as it is.
+        let mut decoder = decoder_of("t.O", &[("a", DataType::Int64)]);
+        decoder
+            .decode(Some(&[a(7), b(b"x"), c(4)].concat()))
+            .unwrap();
+        assert_eq!(
+            decoder.flush().unwrap().column(0).as_ref(),
+            &Int64Array::from(vec![7]) as &dyn arrow::array::Array
         );
     }
 

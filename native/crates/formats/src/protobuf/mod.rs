@@ -88,6 +88,9 @@ struct MessagePlan {
     write_order: Vec<usize>,
     /// The members of each oneof the table writes, as indices into `fields` in column order.
     oneofs: Vec<Vec<usize>>,
+    /// Every member (read or not) of the oneofs the table reads a member of, by field number
+    /// (sorted), with the index of its oneof in the message.
+    oneof_members: Vec<(u32, usize)>,
     /// Proto2 `required` fields of the message that no column writes.
     unwritten_required: Vec<String>,
     /// Whether the message has `required` fields at all (its default instance is then not a
@@ -109,6 +112,15 @@ impl MessagePlan {
                 .ok()
                 .map(|at| self.sparse[at].1),
         }
+    }
+
+    /// The oneof (its index in the message) the field numbered `number` is a member of, if the
+    /// table reads a member of that oneof.
+    fn oneof_of(&self, number: u32) -> Option<usize> {
+        self.oneof_members
+            .binary_search_by_key(&number, |(n, _)| *n)
+            .ok()
+            .map(|at| self.oneof_members[at].1)
     }
 
     /// How a length-delimited value of the unread field numbered `number` is checked.
@@ -281,7 +293,20 @@ fn plan_message<'a>(
         .filter(|(_, check)| !matches!(check, decode::UnreadBytes::Nothing))
         .collect();
     unread.sort_unstable_by_key(|(n, _)| *n);
+    let read_oneofs: Vec<String> = oneofs.iter().map(|(name, _)| name.clone()).collect();
+    let mut oneof_members: Vec<(u32, usize)> = message
+        .oneofs()
+        .enumerate()
+        .filter(|(_, o)| !o.is_synthetic() && read_oneofs.iter().any(|name| name == o.name()))
+        .flat_map(|(at, o)| {
+            o.fields()
+                .map(move |f| (f.number(), at))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    oneof_members.sort_unstable();
     Ok(MessagePlan {
+        oneof_members,
         unread,
         fields,
         by_number,

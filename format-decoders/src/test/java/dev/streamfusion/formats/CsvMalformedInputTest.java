@@ -68,12 +68,23 @@ class CsvMalformedInputTest {
                     {"empty number", replace(fields, 3, "")},
                     {"quoted number", replace(fields, 3, "\"12\"")},
                     {"byte order mark", "\ufeff" + good},
+                    // Before 1583 Java's lenient calendar is Julian: a day moves, or a leap day fails.
+                    {"date in the calendar change", replace(fields, 13, "1582-10-10")},
+                    {"julian leap day", replace(fields, 13, "1500-02-29")},
+                    {"date of year 0", replace(fields, 13, "0000-01-01")},
+                    {"day past the month's end", replace(fields, 13, "2023-02-30")},
+                    // Jackson reads whitespace between base64's 4-character units only.
+                    {"base64 with a space inside a unit", replace(fields, 12, "QU JD")},
+                    {"base64 with a line break between units", replace(fields, 12, "QUJD\nQUJD")},
                 }) {
             corpus.add(new MalformedMessage(bad[0], bad[1].getBytes(StandardCharsets.UTF_8)));
         }
         byte[] invalidUtf8 = good.getBytes(StandardCharsets.UTF_8).clone();
         invalidUtf8[invalidUtf8.length / 2] = (byte) 0xff;
         corpus.add(new MalformedMessage("invalid UTF-8", invalidUtf8));
+        // Zero bytes at the start: Jackson's encoding detection reads UTF-16.
+        corpus.add(new MalformedMessage("UTF-16LE", good.getBytes(StandardCharsets.UTF_16LE)));
+        corpus.add(new MalformedMessage("UTF-16BE", good.getBytes(StandardCharsets.UTF_16BE)));
         return corpus;
     }
 

@@ -111,6 +111,43 @@ class JsonEncoderParityTest {
         }
     }
 
+    /**
+     * Floats and doubles with few binary fraction digits, whose exact value is often halfway
+     * between the two shortest decimals that read back as it (1739.03125f: 1739.0312 and
+     * 1739.0313): Java prints the one ending in an even digit, on every Java version since 17,
+     * and so does the native encoder.
+     */
+    @Test
+    void shortestDigitsTieAsJavaBreaksTheTie() throws Exception {
+        RowType type =
+                (RowType)
+                        DataTypes.ROW(FIELD("f", DataTypes.FLOAT()), FIELD("x", DataTypes.DOUBLE()))
+                                .notNull()
+                                .getLogicalType();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+        List<RowData> rows = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            float f = (float) (random.nextInt(1 << 24) - (1 << 23)) / (1 << random.nextInt(1, 12));
+            double x = (double) (random.nextLong(1L << 53) - (1L << 52)) / (1L << random.nextInt(1, 20));
+            rows.add(GenericRowData.of(f, x));
+        }
+        List<byte[]> expected = flinkSerialize(type, rows, TimestampFormat.SQL, false, false);
+        List<byte[]> actual = nativeEncode(type, rows, Map.of());
+        int ties = 0;
+        for (int r = 0; r < rows.size(); r++) {
+            assertThat(new String(actual.get(r), StandardCharsets.UTF_8))
+                    .isEqualTo(new String(expected.get(r), StandardCharsets.UTF_8));
+            String f = Float.toString(rows.get(r).getFloat(0));
+            // A tie broken downwards: the last digit is even and one more digit would have been 5.
+            java.math.BigDecimal exact = new java.math.BigDecimal(rows.get(r).getFloat(0));
+            if (exact.precision() == new java.math.BigDecimal(f).precision() + 1
+                    && exact.unscaledValue().mod(java.math.BigInteger.TEN).intValue() == 5) {
+                ties++;
+            }
+        }
+        assertThat(ties).as("rows whose float is a tie").isGreaterThan(100);
+    }
+
     @Test
     void nullMapKeysFollowMapNullKeyMode() throws Exception {
         RowType type =

@@ -74,6 +74,11 @@ class ProtobufMalformedInputTest {
         System.arraycopy(good, 0, twice, 0, good.length);
         System.arraycopy(good, 0, twice, good.length, good.length);
         corpus.add(new MalformedMessage("the same fields twice", twice));
+        // Both members of oneof choice (cs = 24, ci = 25), in each order: protobuf-java keeps the last.
+        corpus.add(new MalformedMessage("string then int of one oneof",
+                new byte[] {(byte) 0xc2, 0x01, 0x01, 0x78, (byte) 0xc8, 0x01, 0x04}));
+        corpus.add(new MalformedMessage("int then string of one oneof",
+                new byte[] {(byte) 0xc8, 0x01, 0x04, (byte) 0xc2, 0x01, 0x01, 0x78}));
         return corpus;
     }
 

@@ -80,6 +80,11 @@ public final class JsonCorpus {
         add(corpus, "number for a timestamp", "{\"ts\":123,\"a\":1}");
         add(corpus, "timestamp with micros", "{\"ts\":\"2020-01-01 00:00:00.123456\"}");
         add(corpus, "bad base64", "{\"bin\":\"!!\",\"a\":1}");
+        add(corpus, "base64 with a space inside a unit", "{\"bin\":\"AQ ID\",\"a\":1}");
+        add(corpus, "valid base64 with whitespace between units", "{\"bin\":\"AQID\\nBA==\",\"a\":1}");
+        // Jackson's limit on a field name's length (50,000 characters).
+        add(corpus, "field name too long", "{\"" + "k".repeat(50_001) + "\":1,\"a\":2}");
+        add(corpus, "valid long field name", "{\"" + "k".repeat(50_000) + "\":1,\"a\":2}");
         add(corpus, "tinyint out of range", "{\"t\":300,\"a\":1}");
         add(corpus, "fraction for a tinyint", "{\"t\":1.5,\"a\":1}");
         add(corpus, "bigint out of range", "{\"b\":1e30,\"a\":1}");
@@ -125,6 +130,9 @@ public final class JsonCorpus {
         add(corpus, "1000 digits", "{\"zz\":1" + "0".repeat(999) + ",\"a\":1}");
         add(corpus, "1001 digits", "{\"zz\":1" + "0".repeat(1000) + ",\"a\":1}");
         add(corpus, "long number as a string column", "{\"s\":1" + "0".repeat(1000) + "}");
+        // In a string column of a table with a DECIMAL, Jackson reads a float as a BigDecimal.
+        add(corpus, "valid decimal in an array for a string", "{\"s\":[1.50e3, -0.0, 12.3400],\"a\":1}");
+        add(corpus, "42 digits in an array for a string", "{\"s\":[1.00000000000000000000000000000000000000001e5],\"a\":1}");
         // Escapes.
         add(corpus, "lone surrogate", "{\"s\":\"\\ud800\",\"a\":1}");
         add(corpus, "low surrogate first", "{\"s\":\"\\udc00\\ud800\",\"a\":1}");
