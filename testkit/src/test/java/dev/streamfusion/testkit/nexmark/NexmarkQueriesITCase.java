@@ -9,6 +9,7 @@ import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
+import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.types.Row;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -127,7 +128,10 @@ class NexmarkQueriesITCase {
         if (reversed) {
             Collections.reverse(bids);
         }
-        Table bidValues = tables.fromValues(TypeConversions.fromLogicalToDataType(NexmarkBids.BID_TYPE), bids);
+        // A stream of the rows in their order: a VALUES whose rows need casts is planned as a union
+        // of one operator per row, which meets the rows in any order.
+        Table bidValues = tables.fromDataStream(
+                env.fromData(bids, ExternalTypeInfo.of(TypeConversions.fromLogicalToDataType(NexmarkBids.BID_TYPE))));
         Table auctionValues = tables.fromValues(
                 TypeConversions.fromLogicalToDataType(NexmarkModel.AUCTION_TYPE),
                 Row.of(1L, "one", "first", 10L, 20L, t.minusMinutes(1), t.plusMinutes(1), 7L, 10L, ""),
