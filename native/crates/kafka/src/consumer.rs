@@ -137,6 +137,25 @@ pub(crate) fn rejected_property(key: &str, value: &str, description: &str) -> Cl
     }
 }
 
+/// Whether librdkafka takes each of `properties` as it is: a name it knows and a value of its
+/// type in its range, as it checks them when a client is configured (without creating one, so
+/// nothing connects). What only creating a client checks (how properties combine) is not.
+pub fn check_properties(properties: &[(String, String)]) -> Result<(), ClientError> {
+    let mut config = ClientConfig::new();
+    for (key, value) in properties {
+        config.set(key, value);
+    }
+    config
+        .create_native_config()
+        .map(drop)
+        .map_err(|e| match e {
+            KafkaError::ClientConfig(_, description, key, value) => {
+                rejected_property(&key, &value, &description)
+            }
+            other => kafka("librdkafka cannot be configured", other),
+        })
+}
+
 fn kafka(context: &str, e: KafkaError) -> ClientError {
     ClientError::Kafka(format!("{context}: {e}"))
 }

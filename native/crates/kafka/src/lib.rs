@@ -14,7 +14,7 @@ mod raw;
 
 pub use consumer::{
     COMMITTED_OFFSET, ClientError, EARLIEST_OFFSET, LATEST_OFFSET, NO_STOPPING_OFFSET, Reads,
-    SplitConsumer,
+    SplitConsumer, check_properties,
 };
 pub use log::Level;
 pub use poll::{Part, Poll};

@@ -1,5 +1,8 @@
 package dev.streamfusion.kafka.internal;
 
+import dev.streamfusion.bridge.NativeConfigException;
+import dev.streamfusion.bridge.NativeLibrary;
+
 import org.apache.flink.annotation.Internal;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -11,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -45,13 +49,14 @@ public final class LibrdkafkaConfig {
                     "retry.backoff.max.ms",
                     "connections.max.idle.ms",
                     "socket.connection.setup.timeout.ms",
-                    "allow.auto.create.topics",
                     "ssl.key.password");
 
     /** Consumer properties with the same name and meaning in librdkafka. */
     private static final Set<String> SAME_CONSUMER =
             Set.of(
                     "group.id",
+                    // kafka-clients' producer has no such property (it asks for missing topics).
+                    "allow.auto.create.topics",
                     "fetch.min.bytes",
                     "fetch.max.bytes",
                     "max.partition.fetch.bytes",
@@ -117,6 +122,21 @@ public final class LibrdkafkaConfig {
      * for room in librdkafka's queue by {@code max.block.ms} ({@link #maxBlockMs}).
      */
     private static final Set<String> HANDLED_PRODUCER = Set.of("key.serializer", "value.serializer", "max.block.ms");
+
+    /** The values of {@code isolation.level} kafka-clients takes, spelled as it takes them. */
+    private static final List<String> ISOLATION_LEVELS = List.of("read_uncommitted", "read_committed");
+
+    /** kafka-clients' default delivery timeout, which librdkafka's message timeout takes. */
+    private static final long DELIVERY_TIMEOUT_MS_DEFAULT = 120_000;
+
+    /** kafka-clients' producer's default {@code request.timeout.ms}. */
+    private static final long REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
+
+    /**
+     * librdkafka's default {@code message.max.bytes}, the least {@code fetch.max.bytes} it takes
+     * when that is set.
+     */
+    private static final long MESSAGE_MAX_BYTES_DEFAULT = 1_000_000;
 
     /** librdkafka's default {@code max.poll.interval.ms}, which must not be below the session timeout. */
     private static final long MAX_POLL_INTERVAL_MS_DEFAULT = 300_000;
@@ -240,6 +260,9 @@ public final class LibrdkafkaConfig {
             if (table == CONSUMER && key.equals("enable.auto.commit") && Boolean.parseBoolean(value.trim())) {
                 problems.add("'" + key + "' = '" + value + "': kafka-clients then commits the offsets read "
                         + "periodically, the native reader commits on checkpoints only");
+            } else if (key.equals("isolation.level") && !ISOLATION_LEVELS.contains(value)) {
+                // librdkafka takes any letter case; kafka-clients refuses all but these spellings.
+                problems.add("'" + key + "' = '" + value + "': kafka-clients takes " + ISOLATION_LEVELS + " only");
             } else if (SAME.contains(key) || table.same.contains(key)) {
                 out.put(key, value);
             } else if (renamed != null) {
@@ -272,6 +295,7 @@ public final class LibrdkafkaConfig {
                         + "takes the login from the JVM's JAAS configuration, which librdkafka cannot read");
             }
         }
+        problems.addAll(combinations(table, in, out));
         if (table == CONSUMER && out.containsKey("session.timeout.ms")) {
             // Kept to bound closing; librdkafka refuses a poll interval below it.
             try {
@@ -284,6 +308,50 @@ public final class LibrdkafkaConfig {
             }
         }
         return new LibrdkafkaConfig(out, problems);
+    }
+
+    /**
+     * Properties each of which both clients take, but not together in librdkafka, or together in
+     * kafka-clients only by its own adjustment: why each pair cannot be translated. The delivery
+     * timeout kafka-clients raises itself when the table sets none is {@link #producerProperties}'s.
+     */
+    private static List<String> combinations(Table table, Map<String, String> in, Map<String, String> out) {
+        List<String> problems = new ArrayList<>();
+        Long reconnect = number(out, "reconnect.backoff.ms");
+        Long reconnectMax = number(out, "reconnect.backoff.max.ms");
+        if (reconnect != null && reconnectMax != null && reconnectMax < reconnect) {
+            problems.add("'reconnect.backoff.max.ms' below 'reconnect.backoff.ms': librdkafka refuses it");
+        }
+        Long fetchMax = number(out, "fetch.max.bytes");
+        if (table == CONSUMER && fetchMax != null && fetchMax < MESSAGE_MAX_BYTES_DEFAULT) {
+            problems.add("'fetch.max.bytes' = '" + fetchMax + "': librdkafka takes no less than its message.max.bytes ("
+                    + MESSAGE_MAX_BYTES_DEFAULT + ")");
+        }
+        Long delivery = number(in, "delivery.timeout.ms");
+        if (table == PRODUCER && delivery != null) {
+            long linger = Objects.requireNonNullElse(number(in, "linger.ms"), 0L);
+            long request = Objects.requireNonNullElse(number(in, "request.timeout.ms"), REQUEST_TIMEOUT_MS_DEFAULT);
+            if (delivery < linger + request) {
+                // kafka-clients then fails the job, as Flink's sink does.
+                problems.add("'delivery.timeout.ms' = '" + delivery + "' below 'linger.ms' + 'request.timeout.ms': "
+                        + "kafka-clients refuses it");
+            }
+        }
+        return problems;
+    }
+
+    /** {@code key}'s value in {@code properties} as a number, or null if absent or not a number. */
+    private static Long number(Map<String, String> properties, String key) {
+        String value = properties.get(key);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            // librdkafka's own check names it.
+            return null;
+        }
     }
 
     /** Translates a property with a rule of its own; returns why it cannot be, or null. */
@@ -423,6 +491,13 @@ public final class LibrdkafkaConfig {
      */
     public Map<String, String> producerProperties() {
         Map<String, String> all = new TreeMap<>(properties);
+        if (!all.containsKey("message.timeout.ms")) {
+            // kafka-clients raises its delivery timeout to the linger and request timeouts when the
+            // table sets none; librdkafka refuses a message timeout not above the linger.
+            long linger = Objects.requireNonNullElse(number(all, "linger.ms"), 0L);
+            long request = Objects.requireNonNullElse(number(all, "request.timeout.ms"), REQUEST_TIMEOUT_MS_DEFAULT);
+            all.put("message.timeout.ms", String.valueOf(Math.max(DELIVERY_TIMEOUT_MS_DEFAULT, linger + request)));
+        }
         all.putIfAbsent("max.in.flight", "5");
         all.putIfAbsent("message.max.bytes", "1048576");
         String acks = all.getOrDefault("acks", "all").trim().toLowerCase(Locale.ROOT);
@@ -464,4 +539,25 @@ public final class LibrdkafkaConfig {
     public List<String> untranslatable() {
         return untranslatable;
     }
+
+    /**
+     * Why a librdkafka client could not start with {@code client} ({@link #consumerProperties} or
+     * {@link #producerProperties}): librdkafka's own check of each property's name, type and
+     * range, where kafka-clients' ranges are wider (a {@code request.timeout.ms} above five
+     * minutes, a {@code batch.size} of 0). One line; empty when it takes them. Loads the native
+     * library (one that cannot be loaded is the line).
+     */
+    public static List<String> refused(Map<String, String> client) {
+        String[][] keysAndValues = keysAndValues(client);
+        try {
+            NativeLibrary.load();
+            check(keysAndValues[0], keysAndValues[1]);
+            return List.of();
+        } catch (NativeConfigException e) {
+            return List.of(e.getMessage());
+        }
+    }
+
+    /** Throws {@link NativeConfigException} naming the first property librdkafka refuses. */
+    private static native void check(String[] keys, String[] values);
 }

@@ -25,9 +25,6 @@ public final class NativeRungSink implements Sink<RowData> {
 
     private static final long serialVersionUID = 1L;
 
-    /** kafka-clients' default delivery timeout, which librdkafka's message timeout takes. */
-    private static final String DELIVERY_TIMEOUT_MS = "120000";
-
     private final TreeMap<String, String> librdkafka;
     private final String topic;
     private final String format;
@@ -38,7 +35,7 @@ public final class NativeRungSink implements Sink<RowData> {
     private final long maxBlockMs;
 
     /**
-     * @param librdkafka the producer's librdkafka properties
+     * @param librdkafka the producer's librdkafka properties ({@code LibrdkafkaConfig#producerProperties})
      * @param maxBlockMs how long a send waits for room in librdkafka's queue, and Flink's
      *     partitioner for the topic's partitions
      * @param partitioner Flink's fixed partitioner, or {@code null} for librdkafka's (murmur2 of
@@ -56,8 +53,10 @@ public final class NativeRungSink implements Sink<RowData> {
         if (deliveryGuarantee == DeliveryGuarantee.EXACTLY_ONCE) {
             throw new IllegalArgumentException("exactly-once delivery runs through Kafka transactions of kafka-clients");
         }
+        if (!librdkafka.containsKey("message.timeout.ms")) {
+            throw new IllegalArgumentException("the producer's properties lack message.timeout.ms");
+        }
         this.librdkafka = new TreeMap<>(librdkafka);
-        this.librdkafka.putIfAbsent("message.timeout.ms", DELIVERY_TIMEOUT_MS);
         this.maxBlockMs = maxBlockMs;
         this.topic = topic;
         this.format = format;

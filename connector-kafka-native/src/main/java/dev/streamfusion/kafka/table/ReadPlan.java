@@ -125,7 +125,11 @@ final class ReadPlan {
             }
             return new ReadPlan(formats, stockReason, null, rung, prefetch, errors, deadLetters, watermarksOnEvent, binaryRows);
         }
-        List<String> untranslatable = LibrdkafkaConfig.consumer(consumerProperties(options)).untranslatable();
+        LibrdkafkaConfig librdkafka = LibrdkafkaConfig.consumer(consumerProperties(options));
+        List<String> untranslatable = librdkafka.untranslatable();
+        if (untranslatable.isEmpty()) {
+            untranslatable = LibrdkafkaConfig.refused(librdkafka.consumerProperties());
+        }
         switch (rung) {
             case NATIVE:
                 if (!untranslatable.isEmpty()) {

@@ -135,7 +135,11 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
         if (writing.rung == StreamFusionKafkaOptions.Rung.JAVA) {
             return "chosen by " + forced;
         }
-        List<String> untranslatable = LibrdkafkaConfig.producer(properties).untranslatable();
+        LibrdkafkaConfig librdkafka = LibrdkafkaConfig.producer(properties);
+        List<String> untranslatable = librdkafka.untranslatable();
+        if (untranslatable.isEmpty()) {
+            untranslatable = LibrdkafkaConfig.refused(librdkafka.producerProperties());
+        }
         String reason = null;
         if (!untranslatable.isEmpty()) {
             reason = "librdkafka cannot take " + String.join("; ", untranslatable);

@@ -266,6 +266,56 @@ class LibrdkafkaConfigTest {
                 .containsEntry("enable.idempotence", "true");
     }
 
+    /**
+     * Values kafka-clients takes and librdkafka refuses when a client starts: librdkafka's own
+     * check names them at planning (so the Java rung reads or writes), as do the combinations it
+     * or kafka-clients refuses; and kafka-clients' own adjustment of the delivery timeout is made.
+     */
+    @Test
+    void valuesOnlyKafkaClientsTakesAreRefusedBeforeAClientStarts() {
+        for (Map<String, String> consumer : List.of(
+                Map.of("request.timeout.ms", "400000"),
+                Map.of("fetch.min.bytes", "0"),
+                Map.of("retry.backoff.ms", "0"),
+                Map.of("metadata.max.age.ms", "0"),
+                Map.of("fetch.max.wait.ms", "400000"))) {
+            assertThat(translate(consumer).untranslatable()).as("%s", consumer).isEmpty();
+            assertThat(LibrdkafkaConfig.refused(translate(consumer).consumerProperties()))
+                    .as("%s", consumer)
+                    .singleElement()
+                    .asString()
+                    .startsWith("librdkafka rejects the property");
+        }
+        assertThat(translate(Map.of("fetch.max.bytes", "524288")).untranslatable())
+                .containsExactly("'fetch.max.bytes' = '524288': librdkafka takes no less than its message.max.bytes (1000000)");
+        assertThat(translate(Map.of("reconnect.backoff.ms", "500", "reconnect.backoff.max.ms", "100")).untranslatable())
+                .singleElement().asString().contains("below 'reconnect.backoff.ms'");
+        assertThat(LibrdkafkaConfig.refused(LibrdkafkaConfig.producer(properties(Map.of("batch.size", "0"))).producerProperties()))
+                .singleElement().asString().contains("'batch.size' = '0'");
+        assertThat(LibrdkafkaConfig.producer(properties(Map.of("delivery.timeout.ms", "40000", "linger.ms", "20000")))
+                        .untranslatable())
+                .singleElement().asString().contains("kafka-clients refuses it");
+        // kafka-clients raises a delivery timeout the table does not set to the linger and request timeouts.
+        Map<String, String> lingering = LibrdkafkaConfig.producer(properties(Map.of("linger.ms", "200000"))).producerProperties();
+        assertThat(lingering).containsEntry("message.timeout.ms", "230000");
+        assertThat(LibrdkafkaConfig.refused(lingering)).isEmpty();
+        assertThat(LibrdkafkaConfig.producer(properties(Map.of())).producerProperties())
+                .containsEntry("message.timeout.ms", "120000");
+        // Taken by both.
+        assertThat(LibrdkafkaConfig.refused(translate(Map.of("fetch.max.bytes", "52428800")).consumerProperties())).isEmpty();
+        // kafka-clients takes isolation.level spelled in lower case only.
+        assertThat(translate(Map.of("isolation.level", "READ_COMMITTED")).untranslatable())
+                .singleElement().asString().contains("kafka-clients takes [read_uncommitted, read_committed] only");
+    }
+
+    /** kafka-clients' producer has no allow.auto.create.topics (it asks the broker for missing topics). */
+    @Test
+    void theProducerLeavesOutTheConsumersAutoCreateProperty() {
+        Map<String, String> both = Map.of("allow.auto.create.topics", "false");
+        assertThat(LibrdkafkaConfig.producer(properties(both)).properties()).doesNotContainKey("allow.auto.create.topics");
+        assertThat(translate(both).properties()).containsEntry("allow.auto.create.topics", "false");
+    }
+
     @Test
     void producersTakeRecordsAsLargeAsKafkaClientsDoes() {
         assertThat(LibrdkafkaConfig.producer(properties(Map.of())).producerProperties())
