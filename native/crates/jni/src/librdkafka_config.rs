@@ -2,23 +2,25 @@
 //! client's translated properties, asked when the job is planned.
 
 use jni::EnvUnowned;
-use jni::objects::{JClass, JObjectArray};
+use jni::objects::{JClass, JObject, JString};
+use jni::sys::jstring;
 
-use crate::args::strings;
 use crate::errors::run;
 
-/// Throws `NativeConfigException` naming the first property librdkafka refuses, and why.
+/// Why librdkafka refuses the property `key` = `value`, or null when it takes it.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_streamfusion_kafka_internal_LibrdkafkaConfig_check<'local>(
+pub extern "system" fn Java_dev_streamfusion_kafka_internal_LibrdkafkaConfig_refusal<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
-    keys: JObjectArray<'local>,
-    values: JObjectArray<'local>,
-) {
+    key: JString<'local>,
+    value: JString<'local>,
+) -> jstring {
     run(env, |env| {
-        let keys = strings(env, &keys)?;
-        let values = strings(env, &values)?;
-        let properties: Vec<(String, String)> = keys.into_iter().zip(values).collect();
-        Ok(streamfusion_kafka::check_properties(&properties)?)
+        let key = key.try_to_string(env)?;
+        let value = value.try_to_string(env)?;
+        Ok(match streamfusion_kafka::property_refusal(&key, &value) {
+            Some(reason) => env.new_string(reason)?.into_raw(),
+            None => JObject::null().into_raw(),
+        })
     })
 }

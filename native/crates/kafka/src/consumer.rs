@@ -137,23 +137,18 @@ pub(crate) fn rejected_property(key: &str, value: &str, description: &str) -> Cl
     }
 }
 
-/// Whether librdkafka takes each of `properties` as it is: a name it knows and a value of its
-/// type in its range, as it checks them when a client is configured (without creating one, so
-/// nothing connects). What only creating a client checks (how properties combine) is not.
-pub fn check_properties(properties: &[(String, String)]) -> Result<(), ClientError> {
+/// Why librdkafka refuses the property `key` = `value` (a name it does not know, a value not of
+/// its type or out of its range), as it checks each property when a client is configured, without
+/// creating one (so nothing connects); `None` when it takes it. How properties combine is checked
+/// only when a client is created, and not here.
+pub fn property_refusal(key: &str, value: &str) -> Option<String> {
     let mut config = ClientConfig::new();
-    for (key, value) in properties {
-        config.set(key, value);
+    config.set(key, value);
+    match config.create_native_config() {
+        Ok(_) => None,
+        Err(KafkaError::ClientConfig(_, description, _, _)) => Some(description),
+        Err(other) => Some(other.to_string()),
     }
-    config
-        .create_native_config()
-        .map(drop)
-        .map_err(|e| match e {
-            KafkaError::ClientConfig(_, description, key, value) => {
-                rejected_property(&key, &value, &description)
-            }
-            other => kafka("librdkafka cannot be configured", other),
-        })
 }
 
 fn kafka(context: &str, e: KafkaError) -> ClientError {

@@ -14,7 +14,7 @@ mod raw;
 
 pub use consumer::{
     COMMITTED_OFFSET, ClientError, EARLIEST_OFFSET, LATEST_OFFSET, NO_STOPPING_OFFSET, Reads,
-    SplitConsumer, check_properties,
+    SplitConsumer, property_refusal,
 };
 pub use log::Level;
 pub use poll::{Part, Poll};

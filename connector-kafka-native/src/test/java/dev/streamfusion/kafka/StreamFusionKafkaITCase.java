@@ -380,6 +380,15 @@ class StreamFusionKafkaITCase {
                         "'streamfusion.rung' = 'NATIVE', but librdkafka cannot take these properties: "
                                 + "'sasl.jaas.config' = '******': only PlainLoginModule and ScramLoginModule with username "
                                 + "and password translate; 'ssl.truststore.location' = '/etc/kafka/truststore.jks'");
+        // A value kafka-clients takes and librdkafka refuses when its client starts: kafka-clients reads.
+        Map<String, String> slow = new HashMap<>(bidsTable("topic", BIDS, Map.of()));
+        slow.put("streamfusion.rung", "AUTO");
+        slow.put("properties.request.timeout.ms", "400000");
+        assertThat(source(slow).asSummaryString())
+                .startsWith("StreamFusion Kafka table source (Java rung (librdkafka cannot take 'socket.timeout.ms' = "
+                        + "'400000': librdkafka refuses it (");
+        slow.put("streamfusion.rung", "NATIVE");
+        assertThatThrownBy(() -> source(slow)).hasStackTraceContaining("'socket.timeout.ms' = '400000'");
         Map<String, String> changelog =
                 bidsTable("topic", BIDS, Map.of("format", "debezium-json", "streamfusion.rung", "AUTO"));
         assertThat(source(changelog).asSummaryString())

@@ -544,20 +544,29 @@ public final class LibrdkafkaConfig {
      * Why a librdkafka client could not start with {@code client} ({@link #consumerProperties} or
      * {@link #producerProperties}): librdkafka's own check of each property's name, type and
      * range, where kafka-clients' ranges are wider (a {@code request.timeout.ms} above five
-     * minutes, a {@code batch.size} of 0). One line; empty when it takes them. Loads the native
-     * library (one that cannot be loaded is the line).
+     * minutes, a {@code batch.size} of 0). One line per property it refuses (secrets masked);
+     * empty when it takes them all. Loads the native library (one that cannot be loaded is the
+     * line).
      */
     public static List<String> refused(Map<String, String> client) {
-        String[][] keysAndValues = keysAndValues(client);
         try {
             NativeLibrary.load();
-            check(keysAndValues[0], keysAndValues[1]);
-            return List.of();
         } catch (NativeConfigException e) {
             return List.of(e.getMessage());
         }
+        List<String> refused = new ArrayList<>();
+        for (Map.Entry<String, String> property : new TreeMap<>(client).entrySet()) {
+            String key = property.getKey();
+            String reason = refusal(key, property.getValue());
+            if (reason != null) {
+                // librdkafka's reason may repeat the value.
+                refused.add("'" + key + "' = '" + shown(key, property.getValue()) + "': librdkafka refuses it"
+                        + (isSecret(key) ? "" : " (" + reason + ")"));
+            }
+        }
+        return refused;
     }
 
-    /** Throws {@link NativeConfigException} naming the first property librdkafka refuses. */
-    private static native void check(String[] keys, String[] values);
+    /** Why librdkafka refuses {@code key} = {@code value}, or null if it takes it. */
+    private static native String refusal(String key, String value);
 }
