@@ -695,6 +695,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn librdkafka_names_what_it_refuses_without_a_client() {
+        assert_eq!(property_refusal("socket.timeout.ms", "30000"), None);
+        assert_eq!(property_refusal("fetch.min.bytes", "1"), None);
+        for (key, value) in [
+            ("socket.timeout.ms", "400000"),
+            ("fetch.min.bytes", "0"),
+            ("batch.size", "0"),
+            ("no.such.property", "1"),
+            ("check.crcs", "maybe"),
+        ] {
+            let reason = property_refusal(key, value);
+            assert!(
+                reason.as_deref().is_some_and(|r| !r.is_empty()),
+                "{key} = {value}"
+            );
+        }
+    }
+
+    #[test]
     fn a_rejected_secret_is_named_but_never_shown() {
         let shown = |properties: &[(&str, &str)]| {
             let properties: Vec<(String, String)> = properties
