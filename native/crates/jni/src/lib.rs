@@ -16,6 +16,7 @@ pub mod errors;
 pub mod handle;
 pub mod java_ranges;
 pub mod java_table_files;
+pub mod java_text;
 pub mod librdkafka_config;
 pub mod memory;
 pub mod native_batch_router;

@@ -1,15 +1,15 @@
 //! Natives of `dev.streamfusion.operators.internal.NativeCalc`: a calc of the native island
 //! built for one input schema, applied to each batch Java exports, the result exported back.
 
+use jni::EnvUnowned;
 use jni::objects::{JClass, JString};
 use jni::sys::jlong;
-use jni::{Env, EnvUnowned, jni_sig, jni_str};
-use streamfusion_operators::calc::{Calc, CalcError, JavaText};
+use streamfusion_operators::calc::{Calc, CalcError};
 
 use crate::arrow_ffi::{export_batch, export_schema, import_batch, import_schema};
 use crate::errors::{NativeError, run};
 use crate::handle::{drop_handle, into_handle, object_of};
-use crate::java_ranges::java_failure;
+use crate::java_text::CallingJvm;
 
 const KIND: &str = "calc";
 
@@ -23,30 +23,6 @@ impl From<CalcError> for NativeError {
             CalcError::Table(message) => NativeError::Table(message),
             CalcError::IndexOutOfBounds(message) => NativeError::IndexOutOfBounds(message),
         }
-    }
-}
-
-/// The JVM that called the calc, asked on the calling thread.
-struct CallingJvm<'a, 'local> {
-    env: &'a Env<'local>,
-}
-
-impl JavaText for CallingJvm<'_, '_> {
-    fn to_lower_case(&self, text: &str) -> Result<String, String> {
-        self.env
-            .with_local_frame(4, |env| {
-                let text = env.new_string(text)?;
-                let lowered = env
-                    .call_method(
-                        &text,
-                        jni_str!("toLowerCase"),
-                        jni_sig!("()Ljava/lang/String;"),
-                        &[],
-                    )?
-                    .l()?;
-                env.cast_local::<JString>(lowered)?.try_to_string(env)
-            })
-            .map_err(|e| java_failure(&e))
     }
 }
 

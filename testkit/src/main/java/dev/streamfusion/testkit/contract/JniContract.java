@@ -29,8 +29,12 @@ public final class JniContract {
     private static final Pattern EXPORTED = Pattern.compile("extern \"system\" fn (Java_\\w+)");
     private static final Pattern UPCALL =
             Pattern.compile("call_method\\(\\s*[^,]+,\\s*jni_str!\\(\"(\\w+)\"\\),\\s*jni_sig!\\(\"([^\"]+)\"\\)");
-    /** The class a {@code jni} file binds: the first {@code dev.streamfusion} name its header quotes. */
-    private static final Pattern HEADER_CLASS = Pattern.compile("^//!.*?`(dev\\.streamfusion\\.[\\w.]+)`");
+    /**
+     * The class a {@code jni} file binds: the first {@code dev.streamfusion} name its header
+     * quotes, or the JDK class (a {@code java.} name) whose methods it calls.
+     */
+    private static final Pattern HEADER_CLASS =
+            Pattern.compile("^//!.*?`((?:dev\\.streamfusion|java)\\.[\\w.]+)`");
 
     private JniContract() {}
 
@@ -126,7 +130,8 @@ public final class JniContract {
             return;
         }
         String className = header.group(1);
-        if (!className.startsWith(packagePrefix + ".")) {
+        // A JDK class's upcalls are checked with every module's classes.
+        if (!className.startsWith(packagePrefix + ".") && !className.startsWith("java.")) {
             return;
         }
         Class<?> type = Class.forName(className, false, JniContract.class.getClassLoader());
