@@ -23,7 +23,7 @@ pub fn push_java_double(value: f64, out: &mut String, quote_non_finite: bool) {
     let shortest = even_of_a_tie(
         format!("{value:e}"),
         fraction_bits(value.to_bits(), 52, 11, 1075),
-        value.abs().log10(),
+        value.abs(),
         || format!("{value:.800e}"),
         |text| text.parse::<f64>().is_ok_and(|v| v == value),
     );
@@ -59,12 +59,12 @@ fn fraction_bits(bits: u64, mantissa_bits: u32, exponent_bits: u32, bias: i64) -
 /// may take the other. Two are equally close only when the value's exact decimal expansion is one
 /// digit longer than them and ends in 5, so `shortest` (Rust's `{:e}`) is checked against the
 /// exact digits (`exact`, asked only when the expansion can be that short: its significant digits
-/// are the binary fraction digits plus the integer digits) and replaced by its even neighbour
-/// when that neighbour `reads_back`.
+/// are the binary fraction digits plus the integer digits of `magnitude`) and replaced by its even
+/// neighbour when that neighbour `reads_back`.
 fn even_of_a_tie(
     shortest: String,
     fraction_bits: u32,
-    log10: f64,
+    magnitude: f64,
     exact: impl FnOnce() -> String,
     reads_back: impl Fn(&str) -> bool,
 ) -> String {
@@ -75,8 +75,11 @@ fn even_of_a_tie(
     let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
     let odd = digits.last().is_some_and(|d| (d - b'0') % 2 == 1);
     // A tie ends the exact expansion in 5, after the point: only a value with a binary fraction.
-    let significant = i64::from(fraction_bits) + log10.floor() as i64 + 1;
-    if !odd || fraction_bits == 0 || (significant - digits.len() as i64 - 1).abs() > 1 {
+    if !odd || fraction_bits == 0 {
+        return shortest;
+    }
+    let significant = i64::from(fraction_bits) + magnitude.log10().floor() as i64 + 1;
+    if (significant - digits.len() as i64 - 1).abs() > 1 {
         return shortest;
     }
     let exact = exact();
@@ -148,7 +151,7 @@ pub fn push_java_float(value: f32, out: &mut String, quote_non_finite: bool) {
     let shortest = even_of_a_tie(
         format!("{value:e}"),
         fraction_bits(u64::from(value.to_bits()), 23, 8, 150),
-        f64::from(value.abs()).log10(),
+        f64::from(value.abs()),
         || format!("{value:.200e}"),
         |text| text.parse::<f32>().is_ok_and(|v| v == value),
     );

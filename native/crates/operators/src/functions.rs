@@ -221,13 +221,12 @@ fn java_cased(c: char) -> bool {
 }
 
 /// One text of `LOWER` or `UPPER` into `out`: ASCII in place, other text by Unicode's mappings
-/// where Java's Unicode has them (characters Java 17 leaves as they are stay so). Always `true`
-/// (a value, never NULL), as [`map_strings`] takes it.
-fn map_case(s: &str, out: &mut String, ascii: fn(&mut str), unicode: fn(&str) -> String) -> bool {
+/// where Java's Unicode has them (characters Java 17 leaves as they are stay so).
+fn map_case(s: &str, out: &mut String, ascii: fn(&mut str), unicode: fn(&str) -> String) {
     if s.is_ascii() {
         out.push_str(s);
         ascii(out);
-        return true;
+        return;
     }
     let mut rest = s;
     // Split at the characters Rust maps and Java does not, which stay as they are.
@@ -243,15 +242,15 @@ fn map_case(s: &str, out: &mut String, ascii: fn(&mut str), unicode: fn(&str) ->
         rest = &rest[at + kept.len_utf8()..];
     }
     out.push_str(&unicode(rest));
-    true
 }
 
 /// `LOWER`: texts holding a capital sigma are lowered by `java`, the rest here.
 pub(crate) fn lower(array: &ArrayRef, java: &dyn JavaText) -> Result<ArrayRef, String> {
     let mut failure = None;
     let lowered = map_strings("LOWER", array, |s, out| {
-        if s.is_ascii() || !s.contains(CAPITAL_SIGMA) {
-            return map_case(s, out, str::make_ascii_lowercase, str::to_lowercase);
+        if !s.contains(CAPITAL_SIGMA) {
+            map_case(s, out, str::make_ascii_lowercase, str::to_lowercase);
+            return true;
         }
         match java.to_lower_case(s) {
             Ok(text) => {
@@ -269,7 +268,8 @@ pub(crate) fn lower(array: &ArrayRef, java: &dyn JavaText) -> Result<ArrayRef, S
 
 pub(crate) fn upper(array: &ArrayRef) -> Result<ArrayRef, String> {
     map_strings("UPPER", array, |s, out| {
-        map_case(s, out, str::make_ascii_uppercase, str::to_uppercase)
+        map_case(s, out, str::make_ascii_uppercase, str::to_uppercase);
+        true
     })
 }
 

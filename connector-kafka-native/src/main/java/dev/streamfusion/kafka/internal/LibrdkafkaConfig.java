@@ -329,15 +329,22 @@ public final class LibrdkafkaConfig {
         }
         Long delivery = number(in, "delivery.timeout.ms");
         if (table == PRODUCER && delivery != null) {
-            long linger = Objects.requireNonNullElse(number(in, "linger.ms"), 0L);
-            long request = Objects.requireNonNullElse(number(in, "request.timeout.ms"), REQUEST_TIMEOUT_MS_DEFAULT);
-            if (delivery < linger + request) {
+            if (delivery < lingerAndRequestMs(in)) {
                 // kafka-clients then fails the job, as Flink's sink does.
                 problems.add("'delivery.timeout.ms' = '" + delivery + "' below 'linger.ms' + 'request.timeout.ms': "
                         + "kafka-clients refuses it");
             }
         }
         return problems;
+    }
+
+    /**
+     * {@code linger.ms} + {@code request.timeout.ms} of producer {@code properties} (the names are
+     * the same in both clients), kafka-clients' least delivery timeout.
+     */
+    private static long lingerAndRequestMs(Map<String, String> properties) {
+        return Objects.requireNonNullElse(number(properties, "linger.ms"), 0L)
+                + Objects.requireNonNullElse(number(properties, "request.timeout.ms"), REQUEST_TIMEOUT_MS_DEFAULT);
     }
 
     /** {@code key}'s value in {@code properties} as a number, or null if absent or not a number. */
@@ -494,9 +501,7 @@ public final class LibrdkafkaConfig {
         if (!all.containsKey("message.timeout.ms")) {
             // kafka-clients raises its delivery timeout to the linger and request timeouts when the
             // table sets none; librdkafka refuses a message timeout not above the linger.
-            long linger = Objects.requireNonNullElse(number(all, "linger.ms"), 0L);
-            long request = Objects.requireNonNullElse(number(all, "request.timeout.ms"), REQUEST_TIMEOUT_MS_DEFAULT);
-            all.put("message.timeout.ms", String.valueOf(Math.max(DELIVERY_TIMEOUT_MS_DEFAULT, linger + request)));
+            all.put("message.timeout.ms", String.valueOf(Math.max(DELIVERY_TIMEOUT_MS_DEFAULT, lingerAndRequestMs(all))));
         }
         all.putIfAbsent("max.in.flight", "5");
         all.putIfAbsent("message.max.bytes", "1048576");
@@ -541,6 +546,20 @@ public final class LibrdkafkaConfig {
     }
 
     /**
+     * Why a librdkafka consumer cannot take these properties: the untranslatable ones, or else
+     * those of {@link #consumerProperties} librdkafka refuses ({@link #refused}). Empty when it
+     * can. Loads the native library.
+     */
+    public List<String> consumerProblems() {
+        return untranslatable.isEmpty() ? refused(consumerProperties()) : untranslatable;
+    }
+
+    /** {@link #consumerProblems} for a producer, of {@link #producerProperties}. */
+    public List<String> producerProblems() {
+        return untranslatable.isEmpty() ? refused(producerProperties()) : untranslatable;
+    }
+
+    /**
      * Why a librdkafka client could not start with {@code client} ({@link #consumerProperties} or
      * {@link #producerProperties}): librdkafka's own check of each property's name, type and
      * range, where kafka-clients' ranges are wider (a {@code request.timeout.ms} above five
@@ -548,14 +567,14 @@ public final class LibrdkafkaConfig {
      * empty when it takes them all. Loads the native library (one that cannot be loaded is the
      * line).
      */
-    public static List<String> refused(Map<String, String> client) {
+    static List<String> refused(Map<String, String> client) {
         try {
             NativeLibrary.load();
         } catch (NativeConfigException e) {
             return List.of(e.getMessage());
         }
         List<String> refused = new ArrayList<>();
-        for (Map.Entry<String, String> property : new TreeMap<>(client).entrySet()) {
+        for (Map.Entry<String, String> property : client.entrySet()) {
             String key = property.getKey();
             String reason = refusal(key, property.getValue());
             if (reason != null) {

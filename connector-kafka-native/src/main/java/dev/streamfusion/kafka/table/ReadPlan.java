@@ -125,11 +125,7 @@ final class ReadPlan {
             }
             return new ReadPlan(formats, stockReason, null, rung, prefetch, errors, deadLetters, watermarksOnEvent, binaryRows);
         }
-        LibrdkafkaConfig librdkafka = LibrdkafkaConfig.consumer(consumerProperties(options));
-        List<String> untranslatable = librdkafka.untranslatable();
-        if (untranslatable.isEmpty()) {
-            untranslatable = LibrdkafkaConfig.refused(librdkafka.consumerProperties());
-        }
+        List<String> untranslatable = LibrdkafkaConfig.consumer(consumerProperties(options)).consumerProblems();
         switch (rung) {
             case NATIVE:
                 if (!untranslatable.isEmpty()) {

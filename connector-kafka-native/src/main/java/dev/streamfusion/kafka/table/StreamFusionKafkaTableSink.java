@@ -135,11 +135,7 @@ final class StreamFusionKafkaTableSink extends KafkaDynamicSink implements Batch
         if (writing.rung == StreamFusionKafkaOptions.Rung.JAVA) {
             return "chosen by " + forced;
         }
-        LibrdkafkaConfig librdkafka = LibrdkafkaConfig.producer(properties);
-        List<String> untranslatable = librdkafka.untranslatable();
-        if (untranslatable.isEmpty()) {
-            untranslatable = LibrdkafkaConfig.refused(librdkafka.producerProperties());
-        }
+        List<String> untranslatable = LibrdkafkaConfig.producer(properties).producerProblems();
         String reason = null;
         if (!untranslatable.isEmpty()) {
             reason = "librdkafka cannot take " + String.join("; ", untranslatable);
