@@ -1143,6 +1143,13 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
                 .as_primitive::<arrow::datatypes::Int32Type>()
                 .unary::<_, arrow::datatypes::Int16Type>(|v| v as i16),
         )),
+        // An INT(16) column read into a TINYINT: the low bits of its INT32 values, which
+        // parquet-rs's 16 bits hold.
+        (DataType::Int16, DataType::Int8) => Ok(Arc::new(
+            column
+                .as_primitive::<arrow::datatypes::Int16Type>()
+                .unary::<_, arrow::datatypes::Int8Type>(|v| v as i8),
+        )),
         // A Flink TIME holds whole milliseconds at every precision, and Flink's readers drop
         // finer digits. They are dropped here, where values enter, so that nothing reading the
         // batch past the reader (a sink copying it in bulk, the native calc) sees digits that
@@ -1155,6 +1162,22 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
                     .map_err(|e| format!("{}: {e}", mismatch()))?
             };
             Ok(whole_milliseconds(&column, *unit))
+        }
+        // A coarser unit than the file's: floored, as Flink's readers (and Iceberg's) divide
+        // with Math.floorDiv, where Arrow's cast would round toward 1970 (a pre-1970 instant
+        // then lands a unit late, at midnight on the next day for 1969-12-31 23:59:59.9995).
+        (DataType::Timestamp(from, _), DataType::Timestamp(to, _))
+            if units_per_second(*from) > units_per_second(*to) =>
+        {
+            let per = units_per_second(*from) / units_per_second(*to);
+            let raw = cast_with_options(column, &DataType::Int64, &strict())
+                .map_err(|e| format!("{}: {e}", mismatch()))?;
+            let floored: ArrayRef = Arc::new(
+                raw.as_primitive::<arrow::datatypes::Int64Type>()
+                    .unary::<_, arrow::datatypes::Int64Type>(|v| v.div_euclid(per)),
+            );
+            cast_with_options(&floored, target, &strict())
+                .map_err(|e| format!("{}: {e}", mismatch()))
         }
         (file, table) if converts(file, table) => {
             cast_with_options(column, table, &strict()).map_err(|e| format!("{}: {e}", mismatch()))
@@ -1169,6 +1192,16 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
             reinterpret_unsigned(column, target).map_err(|e| format!("{}: {e}", mismatch()))
         }
         _ => Err(mismatch()),
+    }
+}
+
+/// How many of `unit` make a second.
+fn units_per_second(unit: TimeUnit) -> i64 {
+    match unit {
+        TimeUnit::Second => 1,
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
     }
 }
 
@@ -1513,7 +1546,7 @@ fn strict() -> CastOptions<'static> {
 }
 
 /// Whether a file's column type reads as a table's column type: the conversions Flink's own
-/// Parquet reader makes (a narrower integer column from INT32, text and bytes from any byte array,
+/// Parquet reader makes (integers of any width and dates from INT32, text and bytes from any byte array,
 /// a decimal, timestamp or time of any width or unit), and nothing that reinterprets values.
 fn converts(file: &DataType, table: &DataType) -> bool {
     use DataType as T;
@@ -1524,7 +1557,13 @@ fn converts(file: &DataType, table: &DataType) -> bool {
         ) || matches!(t, T::FixedSizeBinary(_))
     };
     match (file, table) {
-        (T::Int32, T::Int8 | T::Int16) | (T::Int8 | T::Int16, T::Int32) => true,
+        // Flink's reader picks its column reader by the table's type and reads the INT32 values
+        // whatever their annotation: integers of any width (INT(8), INT(16), plain), and days
+        // (DATE) as integers or integers as days.
+        (T::Int32 | T::Int16, T::Int8)
+        | (T::Int32 | T::Int8, T::Int16)
+        | (T::Int8 | T::Int16 | T::Date32, T::Int32)
+        | (T::Int32, T::Date32) => true,
         (f, T::Utf8 | T::Binary) if bytes(f) => true,
         (
             T::Decimal32(..) | T::Decimal64(..) | T::Decimal128(..) | T::Decimal256(..),
@@ -1563,6 +1602,64 @@ mod tests {
             small.as_primitive::<arrow::datatypes::Int16Type>().value(3),
             25_536
         );
+        Ok(())
+    }
+
+    /// A timestamp read at a coarser unit than the file's is floored, as Flink's and Iceberg's
+    /// readers floor it: before 1970 too, and at the far end of the range; the zone stays.
+    #[test]
+    fn coarser_timestamps_are_floored() -> Result<(), String> {
+        use arrow::array::TimestampMicrosecondArray;
+        use arrow::datatypes::{TimestampMillisecondType, TimestampSecondType};
+        let micros: ArrayRef = Arc::new(
+            TimestampMicrosecondArray::from(vec![
+                Some(-500),
+                Some(-1),
+                None,
+                Some(0),
+                Some(1_500),
+                Some(i64::MIN),
+            ])
+            .with_timezone("+00:00"),
+        );
+        let target = DataType::Timestamp(TimeUnit::Millisecond, Some("+00:00".into()));
+        let millis = conform_column(&micros, &target)?;
+        assert_eq!(millis.data_type(), &target);
+        let millis = millis.as_primitive::<TimestampMillisecondType>();
+        assert_eq!(millis.value(0), -1);
+        assert_eq!(millis.value(1), -1);
+        assert!(millis.is_null(2));
+        assert_eq!(millis.value(3), 0);
+        assert_eq!(millis.value(4), 1);
+        assert_eq!(millis.value(5), i64::MIN.div_euclid(1_000));
+        let naive: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![-1_500_001]));
+        let seconds = conform_column(&naive, &DataType::Timestamp(TimeUnit::Second, None))?;
+        assert_eq!(seconds.as_primitive::<TimestampSecondType>().value(0), -2);
+        Ok(())
+    }
+
+    /// INT32 values read whatever their annotation says, as Flink's reader reads them into the
+    /// table's type: INT(8) into SMALLINT, INT(16) into TINYINT (low bits), DATE as INT and back.
+    #[test]
+    fn int32_columns_read_into_any_int32_type_of_the_table() -> Result<(), String> {
+        use arrow::array::{Date32Array, Int8Array, Int16Array};
+        use arrow::datatypes::{Date32Type, Int8Type, Int16Type, Int32Type};
+        let bytes: ArrayRef = Arc::new(Int8Array::from(vec![Some(-5), None, Some(127)]));
+        let small = conform_column(&bytes, &DataType::Int16)?;
+        assert_eq!(small.as_primitive::<Int16Type>().value(0), -5);
+        assert!(small.is_null(1));
+        let shorts: ArrayRef = Arc::new(Int16Array::from(vec![300, -129]));
+        let tiny = conform_column(&shorts, &DataType::Int8)?;
+        assert_eq!(tiny.as_primitive::<Int8Type>().value(0), 44);
+        assert_eq!(tiny.as_primitive::<Int8Type>().value(1), 127);
+        let days: ArrayRef = Arc::new(Date32Array::from(vec![19_723, -1]));
+        let ints = conform_column(&days, &DataType::Int32)?;
+        assert_eq!(
+            ints.as_primitive::<Int32Type>().values().to_vec(),
+            vec![19_723, -1]
+        );
+        let dates = conform_column(&ints, &DataType::Date32)?;
+        assert_eq!(dates.as_primitive::<Date32Type>().value(0), 19_723);
         Ok(())
     }
 

@@ -578,9 +578,11 @@ impl Drop for ParquetFileWriter {
     }
 }
 
-/// The Parquet schema of the file: parquet-rs's, with DECIMAL(1, s) stored as INT32 as Flink
-/// stores (and its reader expects) every decimal of up to 9 digits; parquet-rs picks INT64 for a
-/// precision of 1.
+/// The Parquet schema of the file: parquet-rs's, with every DECIMAL stored as Flink's writer
+/// stores it, in the fewest fixed-length bytes that hold its precision (parquet-rs picks INT32 or
+/// INT64 up to 18 digits). Flink's reader takes INT32 and INT64 decimals only into a table of the
+/// same band of precision (up to 9, up to 18), so a file of them would stop being readable by it
+/// once the table's precision is widened; fixed-length bytes read at any precision.
 fn parquet_schema(
     file_schema: &SchemaRef,
 ) -> parquet::errors::Result<parquet::schema::types::SchemaDescriptor> {
@@ -590,20 +592,20 @@ fn parquet_schema(
         match (field.as_ref(), info.logical_type_ref()) {
             (
                 Type::PrimitiveType {
-                    physical_type: parquet::basic::Type::INT64,
+                    physical_type: parquet::basic::Type::INT32 | parquet::basic::Type::INT64,
                     ..
                 },
-                Some(parquet::basic::LogicalType::Decimal {
-                    precision: precision @ 1,
-                    scale,
-                }),
+                Some(parquet::basic::LogicalType::Decimal { precision, scale }),
             ) => {
-                let mut builder =
-                    Type::primitive_type_builder(info.name(), parquet::basic::Type::INT32)
-                        .with_repetition(info.repetition())
-                        .with_logical_type(info.logical_type_ref().cloned())
-                        .with_precision(*precision)
-                        .with_scale(*scale);
+                let mut builder = Type::primitive_type_builder(
+                    info.name(),
+                    parquet::basic::Type::FIXED_LEN_BYTE_ARRAY,
+                )
+                .with_repetition(info.repetition())
+                .with_logical_type(info.logical_type_ref().cloned())
+                .with_length(decimal_bytes(*precision))
+                .with_precision(*precision)
+                .with_scale(*scale);
                 if info.has_id() {
                     builder = builder.with_id(Some(info.id()));
                 }
@@ -635,6 +637,16 @@ fn parquet_schema(
         .with_coerce_types(true)
         .convert(file_schema)?;
     Ok(SchemaDescriptor::new(fix(&converted.root_schema_ptr())?))
+}
+
+/// The fewest bytes whose two's complement holds every unscaled value of `precision` digits, as
+/// Flink's `ParquetSchemaConverter.computeMinBytesForDecimalPrecision` counts them.
+fn decimal_bytes(precision: i32) -> i32 {
+    let mut bytes = 1;
+    while 2f64.powi(8 * bytes - 1) < 10f64.powi(precision) {
+        bytes += 1;
+    }
+    bytes
 }
 
 impl ParquetFileWriter {
@@ -973,6 +985,79 @@ mod tests {
         let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
         assert_eq!(read.len(), 1);
         assert_eq!(read[0].columns(), input.columns());
+        Ok(())
+    }
+
+    /// Every decimal is fixed-length bytes of Flink's width for its precision, as Flink's writer
+    /// stores it, and reads back equal, nested ones too.
+    #[test]
+    fn decimals_are_fixed_length_bytes_as_flink_writes_them()
+    -> Result<(), Box<dyn std::error::Error>> {
+        use arrow::array::{AsArray, Decimal128Array, ListArray};
+        use parquet::basic::Type as PhysicalType;
+        let widths: Vec<i32> = [1, 2, 3, 4, 9, 10, 18, 19, 38]
+            .iter()
+            .map(|&p| decimal_bytes(p))
+            .collect();
+        assert_eq!(widths, vec![1, 1, 2, 2, 4, 5, 8, 9, 16]);
+
+        let precisions: [(u8, i8); 4] = [(1, 0), (9, 2), (18, 4), (30, 2)];
+        let mut fields = Vec::new();
+        let mut columns: Vec<ArrayRef> = Vec::new();
+        for (precision, scale) in precisions {
+            let top = 10i128.pow(u32::from(precision)) - 1;
+            let values =
+                Decimal128Array::from(vec![Some(top), None, Some(-top), Some(0), Some(-1)])
+                    .with_precision_and_scale(precision, scale)?;
+            fields.push(Field::new(
+                format!("d{precision}"),
+                values.data_type().clone(),
+                true,
+            ));
+            columns.push(Arc::new(values));
+        }
+        let element =
+            Decimal128Array::from(vec![Some(12_345), Some(-99_999), None, Some(1), Some(7)])
+                .with_precision_and_scale(5, 1)?;
+        let element_field = Arc::new(Field::new("element", element.data_type().clone(), true));
+        let list = ListArray::try_new(
+            Arc::clone(&element_field),
+            arrow::buffer::OffsetBuffer::from_lengths([1, 0, 2, 1, 1]),
+            Arc::new(element),
+            None,
+        )?;
+        fields.push(Field::new("nested", list.data_type().clone(), true));
+        columns.push(Arc::new(list));
+        let input = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
+
+        let bytes = write_all(
+            WriterSettings::from_options(&[])?,
+            std::slice::from_ref(&input),
+        )?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))?;
+        let schema = builder.metadata().file_metadata().schema_descr_ptr();
+        let stored: Vec<(PhysicalType, i32)> = schema
+            .columns()
+            .iter()
+            .map(|c| (c.physical_type(), c.type_length()))
+            .collect();
+        assert_eq!(
+            stored,
+            vec![
+                (PhysicalType::FIXED_LEN_BYTE_ARRAY, 1),
+                (PhysicalType::FIXED_LEN_BYTE_ARRAY, 4),
+                (PhysicalType::FIXED_LEN_BYTE_ARRAY, 8),
+                (PhysicalType::FIXED_LEN_BYTE_ARRAY, 13),
+                (PhysicalType::FIXED_LEN_BYTE_ARRAY, 3),
+            ]
+        );
+        let read: Vec<RecordBatch> = builder.build()?.collect::<Result<_, _>>()?;
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].columns()[..4], input.columns()[..4]);
+        assert_eq!(
+            read[0].column(4).as_list::<i32>().values(),
+            input.column(4).as_list::<i32>().values()
+        );
         Ok(())
     }
 

@@ -32,7 +32,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -224,10 +223,8 @@ class StreamFusionParquetSinkITCase {
      */
     @Test
     void eachColumnHasADictionaryWhereFlinksWriterKeepsOne() throws Exception {
-        // Flink's writer stores every DECIMAL as FIXED_LEN_BYTE_ARRAY, which parquet-java's format-v1
-        // writer never dictionary-encodes; the native writer stores those of up to 18 digits as
-        // INT32 or INT64 (as parquet-rs and Iceberg's writers do) and judges them as parquet-java
-        // judges such columns. Those of 30 digits are FIXED_LEN_BYTE_ARRAY in both files.
+        // Both writers store every DECIMAL as FIXED_LEN_BYTE_ARRAY, which parquet-java's format-v1
+        // writer never dictionary-encodes.
         String columns = "id BIGINT, k INT, text STRING, code STRING, price DOUBLE, amount DECIMAL(9, 2), "
                 + "wide DECIMAL(30, 2), big DECIMAL(30, 2), flag BOOLEAN, nothing STRING";
         TableEnvironment env = batch();
@@ -248,9 +245,7 @@ class StreamFusionParquetSinkITCase {
         assertThat(stock).isEqualTo(Map.of(
                 "id", false, "k", true, "text", false, "code", true, "price", false,
                 "amount", false, "wide", false, "big", false, "flag", false, "nothing", false));
-        Map<String, Boolean> expected = new HashMap<>(stock);
-        expected.put("amount", true);
-        assertThat(dictionaries(tables.resolve("dict_ours"))).isEqualTo(expected);
+        assertThat(dictionaries(tables.resolve("dict_ours"))).isEqualTo(stock);
         assertThat(rows(env, "SELECT * FROM dict_ours")).containsExactlyInAnyOrderElementsOf(rows(env, rows));
     }
 
@@ -318,8 +313,10 @@ class StreamFusionParquetSinkITCase {
     }
 
     /**
-     * Every decimal precision is stored as Flink stores it (INT32 up to 9 digits, INT64 up to 18,
-     * fixed bytes beyond), so files pass both ways between the connectors.
+     * Every decimal precision is stored as Flink stores it (fixed-length bytes, the fewest that
+     * hold the precision), so files pass both ways between the connectors, and Flink's reader reads
+     * ours into a table whose decimals were widened since (it reads INT32 and INT64 decimals only
+     * into a table of the same band of precision: up to 9 digits, up to 18).
      */
     @Test
     void decimalsOfEveryPrecisionPassBothWaysBetweenTheConnectors() throws Exception {
@@ -354,6 +351,17 @@ class StreamFusionParquetSinkITCase {
         assertThat(rows(env, "SELECT * FROM decimals_fused_by_stock")).containsExactlyInAnyOrderElementsOf(expected);
         env.executeSql(ddl("decimals_stock_by_fused", "streamfusion-parquet", columns.toString(), stockWritten, ""));
         assertThat(rows(env, "SELECT * FROM decimals_stock_by_fused")).containsExactlyInAnyOrderElementsOf(expected);
+
+        // Widened: DECIMAL(9, 3) read as DECIMAL(12, 3), DECIMAL(18, 6) as DECIMAL(20, 6).
+        String widened = columns.toString()
+                .replace("d9 DECIMAL(9, 3)", "d9 DECIMAL(12, 3)")
+                .replace("d18 DECIMAL(18, 6)", "d18 DECIMAL(20, 6)");
+        assertThat(widened).contains("d9 DECIMAL(12, 3)", "d18 DECIMAL(20, 6)");
+        env.executeSql(ddl("decimals_fused_widened", "filesystem", widened, fusedWritten, ""));
+        env.executeSql(ddl("decimals_stock_widened", "filesystem", widened, stockWritten, ""));
+        List<String> widenedRows = rows(env, "SELECT id, d9, d18 FROM decimals_stock_widened");
+        assertThat(widenedRows).hasSize(40);
+        assertThat(rows(env, "SELECT id, d9, d18 FROM decimals_fused_widened")).containsExactlyInAnyOrderElementsOf(widenedRows);
     }
 
     @Test

@@ -160,14 +160,16 @@ public final class TaskDescription implements Serializable {
             check(!history.restructured.contains(id), path, "the nested fields of its column " + schema.findColumnName(id)
                     + " differ in another of the table's schemas (renamed, added, dropped or moved), and the native reader "
                     + "matches nested fields by name");
-            if (field != null && field.initialDefault() != null) {
-                check(NATIVE_DEFAULTS.contains(field.type().typeId()), path, "its column " + field.name()
-                        + " has a default of type " + field.type()
-                        + " for files written before the column was added, which the native reader does not fill in");
-            }
+            checkDefault(field, path, "its column ");
         }
         for (DeleteFile delete : task.deletes()) {
             checkDelete(delete, schema, path);
+            if (delete.content() == FileContent.EQUALITY_DELETES) {
+                // Read beside the projected columns to match the deleted keys, with the same defaults.
+                for (int id : delete.equalityFieldIds()) {
+                    checkDefault(schema.findField(id), path, "the equality delete field ");
+                }
+            }
         }
         Schema nativeSchema = withoutVariants(task, schema, projectedIds, caseSensitive, path);
         boolean wholeFile = task.start() == 0 && task.length() == task.file().fileSizeInBytes();
@@ -318,6 +320,17 @@ public final class TaskDescription implements Serializable {
             return "";
         }
         return ",\"partition-spec\":" + PartitionSpecParser.toJson(task.spec()) + ",\"partition\":[" + values + "]";
+    }
+
+    /**
+     * Refuses a field ({@code role} and its name say which) whose default (format v3), for files
+     * written before it was added, the native reader does not fill in.
+     */
+    private static void checkDefault(Types.NestedField field, String path, String role) {
+        if (field != null && field.initialDefault() != null) {
+            check(NATIVE_DEFAULTS.contains(field.type().typeId()), path, role + field.name() + " has a default of type "
+                    + field.type() + " for files written before the column was added, which the native reader does not fill in");
+        }
     }
 
     /** The types whose column defaults (format v3) the native reader fills in for files without the column. */

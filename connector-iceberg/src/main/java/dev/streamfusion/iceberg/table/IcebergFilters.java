@@ -37,7 +37,8 @@ import java.util.regex.Pattern;
  * <p>A comparison converts only when Iceberg compares the literal exactly as Flink does: its type
  * matches the column's without rounding (no DOUBLE against a DECIMAL or FLOAT column, no
  * sub-microsecond timestamp, no TIME column, which Flink reads at a coarser precision than Iceberg
- * stores). Anything else is left to Flink alone, so pruning never drops a file holding a match.
+ * stores, no FLOAT or DOUBLE column, whose -0.0 and NaN Iceberg orders unlike Flink). Anything else
+ * is left to Flink alone, so pruning never drops a file holding a match.
  */
 @Internal
 final class IcebergFilters {
@@ -234,16 +235,11 @@ final class IcebergFilters {
                 }
                 return literal.getValueAs(Number.class).map(Number::longValue);
             case FLOAT:
-                if (column.typeId() != Type.TypeID.FLOAT && column.typeId() != Type.TypeID.DOUBLE) {
-                    return Optional.empty();
-                }
-                // NaN compares unlike SQL's NaN in Iceberg's metrics: not converted.
-                return literal.getValueAs(Float.class).filter(v -> !v.isNaN()).map(v -> v);
             case DOUBLE:
-                if (column.typeId() != Type.TypeID.DOUBLE) {
-                    return Optional.empty();
-                }
-                return literal.getValueAs(Double.class).filter(v -> !v.isNaN()).map(v -> v);
+                // Iceberg's metrics order -0.0 below 0.0 and keep NaN out of a file's bounds, so
+                // planning would drop files holding rows Flink's filter keeps (-0.0 for
+                // "f >= 0", NaN for "NOT (f > 1)"): floating-point comparisons are not converted.
+                return Optional.empty();
             case CHAR:
             case VARCHAR:
                 return column.typeId() == Type.TypeID.STRING ? literal.getValueAs(String.class).map(v -> v) : Optional.empty();

@@ -222,6 +222,13 @@ public final class IcebergOptions {
             ConfigOptions.key(job(CASE_SENSITIVE)).booleanType().defaultValue(CASE_SENSITIVE.defaultValue());
     static final ConfigOption<String> JOB_WATERMARK_COLUMN = ConfigOptions.key(job(WATERMARK_COLUMN)).stringType().noDefaultValue();
 
+    /**
+     * iceberg-flink's job-wide switch to its legacy source ({@code false}), whose streaming reads
+     * start by other rules; refused for streaming reads (bounded reads give the same rows).
+     */
+    static final ConfigOption<Boolean> USE_FLIP27_SOURCE =
+            ConfigOptions.key("table.exec.iceberg.use-flip27-source").booleanType().defaultValue(true);
+
     /** The job-wide key of a table's read option, as iceberg-flink names it. */
     private static String job(ConfigOption<?> table) {
         return "connector.iceberg." + table.key();
@@ -275,6 +282,15 @@ public final class IcebergOptions {
                 .maxPlanningSnapshotCount(tableOrJob(c, MAX_PLANNING_SNAPSHOT_COUNT, job, JOB_MAX_PLANNING_SNAPSHOT_COUNT))
                 .maxAllowedPlanningFailures(tableOrJob(c, MAX_ALLOWED_PLANNING_FAILURES, job, JOB_MAX_ALLOWED_PLANNING_FAILURES))
                 .caseSensitive(tableOrJob(c, CASE_SENSITIVE, job, JOB_CASE_SENSITIVE));
+        if (scan.isStreaming() && !job.get(USE_FLIP27_SOURCE)) {
+            // iceberg-flink's legacy source follows other rules (it starts after 'start-snapshot-id'
+            // or from a scan of the current snapshot, whatever 'starting-strategy' says): the rows
+            // would differ, so the setting is refused rather than read past.
+            throw new IllegalArgumentException("'" + USE_FLIP27_SOURCE.key() + "' = 'false' (iceberg-flink's legacy "
+                    + "streaming source and its starting rules) is not supported; a streaming read follows the rules of "
+                    + "iceberg-flink's default source: remove the setting, and choose the start with '"
+                    + STARTING_STRATEGY.key() + "'");
+        }
         if (scan.isStreaming()) {
             // iceberg-flink's checks of a streaming read, in its order.
             ScanOptions.StartingStrategy strategy = tableOrJob(c, STARTING_STRATEGY, job, JOB_STARTING_STRATEGY);

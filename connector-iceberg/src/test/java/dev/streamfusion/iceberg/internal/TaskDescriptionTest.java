@@ -245,5 +245,14 @@ class TaskDescriptionTest {
         assertThatThrownBy(() -> TaskDescription.of(task, now, history, new int[] {7}, null, false))
                 .hasMessageContaining("column ts has a default");
         assertThat(TaskDescription.of(task, now, history, new int[] {1, 4, 6}, null, false).readByJava()).isFalse();
+        // An equality delete on such a column: its keys are read beside the projection, defaults
+        // and all.
+        DeleteFile onTs = delete().ofEqualityDeletes(7).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
+        FileScanTask deleted = task(data("/t/a.parquet", FileFormat.PARQUET), onTs);
+        assertThatThrownBy(() -> TaskDescription.of(deleted, now, history, new int[] {1}, null, false))
+                .hasMessageContaining("equality delete field ts has a default");
+        DeleteFile onN = delete().ofEqualityDeletes(6).withPath("/t/e.parquet").withFormat(FileFormat.PARQUET).build();
+        assertThat(TaskDescription.of(task(data("/t/a.parquet", FileFormat.PARQUET), onN), now, history, new int[] {1}, null,
+                false).readByJava()).isFalse();
     }
 }
