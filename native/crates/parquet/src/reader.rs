@@ -1546,7 +1546,7 @@ fn strict() -> CastOptions<'static> {
 }
 
 /// Whether a file's column type reads as a table's column type: the conversions Flink's own
-/// Parquet reader makes (integers of any width and dates from INT32, text and bytes from any byte array,
+/// Parquet reader makes (integers of any width from INT32, text and bytes from any byte array,
 /// a decimal, timestamp or time of any width or unit), and nothing that reinterprets values.
 fn converts(file: &DataType, table: &DataType) -> bool {
     use DataType as T;
@@ -1557,13 +1557,13 @@ fn converts(file: &DataType, table: &DataType) -> bool {
         ) || matches!(t, T::FixedSizeBinary(_))
     };
     match (file, table) {
-        // Flink's reader picks its column reader by the table's type and reads the INT32 values
-        // whatever their annotation: integers of any width (INT(8), INT(16), plain), and days
-        // (DATE) as integers or integers as days.
+        // Flink's reader picks its column reader by the table's type and reads the INT32 values of
+        // an integer column whatever its width annotation (INT(8), INT(16), plain). (DATE as INT,
+        // which it reads too, is left out: the Iceberg connector shares these rules, and
+        // iceberg-flink refuses it.)
         (T::Int32 | T::Int16, T::Int8)
         | (T::Int32 | T::Int8, T::Int16)
-        | (T::Int8 | T::Int16 | T::Date32, T::Int32)
-        | (T::Int32, T::Date32) => true,
+        | (T::Int8 | T::Int16, T::Int32) => true,
         (f, T::Utf8 | T::Binary) if bytes(f) => true,
         (
             T::Decimal32(..) | T::Decimal64(..) | T::Decimal128(..) | T::Decimal256(..),
@@ -1635,15 +1635,35 @@ mod tests {
         let naive: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![-1_500_001]));
         let seconds = conform_column(&naive, &DataType::Timestamp(TimeUnit::Second, None))?;
         assert_eq!(seconds.as_primitive::<TimestampSecondType>().value(0), -2);
+
+        // Nested in a list, as at the top level.
+        let micros = DataType::Timestamp(TimeUnit::Microsecond, None);
+        let element = Arc::new(Field::new("element", micros, true));
+        let list: ArrayRef = Arc::new(
+            ListArray::try_new(
+                element,
+                arrow::buffer::OffsetBuffer::from_lengths([2]),
+                Arc::new(TimestampMicrosecondArray::from(vec![-500, 1_500])),
+                None,
+            )
+            .map_err(|e| e.to_string())?,
+        );
+        let millis = DataType::Timestamp(TimeUnit::Millisecond, None);
+        let target = DataType::List(Arc::new(Field::new("element", millis, true)));
+        let read = conform_column(&list, &target)?;
+        let values = read.as_list::<i32>().values().clone();
+        let values = values.as_primitive::<TimestampMillisecondType>();
+        assert_eq!(values.values().to_vec(), vec![-1, 1]);
         Ok(())
     }
 
-    /// INT32 values read whatever their annotation says, as Flink's reader reads them into the
-    /// table's type: INT(8) into SMALLINT, INT(16) into TINYINT (low bits), DATE as INT and back.
+    /// INT32 integers read whatever their width annotation says, as Flink's reader reads them
+    /// into the table's type: INT(8) into SMALLINT, INT(16) into TINYINT (low bits); a DATE is no
+    /// INT.
     #[test]
-    fn int32_columns_read_into_any_int32_type_of_the_table() -> Result<(), String> {
+    fn int32_columns_read_into_any_integer_type_of_the_table() -> Result<(), String> {
         use arrow::array::{Date32Array, Int8Array, Int16Array};
-        use arrow::datatypes::{Date32Type, Int8Type, Int16Type, Int32Type};
+        use arrow::datatypes::{Int8Type, Int16Type};
         let bytes: ArrayRef = Arc::new(Int8Array::from(vec![Some(-5), None, Some(127)]));
         let small = conform_column(&bytes, &DataType::Int16)?;
         assert_eq!(small.as_primitive::<Int16Type>().value(0), -5);
@@ -1653,13 +1673,7 @@ mod tests {
         assert_eq!(tiny.as_primitive::<Int8Type>().value(0), 44);
         assert_eq!(tiny.as_primitive::<Int8Type>().value(1), 127);
         let days: ArrayRef = Arc::new(Date32Array::from(vec![19_723, -1]));
-        let ints = conform_column(&days, &DataType::Int32)?;
-        assert_eq!(
-            ints.as_primitive::<Int32Type>().values().to_vec(),
-            vec![19_723, -1]
-        );
-        let dates = conform_column(&ints, &DataType::Date32)?;
-        assert_eq!(dates.as_primitive::<Date32Type>().value(0), 19_723);
+        assert!(conform_column(&days, &DataType::Int32).is_err());
         Ok(())
     }
 

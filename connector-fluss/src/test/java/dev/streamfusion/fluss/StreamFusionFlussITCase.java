@@ -620,6 +620,20 @@ class StreamFusionFlussITCase {
             assertThat(ours.getPrimaryKey()).as(table).isEqualTo(stock.getPrimaryKey());
         }
         assertThat(collectStrings(env, "SHOW TABLES IN sfc.shop")).containsExactlyInAnyOrder("orders", "events");
+        // A table's client.* options are kept with it and shown to the connector, whichever
+        // catalog created the table.
+        env.executeSql("CREATE TABLE sfc.shop.acked (k INT, v STRING) WITH ('bucket.num' = '1', "
+                + "'client.writer.batch-timeout' = '7ms')");
+        env.executeSql("CREATE TABLE stock.shop.acked_stock (k INT, v STRING) WITH ('bucket.num' = '1', "
+                + "'client.writer.batch-timeout' = '7ms')");
+        for (String table : List.of("acked", "acked_stock")) {
+            assertThat(env.getCatalog("sfc").orElseThrow()
+                            .getTable(new org.apache.flink.table.catalog.ObjectPath("shop", table)).getOptions())
+                    .as(table)
+                    .containsEntry("client.writer.batch-timeout", "7ms");
+        }
+        env.executeSql("DROP TABLE sfc.shop.acked");
+        env.executeSql("DROP TABLE sfc.shop.acked_stock");
         // Column comments, both ways.
         env.executeSql("CREATE TABLE sfc.shop.noted (k INT COMMENT 'the key', v STRING) WITH ('bucket.num' = '1')");
         env.executeSql("CREATE TABLE stock.shop.noted_stock (k INT COMMENT 'the key', v STRING) WITH ('bucket.num' = '1')");

@@ -660,6 +660,12 @@ class StreamFusionIcebergITCase {
                 + "'connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', 'catalog-type' = 'hadoop', "
                 + "'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', 'catalog-table' = 'micros_as_millis')");
         assertThat(collect(env, "SELECT id, ts, tstz FROM millis")).containsExactlyInAnyOrderElementsOf(expected);
+        // Filters compare the floored values: a file whose bounds hold 00:00:00.0015 is not
+        // pruned for "ts = 00:00:00.001" (ids 4 and 10, 1,500 microseconds, one per file).
+        assertThat(collect(env, "SELECT id FROM millis WHERE ts = TIMESTAMP '1970-01-01 00:00:00.001'"))
+                .containsExactlyInAnyOrder(Row.of(4L), Row.of(10L));
+        assertThat(collect(env, "SELECT id FROM millis WHERE ts <= TIMESTAMP '1969-12-31 23:59:59.999'"))
+                .containsExactlyInAnyOrder(Row.of(0L), Row.of(1L), Row.of(2L), Row.of(6L), Row.of(7L), Row.of(8L));
         // 1969-12-31 23:59:59.9995 is a millisecond before 1970, not 1970 itself.
         assertThat(expected.get(0).getField(1)).isEqualTo(java.time.LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_000_000));
     }

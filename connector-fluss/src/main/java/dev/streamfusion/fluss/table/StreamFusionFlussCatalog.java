@@ -206,8 +206,11 @@ public final class StreamFusionFlussCatalog extends TablesOnlyCatalog {
         // CREATE TABLE ... LIKE copies them), and its columns' aggregate functions.
         Set<String> known = new HashSet<>();
         new StreamFusionFlussTableFactory().optionalOptions().forEach(o -> known.add(o.key()));
+        // A table's own client.* options too, over the catalog's: they go to the client as
+        // fluss-flink's catalog hands them on.
         custom.forEach((key, value) -> {
-            if (known.contains(key) || StreamFusionFlussTableFactory.definesTheFlussTable(key)) {
+            if (known.contains(key) || key.startsWith(FlussOptions.CLIENT_PREFIX)
+                    || StreamFusionFlussTableFactory.definesTheFlussTable(key)) {
                 options.put(key, value);
             }
         });

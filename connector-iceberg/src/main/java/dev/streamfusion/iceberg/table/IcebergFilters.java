@@ -8,6 +8,8 @@ import org.apache.flink.table.expressions.ValueLiteralExpression;
 import org.apache.flink.table.functions.BuiltInFunctionDefinitions;
 import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.Schema;
@@ -36,9 +38,10 @@ import java.util.regex.Pattern;
  *
  * <p>A comparison converts only when Iceberg compares the literal exactly as Flink does: its type
  * matches the column's without rounding (no DOUBLE against a DECIMAL or FLOAT column, no
- * sub-microsecond timestamp, no TIME column, which Flink reads at a coarser precision than Iceberg
- * stores, no FLOAT or DOUBLE column, whose -0.0 and NaN Iceberg orders unlike Flink). Anything else
- * is left to Flink alone, so pruning never drops a file holding a match.
+ * sub-microsecond timestamp, no TIME column or TIMESTAMP column declared with fewer than six
+ * digits, which Flink reads at a coarser precision than Iceberg stores, no FLOAT or DOUBLE
+ * column, whose -0.0 and NaN Iceberg orders unlike Flink). Anything else is left to Flink alone,
+ * so pruning never drops a file holding a match.
  */
 @Internal
 final class IcebergFilters {
@@ -78,6 +81,14 @@ final class IcebergFilters {
                 ? schema.findField(column.getName())
                 : schema.caseInsensitiveFindField(column.getName());
         if (field == null || !field.type().isPrimitiveType()) {
+            return Optional.empty();
+        }
+        LogicalType declared = column.getOutputDataType().getLogicalType();
+        if (declared.getTypeRoot() == LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE
+                && LogicalTypeChecks.getPrecision(declared) < 6) {
+            // A table declaring fewer digits than Iceberg's microseconds reads them floored, and
+            // Flink compares the floored value: Iceberg's bounds of the stored ones would drop a
+            // file holding 00:00:00.0015 for "ts = 00:00:00.001".
             return Optional.empty();
         }
         Optional<Object> value = literal((ValueLiteralExpression) args.get(columnFirst ? 1 : 0), field.type());

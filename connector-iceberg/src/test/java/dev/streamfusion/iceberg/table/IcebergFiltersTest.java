@@ -84,6 +84,11 @@ class IcebergFiltersTest {
         assertThat(convert(call(BuiltInFunctionDefinitions.LESS_THAN, column("ts", DataTypes.TIMESTAMP(6)),
                         new ValueLiteralExpression(LocalDateTime.of(2024, 1, 1, 0, 0, 0, 123_456_000)))))
                 .isPresent();
+        // A table declaring TIMESTAMP(3) over microseconds reads them floored: 00:00:00.0015 is
+        // 00:00:00.001 to Flink, while Iceberg's bounds hold the microseconds.
+        assertThat(convert(call(BuiltInFunctionDefinitions.EQUALS, column("ts", DataTypes.TIMESTAMP(3)),
+                        new ValueLiteralExpression(LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1_000_000)))))
+                .isEmpty();
         // Flink reads TIME columns at second precision, Iceberg's bounds hold microseconds.
         assertThat(convert(call(BuiltInFunctionDefinitions.EQUALS, column("tm", DataTypes.TIME(0)), new ValueLiteralExpression(LocalTime.of(10, 0)))))
                 .isEmpty();
