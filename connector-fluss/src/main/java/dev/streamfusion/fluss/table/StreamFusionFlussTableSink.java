@@ -50,17 +50,22 @@ final class StreamFusionFlussTableSink implements DynamicTableSink, SupportsTarg
         this.ignoreDelete = ignoreDelete;
     }
 
+    /**
+     * As fluss-flink's sink: a primary-key table (or a log table ignoring deletes) takes the kinds
+     * asked for but update-befores, with whole rows in deletes (not key-only deletes, which would
+     * let the planner drop a {@code ChangelogNormalize} before it and write repeated upserts into
+     * the table's changelog); a log table takes inserts.
+     */
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        if (primaryKey.length > 0) {
-            return ChangelogMode.upsert();
-        }
-        if (ignoreDelete) {
+        if (primaryKey.length > 0 || ignoreDelete) {
             ChangelogMode.Builder mode = ChangelogMode.newBuilder();
-            requestedMode.getContainedKinds().forEach(mode::addContainedKind);
+            requestedMode.getContainedKinds().stream()
+                    .filter(kind -> kind != RowKind.UPDATE_BEFORE)
+                    .forEach(mode::addContainedKind);
             return mode.build();
         }
-        return ChangelogMode.newBuilder().addContainedKind(RowKind.INSERT).build();
+        return ChangelogMode.insertOnly();
     }
 
     @Override
