@@ -1170,13 +1170,7 @@ fn conform(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, String> {
             if units_per_second(*from) > units_per_second(*to) =>
         {
             let per = units_per_second(*from) / units_per_second(*to);
-            let raw = cast_with_options(column, &DataType::Int64, &strict())
-                .map_err(|e| format!("{}: {e}", mismatch()))?;
-            let floored: ArrayRef = Arc::new(
-                raw.as_primitive::<arrow::datatypes::Int64Type>()
-                    .unary::<_, arrow::datatypes::Int64Type>(|v| v.div_euclid(per)),
-            );
-            cast_with_options(&floored, target, &strict())
+            map_timestamps_into(column, target, |v, _| Some(v.div_euclid(per)))
                 .map_err(|e| format!("{}: {e}", mismatch()))
         }
         (file, table) if converts(file, table) => {
@@ -1488,15 +1482,20 @@ fn map_timestamps(
     column: &ArrayRef,
     shift: impl Fn(i64, i64) -> Option<i64>,
 ) -> Result<ArrayRef, String> {
+    map_timestamps_into(column, column.data_type(), shift)
+}
+
+/// [`map_timestamps`], the values shifted taken as timestamps of `target`'s unit and zone (the
+/// values themselves are only reinterpreted).
+fn map_timestamps_into(
+    column: &ArrayRef,
+    target: &DataType,
+    shift: impl Fn(i64, i64) -> Option<i64>,
+) -> Result<ArrayRef, String> {
     let DataType::Timestamp(unit, _) = column.data_type() else {
         return Ok(Arc::clone(column));
     };
-    let per_second: i64 = match unit {
-        TimeUnit::Second => 1,
-        TimeUnit::Millisecond => 1_000,
-        TimeUnit::Microsecond => 1_000_000,
-        TimeUnit::Nanosecond => 1_000_000_000,
-    };
+    let per_second = units_per_second(*unit);
     let values =
         cast_with_options(column, &DataType::Int64, &strict()).map_err(|e| e.to_string())?;
     let shifted: Int64Array = values
@@ -1507,7 +1506,7 @@ fn map_timestamps(
         })
         .map_err(|e| e.to_string())?;
     let shifted: ArrayRef = Arc::new(shifted);
-    cast_with_options(&shifted, column.data_type(), &strict()).map_err(|e| e.to_string())
+    cast_with_options(&shifted, target, &strict()).map_err(|e| e.to_string())
 }
 
 /// The offset (seconds) of `zone` at the instant `seconds` after the epoch. Past 2037 a zone's

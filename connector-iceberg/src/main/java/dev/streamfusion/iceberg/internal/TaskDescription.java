@@ -164,12 +164,6 @@ public final class TaskDescription implements Serializable {
         }
         for (DeleteFile delete : task.deletes()) {
             checkDelete(delete, schema, path);
-            if (delete.content() == FileContent.EQUALITY_DELETES) {
-                // Read beside the projected columns to match the deleted keys, with the same defaults.
-                for (int id : delete.equalityFieldIds()) {
-                    checkDefault(schema.findField(id), path, "the equality delete field ");
-                }
-            }
         }
         Schema nativeSchema = withoutVariants(task, schema, projectedIds, caseSensitive, path);
         boolean wholeFile = task.start() == 0 && task.length() == task.file().fileSizeInBytes();
@@ -326,9 +320,9 @@ public final class TaskDescription implements Serializable {
      * Refuses a field ({@code role} and its name say which) whose default (format v3), for files
      * written before it was added, the native reader does not fill in.
      */
-    private static void checkDefault(Types.NestedField field, String path, String role) {
+    private static void checkDefault(Types.NestedField field, String what, String role) {
         if (field != null && field.initialDefault() != null) {
-            check(NATIVE_DEFAULTS.contains(field.type().typeId()), path, role + field.name() + " has a default of type "
+            check(NATIVE_DEFAULTS.contains(field.type().typeId()), what, role + field.name() + " has a default of type "
                     + field.type() + " for files written before the column was added, which the native reader does not fill in");
         }
     }
@@ -545,6 +539,8 @@ public final class TaskDescription implements Serializable {
                         "its equality field " + id + " is not a primitive column");
                 // iceberg-rust 0.10.1 matches top-level columns only.
                 check(parents.get(id) == null, what, "its equality field " + id + " is nested in another column");
+                // Read beside the projected columns to match the deleted keys, with the same defaults.
+                checkDefault(schema.findField(id), what, "the equality delete field ");
             }
         }
     }
