@@ -6,6 +6,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 /**
  * A running Kafka cluster for tests: where to connect, and the one administrative step tests need
@@ -59,17 +61,26 @@ public interface KafkaCluster extends AutoCloseable {
     void createTopic(String topic, int partitions, Map<String, String> topicConfigs);
 
     /**
-     * Produces {@code values} (UTF-8, without keys) to {@code topic} one at a time, each
-     * acknowledged before the next is sent, so that they are in the topic in this order.
+     * Produces {@code values} (UTF-8, without keys) to {@code topic} and returns once the broker
+     * has acknowledged every one. Each partition holds its values in the order they are listed:
+     * the producer is idempotent (a retried batch cannot overtake the next), so they are sent
+     * without waiting for each acknowledgement.
      *
      * @throws IllegalStateException if the broker does not take one
      */
     default void produce(String topic, List<String> values) {
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(
-                        Map.of("bootstrap.servers", bootstrapServers()), new ByteArraySerializer(), new ByteArraySerializer())) {
+                        Map.of("bootstrap.servers", bootstrapServers(), "enable.idempotence", "true", "acks", "all"),
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer())) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>(values.size());
             for (String value : values) {
-                producer.send(new ProducerRecord<>(topic, value.getBytes(StandardCharsets.UTF_8))).get();
+                sent.add(producer.send(new ProducerRecord<>(topic, value.getBytes(StandardCharsets.UTF_8))));
+            }
+            producer.flush();
+            for (Future<RecordMetadata> acknowledged : sent) {
+                acknowledged.get();
             }
         } catch (ExecutionException e) {
             throw new IllegalStateException("could not produce to " + topic, e.getCause());
