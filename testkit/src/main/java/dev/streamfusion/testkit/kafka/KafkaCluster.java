@@ -61,10 +61,11 @@ public interface KafkaCluster extends AutoCloseable {
     void createTopic(String topic, int partitions, Map<String, String> topicConfigs);
 
     /**
-     * Produces {@code values} (UTF-8, without keys) to {@code topic} and returns once the broker
-     * has acknowledged every one. Each partition holds its values in the order they are listed:
-     * the producer is idempotent (a retried batch cannot overtake the next), so they are sent
-     * without waiting for each acknowledgement.
+     * Produces {@code values} (UTF-8, without keys) to {@code topic}, value {@code i} to partition
+     * {@code i} modulo the topic's partitions, and returns once the broker has acknowledged every
+     * one. Each partition holds its values in the order they are listed (the producer is
+     * idempotent: a retried batch cannot overtake the next), and every partition spans the whole
+     * list, so that per-partition watermarks advance together.
      *
      * @throws IllegalStateException if the broker does not take one
      */
@@ -74,9 +75,11 @@ public interface KafkaCluster extends AutoCloseable {
                         Map.of("bootstrap.servers", bootstrapServers(), "enable.idempotence", "true", "acks", "all"),
                         new ByteArraySerializer(),
                         new ByteArraySerializer())) {
+            int partitions = producer.partitionsFor(topic).size();
             List<Future<RecordMetadata>> sent = new ArrayList<>(values.size());
-            for (String value : values) {
-                sent.add(producer.send(new ProducerRecord<>(topic, value.getBytes(StandardCharsets.UTF_8))));
+            for (int i = 0; i < values.size(); i++) {
+                byte[] value = values.get(i).getBytes(StandardCharsets.UTF_8);
+                sent.add(producer.send(new ProducerRecord<>(topic, i % partitions, null, value)));
             }
             producer.flush();
             for (Future<RecordMetadata> acknowledged : sent) {
