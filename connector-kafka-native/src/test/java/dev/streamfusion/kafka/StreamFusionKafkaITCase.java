@@ -662,7 +662,6 @@ class StreamFusionKafkaITCase {
         props.put("value.serializer", ByteArraySerializer.class.getName());
         props.put("transactional.id", id);
         props.put("transaction.timeout.ms", "600000");
-        props.put("linger.ms", "0");
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
         producer.initTransactions();
         return producer;
@@ -2014,8 +2013,6 @@ class StreamFusionKafkaITCase {
         props.put("bootstrap.servers", KAFKA.bootstrapServers());
         props.put("key.serializer", ByteArraySerializer.class.getName());
         props.put("value.serializer", ByteArraySerializer.class.getName());
-        // Most sends here wait for their acknowledgement: kafka-clients 4 would linger 5 ms before each.
-        props.put("linger.ms", "0");
         return new KafkaProducer<>(props);
     }
 

@@ -656,8 +656,6 @@ class StreamFusionUpsertKafkaITCase {
         props.put("bootstrap.servers", KAFKA.bootstrapServers());
         props.put("key.serializer", ByteArraySerializer.class.getName());
         props.put("value.serializer", ByteArraySerializer.class.getName());
-        // Most sends here wait for their acknowledgement: kafka-clients 4 would linger 5 ms before each.
-        props.put("linger.ms", "0");
         return new KafkaProducer<>(props);
     }
 

@@ -14,6 +14,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -104,9 +105,12 @@ class IslandKafkaITCase {
 
     /**
      * Flink pushes a Kafka table's watermark into the scan (per partition): the island's batches
-     * carry it, generated over each batch's rows; on-event emission stays on rows.
+     * carry it, generated over each batch's rows; on-event emission stays on rows. (Waiting for a
+     * window that never fires cannot be interrupted, as Flink's result fetcher ignores interrupts:
+     * the test runs in a thread of its own, failed when its time is up.)
      */
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aWatermarkInTheKafkaScanIsGeneratedOverItsBatches() throws Exception {
         TableEnvironment island = env(true, null);
         TableEnvironment stock = env(false, null);
