@@ -163,7 +163,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
         NewTopic newTopic = new NewTopic(topic, partitions, (short) 1).configs(topicConfigs);
         try {
             admin().createTopics(List.of(newTopic)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            awaitLeaders(topic);
+            awaitLeaders(Set.of(topic));
         } catch (ExecutionException e) {
             throw new IllegalStateException(
                     "Could not create topic '"
@@ -188,19 +188,21 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
     }
 
     /**
-     * Waits until the broker's own metadata shows a leader for every partition: creation returns
-     * once the controller has recorded the topic, a little before the broker serves it.
+     * Waits until the broker's own metadata shows a leader for every partition of {@code topics}:
+     * creation returns once the controller has recorded a topic, and a restarted broker answers
+     * before it leads its partitions again, a little before it serves them.
      */
-    private void awaitLeaders(String topic) throws InterruptedException, TimeoutException, ExecutionException {
+    private void awaitLeaders(Set<String> topics) throws InterruptedException, TimeoutException, ExecutionException {
         long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
         while (true) {
             try {
-                TopicDescription description =
-                        admin().describeTopics(List.of(topic))
+                Map<String, TopicDescription> descriptions =
+                        admin().describeTopics(topics)
                                 .allTopicNames()
-                                .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                                .get(topic);
-                if (description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+                                .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                if (descriptions.values().stream()
+                        .flatMap(description -> description.partitions().stream())
+                        .allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
                     return;
                 }
             } catch (ExecutionException e) {
@@ -209,7 +211,7 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new TimeoutException("partitions of '" + topic + "' have no leader");
+                throw new TimeoutException("partitions of " + topics + " have no leader");
             }
             Thread.sleep(POLL_MILLIS);
         }
@@ -227,7 +229,8 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
 
     /**
      * Kills the broker's JVM (as a crash would) and starts it again on the same ports with the same
-     * data; returns once it answers again. Clients see the broker go away and come back.
+     * data; returns once it answers again and leads every partition. Clients see the broker go
+     * away and come back.
      *
      * @throws IllegalStateException if the broker does not come back; the message holds its log
      */
@@ -254,6 +257,17 @@ public final class ChildJvmKafkaBroker implements KafkaCluster {
             throw new UncheckedIOException("Could not relaunch the Kafka broker's JVM in " + directory, e);
         }
         awaitReady(startTimeout);
+        try {
+            awaitLeaders(admin().listTopics().names().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(
+                    "The Kafka broker at " + bootstrapServers() + " restarted but does not lead its partitions again; see "
+                            + logFile(),
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the restarted Kafka broker", e);
+        }
         LOG.info("Restarted the Kafka broker at {}", bootstrapServers());
     }
 

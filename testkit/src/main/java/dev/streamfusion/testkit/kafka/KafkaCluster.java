@@ -124,7 +124,7 @@ public interface KafkaCluster extends AutoCloseable {
 
     /**
      * Stops the servers abruptly and starts them again on the same addresses with the same data;
-     * returns once they answer again.
+     * returns once they answer again and every partition has a leader.
      */
     void restart();
 
