@@ -239,7 +239,7 @@ impl SplitConsumer {
                 )));
             }
         };
-        let from = match start {
+        let mut from = match start {
             EARLIEST_OFFSET => Offset::Beginning,
             LATEST_OFFSET => Offset::End,
             COMMITTED_OFFSET => Offset::Stored,
@@ -261,7 +261,10 @@ impl SplitConsumer {
             // (no committed offset, or one out of the partition's range) by `auto.offset.reset`,
             // and only a record read would show the split its position then. A start at or past
             // the stop finishes the split as it is, as Flink's reader takes the position it
-            // seeks to before any fetch could move it.
+            // seeks to before any fetch could move it. Else the read starts at that position:
+            // librdkafka looking the start up again could find another (a log start moved by
+            // retention, an offset committed meanwhile) at or past the stop, and no record
+            // would ever come to finish the split.
             let position = match from {
                 Offset::Offset(offset) if offset >= stop => Some(offset),
                 Offset::Offset(offset) => self.valid_or_reset(topic, partition, offset)?,
@@ -273,9 +276,13 @@ impl SplitConsumer {
                     None => self.reset_position(self.watermarks(topic, partition)?),
                 },
             };
-            if position.is_some_and(|p| p >= stop) {
-                self.finish(id, false)?;
-                return Ok(id);
+            match position {
+                Some(position) if position >= stop => {
+                    self.finish(id, false)?;
+                    return Ok(id);
+                }
+                Some(position) => from = Offset::Offset(position),
+                None => {}
             }
         }
         let mut list = TopicPartitionList::new();
