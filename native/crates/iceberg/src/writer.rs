@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use arrow::array::{Array, ArrayRef, AsArray, Date32Array, RecordBatch, StructArray, UInt32Array};
 use arrow::buffer::NullBuffer;
-use arrow::compute::{CastOptions, cast_with_options, take_record_batch};
+use arrow::compute::{CastOptions, cast, cast_with_options, take_record_batch};
 use arrow::datatypes::{
     DataType, Schema as ArrowSchema, SchemaRef, TimeUnit, TimestampMicrosecondType,
     TimestampNanosecondType,
@@ -1014,6 +1014,19 @@ fn to_table_type(column: &ArrayRef, target: &DataType) -> Result<ArrayRef, Strin
         {
             Ok(Arc::new(floored_micros(column, zone)))
         }
+        // Promotions Iceberg allows a write (INT, and Flink's narrower integers, into a long;
+        // FLOAT into a double): every value keeps its exact value.
+        DataType::Int64
+            if matches!(
+                column.data_type(),
+                DataType::Int8 | DataType::Int16 | DataType::Int32
+            ) =>
+        {
+            cast(column, target).map_err(|e| e.to_string())
+        }
+        DataType::Float64 if column.data_type() == &DataType::Float32 => {
+            cast(column, target).map_err(|e| e.to_string())
+        }
         DataType::FixedSizeBinary(_) | DataType::LargeBinary | DataType::LargeUtf8
             if column.data_type() != target =>
         {
@@ -1833,6 +1846,47 @@ mod tests {
             .iter()
             .collect();
         assert_eq!(values, vec![Some(-1), Some(1), Some(-2), Some(-1), None]);
+    }
+
+    /// The promotions Iceberg allows a write keep every value: integers into a long column,
+    /// FLOAT into a double column (Java's `float` to `double`, exact).
+    #[test]
+    fn promoted_columns_keep_every_value() -> Result<(), String> {
+        use arrow::array::{Float32Array, Int8Array, Int32Array};
+        use arrow::datatypes::{Float64Type, Int64Type};
+        let ints: ArrayRef = Arc::new(Int32Array::from(vec![Some(i32::MIN), None, Some(i32::MAX)]));
+        let longs = to_table_type(&ints, &DataType::Int64)?;
+        let longs: Vec<_> = longs.as_primitive::<Int64Type>().iter().collect();
+        assert_eq!(
+            longs,
+            vec![Some(i64::from(i32::MIN)), None, Some(i64::from(i32::MAX))]
+        );
+        let tiny: ArrayRef = Arc::new(Int8Array::from(vec![Some(-128), Some(127)]));
+        let longs = to_table_type(&tiny, &DataType::Int64)?;
+        assert_eq!(
+            longs.as_primitive::<Int64Type>().values().to_vec(),
+            vec![-128, 127]
+        );
+        let floats: ArrayRef =
+            Arc::new(Float32Array::from(vec![Some(0.1f32), None, Some(f32::NAN)]));
+        let doubles = to_table_type(&floats, &DataType::Float64)?;
+        let doubles = doubles.as_primitive::<Float64Type>();
+        assert_eq!(doubles.value(0), f64::from(0.1f32));
+        assert!(doubles.is_null(1));
+        assert!(doubles.value(2).is_nan());
+        // Inside a struct only the table's own types are written: a promotion there fails.
+        let fields = arrow::datatypes::Fields::from(vec![arrow::datatypes::Field::new(
+            "n",
+            DataType::Int32,
+            true,
+        )]);
+        let row: ArrayRef = Arc::new(StructArray::new(fields, vec![ints], None));
+        let target = DataType::Struct(arrow::datatypes::Fields::from(vec![
+            arrow::datatypes::Field::new("n", DataType::Int64, true),
+        ]));
+        let refused = to_table_type(&row, &target).err().unwrap_or_default();
+        assert!(refused.contains("field 'n'"), "{refused}");
+        Ok(())
     }
 
     #[test]

@@ -1491,6 +1491,73 @@ class StreamFusionIcebergITCase {
     }
 
     /**
+     * A write is checked against the Iceberg table's types as iceberg-flink checks it when the job
+     * is planned: a declared type that would change values (another DECIMAL scale) or a nullable
+     * column over a required one is refused by both, and nothing is committed; a type that
+     * promotes to the table's (INT to BIGINT, FLOAT to DOUBLE, a DECIMAL of fewer digits) is
+     * written by both, to the same values.
+     */
+    @Test
+    void aWriteIsCheckedAgainstTheTableTypesAsIcebergFlinkChecksIt() throws Exception {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "amount", Types.DecimalType.of(10, 2)),
+                Types.NestedField.optional(3, "ratio", Types.DoubleType.get()),
+                Types.NestedField.optional(4, "total", Types.LongType.get()));
+        catalog.createTable(TableIdentifier.of("db", "typed_ours"), schema, PartitionSpec.unpartitioned());
+        catalog.createTable(TableIdentifier.of("db", "typed_stock"), schema, PartitionSpec.unpartitioned());
+        TableEnvironment env = batch();
+        String options = "'catalog-name' = 'sf', 'catalog-type' = 'hadoop', 'warehouse' = '" + warehouseUri + "', "
+                + "'catalog-database' = 'db', 'catalog-table' = 'typed_";
+        Map<String, String> refused = Map.of(
+                "id BIGINT NOT NULL, amount DECIMAL(10, 4), ratio DOUBLE, total BIGINT",
+                "amount: decimal(10, 4) cannot be promoted to decimal(10, 2)",
+                "id BIGINT, amount DECIMAL(10, 2), ratio DOUBLE, total BIGINT",
+                "id should be required, but is optional");
+        int declared = 0;
+        for (Map.Entry<String, String> columns : refused.entrySet()) {
+            declared++;
+            for (String connector : List.of("streamfusion-iceberg", "iceberg")) {
+                String table = "typed_" + connector.replace('-', '_') + "_" + declared;
+                String target = connector.equals("iceberg") ? "stock" : "ours";
+                env.executeSql("CREATE TABLE " + table + " (" + columns.getKey() + ") WITH ('connector' = '" + connector
+                        + "', " + options + target + "')");
+                assertThatThrownBy(() -> env.executeSql("INSERT INTO " + table + " VALUES (1, 1.2345, 0.5, 7)").await())
+                        .as("%s over %s", connector, columns.getKey())
+                        .hasStackTraceContaining("Cannot write incompatible dataset")
+                        .hasStackTraceContaining(columns.getValue());
+            }
+        }
+        assertThat(catalog.loadTable(TableIdentifier.of("db", "typed_ours")).currentSnapshot()).isNull();
+        // A DECIMAL of fewer digits at the table's scale: both write the same values.
+        String promoted = "id BIGINT NOT NULL, amount DECIMAL(6, 2), ratio DOUBLE, total BIGINT";
+        env.executeSql("CREATE TABLE promoted_ours (" + promoted + ") WITH ('connector' = 'streamfusion-iceberg', "
+                + options + "ours')");
+        env.executeSql("CREATE TABLE promoted_stock (" + promoted + ") WITH ('connector' = 'iceberg', " + options + "stock')");
+        String values = " VALUES (1, 1234.56, 0.5, -1), (2, CAST(NULL AS DECIMAL(6, 2)), CAST(NULL AS DOUBLE), 2),"
+                + " (3, -0.01, -1.5, CAST(NULL AS BIGINT))";
+        env.executeSql("INSERT INTO promoted_ours" + values).await();
+        env.executeSql("INSERT INTO promoted_stock" + values).await();
+        List<Row> stock = collect(env, "SELECT * FROM stock.db.typed_stock");
+        assertThat(stock).hasSize(3);
+        assertThat(collect(env, "SELECT * FROM stock.db.typed_ours")).containsExactlyInAnyOrderElementsOf(stock);
+        // INT into a long column and FLOAT into a double one pass iceberg-flink's check, and then
+        // its writer fails (ClassCastException: Integer to Long, Float to Double); the native
+        // writer writes each value exactly, as Java's widening gives it.
+        String widened = "id BIGINT NOT NULL, amount DECIMAL(10, 2), ratio FLOAT, total INT";
+        env.executeSql("CREATE TABLE widened_ours (" + widened + ") WITH ('connector' = 'streamfusion-iceberg', "
+                + options + "ours')");
+        env.executeSql("CREATE TABLE widened_stock (" + widened + ") WITH ('connector' = 'iceberg', " + options + "stock')");
+        String widenedValues = " VALUES (4, 1.00, CAST(0.1 AS FLOAT), -2147483648), (5, 2.00, CAST(NULL AS FLOAT), 2147483647)";
+        assertThatThrownBy(() -> env.executeSql("INSERT INTO widened_stock" + widenedValues).await())
+                .hasStackTraceContaining("ClassCastException");
+        env.executeSql("INSERT INTO widened_ours" + widenedValues).await();
+        assertThat(collect(env, "SELECT id, ratio, total FROM stock.db.typed_ours WHERE id > 3"))
+                .containsExactlyInAnyOrder(Row.of(4L, (double) 0.1f, -2147483648L), Row.of(5L, null, 2147483647L));
+        assertThat(collect(env, "SELECT * FROM stock.db.typed_stock")).containsExactlyInAnyOrderElementsOf(stock);
+    }
+
+    /**
      * A table property named as one of iceberg-flink's write options ({@code upsert-enabled},
      * stored so by a connector-form DDL) acts as that option where the table is written through a
      * catalog, as through iceberg-flink's, whose tables' options are their properties.

@@ -27,6 +27,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
@@ -196,6 +197,12 @@ final class StreamFusionIcebergTableSink
             }
         }
         WriterDescription description = WriterDescription.of(loaded, options);
+        // Types as iceberg-flink checks them: the Flink table's may be the Iceberg table's or
+        // promote to them (INT to BIGINT, FLOAT to DOUBLE, a DECIMAL to one of more digits at the
+        // same scale); a nullable column cannot fill a required one. Anything else (another
+        // DECIMAL scale, a timestamp's zone, a struct's other fields) would be cast or dropped.
+        TypeUtil.validateWriteSchema(
+                loaded.schema(), TypeUtil.reassignIds(IcebergTypes.toSchema(rowType, List.of()), loaded.schema()), true, true);
         // A table of format version 1 has no delete files: written append-only, its writers refuse
         // a changelog's retractions.
         boolean changes = equalityIds.length > 0 && formatVersion >= 2;
