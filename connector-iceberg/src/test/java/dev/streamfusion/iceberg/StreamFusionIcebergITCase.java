@@ -670,6 +670,36 @@ class StreamFusionIcebergITCase {
         assertThat(expected.get(0).getField(1)).isEqualTo(java.time.LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_000_000));
     }
 
+    /**
+     * A table declaring a column narrower than Iceberg's reads values changed (TINYINT keeps an
+     * int's low bits, a DECIMAL of a smaller scale rounds), and Flink filters the values as read:
+     * no filter on such a column prunes files by the stored values' bounds, or drops rows by
+     * them in the native reader.
+     */
+    @Test
+    void filtersOnColumnsDeclaredNarrowerCompareTheValuesAsRead() throws Exception {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "code", Types.IntegerType.get()),
+                Types.NestedField.optional(3, "price", Types.DecimalType.of(10, 2)));
+        Table narrow = catalog.createTable(TableIdentifier.of("db", "narrowed"), schema, PartitionSpec.unpartitioned());
+        GenericRecord r = GenericRecord.create(schema);
+        r.setField("id", 1L);
+        r.setField("code", 200);
+        r.setField("price", new java.math.BigDecimal("1.25"));
+        IcebergJavaTables.append(narrow, List.of(r), "narrowed", FileFormat.PARQUET);
+        TableEnvironment env = batch();
+        env.executeSql("CREATE TABLE narrow (id BIGINT, code TINYINT, price DECIMAL(10, 1)) WITH ("
+                + "'connector' = 'streamfusion-iceberg', 'catalog-name' = 'sf', 'catalog-type' = 'hadoop', "
+                + "'warehouse' = '" + warehouseUri + "', 'catalog-database' = 'db', 'catalog-table' = 'narrowed')");
+        assertThat(collect(env, "SELECT code, price FROM narrow"))
+                .containsExactly(Row.of((byte) -56, new java.math.BigDecimal("1.3")));
+        assertThat(collect(env, "SELECT id FROM narrow WHERE code < 0")).containsExactly(Row.of(1L));
+        assertThat(collect(env, "SELECT id FROM narrow WHERE price > 1.26")).containsExactly(Row.of(1L));
+        assertThat(collect(env, "SELECT id FROM narrow WHERE price = 1.30")).containsExactly(Row.of(1L));
+        assertThat(collect(env, "SELECT id FROM narrow WHERE code = 200")).isEmpty();
+    }
+
     @Test
     void fileTasksTheNativeReaderCannotReadAreReadByIcebergJavaAsIcebergFlinkReadsThem() throws Exception {
         // Format v3: a deletion vector on the first file, and an equality delete on a nested field.

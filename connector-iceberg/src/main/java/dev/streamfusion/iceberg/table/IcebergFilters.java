@@ -7,8 +7,8 @@ import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.expressions.ValueLiteralExpression;
 import org.apache.flink.table.functions.BuiltInFunctionDefinitions;
 import org.apache.flink.table.functions.FunctionDefinition;
+import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 import org.apache.iceberg.expressions.Expression;
@@ -66,7 +66,7 @@ final class IcebergFilters {
             return convert(args.get(0), schema, caseSensitive).map(Expressions::not);
         }
         if (f == BuiltInFunctionDefinitions.IS_NULL || f == BuiltInFunctionDefinitions.IS_NOT_NULL) {
-            return nullCheck(f, args);
+            return nullCheck(f, args, schema, caseSensitive);
         }
         if (args.size() != 2) {
             return Optional.empty();
@@ -83,12 +83,7 @@ final class IcebergFilters {
         if (field == null || !field.type().isPrimitiveType()) {
             return Optional.empty();
         }
-        LogicalType declared = column.getOutputDataType().getLogicalType();
-        if (declared.getTypeRoot() == LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE
-                && LogicalTypeChecks.getPrecision(declared) < 6) {
-            // A table declaring fewer digits than Iceberg's microseconds reads them floored, and
-            // Flink compares the floored value: Iceberg's bounds of the stored ones would drop a
-            // file holding 00:00:00.0015 for "ts = 00:00:00.001".
+        if (!readsAsStored(column.getOutputDataType().getLogicalType(), field.type())) {
             return Optional.empty();
         }
         Optional<Object> value = literal((ValueLiteralExpression) args.get(columnFirst ? 1 : 0), field.type());
@@ -98,6 +93,26 @@ final class IcebergFilters {
         return comparison(f, column.getName(), value.get(), columnFirst);
     }
 
+    /**
+     * IS NULL or IS NOT NULL ({@code f}) of a column of {@code schema} that reads its stored
+     * values as they are (see {@link #readsAsStored}).
+     */
+    private static Optional<Expression> nullCheck(
+            FunctionDefinition f, List<ResolvedExpression> args, Schema schema, boolean caseSensitive) {
+        if (args.size() == 1 && args.get(0) instanceof FieldReferenceExpression) {
+            FieldReferenceExpression column = (FieldReferenceExpression) args.get(0);
+            Types.NestedField field = caseSensitive
+                    ? schema.findField(column.getName())
+                    : schema.caseInsensitiveFindField(column.getName());
+            if (field != null
+                    && field.type().isPrimitiveType()
+                    && !readsAsStored(column.getOutputDataType().getLogicalType(), field.type())) {
+                return Optional.empty();
+            }
+        }
+        return nullCheck(f, args);
+    }
+
     /** IS NULL or IS NOT NULL ({@code f}) of a column. */
     private static Optional<Expression> nullCheck(FunctionDefinition f, List<ResolvedExpression> args) {
         if (args.size() != 1 || !(args.get(0) instanceof FieldReferenceExpression)) {
@@ -105,6 +120,36 @@ final class IcebergFilters {
         }
         String name = ((FieldReferenceExpression) args.get(0)).getName();
         return Optional.of(f == BuiltInFunctionDefinitions.IS_NULL ? Expressions.isNull(name) : Expressions.notNull(name));
+    }
+
+    /**
+     * Whether a column declared {@code declared} over an Iceberg column of {@code stored} reads
+     * every stored value as it is. Flink compares the values as read, and Iceberg's file bounds
+     * and the native reader's row filter the stored ones, so a filter is pushed only where the
+     * two are the same. A narrower declaration changes values: TINYINT and SMALLINT keep an
+     * integer's low bits (200 reads as -56: "code < 0" would prune its file), a DECIMAL of
+     * another scale rounds (1.25 reads as 1.3 at scale 1: "price > 1.26" would prune it), one of
+     * fewer digits reads an overflowing value as NULL, and fewer digits of a timestamp than
+     * Iceberg's microseconds floor it (00:00:00.0015 reads as 00:00:00.001).
+     */
+    private static boolean readsAsStored(LogicalType declared, Type stored) {
+        switch (declared.getTypeRoot()) {
+            case TINYINT:
+            case SMALLINT:
+                return false;
+            case DECIMAL:
+                if (!(stored instanceof Types.DecimalType)) {
+                    return true;
+                }
+                Types.DecimalType decimal = (Types.DecimalType) stored;
+                DecimalType flink = (DecimalType) declared;
+                return flink.getScale() == decimal.scale() && flink.getPrecision() >= decimal.precision();
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return LogicalTypeChecks.getPrecision(declared) >= 6;
+            default:
+                return true;
+        }
     }
 
     /** AND or OR ({@code f}) of its two {@code args}, where both convert by {@code converter}. */
