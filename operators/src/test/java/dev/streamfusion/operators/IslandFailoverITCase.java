@@ -71,6 +71,30 @@ class IslandFailoverITCase {
         assertThat(STAGED).hasSizeGreaterThanOrEqualTo(2 * JOBS);
     }
 
+    /**
+     * A streaming job whose tasks take no checkpoint once finished
+     * ({@code execution.checkpointing.checkpoints-after-tasks-finish} = false) commits a bounded
+     * input's last rows: no checkpoint comes after its end, so its Parquet sink takes rows through
+     * Flink's file sink, which commits them when its input ends, not the island's batches.
+     */
+    @Test
+    void aStreamingJobWithoutAFinalCheckpointCommitsItsLastRows() throws Exception {
+        Path input = Files.createTempDirectory(root, "no-final-in");
+        release(0, 2, input, 0);
+        Path out = root.resolve("no-final-out");
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.getConfig().set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMinutes(10));
+        env.getConfig().set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, false);
+        assertThat(StreamFusion.install(env)).isTrue();
+        env.executeSql(table("watched", "streamfusion-parquet", input));
+        env.executeSql(table("sunk", "streamfusion-parquet", out));
+        StreamFusion.Explanation plan = StreamFusion.explain(env, "INSERT INTO sunk " + QUERY);
+        assertThat(plan.nativeNodes()).contains("NativeCalc").noneMatch(node -> node.startsWith("NativeSinkBatches"));
+        assertThat(plan.fallbacks()).anyMatch(reason -> reason.contains("checkpoints-after-tasks-finish"));
+        env.executeSql("INSERT INTO sunk " + QUERY).await(2, TimeUnit.MINUTES);
+        assertThat(committed(out)).containsExactlyInAnyOrderElementsOf(expected(2));
+    }
+
     private static String table(String name, String connector, Path directory) {
         return table(name, connector, directory, "");
     }

@@ -14,9 +14,12 @@ import dev.streamfusion.parquet.sink.ParquetBatchSink;
 import dev.streamfusion.parquet.source.FileListing;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.file.table.FileSystemConnectorOptions;
@@ -266,6 +269,15 @@ public final class StreamFusionParquetTableFactory
         }
         if (files.keySet().stream().anyMatch(key -> key.startsWith("sink.partition-commit."))) {
             return "partition commit policies are Flink's file sink's";
+        }
+        ReadableConfig job = context.getConfiguration();
+        if (job.get(ExecutionOptions.RUNTIME_MODE) != RuntimeExecutionMode.BATCH
+                && !job.get(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH)) {
+            // The island's streaming writer commits its files at a checkpoint; Flink's file sink
+            // also commits a bounded input's last files when the input ends.
+            return "with '" + CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH.key()
+                    + "' = 'false', no checkpoint would commit a bounded input's last files: Flink's file sink"
+                    + " commits them at the input's end";
         }
         return null;
     }
