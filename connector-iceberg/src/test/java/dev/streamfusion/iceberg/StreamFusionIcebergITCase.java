@@ -1523,9 +1523,9 @@ class StreamFusionIcebergITCase {
     /**
      * A write is checked against the Iceberg table's types as iceberg-flink checks it when the job
      * is planned: a declared type that would change values (another DECIMAL scale) or a nullable
-     * column over a required one is refused by both, and nothing is committed; a type that
-     * promotes to the table's (INT to BIGINT, FLOAT to DOUBLE, a DECIMAL of fewer digits) is
-     * written by both, to the same values.
+     * column over a required one is refused by both, and nothing is committed; a DECIMAL of fewer
+     * digits is written by both, to the same values; INT into a long column and FLOAT into a
+     * double one, which iceberg-flink's check allows and its writer fails on, are written exactly.
      */
     @Test
     void aWriteIsCheckedAgainstTheTableTypesAsIcebergFlinkChecksIt() throws Exception {

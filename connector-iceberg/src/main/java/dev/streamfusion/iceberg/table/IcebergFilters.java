@@ -77,13 +77,8 @@ final class IcebergFilters {
             return Optional.empty();
         }
         FieldReferenceExpression column = (FieldReferenceExpression) args.get(columnFirst ? 0 : 1);
-        Types.NestedField field = caseSensitive
-                ? schema.findField(column.getName())
-                : schema.caseInsensitiveFindField(column.getName());
-        if (field == null || !field.type().isPrimitiveType()) {
-            return Optional.empty();
-        }
-        if (!readsAsStored(column.getOutputDataType().getLogicalType(), field.type())) {
+        Types.NestedField field = field(column, schema, caseSensitive);
+        if (field == null || !field.type().isPrimitiveType() || !readsAsStored(column, field)) {
             return Optional.empty();
         }
         Optional<Object> value = literal((ValueLiteralExpression) args.get(columnFirst ? 1 : 0), field.type());
@@ -101,16 +96,17 @@ final class IcebergFilters {
             FunctionDefinition f, List<ResolvedExpression> args, Schema schema, boolean caseSensitive) {
         if (args.size() == 1 && args.get(0) instanceof FieldReferenceExpression) {
             FieldReferenceExpression column = (FieldReferenceExpression) args.get(0);
-            Types.NestedField field = caseSensitive
-                    ? schema.findField(column.getName())
-                    : schema.caseInsensitiveFindField(column.getName());
-            if (field != null
-                    && field.type().isPrimitiveType()
-                    && !readsAsStored(column.getOutputDataType().getLogicalType(), field.type())) {
+            Types.NestedField field = field(column, schema, caseSensitive);
+            if (field != null && field.type().isPrimitiveType() && !readsAsStored(column, field)) {
                 return Optional.empty();
             }
         }
         return nullCheck(f, args);
+    }
+
+    /** The field of {@code schema} that {@code column} names, or {@code null}. */
+    private static Types.NestedField field(FieldReferenceExpression column, Schema schema, boolean caseSensitive) {
+        return caseSensitive ? schema.findField(column.getName()) : schema.caseInsensitiveFindField(column.getName());
     }
 
     /** IS NULL or IS NOT NULL ({@code f}) of a column. */
@@ -123,25 +119,26 @@ final class IcebergFilters {
     }
 
     /**
-     * Whether a column declared {@code declared} over an Iceberg column of {@code stored} reads
-     * every stored value as it is. Flink compares the values as read, and Iceberg's file bounds
+     * Whether {@code column}, declared over the Iceberg field {@code stored}, reads every stored
+     * value as it is. Flink compares the values as read, and Iceberg's file bounds
      * and the native reader's row filter the stored ones, so a filter is pushed only where the
      * two are the same. A narrower declaration changes values: TINYINT and SMALLINT keep an
      * integer's low bits (200 reads as -56: "code < 0" would prune its file), a DECIMAL of
      * another scale rounds (1.25 reads as 1.3 at scale 1: "price > 1.26" would prune it), one of
-     * fewer digits reads an overflowing value as NULL, and fewer digits of a timestamp than
-     * Iceberg's microseconds floor it (00:00:00.0015 reads as 00:00:00.001).
+     * fewer digits cannot hold every stored value, and fewer digits of a timestamp than Iceberg's
+     * microseconds floor it (00:00:00.0015 reads as 00:00:00.001).
      */
-    private static boolean readsAsStored(LogicalType declared, Type stored) {
+    private static boolean readsAsStored(FieldReferenceExpression column, Types.NestedField stored) {
+        LogicalType declared = column.getOutputDataType().getLogicalType();
         switch (declared.getTypeRoot()) {
             case TINYINT:
             case SMALLINT:
                 return false;
             case DECIMAL:
-                if (!(stored instanceof Types.DecimalType)) {
+                if (!(stored.type() instanceof Types.DecimalType)) {
                     return true;
                 }
-                Types.DecimalType decimal = (Types.DecimalType) stored;
+                Types.DecimalType decimal = (Types.DecimalType) stored.type();
                 DecimalType flink = (DecimalType) declared;
                 return flink.getScale() == decimal.scale() && flink.getPrecision() >= decimal.precision();
             case TIMESTAMP_WITHOUT_TIME_ZONE:
